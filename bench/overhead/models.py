@@ -1,0 +1,82 @@
+"""Overhead benchmark workloads: a launch-bound small CNN and a GPU-bound bf16 model.
+
+Each run trains for --steps steps after --warmup steps on synthetic data that lives on the
+GPU (so the only host work is launching), and prints one JSON line:
+{"workload":..., "ms_per_step":..., "steps":...}. ms/step is the wall time of the timed
+steps divided by their number, with one synchronize before and one after the window.
+
+--torch-profiler wraps the timed steps in torch.profiler (CPU + CUDA activities), the way
+users run it, so that its overhead is measured on the same program.
+"""
+import argparse
+import json
+import time
+
+import torch
+import torch.nn as nn
+
+
+def small_cnn():
+    return nn.Sequential(
+        nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+        nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10))
+
+
+def gpu_bound():
+    d = 4096
+    return nn.Sequential(*[nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+                           for _ in range(4)])
+
+
+def make(workload, device):
+    if workload == "cnn":
+        model = small_cnn().to(device)
+        x = torch.randn(32, 3, 32, 32, device=device)
+        y = torch.randint(0, 10, (32,), device=device)
+        return model, x, y, nn.CrossEntropyLoss(), False
+    model = gpu_bound().to(device)
+    x = torch.randn(8192, 4096, device=device)
+    return model, x, x, nn.MSELoss(), True
+
+
+def train_step(model, opt, x, y, loss_fn, bf16):
+    opt.zero_grad(set_to_none=True)
+    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):
+        loss = loss_fn(model(x), y)
+    loss.backward()
+    opt.step()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--workload", choices=["cnn", "gpu"], default="cnn")
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--warmup", type=int, default=30)
+    ap.add_argument("--torch-profiler", action="store_true")
+    args = ap.parse_args()
+    device = "cuda"
+    model, x, y, loss_fn, bf16 = make(args.workload, device)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    for _ in range(args.warmup):
+        train_step(model, opt, x, y, loss_fn, bf16)
+    prof = None
+    if args.torch_profiler:
+        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        prof = torch.profiler.profile(activities=acts)
+        prof.__enter__()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(args.steps):
+        train_step(model, opt, x, y, loss_fn, bf16)
+    torch.cuda.synchronize()
+    elapsed = time.perf_counter() - t0
+    if prof is not None:
+        prof.__exit__(None, None, None)
+    print(json.dumps({"workload": args.workload, "steps": args.steps,
+                      "ms_per_step": 1000.0 * elapsed / args.steps}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Collector overhead benchmark (issue #3), run on the GPU machine.
+
+For each workload (launch-bound CNN, GPU-bound bf16 model) it runs every configuration in
+turn, interleaved, --reps times (the order is rotated each repetition so no configuration
+always runs first), and reports the median and spread of ms/step and of the ratio to the
+plain run of the same repetition:
+
+  plain       the program alone
+  full        stepscope record --mode full
+  light       stepscope record --mode light
+  outside     stepscope record --capture seconds:3600-3601 (never inside the window)
+  floor       a bare CUPTI client with the same activity kinds (bench/overhead/cupti_floor.c)
+  torchprof   torch.profiler around the timed steps
+  nsys        nsys profile -t cuda,nvtx --sample=none --cpuctxsw=none
+
+Usage: python3 bench/overhead/run_overhead.py --stepscope build/stepscope
+           --floor build/libcupti_floor.so [--nsys PATH] [--reps 5] [--out results.json]
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = os.path.join(HERE, "models.py")
+
+
+def command(config, workload, args, scratch):
+    prog = [sys.executable, MODELS, "--workload", workload, "--steps", str(args.steps[workload])]
+    rec = [args.stepscope, "record", "-o", os.path.join(scratch, config)]
+    env = dict(os.environ)
+    if config == "plain":
+        return prog, env
+    if config == "full":
+        return rec + ["--mode", "full", "--"] + prog, env
+    if config == "light":
+        return rec + ["--mode", "light", "--"] + prog, env
+    if config == "outside":
+        return rec + ["--capture", "seconds:3600-3601", "--"] + prog, env
+    if config == "floor":
+        env["CUDA_INJECTION64_PATH"] = args.floor
+        return prog, env
+    if config == "torchprof":
+        return prog + ["--torch-profiler"], env
+    if config == "nsys":
+        out = os.path.join(scratch, "nsys-%s" % workload)
+        return [args.nsys, "profile", "-t", "cuda,nvtx", "--sample=none", "--cpuctxsw=none",
+                "--force-overwrite=true", "-o", out] + prog, env
+    raise ValueError(config)
+
+
+def run_once(config, workload, args):
+    scratch = tempfile.mkdtemp(prefix="ssbench-")
+    try:
+        cmd, env = command(config, workload, args, scratch)
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+        for line in p.stdout.splitlines():
+            if line.startswith("{") and "ms_per_step" in line:
+                return json.loads(line)["ms_per_step"]
+        sys.stderr.write("%s/%s failed (rc %d): %s\n" % (workload, config, p.returncode,
+                                                        p.stderr[-2000:]))
+        return None
+    except subprocess.TimeoutExpired:
+        sys.stderr.write("%s/%s timed out\n" % (workload, config))
+        return None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def summarise(samples, ratios):
+    out = {}
+    for config, vals in samples.items():
+        good = [v for v in vals if v is not None]
+        rs = [r for r in ratios[config] if r is not None]
+        out[config] = {
+            "ms_median": statistics.median(good) if good else None,
+            "ms_min": min(good) if good else None, "ms_max": max(good) if good else None,
+            "ratio_median": statistics.median(rs) if rs else None,
+            "ratio_min": min(rs) if rs else None, "ratio_max": max(rs) if rs else None,
+            "runs": vals}
+    return out
+
+
+def bench_workload(workload, configs, args):
+    samples = {c: [] for c in configs}
+    ratios = {c: [] for c in configs}
+    for rep in range(args.reps):
+        order = configs[rep % len(configs):] + configs[:rep % len(configs)]
+        got = {c: run_once(c, workload, args) for c in order}
+        for c in configs:
+            samples[c].append(got[c])
+            base = got.get("plain")
+            ratios[c].append(got[c] / base if got[c] and base else None)
+        print("rep %d %s: %s" % (rep, workload, {c: got[c] and round(got[c], 3)
+                                                  for c in configs}), flush=True)
+    return summarise(samples, ratios)
+
+
+def markdown(results):
+    lines = ["| workload | config | ms/step median (min–max) | × plain, median (min–max) |",
+             "|---|---|---|---|"]
+    for workload, res in results.items():
+        for config, r in res.items():
+            if r["ms_median"] is None:
+                lines.append("| %s | %s | failed | |" % (workload, config))
+                continue
+            lines.append("| %s | %s | %.3f (%.3f–%.3f) | %.3f (%.3f–%.3f) |" % (
+                workload, config, r["ms_median"], r["ms_min"], r["ms_max"],
+                r["ratio_median"], r["ratio_min"], r["ratio_max"]))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stepscope", required=True)
+    ap.add_argument("--floor", required=True)
+    ap.add_argument("--nsys")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--workloads", default="cnn,gpu")
+    ap.add_argument("--cnn-steps", type=int, default=400)
+    ap.add_argument("--gpu-steps", type=int, default=40)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    args.steps = {"cnn": args.cnn_steps, "gpu": args.gpu_steps}
+    configs = ["plain", "full", "light", "outside", "floor", "torchprof"]
+    if args.nsys:
+        configs.append("nsys")
+    results = {w: bench_workload(w, configs, args) for w in args.workloads.split(",")}
+    table = markdown(results)
+    print(table)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"results": results, "table": table}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

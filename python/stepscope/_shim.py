@@ -1,0 +1,150 @@
+"""The torch part of the shim, installed once right after `import torch` has finished.
+
+Step boundaries come from torch's global optimizer hook: a step ends when optimizer.step()
+returns, and the next one begins at once. Data loading is every DataLoader iterator __next__
+(and DataLoader.__iter__, where worker processes start) wrapped in a "data" range.
+
+Step numbering (docs/markers.md): step k is the time up to the (k+1)-th optimizer.step() of the
+*stepping optimizer*. Step 0 begins at the first data-loading call on the main thread; when the
+program has no DataLoader, step 0 has no begin and is not marked (the first marked step is 1).
+The stepping optimizer is the first optimizer whose step() runs; with several optimizers (GAN,
+multi-task) the others' steps fall inside its steps, so there is one step per iteration. When it
+is garbage-collected, the next optimizer that steps takes over. A range is closed only by the
+thread that opened it (NVTX push/pop ranges are per thread). The range opened after the last
+optimizer.step() is never closed: it is not a step (the analysis drops unclosed step ranges).
+"""
+import os
+import sys
+import threading
+import weakref
+
+from stepscope import _markers
+
+_PREFIX = "stepscope: python shim"
+_WRAPPED = "_stepscope_wrapped"
+
+
+class StepTracker:
+    def __init__(self, markers):
+        self._m = markers
+        self._lock = threading.Lock()
+        self._owner = None  # weakref (or id) of the stepping optimizer
+        self._open_thread = None  # ident of the thread whose step range is open
+        self._next = 0  # number of the step that the next optimizer step ends
+        self._started = False
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._after_fork)
+
+    def _after_fork(self):
+        # The lock may have been held by another thread of the parent at fork time.
+        self._lock = threading.Lock()
+
+    def before_data(self):
+        """Opens step 0 at the first data-loading call of the main thread."""
+        if self._started or threading.current_thread() is not threading.main_thread():
+            return
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+            self._m.step_begin(0)
+            self._open_thread = threading.get_ident()
+
+    def _is_owner(self, optimizer):
+        owner = self._owner
+        if isinstance(owner, weakref.ref):
+            current = owner()
+            if current is not None:
+                return current is optimizer
+        elif owner is not None:
+            return owner == id(optimizer)
+        try:
+            self._owner = weakref.ref(optimizer)
+        except TypeError:
+            self._owner = id(optimizer)
+        return True
+
+    def on_optimizer_step(self, optimizer, args, kwargs):
+        """torch's global optimizer step post hook. Must never raise."""
+        try:
+            with self._lock:
+                if not self._is_owner(optimizer):
+                    return
+                tid = threading.get_ident()
+                if self._open_thread == tid:
+                    self._m.step_end()
+                self._started = True
+                self._next += 1
+                self._m.step_begin(self._next)
+                self._open_thread = tid
+        except Exception as exc:  # noqa: BLE001
+            self._m.enabled = False
+            sys.stderr.write("%s: step markers disabled: %s\n" % (_PREFIX, exc))
+
+
+def _safe_before_data(steps):
+    try:
+        steps.before_data()
+    except Exception as exc:  # noqa: BLE001
+        steps._started = True  # do not try (and report) again
+        sys.stderr.write("%s: step markers disabled: %s\n" % (_PREFIX, exc))
+
+
+def _wrap_next(cls, markers, steps):
+    original = cls.__next__
+    if getattr(original, _WRAPPED, False):
+        return
+
+    def __next__(self):
+        _safe_before_data(steps)
+        markers.data_begin()
+        try:
+            return original(self)
+        finally:
+            markers.data_end()
+
+    __next__.__name__ = original.__name__
+    __next__.__qualname__ = getattr(original, "__qualname__", "__next__")
+    __next__.__doc__ = original.__doc__
+    __next__.__wrapped__ = original
+    setattr(__next__, _WRAPPED, True)
+    cls.__next__ = __next__
+
+
+def _wrap_iter(cls, markers, steps):
+    original = cls.__iter__
+    if getattr(original, _WRAPPED, False):
+        return
+
+    def __iter__(self):
+        _safe_before_data(steps)
+        markers.data_begin()
+        try:
+            return original(self)
+        finally:
+            markers.data_end()
+
+    __iter__.__name__ = original.__name__
+    __iter__.__qualname__ = getattr(original, "__qualname__", "__iter__")
+    __iter__.__doc__ = original.__doc__
+    __iter__.__wrapped__ = original
+    setattr(__iter__, _WRAPPED, True)
+    cls.__iter__ = __iter__
+
+
+def install():
+    """Raises when nothing could be installed (the caller prints one line)."""
+    import torch.optim.optimizer as optimizer_mod
+    import torch.utils.data.dataloader as dataloader_mod
+
+    markers = _markers.load()
+    steps = StepTracker(markers)
+    register = getattr(optimizer_mod, "register_optimizer_step_post_hook", None)
+    if register is None:
+        sys.stderr.write(
+            "%s: this torch has no global optimizer step hook: step markers off\n" % _PREFIX
+        )
+    else:
+        register(steps.on_optimizer_step)
+    _wrap_next(dataloader_mod._BaseDataLoaderIter, markers, steps)
+    _wrap_iter(dataloader_mod.DataLoader, markers, steps)

@@ -1,0 +1,155 @@
+"""Start-up part of the shim: chain the pre-existing sitecustomize, then wait for torch.
+
+Kept light on purpose: programs that never import torch pay for this module and one meta-path
+finder, nothing else (no ctypes, no threading, no torch patches).
+"""
+import os
+import sys
+
+_PREFIX = "stepscope: python shim disabled: "
+
+
+def start(stub_file):
+    """Called once by ../sitecustomize.py. Never raises Exception (SystemExit from a chained
+    sitecustomize passes through, as it would without us)."""
+    try:
+        _chain_next_sitecustomize(stub_file)
+    except Exception as exc:  # noqa: BLE001
+        sys.stderr.write("stepscope: could not run the next sitecustomize: %s\n" % (exc,))
+    if os.environ.get("STEPSCOPE_PYSHIM", "1").strip() == "0":
+        return
+    try:
+        if "torch" in sys.modules:  # imported by a chained sitecustomize or a .pth file
+            _torch_loaded()
+        else:
+            sys.meta_path.insert(0, _TorchFinder())
+    except Exception as exc:  # noqa: BLE001
+        sys.stderr.write(_PREFIX + "%s\n" % (exc,))
+
+
+# ---- chaining: run the sitecustomize that Python would have run without us ----
+
+
+def _same_dir(entry, here):
+    try:
+        return os.path.realpath(entry or os.curdir) == here
+    except (OSError, ValueError):
+        return False
+
+
+def _path_after(here):
+    """sys.path entries after the first one that is our directory, without our directory."""
+    for i, entry in enumerate(sys.path):
+        if _same_dir(entry, here):
+            return [e for e in sys.path[i + 1 :] if not _same_dir(e, here)]
+    return [e for e in sys.path if not _same_dir(e, here)]
+
+
+def _chain_next_sitecustomize(stub_file):
+    import importlib.machinery
+    import importlib.util
+
+    here = os.path.dirname(os.path.realpath(stub_file))
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", _path_after(here))
+    if spec is None or spec.loader is None:
+        return
+    ours = sys.modules.get("sitecustomize")
+    module = importlib.util.module_from_spec(spec)
+    # Imported under its real name, as site.py would have done: code that later does
+    # `import sitecustomize` gets that module, not ours.
+    sys.modules["sitecustomize"] = module
+    try:
+        spec.loader.exec_module(module)
+    except ImportError as exc:
+        sys.modules["sitecustomize"] = ours
+        if exc.name != "sitecustomize":
+            _report_like_site(exc)
+    except Exception as exc:  # noqa: BLE001 - site.py reports and goes on; so do we
+        sys.modules["sitecustomize"] = ours
+        _report_like_site(exc)
+
+
+def _report_like_site(exc):
+    """The message site.execsitecustomize() prints for a failing sitecustomize."""
+    if sys.flags.verbose:
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+    else:
+        sys.stderr.write(
+            "Error in sitecustomize; set PYTHONVERBOSE for traceback:\n"
+            "%s: %s\n" % (exc.__class__.__name__, exc)
+        )
+
+
+# ---- waiting for torch ----
+
+
+class _TorchFinder:
+    """A meta-path finder that finds nothing itself. When `torch` is about to be imported it asks
+    the finders after it for the real spec and wraps its loader, so the shim runs right after
+    torch/__init__.py has finished executing. Then it takes itself off sys.meta_path."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch":
+            return None
+        try:
+            spec = self._real_spec(fullname, path, target)
+            if spec is None or not hasattr(spec.loader, "exec_module"):
+                return None  # let the normal machinery import (or fail to import) torch
+            spec.loader = _LoaderThenPatch(spec.loader, spec)
+            return spec
+        except Exception as exc:  # noqa: BLE001 - the normal import goes on without us
+            _remove_finder()
+            sys.stderr.write(_PREFIX + "%s\n" % (exc,))
+            return None
+
+    def _real_spec(self, fullname, path, target):
+        for finder in list(sys.meta_path):
+            if isinstance(finder, _TorchFinder):
+                continue
+            find_spec = getattr(finder, "find_spec", None)
+            if find_spec is None:
+                return None  # a legacy finder we cannot consult: do not guess
+            spec = find_spec(fullname, path, target)
+            if spec is not None:
+                return spec
+        return None
+
+    def invalidate_caches(self):
+        pass
+
+
+class _LoaderThenPatch:
+    """Delegates to torch's own loader, then installs the shim. Puts the real loader back on the
+    module and its spec before torch's code runs, so torch never sees this object."""
+
+    def __init__(self, loader, spec):
+        self._loader = loader
+        self._spec = spec
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__loader__ = self._loader
+        if getattr(module, "__spec__", None) is not None:
+            module.__spec__.loader = self._loader
+        self._spec.loader = self._loader
+        self._loader.exec_module(module)  # torch's own errors propagate unchanged
+        _remove_finder()
+        _torch_loaded()
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+def _remove_finder():
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _TorchFinder)]
+
+
+def _torch_loaded():
+    try:
+        from stepscope import _shim
+
+        _shim.install()
+    except Exception as exc:  # noqa: BLE001
+        sys.stderr.write(_PREFIX + "%s\n" % (exc,))

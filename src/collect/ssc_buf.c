@@ -1,0 +1,383 @@
+/*
+ * ssc_buf.c — per-thread record buffers: how any thread of the training program hands records
+ * to the writer thread without taking a lock and without ever waiting.
+ *
+ * Each recording thread owns one ssc_tbuf: a chain of fixed-size blocks that only it appends
+ * to (single producer) and only the writer thread reads (single consumer). A record is
+ * published by a release store of the block's `committed` length; the writer reads up to
+ * that length. A full block is sealed by linking the next one; the writer frees a block once
+ * it has read past its end and the next block exists.
+ *
+ * Blocks come from one pool whose size is the memory cap. When the pool is empty a thread
+ * drops its record and counts it (the program is never blocked); the writer returns drained
+ * blocks to the pool every round, so recording resumes as soon as the writer catches up.
+ *
+ * The list of buffers is a lock-free stack: threads push themselves once, only the writer
+ * unlinks (buffers of exited threads, after draining them).
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect/ssc_core.h"
+
+#define BLOCK_BYTES (64u << 10)
+
+struct block {
+    _Atomic(struct block *) next; /* set once by the producer when this block is full */
+    _Atomic uint32_t committed;   /* bytes of data holding complete records */
+    uint32_t cap;                 /* bytes of data */
+    _Alignas(8) uint8_t data[];
+};
+
+struct ssc_tbuf {
+    /* producer side (the owning thread only) */
+    struct block *wblk;
+    uint32_t wpos;
+    /* shared */
+    _Atomic(struct block *) first; /* first block ever obtained (the producer sets it once) */
+    _Atomic int dead;              /* the thread has exited: no more records */
+    struct ssc_tbuf *next;         /* in the list; written before publication, then by writer */
+    /* consumer side (writer thread only) */
+    struct block *rblk;
+    uint32_t rpos;
+    struct block *snap_blk;
+    uint32_t snap_pos;
+    int snap_dead;
+    uint32_t tid;
+};
+
+static _Atomic(struct ssc_tbuf *) g_list;
+static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct block *g_free;       /* drained blocks ready for reuse */
+static _Atomic int64_t g_avail;    /* free blocks + blocks the cap still allows to allocate */
+static int64_t g_cap_blocks;
+static pthread_key_t g_key;
+static __thread struct ssc_tbuf *tls_tb;
+static __thread struct sst_writer *tls_writer; /* set on the writer thread only */
+
+static _Atomic uint64_t g_drops[SSC_DROP_SOURCES][SST_REC_TYPE_LIMIT];
+static uint64_t g_drops_seen[SSC_DROP_SOURCES][SST_REC_TYPE_LIMIT]; /* writer thread */
+
+/* ---- drop counters ---------------------------------------------------------------------- */
+
+void ssc_count_dropped(uint8_t source, uint16_t rec_type, uint64_t count)
+{
+    if (source >= SSC_DROP_SOURCES)
+        source = 0;
+    if (rec_type >= SST_REC_TYPE_LIMIT)
+        rec_type = 0;
+    atomic_fetch_add_explicit(&g_drops[source][rec_type], count, memory_order_relaxed);
+}
+
+void ssc_drops_take(uint64_t counts[SSC_DROP_SOURCES][SST_REC_TYPE_LIMIT])
+{
+    for (int s = 0; s < SSC_DROP_SOURCES; s++)
+        for (int t = 0; t < SST_REC_TYPE_LIMIT; t++) {
+            uint64_t now = atomic_load_explicit(&g_drops[s][t], memory_order_relaxed);
+            counts[s][t] = now - g_drops_seen[s][t];
+            g_drops_seen[s][t] = now;
+        }
+}
+
+/* ---- block pool -------------------------------------------------------------------------- */
+
+static struct block *block_get(void)
+{
+    /* The unlocked check keeps a thread that is over the cap from taking the lock per record. */
+    if (atomic_load_explicit(&g_avail, memory_order_relaxed) <= 0)
+        return NULL;
+    struct block *b = NULL;
+    pthread_mutex_lock(&g_pool_mu);
+    if (atomic_load_explicit(&g_avail, memory_order_relaxed) > 0) {
+        if (g_free) {
+            b = g_free;
+            g_free = atomic_load_explicit(&b->next, memory_order_relaxed);
+        } else {
+            b = malloc(BLOCK_BYTES);
+        }
+        if (b)
+            atomic_fetch_sub_explicit(&g_avail, 1, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&g_pool_mu);
+    if (b) {
+        atomic_store_explicit(&b->next, NULL, memory_order_relaxed);
+        atomic_store_explicit(&b->committed, 0, memory_order_relaxed);
+        b->cap = BLOCK_BYTES - (uint32_t)offsetof(struct block, data);
+    }
+    return b;
+}
+
+static void block_put(struct block *b)
+{
+    pthread_mutex_lock(&g_pool_mu);
+    atomic_store_explicit(&b->next, g_free, memory_order_relaxed);
+    g_free = b;
+    atomic_fetch_add_explicit(&g_avail, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&g_pool_mu);
+}
+
+void ssc_buf_lock_all(void)
+{
+    pthread_mutex_lock(&g_pool_mu);
+}
+
+void ssc_buf_unlock_all(void)
+{
+    pthread_mutex_unlock(&g_pool_mu);
+}
+
+/* ---- thread buffers --------------------------------------------------------------------- */
+
+/* pthread key destructor: the thread is exiting; the writer frees the buffer once drained. */
+static void tbuf_thread_exit(void *p)
+{
+    struct ssc_tbuf *tb = p;
+    if (tls_tb == tb)
+        tls_tb = NULL;
+    atomic_store_explicit(&tb->dead, 1, memory_order_release);
+}
+
+void ssc_buf_global_init(void)
+{
+    const struct ssc_config *c = ssc_config();
+    g_cap_blocks = (int64_t)(c->memory_cap / BLOCK_BYTES);
+    if (g_cap_blocks < 1)
+        g_cap_blocks = 1;
+    atomic_store(&g_avail, g_cap_blocks);
+    pthread_key_create(&g_key, tbuf_thread_exit);
+}
+
+void ssc_buf_set_writer_thread(struct sst_writer *w)
+{
+    tls_writer = w;
+}
+
+/* Reads /proc/self/task/TID/comm and writes the THREAD record naming this thread. */
+static void tbuf_name_thread(uint32_t tid)
+{
+    char path[64], name[64];
+    snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t got = read(fd, name, sizeof name - 1);
+    close(fd);
+    size_t n = got > 0 ? (size_t)got : 0;
+    while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
+        n--;
+    struct sst_rec_thread *r = ssc_rec_reserve(SST_REC_THREAD, sizeof *r);
+    if (!r)
+        return;
+    r->tid = tid;
+    r->name = ssc_intern(name, n);
+    r->ts_ns = sst_now_ns();
+    ssc_rec_commit(r);
+}
+
+struct ssc_tbuf *ssc_tbuf_self(void)
+{
+    if (tls_tb)
+        return tls_tb;
+    struct ssc_tbuf *tb = calloc(1, sizeof *tb);
+    if (!tb)
+        return NULL;
+    tb->tid = ssc_gettid();
+    tb->next = atomic_load_explicit(&g_list, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&g_list, &tb->next, tb, memory_order_release,
+                                                  memory_order_relaxed)) {
+    }
+    tls_tb = tb;
+    pthread_setspecific(g_key, tb);
+    tbuf_name_thread(tb->tid);
+    return tb;
+}
+
+/* Seals the current block (if any) and links a fresh one; 0 when the pool is exhausted. */
+static int tbuf_new_block(struct ssc_tbuf *tb)
+{
+    struct block *b = block_get();
+    if (!b)
+        return 0;
+    if (tb->wblk)
+        atomic_store_explicit(&tb->wblk->next, b, memory_order_release);
+    else
+        atomic_store_explicit(&tb->first, b, memory_order_release);
+    tb->wblk = b;
+    tb->wpos = 0;
+    return 1;
+}
+
+static void *drop(uint16_t type)
+{
+    ssc_count_dropped(SST_DROP_HOST_BUFFER, type, 1);
+    return NULL;
+}
+
+void *ssc_rec_reserve(uint16_t type, size_t size)
+{
+    if (tls_writer) /* the writer thread owns the sst_writer: no need to buffer */
+        return ssc_writer_rec(type, size);
+    int st = atomic_load_explicit(&ssc_g_state, memory_order_acquire);
+    if (st != SSC_RUNNING && (st == SSC_STOPPED || !ssc_core_ensure()))
+        return NULL;
+    if (size < sizeof(struct sst_rec_header) || size > SST_REC_MAX)
+        return drop(type);
+    uint32_t sz = (uint32_t)((size + SST_REC_ALIGN - 1) & ~(size_t)(SST_REC_ALIGN - 1));
+    struct ssc_tbuf *tb = tls_tb ? tls_tb : ssc_tbuf_self();
+    if (!tb)
+        return drop(type);
+    if ((!tb->wblk || tb->wpos + sz > tb->wblk->cap) && !tbuf_new_block(tb))
+        return drop(type);
+    uint8_t *p = tb->wblk->data + tb->wpos;
+    memset(p, 0, sz);
+    struct sst_rec_header h = {type, (uint16_t)sz};
+    memcpy(p, &h, sizeof h);
+    tb->wpos += sz;
+    return p;
+}
+
+void ssc_rec_commit(void *rec)
+{
+    struct ssc_tbuf *tb = tls_tb;
+    if (!rec || tls_writer || !tb || !tb->wblk)
+        return;
+    atomic_store_explicit(&tb->wblk->committed, tb->wpos, memory_order_release);
+}
+
+/* ---- the writer's side ------------------------------------------------------------------ */
+
+void ssc_buf_snapshot(void)
+{
+    for (struct ssc_tbuf *tb = atomic_load_explicit(&g_list, memory_order_acquire); tb;
+         tb = tb->next) {
+        /* dead first: once seen set, every commit of the thread is visible below. */
+        tb->snap_dead = atomic_load_explicit(&tb->dead, memory_order_acquire);
+        if (!tb->rblk) {
+            tb->rblk = atomic_load_explicit(&tb->first, memory_order_acquire);
+            tb->rpos = 0;
+        }
+        struct block *b = tb->rblk, *n;
+        while (b && (n = atomic_load_explicit(&b->next, memory_order_acquire)) != NULL)
+            b = n;
+        tb->snap_blk = b;
+        tb->snap_pos = b ? atomic_load_explicit(&b->committed, memory_order_acquire) : 0;
+    }
+}
+
+/* Appends the records in [from, to) of one block. */
+static uint64_t copy_records(struct sst_writer *w, const uint8_t *p, uint32_t from, uint32_t to)
+{
+    uint64_t n = 0;
+    while (from + sizeof(struct sst_rec_header) <= to) {
+        struct sst_rec_header h;
+        memcpy(&h, p + from, sizeof h);
+        if (h.size < sizeof h || from + h.size > to)
+            break; /* cannot happen: records are written whole before commit */
+        sst_writer_append(w, p + from);
+        from += h.size;
+        n++;
+    }
+    return n;
+}
+
+/* Drains one buffer up to its snapshot, freeing the blocks it has read past. */
+static uint64_t drain_one(struct sst_writer *w, struct ssc_tbuf *tb)
+{
+    uint64_t n = 0;
+    while (tb->rblk) {
+        struct block *b = tb->rblk;
+        if (b == tb->snap_blk) {
+            n += copy_records(w, b->data, tb->rpos, tb->snap_pos);
+            tb->rpos = tb->snap_pos;
+            break;
+        }
+        /* Sealed: its committed length is final, and its successor exists. */
+        n += copy_records(w, b->data, tb->rpos,
+                          atomic_load_explicit(&b->committed, memory_order_acquire));
+        tb->rblk = atomic_load_explicit(&b->next, memory_order_acquire);
+        tb->rpos = 0;
+        block_put(b);
+    }
+    return n;
+}
+
+static void tbuf_free(struct ssc_tbuf *tb)
+{
+    struct block *b = tb->rblk ? tb->rblk : atomic_load(&tb->first);
+    while (b) {
+        struct block *n = atomic_load(&b->next);
+        block_put(b);
+        b = n;
+    }
+    free(tb);
+}
+
+/* Unlinks a drained buffer of an exited thread. Only the writer unlinks; threads only push
+ * at the head, so anything but the head can be unlinked with a plain store. */
+static void tbuf_unlink(struct ssc_tbuf *prev, struct ssc_tbuf *tb)
+{
+    if (prev) {
+        prev->next = tb->next;
+        return;
+    }
+    struct ssc_tbuf *expect = tb;
+    if (atomic_compare_exchange_strong(&g_list, &expect, tb->next))
+        return;
+    for (struct ssc_tbuf *p = atomic_load(&g_list); p; p = p->next)
+        if (p->next == tb) {
+            p->next = tb->next;
+            return;
+        }
+}
+
+uint64_t ssc_buf_drain(struct sst_writer *w)
+{
+    uint64_t n = 0;
+    struct ssc_tbuf *prev = NULL, *tb = atomic_load_explicit(&g_list, memory_order_acquire);
+    while (tb) {
+        struct ssc_tbuf *next = tb->next;
+        n += drain_one(w, tb);
+        if (tb->snap_dead) {
+            tbuf_unlink(prev, tb);
+            tbuf_free(tb);
+        } else {
+            prev = tb;
+        }
+        tb = next;
+    }
+    return n;
+}
+
+/* Child of fork: only the forking thread exists, every lock was held across fork() by it
+ * (prepare handler), so the structures are consistent; free what belonged to the parent. */
+void ssc_buf_after_fork_child(void)
+{
+    struct ssc_tbuf *tb = atomic_load(&g_list);
+    atomic_store(&g_list, NULL);
+    while (tb) {
+        struct ssc_tbuf *next = tb->next;
+        struct block *b = atomic_load(&tb->first);
+        if (tb->rblk)
+            b = tb->rblk;
+        while (b) {
+            struct block *bn = atomic_load(&b->next);
+            free(b);
+            b = bn;
+        }
+        free(tb);
+        tb = next;
+    }
+    tls_tb = NULL;
+    pthread_setspecific(g_key, NULL);
+    /* Blocks now exist only on the free list, and those count as available. */
+    atomic_store(&g_avail, g_cap_blocks);
+    for (int s = 0; s < SSC_DROP_SOURCES; s++)
+        for (int t = 0; t < SST_REC_TYPE_LIMIT; t++) {
+            atomic_store(&g_drops[s][t], 0);
+            g_drops_seen[s][t] = 0;
+        }
+}

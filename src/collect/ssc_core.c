@@ -1,0 +1,376 @@
+/*
+ * ssc_core.c — the collector's life in a process: configuration, start, the CUDA entry point,
+ * fork, signals, exit, notices and the capture window.
+ *
+ * Start is lazy and happens once per process: the first of InitializeInjection (CUDA) and
+ * InitializeInjectionNvtx2 (NVTX) starts it, and so does the first record of a fork()ed child
+ * (the child writes its own file; nothing happens in a child that records nothing).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collect/ssc_core.h"
+#include "util/ss_error.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define DEFAULT_MEMORY_CAP (64ull << 20)
+#define DEFAULT_SAMPLE_HZ 10u
+#define SIGNAL_FLUSH_TIMEOUT_MS 2000
+#define EXIT_TIMEOUT_MS 5000
+
+_Atomic int ssc_g_state = SSC_OFF;
+
+static struct ssc_config g_cfg;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t g_init_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t g_start_ns;
+static _Atomic int g_capturing = 1;
+static _Atomic int g_cupti_on;       /* ssc_cupti_start succeeded in this process */
+static _Atomic uint32_t g_said;      /* notice codes already said on stderr (bits) */
+static _Atomic uint32_t g_noted[32]; /* NOTICE records written per code */
+
+static const int k_signals[] = {SIGTERM, SIGINT, SIGHUP};
+#define N_SIGNALS (sizeof k_signals / sizeof k_signals[0])
+static struct sigaction g_prev[N_SIGNALS];
+static int g_signals_installed;
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+uint32_t ssc_gettid(void)
+{
+    return (uint32_t)syscall(SYS_gettid);
+}
+
+uint64_t ssc_start_ns(void)
+{
+    return g_start_ns;
+}
+
+void ssc_say(const char *msg)
+{
+    char line[1024];
+    size_t n = (size_t)snprintf(line, sizeof line, "stepscope: %s\n", msg);
+    if (n >= sizeof line) {
+        n = sizeof line - 1;
+        line[n - 1] = '\n';
+    }
+    ssize_t rc = write(STDERR_FILENO, line, n);
+    (void)rc; /* nothing sensible to do when stderr is gone */
+}
+
+const struct ssc_config *ssc_config(void)
+{
+    return &g_cfg;
+}
+
+int ssc_capturing(void)
+{
+    return atomic_load_explicit(&g_capturing, memory_order_relaxed);
+}
+
+void ssc_notice(uint16_t code, uint8_t level, const char *msg)
+{
+    /* Information (e.g. "forked from") only goes into the trace; problems are said once. */
+    uint32_t bit = 1u << (code & 31);
+    int loud = level >= SST_NOTE_ERROR || (level >= SST_NOTE_WARN && !g_cfg.quiet);
+    if (loud && !(atomic_fetch_or(&g_said, bit) & bit))
+        ssc_say(msg);
+    /* A trace needs each problem once or a few times, not once per CUPTI buffer. */
+    if (atomic_fetch_add(&g_noted[code & 31], 1) >= 8)
+        return;
+    uint32_t id = ssc_intern(msg, strlen(msg));
+    struct sst_rec_notice *r = ssc_rec_reserve(SST_REC_NOTICE, sizeof *r);
+    if (!r)
+        return;
+    r->level = level;
+    r->code = code;
+    r->ts_ns = sst_now_ns();
+    r->message = id;
+    ssc_rec_commit(r);
+}
+
+/* ---- configuration ---------------------------------------------------------------------- */
+
+/* "64M", "1G", "65536", "512K": bytes; 0 on a malformed value. */
+static uint64_t parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return 0;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'B')
+        end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+    return *end ? 0 : v;
+}
+
+/* "steps:A-B" / "seconds:A-B" / "all". Returns 0, or -1 when malformed. */
+static int parse_capture(const char *s, struct ssc_config *c)
+{
+    double a, b;
+    int used = 0;
+    c->window = SSC_WINDOW_ALL;
+    if (strcmp(s, "all") == 0)
+        return 0;
+    if (sscanf(s, "steps:%lf-%lf%n", &a, &b, &used) == 2 && !s[used] && a >= 0 && b >= a) {
+        c->window = SSC_WINDOW_STEPS;
+        c->window_from = (uint64_t)a;
+        c->window_to = (uint64_t)b;
+        return 0;
+    }
+    if (sscanf(s, "seconds:%lf-%lf%n", &a, &b, &used) == 2 && !s[used] && a >= 0 && b > a &&
+        b < 1e9) {
+        c->window = SSC_WINDOW_SECONDS;
+        c->window_from = (uint64_t)(a * 1e9);
+        c->window_to = (uint64_t)(b * 1e9);
+        return 0;
+    }
+    return -1;
+}
+
+static void config_read(struct ssc_config *c)
+{
+    const char *v;
+    memset(c, 0, sizeof *c);
+    v = getenv("STEPSCOPE_OUTPUT_DIR");
+    snprintf(c->out_dir, sizeof c->out_dir, "%s", v && *v ? v : ".");
+    v = getenv("STEPSCOPE_QUIET");
+    c->quiet = v && strcmp(v, "1") == 0;
+    v = getenv("STEPSCOPE_MODE");
+    c->mode = v && strcmp(v, "light") == 0 ? SSC_MODE_LIGHT : SSC_MODE_FULL;
+    if (v && strcmp(v, "light") != 0 && strcmp(v, "full") != 0)
+        ssc_say("STEPSCOPE_MODE is neither full nor light: using full");
+    v = getenv("STEPSCOPE_CAPTURE");
+    if (v && *v && parse_capture(v, c) != 0)
+        ssc_say("STEPSCOPE_CAPTURE is not all, steps:A-B or seconds:A-B: capturing all");
+    v = getenv("STEPSCOPE_MEMORY_CAP");
+    c->memory_cap = v && *v ? parse_size(v) : DEFAULT_MEMORY_CAP;
+    if (c->memory_cap == 0) {
+        ssc_say("STEPSCOPE_MEMORY_CAP is not a size (e.g. 64M): using 64M");
+        c->memory_cap = DEFAULT_MEMORY_CAP;
+    }
+    v = getenv("STEPSCOPE_SAMPLE_HZ");
+    c->sample_hz = DEFAULT_SAMPLE_HZ;
+    if (v && *v) {
+        long hz = strtol(v, NULL, 10);
+        c->sample_hz = hz >= 0 && hz <= 1000 ? (uint32_t)hz : DEFAULT_SAMPLE_HZ;
+    }
+}
+
+/* ---- capture window --------------------------------------------------------------------- */
+
+static void capture_set(int on, uint8_t reason)
+{
+    if (atomic_exchange(&g_capturing, on) == on)
+        return;
+    if (atomic_load(&g_cupti_on))
+        ssc_cupti_set_enabled(on);
+    struct sst_rec_capture *r = ssc_rec_reserve(SST_REC_CAPTURE, sizeof *r);
+    if (!r)
+        return;
+    r->on = (uint8_t)on;
+    r->reason = reason;
+    r->what = 1; /* GPU activity: NVTX and host samples are always recorded */
+    r->ts_ns = sst_now_ns();
+    ssc_rec_commit(r);
+}
+
+void ssc_window_step_begin(uint64_t ordinal)
+{
+    if (g_cfg.window == SSC_WINDOW_STEPS && ordinal == g_cfg.window_from)
+        capture_set(1, SST_CAP_WINDOW);
+}
+
+void ssc_window_step_end(uint64_t ordinal)
+{
+    if (g_cfg.window == SSC_WINDOW_STEPS && ordinal == g_cfg.window_to)
+        capture_set(0, SST_CAP_WINDOW);
+}
+
+void ssc_window_tick(uint64_t now_ns)
+{
+    if (g_cfg.window != SSC_WINDOW_SECONDS)
+        return;
+    uint64_t t = now_ns - g_start_ns;
+    capture_set(t >= g_cfg.window_from && t < g_cfg.window_to, SST_CAP_WINDOW);
+}
+
+/* ---- fork ------------------------------------------------------------------------------- */
+
+/* Every lock, in the documented order, so the child inherits consistent structures: the
+ * writer thread is between rounds, no thread is inside the string table or the pool. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&g_init_mu);
+    ssc_writer_lock();
+    ssc_str_lock();
+    ssc_buf_lock_all();
+}
+
+static void fork_parent(void)
+{
+    ssc_buf_unlock_all();
+    ssc_str_unlock();
+    ssc_writer_unlock();
+    pthread_mutex_unlock(&g_init_mu);
+}
+
+/* The child has only the forking thread. The parent's file is the parent's: abandon the
+ * writer without writing, forget buffered records, and start afresh on the first record. */
+static void fork_child(void)
+{
+    ssc_buf_after_fork_child();
+    ssc_str_after_fork_child();
+    ssc_writer_after_fork_child();
+    ssc_nvtx_after_fork_child();
+    for (int i = 0; i < 32; i++)
+        atomic_store(&g_noted[i], 0);
+    atomic_store(&g_cupti_on, 0);
+    if (atomic_load(&ssc_g_state) == SSC_RUNNING)
+        atomic_store(&ssc_g_state, SSC_OFF);
+    ssc_buf_unlock_all();
+    ssc_str_unlock();
+    ssc_writer_unlock();
+    pthread_mutex_unlock(&g_init_mu);
+}
+
+/* ---- signals ---------------------------------------------------------------------------- */
+
+static int signal_index(int sig)
+{
+    for (size_t i = 0; i < N_SIGNALS; i++)
+        if (k_signals[i] == sig)
+            return (int)i;
+    return -1;
+}
+
+/* Hands the signal to what was installed before us, so its effect is unchanged. */
+static void chain_signal(int sig, const struct sigaction *prev, siginfo_t *si, void *uc)
+{
+    if (prev->sa_flags & SA_SIGINFO) {
+        if (prev->sa_sigaction)
+            prev->sa_sigaction(sig, si, uc);
+        return;
+    }
+    if (prev->sa_handler == SIG_IGN)
+        return;
+    if (prev->sa_handler == SIG_DFL) {
+        /* Restore the default and re-raise: the signal is blocked while we run, so it is
+         * delivered (and kills the process with the same status) when we return. */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    prev->sa_handler(sig);
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+    int saved_errno = errno;
+    int i = signal_index(sig);
+    if (i < 0)
+        return;
+    const struct sigaction *prev = &g_prev[i];
+    int dies = !(prev->sa_flags & SA_SIGINFO) && prev->sa_handler == SIG_DFL;
+    int ignored = !(prev->sa_flags & SA_SIGINFO) && prev->sa_handler == SIG_IGN;
+    /* A program that handles the signal may go on recording: flush, keep the file open. */
+    if (!ignored && atomic_load(&ssc_g_state) == SSC_RUNNING)
+        ssc_writer_signal_flush(dies, SIGNAL_FLUSH_TIMEOUT_MS);
+    chain_signal(sig, prev, si, uc);
+    errno = saved_errno;
+}
+
+static void install_signals(void)
+{
+    if (g_signals_installed)
+        return; /* a forked child inherits the parent's handlers and g_prev */
+    g_signals_installed = 1;
+    for (size_t i = 0; i < N_SIGNALS; i++) {
+        struct sigaction sa, prev;
+        if (sigaction(k_signals[i], NULL, &prev) != 0)
+            continue;
+        g_prev[i] = prev;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_signal;
+        sa.sa_mask = prev.sa_mask;
+        sa.sa_flags = SA_SIGINFO | (prev.sa_flags & (SA_RESTART | SA_ONSTACK));
+        sigaction(k_signals[i], &sa, NULL);
+    }
+}
+
+/* ---- start and exit --------------------------------------------------------------------- */
+
+static void core_exit(void)
+{
+    if (atomic_load(&ssc_g_state) != SSC_RUNNING)
+        return;
+    ssc_writer_stop(EXIT_TIMEOUT_MS);
+    atomic_store(&ssc_g_state, SSC_STOPPED);
+}
+
+/* A destructor too: the library may be unloaded (dlclose) before exit. */
+__attribute__((destructor)) static void core_destructor(void)
+{
+    core_exit();
+}
+
+static void global_init(void)
+{
+    config_read(&g_cfg);
+    ssc_buf_global_init();
+    atomic_store(&g_capturing, g_cfg.window == SSC_WINDOW_ALL ||
+                                   (g_cfg.window == SSC_WINDOW_SECONDS && g_cfg.window_from == 0));
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    atexit(core_exit);
+}
+
+int ssc_core_ensure(void)
+{
+    int st = atomic_load_explicit(&ssc_g_state, memory_order_acquire);
+    if (st != SSC_OFF)
+        return st == SSC_RUNNING;
+    pthread_once(&g_once, global_init);
+    pthread_mutex_lock(&g_init_mu);
+    if (atomic_load(&ssc_g_state) == SSC_OFF) {
+        g_start_ns = sst_now_ns();
+        int rc = ssc_writer_start();
+        atomic_store(&ssc_g_state, rc == 0 ? SSC_RUNNING : SSC_STOPPED);
+        if (rc == 0)
+            install_signals();
+    }
+    pthread_mutex_unlock(&g_init_mu);
+    return atomic_load(&ssc_g_state) == SSC_RUNNING;
+}
+
+/* Called by the CUDA driver (CUDA_INJECTION64_PATH) during cuInit. */
+EXPORT int InitializeInjection(void)
+{
+    if (!ssc_core_ensure())
+        return 1; /* still success: the program must run whatever happens to us */
+    static _Atomic int started;
+    if (atomic_exchange(&started, 1))
+        return 1;
+    if (ssc_cupti_start() == 0) {
+        atomic_store(&g_cupti_on, 1);
+        ssc_cupti_set_enabled(ssc_capturing());
+    }
+    return 1;
+}
+
+int ssc_core_cupti_on(void)
+{
+    return atomic_load(&g_cupti_on);
+}

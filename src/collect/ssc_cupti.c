@@ -1,0 +1,488 @@
+/*
+ * ssc_cupti.c — the collector's CUPTI session: activity tracing inside the training process.
+ *
+ * Started from InitializeInjection (inside the driver's cuInit). Records reach the trace
+ * through the core (ssc_rec_reserve/commit) from bufferCompleted, on whichever thread CUPTI
+ * completes a buffer. Conversion is in ssc_cupti_convert.c, the takeover watch in
+ * ssc_cupti_watch.c. Costs measured on the H200 (BRIEF.md): kernel activity adds ~1.6 µs
+ * per launch, API records alone 0–0.8 µs, so API calls are enabled one by one from the
+ * keep-list instead of whole domains.
+ *
+ * Locking: g_ctl serialises start/enable/flush/stop (called from the core's threads). It is
+ * held across CUPTI calls that may call back into bufferCompleted on this thread, so the
+ * buffer callbacks never take it; they only take g_pool.lock, under which CUPTI is never
+ * called. All entry points do nothing in a fork()ed child (CUPTI does not survive fork).
+ */
+#include "collect/ssc_cupti.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace/sst_writer.h"
+#include "util/ss_error.h"
+
+/* CUPTI suggests 1–10 MB buffers. At most SSC_BUF_MAX exist at once (64 MiB); when all are
+ * out CUPTI drops records and counts them (reported as DROPPED, source CUPTI). */
+#define SSC_BUF_BYTES (8u << 20)
+#define SSC_BUF_MAX 8
+#define SSC_WATCH_QUIET_NS (3ull * 1000000000ull)
+#define SSC_WATCH_PROBE_NS (1ull * 1000000000ull)
+#define SSC_CAP_GPU 1 /* sst_rec_capture.what */
+
+enum ssc_cupti_state { CS_OFF = 0, CS_RUNNING, CS_TAKEN, CS_FAILED, CS_STOPPED };
+
+static pthread_mutex_t g_ctl = PTHREAD_MUTEX_INITIALIZER;
+static enum ssc_cupti_state g_state; /* under g_ctl */
+static _Atomic pid_t g_pid;          /* process that started CUPTI */
+static CUpti_SubscriberHandle g_sub;
+static int g_enabled;      /* activity kinds on (capture window), under g_ctl */
+static int g_api_per_call; /* API calls enabled one by one (else whole domains) */
+static struct ssc_watch g_watch;
+
+static struct {
+    pthread_mutex_t lock;
+    uint8_t *free[SSC_BUF_MAX];
+    int nfree;
+    int allocated;
+} g_pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Written by CUPTI's callbacks on any thread. */
+static _Atomic uint64_t g_deliveries; /* buffers requested + completed */
+static _Atomic uint64_t g_launches;   /* launch callbacks seen (only while probing) */
+static _Atomic int g_fatal;           /* CUPTI reported a fatal error */
+static _Atomic uint64_t g_stat[SSC_CONV_DROPPED + 1];
+static struct ssc_ctx_map g_contexts;
+
+/* ---- small helpers ------------------------------------------------------------------ */
+
+static uint64_t CUPTIAPI timestamp_cb(void)
+{
+    return sst_now_ns();
+}
+
+static void write_capture(int on, uint8_t reason)
+{
+    struct sst_rec_capture *r = ssc_rec_reserve(SST_REC_CAPTURE, sizeof(*r));
+    if (!r) return;
+    r->on = (uint8_t)on;
+    r->reason = reason;
+    r->what = SSC_CAP_GPU;
+    r->ts_ns = sst_now_ns();
+    ssc_rec_commit(r);
+}
+
+static const char *cupti_err(CUptiResult res)
+{
+    const char *s = NULL;
+    if (cuptiGetResultString(res, &s) != CUPTI_SUCCESS || !s) s = "unknown CUPTI error";
+    return s;
+}
+
+static void say_unavailable(const char *what, CUptiResult res)
+{
+    char msg[256];
+    snprintf(msg, sizeof(msg),
+             "CUPTI unavailable (%s: %s): GPU activity is not recorded; "
+             "NVTX and host data still are",
+             what, cupti_err(res));
+    ssc_notice(SST_NOTICE_CUPTI_UNAVAILABLE, SST_NOTE_WARN, msg);
+}
+
+/* A fork()ed child inherits our state but not CUPTI; checked before taking g_ctl, which
+ * the parent may have held at the fork. */
+static int in_starting_process(void)
+{
+    return atomic_load(&g_pid) == getpid();
+}
+
+/* ---- the sink that feeds converted records to the core ------------------------------- */
+
+static void *sink_reserve(void *ctx, uint16_t type, size_t size)
+{
+    (void)ctx;
+    return ssc_rec_reserve(type, size);
+}
+
+static void sink_commit(void *ctx, void *rec)
+{
+    (void)ctx;
+    ssc_rec_commit(rec);
+}
+
+static uint32_t sink_intern(void *ctx, const char *s, size_t len)
+{
+    (void)ctx;
+    return ssc_intern(s, len);
+}
+
+static const struct ssc_cupti_sink g_sink = {.reserve = sink_reserve,
+                                             .commit = sink_commit,
+                                             .intern = sink_intern,
+                                             .ctx = NULL,
+                                             .contexts = &g_contexts};
+
+/* ---- activity buffers ------------------------------------------------------------- */
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    uint8_t *buf = NULL;
+    atomic_fetch_add_explicit(&g_deliveries, 1, memory_order_relaxed);
+    pthread_mutex_lock(&g_pool.lock);
+    if (g_pool.nfree > 0) {
+        buf = g_pool.free[--g_pool.nfree];
+    } else if (g_pool.allocated < SSC_BUF_MAX) {
+        /* Each buffer is its own allocation: a client that takes our buffers over and
+         * frees them must not free a slice of an arena. */
+        buf = aligned_alloc(8, SSC_BUF_BYTES);
+        if (buf) g_pool.allocated++;
+    }
+    pthread_mutex_unlock(&g_pool.lock);
+    *buffer = buf; /* NULL: CUPTI drops records and counts them */
+    *size = buf ? SSC_BUF_BYTES : 0;
+    *max_records = 0;
+}
+
+static void buffer_release(uint8_t *buf)
+{
+    pthread_mutex_lock(&g_pool.lock);
+    if (g_pool.nfree < SSC_BUF_MAX) {
+        g_pool.free[g_pool.nfree++] = buf;
+        buf = NULL;
+    }
+    pthread_mutex_unlock(&g_pool.lock);
+    free(buf); /* only when the free list is full, which our own buffers never make it */
+}
+
+static void convert_buffer(uint8_t *buf, size_t valid)
+{
+    CUpti_Activity *rec = NULL;
+    for (;;) {
+        CUptiResult res = cuptiActivityGetNextRecord(buf, valid, &rec);
+        if (res != CUPTI_SUCCESS) break; /* MAX_LIMIT_REACHED: end; INVALID_KIND: truncated */
+        enum ssc_conv_result c = ssc_cupti_convert(rec, &g_sink);
+        atomic_fetch_add_explicit(&g_stat[c], 1, memory_order_relaxed);
+        if (c == SSC_CONV_UNTIMED) ssc_count_dropped(SST_DROP_CUPTI, 0, 1);
+    }
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
+                                      size_t valid)
+{
+    (void)size;
+    atomic_fetch_add_explicit(&g_deliveries, 1, memory_order_relaxed);
+    if (buf && valid > 0) convert_buffer(buf, valid);
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+        ssc_count_dropped(SST_DROP_CUPTI, 0, dropped);
+    if (buf) buffer_release(buf);
+}
+
+/* ---- callbacks (subscriber): fatal errors, and launches while probing ----------------- */
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                 const void *data)
+{
+    (void)userdata;
+    if (domain == CUPTI_CB_DOMAIN_STATE) {
+        if (cbid == CUPTI_CBID_STATE_FATAL_ERROR) atomic_store(&g_fatal, 1);
+        return;
+    }
+    const CUpti_CallbackData *cd = data;
+    if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) && cd &&
+        cd->callbackSite == CUPTI_API_ENTER)
+        atomic_fetch_add_explicit(&g_launches, 1, memory_order_relaxed);
+}
+
+static void set_launch_callbacks(int on)
+{
+    const uint32_t *ids;
+    size_t n = ssc_cupti_runtime_launch_list(&ids);
+    for (size_t i = 0; i < n; i++)
+        cuptiEnableCallback((uint32_t)on, g_sub, CUPTI_CB_DOMAIN_RUNTIME_API, ids[i]);
+    n = ssc_cupti_driver_launch_list(&ids);
+    for (size_t i = 0; i < n; i++)
+        cuptiEnableCallback((uint32_t)on, g_sub, CUPTI_CB_DOMAIN_DRIVER_API, ids[i]);
+}
+
+/* ---- activity kinds -------------------------------------------------------------- */
+
+/* Full mode adds kernels (the expensive part) and CUPTI's own overhead records. Light mode
+ * keeps what finds host-side bottlenecks: API calls, syncs, copies, memsets, allocations. */
+static const CUpti_ActivityKind k_full_only[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                                 CUPTI_ACTIVITY_KIND_OVERHEAD};
+static const CUpti_ActivityKind k_both[] = {
+    CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2};
+
+static CUptiResult set_kind(CUpti_ActivityKind k, int on)
+{
+    return on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
+}
+
+/* Enables (or disables) the kept calls of one domain one by one. Returns 0 when this CUPTI
+ * has no per-call control (the first call says so); single unknown cbids are ignored. */
+static int set_api_calls(CUptiResult (*fn)(CUpti_CallbackId, uint8_t), const uint32_t *ids,
+                         size_t n, int on)
+{
+    for (size_t i = 0; i < n; i++) {
+        CUptiResult res = fn(ids[i], (uint8_t)on);
+        if (i == 0 && (res == CUPTI_ERROR_NOT_SUPPORTED || res == CUPTI_ERROR_NOT_COMPATIBLE))
+            return 0;
+    }
+    return 1;
+}
+
+/* API records: only the keep-list, call by call. If this CUPTI lacks per-call control,
+ * whole domains are enabled and ssc_cupti_convert filters (more overhead, same trace). */
+static void set_api(int on)
+{
+    const uint32_t *ids;
+    size_t n;
+    if (g_api_per_call) {
+        n = ssc_cupti_runtime_keep_list(&ids);
+        g_api_per_call = set_api_calls(cuptiActivityEnableRuntimeApi, ids, n, on);
+    }
+    if (g_api_per_call) {
+        n = ssc_cupti_driver_keep_list(&ids);
+        g_api_per_call = set_api_calls(cuptiActivityEnableDriverApi, ids, n, on);
+    }
+    if (!g_api_per_call) {
+        set_kind(CUPTI_ACTIVITY_KIND_RUNTIME, on);
+        set_kind(CUPTI_ACTIVITY_KIND_DRIVER, on);
+    }
+}
+
+/* Returns the first failure (enabling); disabling is best effort. */
+static CUptiResult set_kinds(int on)
+{
+    CUptiResult first = CUPTI_SUCCESS;
+    int full = ssc_config()->mode == SSC_MODE_FULL;
+    for (size_t i = 0; full && i < sizeof(k_full_only) / sizeof(k_full_only[0]); i++) {
+        CUptiResult r = set_kind(k_full_only[i], on);
+        if (first == CUPTI_SUCCESS) first = r;
+    }
+    for (size_t i = 0; i < sizeof(k_both) / sizeof(k_both[0]); i++) {
+        CUptiResult r = set_kind(k_both[i], on);
+        if (first == CUPTI_SUCCESS) first = r;
+    }
+    set_api(on);
+    return first;
+}
+
+/* ---- start ------------------------------------------------------------------------- */
+
+static int start_conflict(void)
+{
+    ssc_notice(SST_NOTICE_CUPTI_CONFLICT, SST_NOTE_WARN,
+               "another CUPTI client (Nsight Systems, Nsight Compute, a debugger or a "
+               "profiler) holds CUPTI: GPU activity is not recorded; NVTX and host data "
+               "still are");
+    write_capture(0, SST_CAP_CONFLICT);
+    return SS_EACCES;
+}
+
+/* Subscribing comes first: it is how CUPTI says another client owns it, and until we know
+ * we are alone we must not change global CUPTI state such as its clock. The clock is then
+ * set before any activity kind is enabled (CUPTI's requirement), so GPU and host events
+ * share CLOCK_MONOTONIC. Thread ids are kernel tids, as in NVTX records. */
+static int start_locked(void)
+{
+    CUptiResult res = cuptiSubscribe(&g_sub, on_callback, NULL);
+    if (res == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) return start_conflict();
+    if (res != CUPTI_SUCCESS) {
+        say_unavailable("cuptiSubscribe", res);
+        return SS_EIO;
+    }
+    const char *step = "cuptiActivityRegisterTimestampCallback";
+    res = cuptiActivityRegisterTimestampCallback(timestamp_cb);
+    if (res == CUPTI_SUCCESS) {
+        step = "cuptiSetThreadIdType";
+        res = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    }
+    if (res == CUPTI_SUCCESS) {
+        step = "cuptiActivityRegisterCallbacks";
+        res = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    }
+    if (res != CUPTI_SUCCESS) {
+        say_unavailable(step, res);
+        cuptiUnsubscribe(g_sub);
+        return SS_EIO;
+    }
+    cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR);
+    /* Device and context records come once per GPU/context: always on. */
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT);
+    return 0;
+}
+
+/* Window edges are recorded by the core (CAPTURE reason WINDOW/START/EXIT); only what
+ * concerns CUPTI alone (conflict, takeover, errors) is recorded here. */
+static void enable_locked(int on)
+{
+    if (on == g_enabled) return;
+    CUptiResult res = set_kinds(on);
+    if (on && res != CUPTI_SUCCESS) {
+        say_unavailable("cuptiActivityEnable", res);
+        set_kinds(0);
+        write_capture(0, SST_CAP_ERROR);
+        return;
+    }
+    g_enabled = on;
+}
+
+int ssc_cupti_start(void)
+{
+    pthread_mutex_lock(&g_ctl);
+    int rc = 0;
+    if (g_state == CS_OFF) {
+        atomic_store(&g_pid, getpid());
+        g_api_per_call = 1;
+        rc = start_locked();
+        g_state = rc == 0 ? CS_RUNNING : CS_FAILED;
+        if (rc == 0) {
+            ssc_watch_init(&g_watch, sst_now_ns(), SSC_WATCH_QUIET_NS, SSC_WATCH_PROBE_NS);
+            if (ssc_capturing()) enable_locked(1);
+        }
+    } else if (g_state != CS_RUNNING) {
+        rc = SS_EIO;
+    }
+    pthread_mutex_unlock(&g_ctl);
+    return rc;
+}
+
+void ssc_cupti_set_enabled(int on)
+{
+    if (!in_starting_process()) return;
+    pthread_mutex_lock(&g_ctl);
+    if (g_state == CS_RUNNING) enable_locked(on != 0);
+    pthread_mutex_unlock(&g_ctl);
+}
+
+/* ---- flush and the takeover watch ------------------------------------------------- */
+
+/* From here on CUPTI is not ours: we neither flush (that would push another client's
+ * buffers around) nor disable anything (that would cut its trace short). */
+static void lost_locked(uint16_t notice, uint8_t reason, const char *why)
+{
+    set_launch_callbacks(0);
+    g_state = CS_TAKEN;
+    ssc_notice(notice, SST_NOTE_WARN, why);
+    write_capture(0, reason);
+}
+
+static void watch_locked(void)
+{
+    uint64_t launches = atomic_load_explicit(&g_launches, memory_order_relaxed);
+    enum ssc_watch_action act =
+        ssc_watch_tick(&g_watch, sst_now_ns(), g_enabled, atomic_load(&g_deliveries), launches);
+    if (act == SSC_WATCH_CONFIRM) {
+        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        act = ssc_watch_confirm(&g_watch, sst_now_ns(), atomic_load(&g_deliveries));
+    }
+    if (act == SSC_WATCH_PROBE_ON) set_launch_callbacks(1);
+    if (act == SSC_WATCH_PROBE_OFF) set_launch_callbacks(0);
+    if (act == SSC_WATCH_TAKEN_OVER)
+        lost_locked(SST_NOTICE_CUPTI_TAKEN_OVER, SST_CAP_TAKEN_OVER,
+                    "another CUPTI client (torch.profiler?) took over CUPTI's activity "
+                    "buffers: GPU activity is no longer recorded from here on");
+}
+
+/* Records dropped from CUPTI's global queue (those of no stream); per-stream drops are
+ * read in buffer_completed. */
+static void count_global_drops(void)
+{
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
+        ssc_count_dropped(SST_DROP_CUPTI, 0, dropped);
+}
+
+/* The core calls ssc_cupti_flush every writer round (100 ms); CUPTI's flush takes locks
+ * that launching threads also take, so plain flushes run at most every 250 ms. Full
+ * buffers are delivered by CUPTI without waiting for us. */
+#define SSC_FLUSH_MIN_NS 250000000ull
+
+void ssc_cupti_flush(int force)
+{
+    static uint64_t last_ns;
+    if (!in_starting_process()) return;
+    pthread_mutex_lock(&g_ctl);
+    uint64_t now = sst_now_ns();
+    if (!force && now - last_ns < SSC_FLUSH_MIN_NS) {
+        pthread_mutex_unlock(&g_ctl);
+        return;
+    }
+    last_ns = now;
+    if (g_state == CS_RUNNING) {
+        CUptiResult res = cuptiActivityFlushAll(force ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+        count_global_drops();
+        if (atomic_load(&g_fatal)) {
+            /* CUPTI finalises itself after a fatal error. */
+            lost_locked(SST_NOTICE_CUPTI_UNAVAILABLE, SST_CAP_ERROR,
+                        "CUPTI reported a fatal error and shut down: GPU activity is no "
+                        "longer recorded from here on");
+        } else if (res == CUPTI_ERROR_NOT_INITIALIZED) {
+            /* Someone called cuptiFinalize (Kineto does with TEARDOWN_CUPTI=1). */
+            lost_locked(SST_NOTICE_CUPTI_TAKEN_OVER, SST_CAP_TAKEN_OVER,
+                        "another CUPTI client (torch.profiler?) shut CUPTI down: GPU "
+                        "activity is no longer recorded from here on");
+        } else {
+            watch_locked();
+        }
+    }
+    pthread_mutex_unlock(&g_ctl);
+}
+
+/* ---- stop ------------------------------------------------------------------------- */
+
+/* Counts of what conversion did, as ENV records, for `stepscope info` and for checking the
+ * filter's cost: "cupti.records", "cupti.filtered", "cupti.unknown", "cupti.untimed". */
+static void write_stats(void)
+{
+    static const char *const keys[] = {"cupti.records", "cupti.filtered", "cupti.unknown",
+                                       "cupti.untimed", "cupti.dropped"};
+    for (int i = 0; i <= SSC_CONV_DROPPED; i++) {
+        char val[24];
+        int n = snprintf(val, sizeof(val), "%llu", (unsigned long long)atomic_load(&g_stat[i]));
+        uint32_t k = ssc_intern(keys[i], strlen(keys[i]));
+        uint32_t v = ssc_intern(val, (size_t)n);
+        struct sst_rec_env *r = ssc_rec_reserve(SST_REC_ENV, sizeof(*r));
+        if (!r) return;
+        r->key = k;
+        r->value = v;
+        ssc_rec_commit(r);
+    }
+}
+
+static void free_pool(void)
+{
+    pthread_mutex_lock(&g_pool.lock);
+    for (int i = 0; i < g_pool.nfree; i++)
+        free(g_pool.free[i]);
+    g_pool.allocated -= g_pool.nfree;
+    g_pool.nfree = 0;
+    pthread_mutex_unlock(&g_pool.lock);
+}
+
+void ssc_cupti_stop(void)
+{
+    if (!in_starting_process()) return;
+    pthread_mutex_lock(&g_ctl);
+    if (g_state == CS_RUNNING || g_state == CS_TAKEN) {
+        if (g_state == CS_RUNNING) {
+            /* Kinds first, so the forced flush is the last word. */
+            if (g_enabled) set_kinds(0);
+            cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+            count_global_drops();
+            g_enabled = 0;
+            free_pool();
+        }
+        write_stats();
+        cuptiUnsubscribe(g_sub);
+        g_state = CS_STOPPED;
+    }
+    pthread_mutex_unlock(&g_ctl);
+}

@@ -1,0 +1,73 @@
+/*
+ * ssc_internal.h — the collector's internal interface (src/collect/).
+ *
+ * The collector is libstepscope.so, injected into the training process. Its core
+ * (ssc_main.c and friends: entry points, configuration, per-thread record buffers, the
+ * writer thread, fork and signal handling, NVTX, environment and host samples) and its
+ * CUPTI part (ssc_cupti.c: activity tracing and the conversion of CUPTI records) meet here.
+ * Nothing in this header is exported from the library: everything is hidden.
+ */
+#ifndef SSC_INTERNAL_H
+#define SSC_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/sst_format.h"
+
+#define SSC_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- configuration (core), read once from the environment that `stepscope record` sets */
+enum ssc_mode { SSC_MODE_FULL = 0, SSC_MODE_LIGHT = 1 };
+enum ssc_window_kind { SSC_WINDOW_ALL = 0, SSC_WINDOW_STEPS = 1, SSC_WINDOW_SECONDS = 2 };
+
+struct ssc_config {
+    char out_dir[4096];        /* STEPSCOPE_OUTPUT_DIR */
+    enum ssc_mode mode;        /* STEPSCOPE_MODE=full|light */
+    enum ssc_window_kind window;
+    uint64_t window_from;      /* steps or ns after start, by window */
+    uint64_t window_to;
+    uint64_t memory_cap;       /* bytes of buffered records before dropping */
+    uint32_t sample_hz;        /* host samples per second, 0: off */
+    int quiet;                 /* STEPSCOPE_QUIET=1: no stderr except errors */
+};
+SSC_HIDDEN const struct ssc_config *ssc_config(void);
+
+/* ---- records (core): callable from any thread, never blocks, never allocates on the
+ * hot path after a thread's first record. reserve returns zeroed memory for one record
+ * with its header set, or NULL when the record must be dropped (memory cap, collector
+ * shut down); the drop is counted. Every non-NULL reserve is followed by commit. */
+SSC_HIDDEN void *ssc_rec_reserve(uint16_t type, size_t size);
+SSC_HIDDEN void ssc_rec_commit(void *rec);
+
+/* Interned string id for s (thread-safe). The STRING record that defines the id is
+ * guaranteed to reach the file before any record committed after this call returns.
+ * Returns SST_NO_STRING on failure. */
+SSC_HIDDEN uint32_t ssc_intern(const char *s, size_t len);
+
+/* Counts records lost outside the buffers (e.g. CUPTI's own drops) for a DROPPED record. */
+SSC_HIDDEN void ssc_count_dropped(uint8_t source, uint16_t rec_type, uint64_t count);
+
+/* Says msg once on stderr ("stepscope: ...") per code, and writes a NOTICE record. */
+SSC_HIDDEN void ssc_notice(uint16_t code, uint8_t level, const char *msg);
+
+/* Whether GPU activity is inside the capture window right now. */
+SSC_HIDDEN int ssc_capturing(void);
+
+/* ---- CUPTI (ssc_cupti.c), called by the core -------------------------------------- */
+
+/* From InitializeInjection: subscribe, set the timestamp callback to sst_now_ns, enable
+ * the activity kinds for the mode. Returns 0, or an ss_error after saying why (conflict,
+ * CUPTI missing); the core keeps recording NVTX and host data either way. */
+SSC_HIDDEN int ssc_cupti_start(void);
+
+/* Turn activity recording on/off (capture window edges). */
+SSC_HIDDEN void ssc_cupti_set_enabled(int on);
+
+/* Flush CUPTI's completed buffers into records (periodically and at exit). */
+SSC_HIDDEN void ssc_cupti_flush(int force);
+
+/* At exit: flush everything, unsubscribe. */
+SSC_HIDDEN void ssc_cupti_stop(void);
+
+#endif

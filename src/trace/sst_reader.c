@@ -1,0 +1,627 @@
+/*
+ * sst_reader.c — the one reader of the trace format (see sst_reader.h,
+ * docs/trace-format.md).
+ *
+ * Reading is a loop over chunks: load a chunk (header, payload, checksum), then hand out its
+ * records one by one from the buffer. Nothing from the file is trusted: every length is
+ * checked against the buffer it indexes and against the file size before it is used. A chunk
+ * that fails a check is skipped by scanning forward for the next chunk magic whose chunk
+ * passes every check; a chunk that runs past the end of the file with nothing valid after it
+ * is a truncation (the writer was killed), not damage.
+ *
+ * Memory is bounded by one chunk (stored + decompressed, each <= SST_CHUNK_MAX_RAW), a 64 KiB
+ * scan window used only while resynchronising, and the string table.
+ */
+#include "sst_reader.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sst_crc32c.h"
+#include "sst_zstd.h"
+#include "util/ss_error.h"
+
+#define CHUNK_HDR sizeof(struct sst_chunk_header)
+#define SCAN_WINDOW (64u << 10)
+#define NO_OFFSET UINT64_MAX
+
+/* Outcome of examining the bytes at one offset as a chunk. */
+enum chunk_check { CHUNK_OK = 0, CHUNK_SHORT = 1, CHUNK_BAD = 2 };
+
+struct str_entry {
+    uint32_t id; /* 0: empty slot (id 0 is never defined) */
+    uint32_t len;
+    const char *text; /* in a str_block */
+};
+
+struct str_block {
+    struct str_block *next;
+    size_t used, cap;
+    char data[];
+};
+
+struct sst_reader {
+    FILE *f;
+    struct sst_reader_opts opts;
+    struct sst_file_header hdr;
+    uint64_t file_size; /* NO_OFFSET when the stream cannot tell */
+    uint64_t fpos;      /* where the stream's position is, to skip needless seeks */
+    uint64_t pos;       /* offset of the next chunk to examine */
+    struct sst_chunk_header ch; /* the chunk last loaded */
+    uint8_t *stored, *raw, *scan;
+    size_t stored_cap, raw_cap;
+    void *zctx;
+    const uint8_t *payload; /* records of the current chunk */
+    size_t payload_len, rec_off;
+    uint64_t chunk_off; /* file offset of the current chunk, for messages */
+    char reason[96];    /* why the last chunk check failed */
+    int done, err;
+    struct sst_read_status st;
+    struct str_entry *strs;
+    size_t str_slots, str_count;
+    struct str_block *blocks;
+    char line[256];
+};
+
+/* ---- problems ------------------------------------------------------------------------- */
+
+__attribute__((format(printf, 4, 5))) static void problem(struct sst_reader *r, int err,
+                                                          uint64_t offset, const char *fmt, ...)
+{
+    if (!r->opts.on_problem)
+        return;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    r->opts.on_problem(r->opts.problem_ctx, err, offset, msg);
+}
+
+__attribute__((format(printf, 2, 3))) static enum chunk_check bad(struct sst_reader *r,
+                                                                  const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+    va_end(ap);
+    return CHUNK_BAD;
+}
+
+/* ---- raw input ------------------------------------------------------------------------ */
+
+/* Reads exactly len bytes at offset; returns the number read (short at end of file). */
+static size_t read_at(struct sst_reader *r, uint64_t offset, void *dst, size_t len)
+{
+    if (r->fpos != offset) {
+        if (fseeko(r->f, (off_t)offset, SEEK_SET) != 0)
+            return 0;
+        r->fpos = offset;
+    }
+    size_t n = fread(dst, 1, len, r->f);
+    r->fpos += n;
+    return n;
+}
+
+/* Grows *buf to hold len bytes (len <= SST_CHUNK_MAX_RAW, checked by the caller). */
+static int ensure(uint8_t **buf, size_t *cap, size_t len)
+{
+    if (*cap >= len)
+        return 0;
+    size_t n = *cap ? *cap : (64u << 10);
+    while (n < len)
+        n *= 2;
+    uint8_t *p = realloc(*buf, n);
+    if (!p)
+        return SS_ENOMEM;
+    *buf = p;
+    *cap = n;
+    return 0;
+}
+
+/* ---- chunks --------------------------------------------------------------------------- */
+
+/* Checks the header's own fields; CHUNK_SHORT when the chunk would run past the file. */
+static enum chunk_check check_chunk_header(struct sst_reader *r, uint64_t off,
+                                           const struct sst_chunk_header *h)
+{
+    if (h->magic != SST_CHUNK_MAGIC)
+        return bad(r, "bad chunk magic 0x%08" PRIx32, h->magic);
+    if (h->stored_len > SST_CHUNK_MAX_RAW || h->raw_len > SST_CHUNK_MAX_RAW)
+        return bad(r, "chunk claims %" PRIu32 "/%" PRIu32 " bytes, over the 16 MiB limit",
+                   h->stored_len, h->raw_len);
+    if (h->flags & ~(uint16_t)SST_CHUNK_F_ZSTD)
+        return bad(r, "unknown chunk flags 0x%04x", (unsigned)h->flags);
+    if (!(h->flags & SST_CHUNK_F_ZSTD) && h->raw_len != h->stored_len)
+        return bad(r, "raw chunk with raw_len %" PRIu32 " != stored_len %" PRIu32, h->raw_len,
+                   h->stored_len);
+    if (r->file_size != NO_OFFSET && off + CHUNK_HDR + h->stored_len > r->file_size)
+        return CHUNK_SHORT;
+    return CHUNK_OK;
+}
+
+/* Reads and checks the chunk at off into r->ch and r->stored. */
+static enum chunk_check load_chunk(struct sst_reader *r, uint64_t off)
+{
+    struct sst_chunk_header h;
+    if (read_at(r, off, &h, sizeof h) != sizeof h)
+        return CHUNK_SHORT;
+    enum chunk_check c = check_chunk_header(r, off, &h);
+    if (c != CHUNK_OK)
+        return c;
+    if (ensure(&r->stored, &r->stored_cap, h.stored_len) != 0)
+        return bad(r, "out of memory for a %" PRIu32 "-byte chunk", h.stored_len);
+    if (read_at(r, off + CHUNK_HDR, r->stored, h.stored_len) != h.stored_len)
+        return CHUNK_SHORT;
+    uint32_t want = h.crc;
+    h.crc = 0;
+    uint32_t got = sst_crc32c(sst_crc32c(0, &h, sizeof h), r->stored, h.stored_len);
+    if (got != want)
+        return bad(r, "checksum mismatch");
+    h.crc = want;
+    r->ch = h;
+    return CHUNK_OK;
+}
+
+/* Offset of the next chunk after `from` that passes every check, or NO_OFFSET. */
+static uint64_t resync(struct sst_reader *r, uint64_t from)
+{
+    static const uint8_t magic[4] = {0x53, 0x53, 0x43, 0x4b}; /* SST_CHUNK_MAGIC, LE */
+    if (!r->scan && !(r->scan = malloc(SCAN_WINDOW)))
+        return NO_OFFSET;
+    for (uint64_t base = from;;) {
+        size_t n = read_at(r, base, r->scan, SCAN_WINDOW);
+        if (n < sizeof magic)
+            return NO_OFFSET;
+        for (size_t i = 0; i + sizeof magic <= n; i++) {
+            const uint8_t *hit = memchr(r->scan + i, magic[0], n - i);
+            if (!hit || (size_t)(hit - r->scan) + sizeof magic > n)
+                break;
+            i = (size_t)(hit - r->scan);
+            if (memcmp(hit, magic, sizeof magic) == 0 && load_chunk(r, base + i) == CHUNK_OK)
+                return base + i;
+        }
+        base += n - (sizeof magic - 1); /* overlap: a magic may straddle two windows */
+    }
+}
+
+/* The only use of zstd in the reader: a compressed payload must expand to exactly raw_len. */
+static int decompress_payload(struct sst_reader *r)
+{
+    if (ensure(&r->raw, &r->raw_cap, r->ch.raw_len) != 0)
+        return SS_ENOMEM;
+    return sst_zstd_decompress(&r->zctx, r->raw, r->ch.raw_len, r->stored, r->ch.stored_len);
+}
+
+/* Makes the loaded RECORDS chunk current. Returns 0, or CHUNK_BAD with r->reason set. */
+static enum chunk_check open_records(struct sst_reader *r)
+{
+    const uint8_t *p = r->stored;
+    if (r->ch.flags & SST_CHUNK_F_ZSTD) {
+        int rc = decompress_payload(r);
+        if (rc != 0)
+            return bad(r, "zstd payload does not decompress to %" PRIu32 " bytes: %s",
+                       r->ch.raw_len, ss_strerror(rc));
+        p = r->raw;
+    }
+    r->payload = p;
+    r->payload_len = r->ch.raw_len;
+    r->rec_off = 0;
+    return CHUNK_OK;
+}
+
+/* Takes in the END chunk: the file was closed by its writer. */
+static enum chunk_check take_end(struct sst_reader *r)
+{
+    if (r->ch.flags != 0 || r->ch.stored_len < sizeof(struct sst_end))
+        return bad(r, "END chunk of %" PRIu32 " bytes is malformed", r->ch.stored_len);
+    memcpy(&r->st.end, r->stored, sizeof r->st.end);
+    r->st.closed = 1;
+    /* Only comparable when every chunk was one this version knows and none was lost. */
+    if (r->st.bad_chunks == 0 && r->st.unknown_chunks == 0 && r->st.end.chunks != r->st.chunks)
+        problem(r, SS_ECORRUPT, r->chunk_off,
+                "END chunk counts %" PRIu32 " chunks but %" PRIu32 " were read",
+                r->st.end.chunks, r->st.chunks);
+    return CHUNK_OK;
+}
+
+/* Acts on a chunk that passed its checks. Returns 1 when records are ready, 0 to go on
+ * to the next chunk, or CHUNK_BAD-as-negative (-1) when its content is unusable. */
+static int take_chunk(struct sst_reader *r)
+{
+    enum chunk_check c = CHUNK_OK;
+    if (r->ch.type == SST_CHUNK_RECORDS)
+        c = open_records(r);
+    else if (r->ch.type == SST_CHUNK_END)
+        c = take_end(r);
+    else
+        r->st.unknown_chunks++; /* a later version's chunk: framed, checksummed, skippable */
+    if (c != CHUNK_OK)
+        return -1;
+    if (r->ch.type == SST_CHUNK_RECORDS)
+        r->st.chunks++;
+    r->st.last_seq = (int32_t)r->ch.seq;
+    r->pos = r->chunk_off + CHUNK_HDR + r->ch.stored_len;
+    return r->ch.type == SST_CHUNK_RECORDS;
+}
+
+static void mark_truncated(struct sst_reader *r, uint64_t at)
+{
+    r->st.truncated = 1;
+    r->st.truncated_at = at;
+    problem(r, SS_ETRUNC, at, "%s", sst_reader_state_line(r));
+}
+
+/* Skips a damaged chunk at r->chunk_off, resuming at the next valid one. Returns 0 to go on,
+ * 1 at the end of the readable data, or SS_ECORRUPT in strict mode. */
+static int skip_damage(struct sst_reader *r, enum chunk_check why)
+{
+    uint64_t at = r->chunk_off;
+    uint64_t next = resync(r, at + 1);
+    if (next == NO_OFFSET && why == CHUNK_SHORT) {
+        mark_truncated(r, at); /* the writer stopped inside this chunk */
+        return 1;
+    }
+    r->st.bad_chunks++;
+    if (r->st.bad_chunks == 1)
+        r->st.first_bad_offset = at;
+    uint64_t end = next != NO_OFFSET ? next : r->file_size;
+    r->st.bad_bytes += end - at;
+    problem(r, SS_ECORRUPT, at, "chunk %" PRId32 " at offset %" PRIu64 ": %s, skipped",
+            r->st.last_seq + 1, at, why == CHUNK_SHORT ? "length runs past the file" : r->reason);
+    if (r->opts.strict)
+        return SS_ECORRUPT;
+    if (next == NO_OFFSET) {
+        mark_truncated(r, at);
+        return 1;
+    }
+    r->pos = next;
+    return 0;
+}
+
+/* Makes the next RECORDS chunk current. Returns 1, 0 at the end, or a negative error. */
+static int next_chunk(struct sst_reader *r)
+{
+    while (!r->st.closed) {
+        if (r->file_size != NO_OFFSET && r->pos >= r->file_size) {
+            mark_truncated(r, r->pos); /* no END chunk: the writer never closed the file */
+            return 0;
+        }
+        r->chunk_off = r->pos;
+        enum chunk_check c = load_chunk(r, r->pos);
+        int took = c == CHUNK_OK ? take_chunk(r) : -1;
+        if (took == 1)
+            return 1;
+        if (took == 0)
+            continue;
+        int rc = skip_damage(r, c == CHUNK_OK ? CHUNK_BAD : c);
+        if (rc != 0)
+            return rc < 0 ? rc : 0;
+    }
+    if (r->file_size != NO_OFFSET && r->pos < r->file_size)
+        problem(r, 0, r->pos, "%" PRIu64 " bytes after the END chunk ignored",
+                r->file_size - r->pos);
+    return 0;
+}
+
+/* ---- strings -------------------------------------------------------------------------- */
+
+/* Ids come from the file, so they index a hash table, never an array. */
+static size_t str_home(uint32_t id, size_t slots)
+{
+    return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 20) & (slots - 1);
+}
+
+static struct str_entry *str_find(const struct sst_reader *r, uint32_t id)
+{
+    if (!r->str_slots || id == SST_NO_STRING)
+        return NULL;
+    for (size_t j = str_home(id, r->str_slots);; j = (j + 1) & (r->str_slots - 1)) {
+        if (r->strs[j].id == id || r->strs[j].id == 0)
+            return &r->strs[j];
+    }
+}
+
+static int str_grow(struct sst_reader *r)
+{
+    size_t n = r->str_slots ? r->str_slots * 2 : 1024;
+    struct str_entry *t = calloc(n, sizeof *t);
+    if (!t)
+        return SS_ENOMEM;
+    for (size_t i = 0; i < r->str_slots; i++) {
+        if (!r->strs[i].id)
+            continue;
+        size_t j = str_home(r->strs[i].id, n);
+        while (t[j].id)
+            j = (j + 1) & (n - 1);
+        t[j] = r->strs[i];
+    }
+    free(r->strs);
+    r->strs = t;
+    r->str_slots = n;
+    return 0;
+}
+
+/* Copies text into a block that never moves, so returned pointers stay valid. */
+static const char *str_copy(struct sst_reader *r, const char *s, size_t len)
+{
+    struct str_block *b = r->blocks;
+    if (!b || b->cap - b->used < len + 1) {
+        size_t cap = len + 1 > (256u << 10) ? len + 1 : (256u << 10);
+        if (!(b = malloc(sizeof *b + cap)))
+            return NULL;
+        b->next = r->blocks;
+        b->used = 0;
+        b->cap = cap;
+        r->blocks = b;
+    }
+    char *dst = b->data + b->used;
+    memcpy(dst, s, len);
+    dst[len] = 0;
+    b->used += len + 1;
+    return dst;
+}
+
+/* Defines (or redefines: the later definition wins) a string from a STRING record. */
+static int str_define(struct sst_reader *r, const struct sst_rec_string *rec)
+{
+    if (rec->id == SST_NO_STRING)
+        return 0;
+    if ((r->str_count + 1) * 2 > r->str_slots && str_grow(r) != 0)
+        return SS_ENOMEM;
+    const char *text = str_copy(r, (const char *)(rec + 1), rec->len);
+    if (!text)
+        return SS_ENOMEM;
+    struct str_entry *e = str_find(r, rec->id);
+    if (e->id == 0)
+        r->str_count++;
+    *e = (struct str_entry){rec->id, rec->len, text};
+    return 0;
+}
+
+const char *sst_reader_string(const struct sst_reader *r, uint32_t id, uint32_t *len)
+{
+    const struct str_entry *e = str_find(r, id);
+    if (!e || e->id == 0)
+        return NULL;
+    if (len)
+        *len = e->len;
+    return e->text;
+}
+
+/* ---- records -------------------------------------------------------------------------- */
+
+/* Why the record at p (with `left` bytes of payload from it) is malformed, or NULL. */
+static const char *record_defect(const uint8_t *p, size_t left, struct sst_rec_header *h)
+{
+    if (left < 8)
+        return "fewer than 8 bytes left in the chunk";
+    memcpy(h, p, sizeof *h);
+    if (h->size < 8 || h->size % SST_REC_ALIGN)
+        return "size not a multiple of 8";
+    if (h->size > left)
+        return "size runs past the chunk";
+    if (h->type == 0 || h->type >= SST_REC_TYPE_LIMIT)
+        return NULL; /* unknown: skippable by size */
+    if (h->size < sst_rec_min_size(h->type))
+        return "smaller than its type";
+    if (h->type == SST_REC_STRING) {
+        const struct sst_rec_string *s = (const void *)p;
+        if (s->len > h->size - sizeof *s)
+            return "string longer than its record";
+    }
+    return NULL;
+}
+
+/* The rest of a chunk whose framing broke cannot be trusted: drop it. */
+static int malformed(struct sst_reader *r, const char *why, const struct sst_rec_header *h)
+{
+    r->st.malformed++;
+    problem(r, SS_EBADREC, r->chunk_off,
+            "chunk %" PRIu32 " at offset %" PRIu64 ": malformed record at payload byte %zu "
+            "(type %u, size %u: %s), rest of chunk skipped",
+            r->ch.seq, r->chunk_off, r->rec_off, (unsigned)h->type, (unsigned)h->size, why);
+    r->rec_off = r->payload_len;
+    return r->opts.strict ? SS_ECORRUPT : 0;
+}
+
+/* The next known record of the current chunk: 1 with *rec set, 0 when the chunk is done,
+ * or a negative error. */
+static int next_record(struct sst_reader *r, const struct sst_rec_header **rec)
+{
+    while (r->rec_off < r->payload_len) {
+        const uint8_t *p = r->payload + r->rec_off;
+        struct sst_rec_header h = {0, 0};
+        const char *why = record_defect(p, r->payload_len - r->rec_off, &h);
+        if (why)
+            return malformed(r, why, &h);
+        r->rec_off += h.size;
+        if (h.type == 0 || h.type >= SST_REC_TYPE_LIMIT) {
+            r->st.unknown_records++;
+            continue;
+        }
+        if (h.type == SST_REC_STRING && str_define(r, (const void *)p) != 0)
+            return SS_ENOMEM;
+        r->st.records++;
+        *rec = (const struct sst_rec_header *)(const void *)p;
+        return 1;
+    }
+    return 0;
+}
+
+int sst_reader_next(struct sst_reader *r, const struct sst_rec_header **rec)
+{
+    for (;;) {
+        if (r->payload) {
+            int rc = next_record(r, rec);
+            if (rc != 0) {
+                if (rc < 0)
+                    r->done = 1, r->err = rc;
+                return rc;
+            }
+            r->payload = NULL;
+        }
+        if (r->done)
+            return r->err;
+        int rc = next_chunk(r);
+        if (rc <= 0) {
+            r->done = 1;
+            r->err = rc;
+            return rc;
+        }
+    }
+}
+
+/* ---- open / state --------------------------------------------------------------------- */
+
+/* Checks the file header in buf (n bytes read). Returns 0 or the ss_error for open. */
+static int check_header(struct sst_reader *r, const uint8_t *buf, size_t n)
+{
+    if (n == 0)
+        return SS_EEMPTY;
+    size_t m = n < SST_MAGIC_LEN ? n : SST_MAGIC_LEN;
+    if (memcmp(buf, SST_MAGIC, m) != 0)
+        return SS_ENOTTRACE;
+    if (n < sizeof r->hdr) {
+        problem(r, SS_ETRUNC, n, "file ends after %zu bytes, inside the 64-byte header", n);
+        return SS_ETRUNC;
+    }
+    struct sst_file_header *h = &r->hdr;
+    memcpy(h, buf, sizeof *h);
+    int crc_ok = sst_crc32c(0, h, offsetof(struct sst_file_header, header_crc)) == h->header_crc;
+    /* A newer format may lay its header out differently, so version beats the checksum. */
+    if (h->min_reader_version > SST_READ_VERSION) {
+        problem(r, SS_EVERSION, 0,
+                "trace format v%u needs a newer stepscope (this one reads up to v%u)",
+                (unsigned)h->min_reader_version, SST_READ_VERSION);
+        return SS_EVERSION;
+    }
+    if (h->byte_order != SST_BYTE_ORDER_LE)
+        return SS_EBYTEORDER;
+    if (!crc_ok) {
+        problem(r, SS_ECORRUPT, 0, "file header checksum mismatch");
+        return SS_ECORRUPT;
+    }
+    if (h->header_size < sizeof *h) {
+        problem(r, SS_ECORRUPT, 0, "header_size %u is under 64", (unsigned)h->header_size);
+        return SS_ECORRUPT;
+    }
+    return 0;
+}
+
+static uint64_t stream_size(FILE *f)
+{
+    struct stat sb;
+    if (fileno(f) >= 0 && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode))
+        return (uint64_t)sb.st_size;
+    if (fseeko(f, 0, SEEK_END) != 0)
+        return NO_OFFSET; /* a pipe: lengths are checked by short reads instead */
+    off_t end = ftello(f);
+    if (fseeko(f, 0, SEEK_SET) != 0 || end < 0)
+        return NO_OFFSET;
+    return (uint64_t)end;
+}
+
+int sst_reader_open_file(FILE *f, const struct sst_reader_opts *opts, struct sst_reader **out)
+{
+    *out = NULL;
+    struct sst_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        fclose(f);
+        return SS_ENOMEM;
+    }
+    r->f = f;
+    if (opts)
+        r->opts = *opts;
+    r->st.last_seq = -1;
+    r->file_size = stream_size(f);
+    r->st.file_bytes = r->file_size == NO_OFFSET ? 0 : r->file_size;
+    uint8_t buf[sizeof(struct sst_file_header)];
+    size_t n = read_at(r, 0, buf, sizeof buf);
+    int rc = ferror(f) ? SS_EIO : check_header(r, buf, n);
+    if (rc != 0) {
+        sst_reader_close(r);
+        return rc;
+    }
+    r->pos = r->hdr.header_size; /* a newer writer's longer header: skip what we don't know */
+    *out = r;
+    return 0;
+}
+
+int sst_reader_open(const char *path, const struct sst_reader_opts *opts,
+                    struct sst_reader **out)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rbe");
+    if (!f)
+        return ss_from_errno(errno);
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        return SS_EINVAL;
+    }
+    return sst_reader_open_file(f, opts, out);
+}
+
+const struct sst_file_header *sst_reader_header(const struct sst_reader *r)
+{
+    return &r->hdr;
+}
+
+const struct sst_read_status *sst_reader_status(const struct sst_reader *r)
+{
+    return &r->st;
+}
+
+/* Appends ", N damaged chunks skipped (first at offset X)" when there were any. */
+static void append_damage(struct sst_reader *r, size_t used)
+{
+    if (r->st.bad_chunks == 0 || used >= sizeof r->line)
+        return;
+    snprintf(r->line + used, sizeof r->line - used,
+             "; %" PRIu32 " damaged chunk%s skipped (first at offset %" PRIu64 ")",
+             r->st.bad_chunks, r->st.bad_chunks == 1 ? "" : "s", r->st.first_bad_offset);
+}
+
+const char *sst_reader_state_line(struct sst_reader *r)
+{
+    int n;
+    if (r->st.truncated && r->st.last_seq < 0)
+        n = snprintf(r->line, sizeof r->line, "truncated before the first chunk (offset %" PRIu64 ")",
+                     r->st.truncated_at);
+    else if (r->st.truncated)
+        n = snprintf(r->line, sizeof r->line, "truncated after chunk %" PRId32 " (offset %" PRIu64 ")",
+                     r->st.last_seq, r->st.truncated_at);
+    else if (r->st.closed)
+        n = snprintf(r->line, sizeof r->line, "complete, %" PRIu32 " chunk%s", r->st.chunks,
+                     r->st.chunks == 1 ? "" : "s");
+    else
+        n = snprintf(r->line, sizeof r->line, "read %" PRIu32 " chunk%s so far", r->st.chunks,
+                     r->st.chunks == 1 ? "" : "s");
+    append_damage(r, n > 0 ? (size_t)n : 0);
+    return r->line;
+}
+
+void sst_reader_close(struct sst_reader *r)
+{
+    if (!r)
+        return;
+    while (r->blocks) {
+        struct str_block *next = r->blocks->next;
+        free(r->blocks);
+        r->blocks = next;
+    }
+    if (r->zctx)
+        sst_zstd_dctx_free(r->zctx);
+    free(r->strs);
+    free(r->stored);
+    free(r->raw);
+    free(r->scan);
+    if (r->f)
+        fclose(r->f);
+    free(r);
+}

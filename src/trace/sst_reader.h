@@ -1,0 +1,76 @@
+/*
+ * sst_reader.h — streams the records of a trace file with constant memory.
+ *
+ * Memory: one chunk buffer (at most SST_CHUNK_MAX_RAW) and the interned strings. Records
+ * are returned in file order, STRING records included (the reader has already added them
+ * to its table when it returns them).
+ * Damage: a file cut anywhere reads up to its last complete chunk; a chunk whose checksum
+ * fails is reported through on_problem and skipped (the reader resynchronises on the next
+ * valid chunk), unless strict is set, in which case reading stops with SS_ECORRUPT.
+ * Nothing read from the file is trusted: every length is checked against what is there.
+ */
+#ifndef SST_READER_H
+#define SST_READER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sst_format.h"
+
+struct sst_reader;
+
+/* Called for each problem found: err is an ss_error code, offset the byte offset in the
+ * file, msg one line without a newline. */
+typedef void (*sst_problem_fn)(void *ctx, int err, uint64_t offset, const char *msg);
+
+struct sst_reader_opts {
+    int strict;               /* stop at the first corrupted chunk */
+    sst_problem_fn on_problem; /* NULL: problems are only counted */
+    void *problem_ctx;
+};
+
+struct sst_read_status {
+    uint64_t records;         /* records returned so far */
+    uint64_t unknown_records; /* records of types this reader does not know (skipped) */
+    uint64_t malformed;       /* records rejected as malformed (their chunk's rest skipped) */
+    uint32_t chunks;          /* good RECORDS chunks read */
+    uint32_t bad_chunks;      /* chunks skipped for a bad checksum or bad framing */
+    uint64_t bad_bytes;       /* bytes skipped while resynchronising */
+    uint64_t first_bad_offset;
+    int closed;               /* the END chunk was read: the writer closed the file */
+    int truncated;            /* the file ends inside a chunk, or without an END chunk */
+    uint64_t truncated_at;    /* offset where the incomplete data starts */
+    int32_t last_seq;         /* seq of the last good chunk, -1 when none */
+    struct sst_end end;       /* valid when closed */
+    uint64_t file_bytes;
+    uint32_t unknown_chunks;  /* chunks of types this reader does not know (skipped) */
+};
+
+/* Opens a trace and checks its header. On success *out owns the reader (free with
+ * sst_reader_close). Errors: SS_ENOENT/SS_EACCES/SS_EIO, SS_EEMPTY, SS_ENOTTRACE,
+ * SS_EVERSION (newer incompatible format), SS_EBYTEORDER, SS_ECORRUPT (bad header CRC). */
+int sst_reader_open(const char *path, const struct sst_reader_opts *opts,
+                    struct sst_reader **out);
+
+/* As sst_reader_open on an open stream (fmemopen for fuzzing); takes ownership of f. */
+int sst_reader_open_file(FILE *f, const struct sst_reader_opts *opts, struct sst_reader **out);
+
+const struct sst_file_header *sst_reader_header(const struct sst_reader *r);
+
+/* Next record: returns 1 and sets *rec (valid until the next call), 0 at the end of the
+ * readable data, or a negative ss_error (strict mode, I/O error). */
+int sst_reader_next(struct sst_reader *r, const struct sst_rec_header **rec);
+
+/* The text of an interned string and its length; NULL when id is 0 or was never defined
+ * (e.g. its STRING record sat in a damaged chunk). Valid until sst_reader_close. */
+const char *sst_reader_string(const struct sst_reader *r, uint32_t id, uint32_t *len);
+
+const struct sst_read_status *sst_reader_status(const struct sst_reader *r);
+
+/* One line describing the file's state: "complete, 12 chunks", "truncated after chunk 3
+ * (offset 81920)", ... Static storage in r. */
+const char *sst_reader_state_line(struct sst_reader *r);
+
+void sst_reader_close(struct sst_reader *r);
+
+#endif

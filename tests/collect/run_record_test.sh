@@ -1,0 +1,115 @@
+#!/bin/sh
+# run_record_test.sh CASE STEPSCOPE NVTX_PROG CHECK_TRACE WORKDIR
+# One `stepscope record` scenario end to end (see tests/collect/CMakeLists.txt). Exits 0 when
+# the exit status, messages and the traces (read back by check_trace) are as expected.
+set -u
+CASE=$1 BIN=$2 PROG=$3 CHECK=$4 W=$5
+rm -rf "$W" && mkdir -p "$W" || exit 1
+OUT="$W/out"
+
+fail() { echo "FAIL [$CASE]: $*"; sed 's/^/  stderr: /' "$W/err" 2>/dev/null; exit 1; }
+expect_rc() { [ "$1" = "$2" ] || fail "exit status $1, expected $2"; }
+expect_err() { grep -q "$1" "$W/err" || fail "stderr lacks '$1'"; }
+
+case $CASE in
+normal)
+    "$BIN" record -o "$OUT" -- "$PROG" normal >"$W/out.txt" 2>"$W/err"
+    expect_rc $? 3
+    expect_err "traces in"
+    "$CHECK" normal "$OUT" || fail "trace check"
+    ;;
+kill)
+    "$BIN" record -o "$OUT" -- "$PROG" kill "$W/killtime" >/dev/null 2>"$W/err"
+    expect_rc $? 137
+    "$CHECK" kill "$OUT" "$W/killtime" || fail "trace check"
+    ;;
+term)
+    "$BIN" record -o "$OUT" -- "$PROG" term >"$W/out.txt" 2>"$W/err"
+    expect_rc $? 7
+    grep -q "handler ran" "$W/out.txt" || fail "the program's SIGTERM handler did not run"
+    "$CHECK" term "$OUT" || fail "trace check"
+    ;;
+term_default)
+    "$BIN" record -o "$OUT" -- "$PROG" term_default >/dev/null 2>"$W/err"
+    expect_rc $? 143
+    "$CHECK" term "$OUT" || fail "trace check"
+    ;;
+memcap)
+    "$BIN" record -o "$OUT" --memory-cap 64K -- "$PROG" flood >/dev/null 2>"$W/err"
+    expect_rc $? 0
+    expect_err "memory cap reached"
+    "$CHECK" flood "$OUT" || fail "trace check"
+    ;;
+steps)
+    "$BIN" record -o "$OUT" --capture steps:2-4 -- "$PROG" steps >/dev/null 2>"$W/err"
+    expect_rc $? 0
+    "$CHECK" steps "$OUT" || fail "trace check"
+    ;;
+unwritable)
+    "$BIN" record -o /proc/stepscope-no/out -- sh -c "touch '$W/ran'" 2>"$W/err"
+    expect_rc $? 1
+    expect_err "cannot create the output folder"
+    [ ! -e "$W/ran" ] || fail "the program ran although the output was refused"
+    touch "$W/file"
+    "$BIN" record -o "$W/file" -- true 2>"$W/err"
+    expect_rc $? 1
+    expect_err "not a folder"
+    ;;
+missing_program)
+    "$BIN" record -o "$OUT" -- "$W/no-such-program" 2>"$W/err"
+    expect_rc $? 127
+    expect_err "command not found"
+    ;;
+usage)
+    "$BIN" record -o "$OUT" "$PROG" normal 2>"$W/err"
+    expect_rc $? 2
+    expect_err "'--'"
+    "$BIN" record -o "$OUT" -- 2>"$W/err"
+    expect_rc $? 2
+    expect_err "no program"
+    "$BIN" record --capture steps:x -- true 2>"$W/err"
+    expect_rc $? 2
+    expect_err "capture"
+    "$BIN" record --mode fast -- true 2>"$W/err"
+    expect_rc $? 2
+    "$BIN" record --memory-cap lots -- true 2>"$W/err"
+    expect_rc $? 2
+    "$BIN" record --sample-hz 5000 -- true 2>"$W/err"
+    expect_rc $? 2
+    [ ! -e "$OUT" ] || fail "a usage error created the output folder"
+    STEPSCOPE_LIB=/nonexistent/libstepscope.so "$BIN" record -o "$OUT" -- true 2>"$W/err"
+    expect_rc $? 1
+    expect_err "collector library not found"
+    ;;
+environment)
+    # What the program sees; its stdout must be exactly its own (summary goes to stderr).
+    PYTHONPATH=/old "$BIN" record -o "$OUT" -- sh -c \
+        'echo "$NVTX_INJECTION64_PATH|$CUDA_INJECTION64_PATH|$STEPSCOPE_OUTPUT_DIR|$PYTHONPATH"' \
+        >"$W/out.txt" 2>"$W/err"
+    expect_rc $? 0
+    IFS='|' read -r nvtx cuda dir pypath <"$W/out.txt"
+    [ "$(wc -l <"$W/out.txt")" -eq 1 ] || fail "extra output on stdout"
+    [ -f "$nvtx" ] && [ "$nvtx" = "$cuda" ] || fail "injection paths: '$nvtx' '$cuda'"
+    case $nvtx in /*libstepscope.so) ;; *) fail "not an absolute library path: $nvtx" ;; esac
+    [ "$dir" = "$(cd "$OUT" && pwd -P)" ] || fail "STEPSCOPE_OUTPUT_DIR '$dir'"
+    case $pypath in */python:/old) ;; *) fail "PYTHONPATH '$pypath'" ;; esac
+    [ "$(stat -c %a "$OUT")" = 700 ] || fail "output folder mode $(stat -c %a "$OUT")"
+    "$BIN" record -o "$OUT" --no-python-shim -- sh -c 'echo "${PYTHONPATH-unset}"' \
+        >"$W/out.txt" 2>"$W/err"
+    [ "$(cat "$W/out.txt")" = unset ] || fail "--no-python-shim still set PYTHONPATH"
+    ;;
+inject_unwritable)
+    # Injected without `record` into an unwritable folder: one line, the program unchanged.
+    NVTX_INJECTION64_PATH=$(dirname "$BIN")/libstepscope.so \
+        STEPSCOPE_OUTPUT_DIR=/proc/stepscope-no "$PROG" normal >/dev/null 2>"$W/err"
+    expect_rc $? 3
+    [ "$(grep -c '^stepscope: cannot create a trace' "$W/err")" = 1 ] || fail "not said once"
+    # (LeakSanitizer's notes about a fork()ed child of a threaded program are not ours)
+    [ "$(grep -v '^==[0-9]*==' "$W/err" | grep -vc '^stepscope: ')" = 0 ] ||
+        fail "unprefixed stderr output"
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+echo "ok: $CASE"

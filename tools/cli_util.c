@@ -1,0 +1,165 @@
+/* cli_util.c — helpers shared by the verbs; see cmd.h. */
+#include "cmd.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "text_esc.h"
+#include "util/ss_error.h"
+
+void cli_error(const char *verb, const char *file, const char *fmt, ...)
+{
+    char name[512];
+    va_list ap;
+    fflush(stdout); /* keep stdout and stderr in order when both go to a terminal */
+    fprintf(stderr, "stepscope %s: ", verb);
+    if (file) fprintf(stderr, "%s: ", text_escape_to(name, sizeof name, file));
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *verb, const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "stepscope %s: ", verb);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (try 'stepscope %s --help')\n", verb);
+    return CLI_EXIT_USAGE;
+}
+
+void cli_opt_reset(void)
+{
+    optind = 0; /* glibc: 0 re-initialises getopt's internal state completely */
+    opterr = 0; /* we print our own one-line messages */
+}
+
+/* How the option that getopt just rejected was spelled, escaped for the message. */
+static const char *bad_option_text(int argc, char **argv, char *buf, size_t cap)
+{
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    if (optopt != 0 && strncmp(arg, "--", 2) != 0) {
+        snprintf(buf, cap, "-%c", optopt > 32 && optopt < 127 ? optopt : '?');
+        return buf;
+    }
+    return text_escape_to(buf, cap, arg);
+}
+
+int cli_getopt(const char *verb, int argc, char **argv, const char *shortopts,
+               const struct option *longopts)
+{
+    char spec[128];
+    char what[256];
+    /* A leading ':' makes getopt tell a missing argument (':') from an unknown option. */
+    snprintf(spec, sizeof spec, ":%s", shortopts);
+    int c = getopt_long(argc, argv, spec, longopts, NULL);
+    if (c == ':') {
+        cli_usage_error(verb, "option '%s' needs a value",
+                        bad_option_text(argc, argv, what, sizeof what));
+        return '?';
+    }
+    if (c == '?') {
+        cli_usage_error(verb, "unknown option '%s'",
+                        bad_option_text(argc, argv, what, sizeof what));
+        return '?';
+    }
+    return c;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9') return -1; /* strtoull would accept "-1" and " 1" */
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end != '\0') return -1;
+    *out = v;
+    return 0;
+}
+
+/* Routes the reader's problems: kept while opening, passed on afterwards. */
+static void trace_problem(void *ctx, int err, uint64_t offset, const char *msg)
+{
+    struct cli_trace *t = ctx;
+    if (!t->opened)
+        snprintf(t->open_detail, sizeof t->open_detail, "%s", msg);
+    else if (t->on_problem)
+        t->on_problem(t->problem_ctx, err, offset, msg);
+}
+
+int cli_trace_open(struct cli_trace *t, const char *verb, const char *path,
+                   sst_problem_fn on_problem, void *problem_ctx)
+{
+    *t = (struct cli_trace){
+        .verb = verb, .path = path, .on_problem = on_problem, .problem_ctx = problem_ctx};
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error(verb, path, "is a directory, not a trace file");
+        return -1;
+    }
+    struct sst_reader_opts opts = {.on_problem = trace_problem, .problem_ctx = t};
+    int rc = sst_reader_open(path, &opts, &t->r);
+    if (rc < 0) {
+        if (t->open_detail[0])
+            cli_error(verb, path, "%s (%s)", ss_strerror(rc), t->open_detail);
+        else
+            cli_error(verb, path, "%s", ss_strerror(rc));
+        t->r = NULL;
+        return -1;
+    }
+    t->opened = 1;
+    return 0;
+}
+
+void cli_trace_close(struct cli_trace *t)
+{
+    sst_reader_close(t->r);
+    t->r = NULL;
+}
+
+int cli_finish_stdout(const char *verb)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error(verb, NULL, "cannot write the output: %s", strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    return CLI_EXIT_OK;
+}
+
+const char *cli_fmt_duration(char *buf, size_t cap, uint64_t ns)
+{
+    if (ns < 1000)
+        snprintf(buf, cap, "%" PRIu64 "ns", ns);
+    else if (ns < 1000000)
+        snprintf(buf, cap, "%.1fus", ns / 1e3);
+    else if (ns < 1000000000)
+        snprintf(buf, cap, "%.2fms", ns / 1e6);
+    else
+        snprintf(buf, cap, "%.3fs", ns / 1e9);
+    return buf;
+}
+
+const char *cli_fmt_bytes(char *buf, size_t cap, uint64_t bytes)
+{
+    static const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024) {
+        snprintf(buf, cap, "%" PRIu64 " B", bytes);
+        return buf;
+    }
+    double v = (double)bytes / 1024;
+    int u = 0;
+    while (v >= 1024 && u < 5) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, "%.1f %s", v, units[u]);
+    return buf;
+}

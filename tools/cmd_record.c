@@ -1,0 +1,463 @@
+/*
+ * cmd_record.c — `stepscope record`: run a program with the collector injected.
+ *
+ *   stepscope record [-o DIR] [--capture all|steps:A-B|seconds:A-B] [--mode full|light]
+ *                    [--no-python-shim] [--memory-cap SIZE] [--sample-hz N] [-q]
+ *                    -- PROGRAM [ARGS...]
+ *
+ * It checks the output folder before starting anything (a run that cannot be recorded is
+ * refused, not wasted), points CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH at
+ * libstepscope.so, puts the Python shim first on PYTHONPATH, runs the program, forwards the
+ * signals a user or a scheduler sends, and exits as the program did. Then it prints on
+ * stderr where the traces are and a short summary read back from them. The collector's
+ * settings travel in STEPSCOPE_* environment variables (read in src/collect/ssc_core.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "trace/sst_reader.h"
+#include "util/ss_error.h"
+
+#define VERB "record"
+
+struct record_opts {
+    const char *out_dir; /* NULL: ./stepscope-<timestamp> */
+    const char *capture;
+    const char *mode;
+    const char *memory_cap;
+    const char *sample_hz;
+    int no_shim;
+    int quiet;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: stepscope record [OPTIONS] -- PROGRAM [ARGS...]\n"
+            "\n"
+            "Runs PROGRAM with the stepscope collector injected and writes one trace per\n"
+            "process into the output folder. Exits with PROGRAM's exit status.\n"
+            "\n"
+            "  -o, --output DIR       output folder (default ./stepscope-<timestamp>/)\n"
+            "      --capture SPEC     all | steps:A-B | seconds:A-B (default all)\n"
+            "      --mode MODE        full | light (light: no kernel records) (default full)\n"
+            "      --no-python-shim   do not put the Python step/data markers on PYTHONPATH\n"
+            "      --memory-cap SIZE  buffered records per process before dropping (64M)\n"
+            "      --sample-hz N      host samples per second, 0 for none (default 10)\n"
+            "  -q, --quiet            no summary after the run\n"
+            "  -h, --help             this text\n");
+}
+
+/* ---- option checks (the collector repeats them; failing early is kinder) ---------------- */
+
+static int valid_capture(const char *s)
+{
+    double a, b;
+    int used = 0;
+    if (strcmp(s, "all") == 0)
+        return 1;
+    if (sscanf(s, "steps:%lf-%lf%n", &a, &b, &used) == 2 && !s[used])
+        return a >= 0 && b >= a && a == (double)(uint64_t)a && b == (double)(uint64_t)b;
+    used = 0;
+    if (sscanf(s, "seconds:%lf-%lf%n", &a, &b, &used) == 2 && !s[used])
+        return a >= 0 && b > a && b < 1e9;
+    return 0;
+}
+
+static int valid_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || v == 0 || *s == '-')
+        return 0;
+    if (*end && strchr("kKmMgG", *end))
+        end++;
+    if (*end == 'i' && end[1] == 'B')
+        end += 2;
+    else if (*end == 'B')
+        end++;
+    return *end == '\0';
+}
+
+static int check_opts(const struct record_opts *o)
+{
+    uint64_t hz;
+    if (o->capture && !valid_capture(o->capture))
+        return cli_usage_error(VERB, "--capture must be all, steps:A-B or seconds:A-B, not '%s'",
+                               o->capture);
+    if (o->mode && strcmp(o->mode, "full") != 0 && strcmp(o->mode, "light") != 0)
+        return cli_usage_error(VERB, "--mode must be full or light, not '%s'", o->mode);
+    if (o->memory_cap && !valid_size(o->memory_cap))
+        return cli_usage_error(VERB, "--memory-cap must be a size such as 64M, not '%s'",
+                               o->memory_cap);
+    if (o->sample_hz && (cli_parse_u64(o->sample_hz, &hz) != 0 || hz > 1000))
+        return cli_usage_error(VERB, "--sample-hz must be a number from 0 to 1000, not '%s'",
+                               o->sample_hz);
+    return CLI_EXIT_OK;
+}
+
+/* Parses options before "--" (GNU permutation must not reach the program's arguments).
+ * Returns CLI_EXIT_OK with *prog_at set, or an exit status. */
+static int parse_args(int argc, char **argv, struct record_opts *o, int *prog_at)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},     {"capture", required_argument, NULL, 'c'},
+        {"mode", required_argument, NULL, 'm'},       {"memory-cap", required_argument, NULL, 'M'},
+        {"sample-hz", required_argument, NULL, 's'},  {"no-python-shim", no_argument, NULL, 'n'},
+        {"quiet", no_argument, NULL, 'q'},            {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int dd = 1;
+    while (dd < argc && strcmp(argv[dd], "--") != 0)
+        dd++;
+    cli_opt_reset();
+    int c;
+    while ((c = cli_getopt(VERB, dd, argv, "o:qh", longopts)) != -1) {
+        switch (c) {
+        case 'o': o->out_dir = optarg; break;
+        case 'c': o->capture = optarg; break;
+        case 'm': o->mode = optarg; break;
+        case 'M': o->memory_cap = optarg; break;
+        case 's': o->sample_hz = optarg; break;
+        case 'n': o->no_shim = 1; break;
+        case 'q': o->quiet = 1; break;
+        case 'h': usage(stdout); return cli_finish_stdout(VERB) == 0 ? -1 : CLI_EXIT_FAIL;
+        default: return CLI_EXIT_USAGE;
+        }
+    }
+    if (optind < dd)
+        return cli_usage_error(VERB, "put '--' before the program: stepscope record -- %s ...",
+                               argv[optind]);
+    if (dd >= argc)
+        return cli_usage_error(VERB, "missing '--' and the program to run");
+    if (dd + 1 >= argc)
+        return cli_usage_error(VERB, "no program after '--'");
+    *prog_at = dd + 1;
+    return check_opts(o);
+}
+
+/* ---- output folder ---------------------------------------------------------------------- */
+
+/* Creates dir (mode 0700, parents as needed is NOT done: a typo should not build trees) and
+ * proves it writable by creating a file in it. Fills abs with its absolute path. */
+static int prepare_out_dir(const char *dir, char *abs, size_t cap)
+{
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        cli_error(VERB, dir, "cannot create the output folder: %s", strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        cli_error(VERB, dir, "the output path exists and is not a folder");
+        return -1;
+    }
+    char probe[PATH_MAX];
+    snprintf(probe, sizeof probe, "%s/.stepscope-probe-XXXXXX", dir);
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        cli_error(VERB, dir, "cannot write into the output folder: %s", strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(probe);
+    char *r = realpath(dir, NULL);
+    if (!r || strlen(r) >= cap) {
+        free(r);
+        cli_error(VERB, dir, "cannot resolve the output folder's path");
+        return -1;
+    }
+    snprintf(abs, cap, "%s", r);
+    free(r);
+    return 0;
+}
+
+static void default_out_dir(char *buf, size_t cap)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(buf, cap, "stepscope-%Y%m%d-%H%M%S", &tm);
+}
+
+/* ---- environment of the program --------------------------------------------------------- */
+
+/* The directory holding the running stepscope executable. */
+static int exe_dir(char *buf, size_t cap)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    return 0;
+}
+
+/* libstepscope.so: $STEPSCOPE_LIB, else next to this executable. */
+static int find_collector(char *out, size_t cap)
+{
+    const char *env = getenv("STEPSCOPE_LIB");
+    char dir[PATH_MAX], path[PATH_MAX + 32];
+    if (env && *env) {
+        snprintf(path, sizeof path, "%s", env);
+    } else if (exe_dir(dir, sizeof dir) == 0) {
+        snprintf(path, sizeof path, "%s/libstepscope.so", dir);
+    } else {
+        path[0] = '\0';
+    }
+    char *r = path[0] ? realpath(path, NULL) : NULL;
+    if (!r || access(r, R_OK) != 0 || strlen(r) >= cap) {
+        cli_error(VERB, path[0] ? path : NULL,
+                  "collector library not found (was stepscope built with the CUDA toolkit? "
+                  "STEPSCOPE_LIB names it explicitly)");
+        free(r);
+        return -1;
+    }
+    snprintf(out, cap, "%s", r);
+    free(r);
+    return 0;
+}
+
+/* The Python shim folder: $STEPSCOPE_PYTHON_DIR, the build's source tree, or ../python. */
+static int find_python_dir(char *out, size_t cap)
+{
+    const char *env = getenv("STEPSCOPE_PYTHON_DIR");
+    char dir[PATH_MAX - 16]; /* room for "/../python" in out */
+    struct stat st;
+    if (env && *env)
+        snprintf(out, cap, "%s", env);
+#ifdef STEPSCOPE_PYTHON_DIR_DEFAULT
+    else if (stat(STEPSCOPE_PYTHON_DIR_DEFAULT, &st) == 0)
+        snprintf(out, cap, "%s", STEPSCOPE_PYTHON_DIR_DEFAULT);
+#endif
+    else if (exe_dir(dir, sizeof dir) == 0)
+        snprintf(out, cap, "%s/../python", dir);
+    else
+        return -1;
+    return stat(out, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+static int prepend_pythonpath(void)
+{
+    char dir[PATH_MAX];
+    if (find_python_dir(dir, sizeof dir) != 0) {
+        fprintf(stderr, "stepscope record: the Python shim was not found: no automatic step "
+                        "markers for Python programs\n");
+        return 0;
+    }
+    const char *old = getenv("PYTHONPATH");
+    size_t n = strlen(dir) + (old ? strlen(old) : 0) + 2;
+    char *val = malloc(n);
+    if (!val)
+        return -1;
+    snprintf(val, n, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
+    int rc = setenv("PYTHONPATH", val, 1);
+    free(val);
+    return rc;
+}
+
+static int set_environment(const struct record_opts *o, const char *out_abs, const char *lib)
+{
+    int rc = 0;
+    rc |= setenv("CUDA_INJECTION64_PATH", lib, 1);
+    rc |= setenv("NVTX_INJECTION64_PATH", lib, 1);
+    rc |= setenv("STEPSCOPE_OUTPUT_DIR", out_abs, 1);
+    rc |= setenv("STEPSCOPE_CAPTURE", o->capture ? o->capture : "all", 1);
+    rc |= setenv("STEPSCOPE_MODE", o->mode ? o->mode : "full", 1);
+    if (o->memory_cap)
+        rc |= setenv("STEPSCOPE_MEMORY_CAP", o->memory_cap, 1);
+    if (o->sample_hz)
+        rc |= setenv("STEPSCOPE_SAMPLE_HZ", o->sample_hz, 1);
+    if (o->quiet)
+        rc |= setenv("STEPSCOPE_QUIET", "1", 1);
+    if (!o->no_shim)
+        rc |= prepend_pythonpath();
+    if (rc != 0)
+        cli_error(VERB, NULL, "cannot set the environment: %s", strerror(errno));
+    return rc;
+}
+
+/* ---- running the program ---------------------------------------------------------------- */
+
+static volatile sig_atomic_t g_child;
+static const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+/* Sends on what someone sent us. Signals from the terminal (Ctrl-C) already reached the
+ * program, which is in our process group: forwarding those would deliver them twice. */
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    int from_process = si && (si->si_code == SI_USER || si->si_code == SI_QUEUE);
+    if (g_child > 0 && from_process && si->si_pid != g_child)
+        kill(g_child, sig);
+}
+
+static void install_forwarding(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = forward_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof k_forwarded / sizeof k_forwarded[0]; i++)
+        sigaction(k_forwarded[i], &sa, NULL);
+}
+
+static void restore_default_signals(void)
+{
+    for (size_t i = 0; i < sizeof k_forwarded / sizeof k_forwarded[0]; i++)
+        signal(k_forwarded[i], SIG_DFL);
+}
+
+/* fork + exec; returns the child's wait status, or -1. */
+static int run_program(char **argv)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_error(VERB, NULL, "cannot start the program: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        restore_default_signals();
+        execvp(argv[0], argv);
+        int e = errno;
+        cli_error(VERB, argv[0], "%s", e == ENOENT ? "command not found" : strerror(e));
+        _exit(e == ENOENT ? 127 : 126);
+    }
+    g_child = pid;
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            cli_error(VERB, NULL, "lost the program: %s", strerror(errno));
+            return -1;
+        }
+    g_child = 0;
+    return status;
+}
+
+/* ---- summary ---------------------------------------------------------------------------- */
+
+struct trace_sum {
+    uint64_t records, dropped;
+    const char *notices[8];
+    int nnotices;
+};
+
+static void sum_record(struct sst_reader *r, const struct sst_rec_header *h,
+                       struct trace_sum *s)
+{
+    s->records++;
+    if (h->type == SST_REC_DROPPED) {
+        s->dropped += ((const struct sst_rec_dropped *)(const void *)h)->count;
+    } else if (h->type == SST_REC_NOTICE && s->nnotices < 8) {
+        const struct sst_rec_notice *n = (const void *)h;
+        const char *msg = sst_reader_string(r, n->message, NULL);
+        for (int i = 0; msg && i < s->nnotices; i++)
+            if (strcmp(s->notices[i], msg) == 0)
+                msg = NULL;
+        if (msg)
+            s->notices[s->nnotices++] = msg;
+    }
+}
+
+static void summarise_file(const char *dir, const char *name)
+{
+    char path[PATH_MAX + 256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct sst_reader *r;
+    int rc = sst_reader_open(path, NULL, &r);
+    if (rc < 0) {
+        fprintf(stderr, "stepscope:   %s: unreadable (%s)\n", name, ss_strerror(rc));
+        return;
+    }
+    struct trace_sum s = {0};
+    const struct sst_rec_header *h;
+    while (sst_reader_next(r, &h) == 1)
+        sum_record(r, h, &s);
+    fprintf(stderr, "stepscope:   %s: %llu records, %llu dropped, %s\n", name,
+            (unsigned long long)s.records, (unsigned long long)s.dropped,
+            sst_reader_state_line(r));
+    for (int i = 0; i < s.nnotices; i++)
+        fprintf(stderr, "stepscope:     notice: %s\n", s.notices[i]);
+    sst_reader_close(r);
+}
+
+static void summarise(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    fprintf(stderr, "stepscope: traces in %s\n", dir);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (len > 8 && strcmp(de->d_name + len - 8, ".sstrace") == 0) {
+            summarise_file(dir, de->d_name);
+            n++;
+        }
+    }
+    closedir(d);
+    if (n == 0)
+        fprintf(stderr, "stepscope:   no trace: the program made no CUDA or NVTX call\n");
+}
+
+/* The program's status as ours: its exit code, or the same signal (128+sig as a fallback). */
+static int exit_like(int status)
+{
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (!WIFSIGNALED(status))
+        return CLI_EXIT_FAIL;
+    int sig = WTERMSIG(status);
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core); /* the program's crash, not ours: no second core file */
+    fflush(NULL);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    return 128 + sig;
+}
+
+int cmd_record(int argc, char **argv)
+{
+    struct record_opts o = {0};
+    int prog_at = 0;
+    int rc = parse_args(argc, argv, &o, &prog_at);
+    if (rc != CLI_EXIT_OK)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    char dflt[64], out_abs[PATH_MAX], lib[PATH_MAX];
+    if (!o.out_dir) {
+        default_out_dir(dflt, sizeof dflt);
+        o.out_dir = dflt;
+    }
+    if (find_collector(lib, sizeof lib) != 0 ||
+        prepare_out_dir(o.out_dir, out_abs, sizeof out_abs) != 0 ||
+        set_environment(&o, out_abs, lib) != 0)
+        return CLI_EXIT_FAIL;
+    install_forwarding();
+    int status = run_program(argv + prog_at);
+    if (status < 0)
+        return CLI_EXIT_FAIL;
+    if (!o.quiet)
+        summarise(out_abs);
+    return exit_like(status);
+}

@@ -1,0 +1,225 @@
+/* json_out.c — see json_out.h. */
+#include "json_out.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text_esc.h"
+
+void json_init(struct json_out *j, FILE *f, int pretty)
+{
+    memset(j, 0, sizeof *j);
+    j->f = f;
+    j->pretty = pretty;
+}
+
+static void newline_indent(struct json_out *j)
+{
+    if (!j->pretty) return;
+    fputc('\n', j->f);
+    for (int i = 0; i < j->depth; i++)
+        fputs("  ", j->f);
+}
+
+/* Everything that precedes a value or a key: the separator and the indentation. */
+static void before_item(struct json_out *j, int is_key)
+{
+    if (j->after_key) {
+        if (is_key) j->misuse = 1;
+        j->after_key = 0;
+        return; /* the value follows its key on the same line */
+    }
+    if (j->depth > 0) {
+        if (j->has_items[j->depth]) fputc(',', j->f);
+        newline_indent(j);
+    } else if (j->has_items[0] && !is_key) {
+        fputc('\n', j->f); /* several top-level values: one per line */
+    }
+    j->has_items[j->depth] = 1;
+}
+
+static void open_container(struct json_out *j, char c)
+{
+    before_item(j, 0);
+    fputc(c, j->f);
+    if (j->depth >= JSON_MAX_DEPTH) {
+        j->misuse = 1;
+        return;
+    }
+    j->depth++;
+    j->has_items[j->depth] = 0;
+}
+
+static void close_container(struct json_out *j, char c)
+{
+    if (j->depth == 0 || j->after_key) {
+        j->misuse = 1;
+        return;
+    }
+    int had_items = j->has_items[j->depth];
+    j->depth--;
+    if (had_items) newline_indent(j);
+    fputc(c, j->f);
+}
+
+void json_begin_object(struct json_out *j)
+{
+    open_container(j, '{');
+}
+
+void json_end_object(struct json_out *j)
+{
+    close_container(j, '}');
+}
+
+void json_begin_array(struct json_out *j)
+{
+    open_container(j, '[');
+}
+
+void json_end_array(struct json_out *j)
+{
+    close_container(j, ']');
+}
+
+/* The escape for code point cp inside a JSON string, or NULL when it is written raw. */
+static const char *json_escape_for(uint32_t cp, char *tmp, size_t cap)
+{
+    switch (cp) {
+    case '"':
+        return "\\\"";
+    case '\\':
+        return "\\\\";
+    case '\n':
+        return "\\n";
+    case '\r':
+        return "\\r";
+    case '\t':
+        return "\\t";
+    case '\b':
+        return "\\b";
+    case '\f':
+        return "\\f";
+    case UTF8_INVALID:
+        return "\\ufffd";
+    default:
+        break;
+    }
+    if (!text_cp_is_unsafe(cp)) return NULL;
+    snprintf(tmp, cap, "\\u%04x", (unsigned)cp); /* all unsafe code points are in the BMP */
+    return tmp;
+}
+
+static void write_string_body(struct json_out *j, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    char tmp[8];
+    fputc('"', j->f);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = utf8_decode(p + i, n - i, &cp);
+        const char *esc = json_escape_for(cp, tmp, sizeof tmp);
+        if (esc)
+            fputs(esc, j->f);
+        else
+            fwrite(p + i, 1, len, j->f);
+        i += len;
+    }
+    fputc('"', j->f);
+}
+
+void json_key(struct json_out *j, const char *key)
+{
+    if (j->depth == 0) j->misuse = 1;
+    before_item(j, 1);
+    write_string_body(j, key, strlen(key));
+    fputs(j->pretty ? ": " : ":", j->f);
+    j->after_key = 1;
+}
+
+void json_string_n(struct json_out *j, const char *s, size_t n)
+{
+    before_item(j, 0);
+    write_string_body(j, s, n);
+}
+
+void json_string(struct json_out *j, const char *s)
+{
+    if (!s) {
+        json_null(j);
+        return;
+    }
+    json_string_n(j, s, strlen(s));
+}
+
+void json_u64(struct json_out *j, uint64_t v)
+{
+    before_item(j, 0);
+    fprintf(j->f, "%" PRIu64, v);
+}
+
+void json_i64(struct json_out *j, int64_t v)
+{
+    before_item(j, 0);
+    fprintf(j->f, "%" PRId64, v);
+}
+
+void json_double(struct json_out *j, double v)
+{
+    if (!isfinite(v)) {
+        json_null(j); /* JSON has no NaN or Infinity */
+        return;
+    }
+    before_item(j, 0);
+    /* The shortest of %.15g / %.17g that reads back as the same double. */
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.15g", v);
+    if (strtod(buf, NULL) != v) snprintf(buf, sizeof buf, "%.17g", v);
+    fputs(buf, j->f);
+}
+
+void json_bool(struct json_out *j, int v)
+{
+    before_item(j, 0);
+    fputs(v ? "true" : "false", j->f);
+}
+
+void json_null(struct json_out *j)
+{
+    before_item(j, 0);
+    fputs("null", j->f);
+}
+
+void json_kv_string(struct json_out *j, const char *key, const char *s)
+{
+    json_key(j, key);
+    json_string(j, s);
+}
+
+void json_kv_u64(struct json_out *j, const char *key, uint64_t v)
+{
+    json_key(j, key);
+    json_u64(j, v);
+}
+
+void json_kv_i64(struct json_out *j, const char *key, int64_t v)
+{
+    json_key(j, key);
+    json_i64(j, v);
+}
+
+void json_kv_bool(struct json_out *j, const char *key, int v)
+{
+    json_key(j, key);
+    json_bool(j, v);
+}
+
+int json_finish(struct json_out *j)
+{
+    int bad = j->misuse || j->depth != 0 || j->after_key;
+    fputc('\n', j->f);
+    j->has_items[0] = 0; /* the next value starts a new document */
+    return bad ? -1 : 0;
+}

@@ -1,0 +1,576 @@
+/* rec_fields.c — see rec_fields.h. */
+#include "rec_fields.h"
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "flag_names.h"
+#include "text_esc.h"
+#include "trace/sst_names.h"
+
+/* ---- field writers: each writes " key=value" (text) or "key": value (JSON) ---- */
+
+static void f_key(struct rec_sink *s, const char *key)
+{
+    if (s->json)
+        json_key(s->json, key);
+    else
+        fprintf(s->f, " %s=", key);
+}
+
+static void f_u64(struct rec_sink *s, const char *key, uint64_t v)
+{
+    f_key(s, key);
+    if (s->json)
+        json_u64(s->json, v);
+    else
+        fprintf(s->f, "%" PRIu64, v);
+}
+
+static void f_i64(struct rec_sink *s, const char *key, int64_t v)
+{
+    f_key(s, key);
+    if (s->json)
+        json_i64(s->json, v);
+    else
+        fprintf(s->f, "%" PRId64, v);
+}
+
+/* Addresses and bit masks: hex in text, a plain number in JSON. */
+static void f_hex(struct rec_sink *s, const char *key, uint64_t v)
+{
+    f_key(s, key);
+    if (s->json)
+        json_u64(s->json, v);
+    else
+        fprintf(s->f, "0x%" PRIx64, v);
+}
+
+void rec_text_string(FILE *f, const struct sst_reader *rd, uint32_t id)
+{
+    uint32_t len = 0;
+    const char *text = id == SST_NO_STRING ? NULL : sst_reader_string(rd, id, &len);
+    if (text)
+        text_write_escaped(f, text, len, 1);
+    else if (id == SST_NO_STRING)
+        fputc('-', f);
+    else
+        fprintf(f, "<undefined #%" PRIu32 ">", id);
+}
+
+void rec_json_string(struct json_out *j, const struct sst_reader *rd, uint32_t id)
+{
+    uint32_t len = 0;
+    const char *text = id == SST_NO_STRING ? NULL : sst_reader_string(rd, id, &len);
+    if (text)
+        json_string_n(j, text, len);
+    else
+        json_null(j);
+}
+
+static void f_str(struct rec_sink *s, const char *key, uint32_t id)
+{
+    f_key(s, key);
+    if (s->json)
+        rec_json_string(s->json, s->rd, id);
+    else
+        rec_text_string(s->f, s->rd, id);
+}
+
+/* An enum value by name; names are fixed identifiers from rec_names (no escaping). */
+static void f_name(struct rec_sink *s, const char *key, const char *name)
+{
+    f_key(s, key);
+    if (s->json)
+        json_string(s->json, name);
+    else
+        fputs(name, s->f);
+}
+
+/* An enum value: its name, or "unknown(N)" for a value this version does not know. */
+static void f_enum(struct rec_sink *s, const char *key, const char *name, unsigned v)
+{
+    char buf[32];
+    if (!name) {
+        snprintf(buf, sizeof buf, "unknown(%u)", v);
+        name = buf;
+    }
+    f_name(s, key, name);
+}
+
+static void f_dim3(struct rec_sink *s, const char *key, uint32_t a, uint32_t b, uint32_t c)
+{
+    f_key(s, key);
+    if (!s->json) {
+        fprintf(s->f, "(%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")", a, b, c);
+        return;
+    }
+    json_begin_array(s->json);
+    json_u64(s->json, a);
+    json_u64(s->json, b);
+    json_u64(s->json, c);
+    json_end_array(s->json);
+}
+
+/* end - start as a signed number, saturated: a hostile record may have any two values. */
+static int64_t signed_span(uint64_t start, uint64_t end)
+{
+    if (end >= start) return end - start > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(end - start);
+    return start - end > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)(start - end);
+}
+
+/* An interval: "t=START dur=12.3us" in text; "t", "end" and "dur_ns" in JSON. A record
+ * whose end precedes its start (damaged or hostile) shows dur=-N rather than wrapping. */
+static void f_span(struct rec_sink *s, uint64_t start, uint64_t end)
+{
+    char buf[32];
+    f_u64(s, "t", start);
+    if (s->json) {
+        json_kv_u64(s->json, "end", end);
+        json_kv_i64(s->json, "dur_ns", signed_span(start, end));
+    } else if (end >= start) {
+        fprintf(s->f, " dur=%s", cli_fmt_duration(buf, sizeof buf, end - start));
+    } else {
+        fprintf(s->f, " dur=-%s", cli_fmt_duration(buf, sizeof buf, start - end));
+    }
+}
+
+static void f_flags(struct rec_sink *s, const char *key, unsigned flags,
+                    const char *(*fmt)(char *, size_t, unsigned))
+{
+    char buf[128];
+    f_name(s, key, fmt(buf, sizeof buf, flags));
+}
+
+/* ---- one printer per record type ---- */
+
+void rec_load(const struct sst_rec_header *h, void *dst, size_t size)
+{
+    size_t have = h->size < size ? h->size : size;
+    memset(dst, 0, size);
+    memcpy(dst, h, have);
+}
+
+static void p_string(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_string r;
+    rec_load(h, &r, sizeof r);
+    f_u64(s, "id", r.id);
+    f_u64(s, "len", r.len);
+    /* The text is the record's own bytes; never trust len beyond the record's size. */
+    size_t room = h->size > sizeof r ? h->size - sizeof r : 0;
+    size_t len = r.len < room ? r.len : room;
+    const char *text = (const char *)h + sizeof r;
+    f_key(s, "text");
+    if (s->json)
+        json_string_n(s->json, text, len);
+    else
+        text_write_escaped(s->f, text, len, 1);
+}
+
+static void p_process(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_process r;
+    rec_load(h, &r, sizeof r);
+    f_u64(s, "pid", r.pid);
+    f_u64(s, "ppid", r.ppid);
+    f_i64(s, "rank", r.rank);
+    f_i64(s, "local_rank", r.local_rank);
+    f_i64(s, "world_size", r.world_size);
+    f_u64(s, "start", r.start_ns);
+    f_str(s, "host", r.hostname);
+    f_str(s, "exe", r.exe);
+    f_str(s, "cmdline", r.cmdline);
+}
+
+static void p_thread(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_thread r;
+    rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_u64(s, "tid", r.tid);
+    f_str(s, "name", r.name);
+}
+
+static void p_env(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_env r;
+    rec_load(h, &r, sizeof r);
+    f_str(s, "key", r.key);
+    f_str(s, "value", r.value);
+}
+
+static void p_device(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_device r;
+    rec_load(h, &r, sizeof r);
+    f_u64(s, "dev", r.device);
+    f_u64(s, "sms", r.sm_count);
+    f_u64(s, "cc_major", r.cc_major);
+    f_u64(s, "cc_minor", r.cc_minor);
+    f_u64(s, "mem", r.global_mem);
+    f_u64(s, "mem_clock_khz", r.mem_clock_khz);
+    f_u64(s, "mem_bus_width", r.mem_bus_width);
+    f_u64(s, "pci_bus", r.pci_bus);
+    f_hex(s, "uuid_crc", r.uuid_hi_crc);
+    f_str(s, "name", r.name);
+}
+
+static void p_kernel(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_kernel r;
+    rec_load(h, &r, sizeof r);
+    f_span(s, r.start_ns, r.end_ns);
+    f_u64(s, "dev", r.device);
+    f_u64(s, "stream", r.stream);
+    f_u64(s, "corr", r.correlation);
+    f_dim3(s, "grid", r.grid[0], r.grid[1], r.grid[2]);
+    f_dim3(s, "block", r.block[0], r.block[1], r.block[2]);
+    f_u64(s, "regs", r.registers);
+    f_u64(s, "smem_static", r.shared_static);
+    f_u64(s, "smem_dynamic", r.shared_dynamic);
+    if (r.graph_id) f_u64(s, "graph", r.graph_id);
+    if (r.flags) f_flags(s, "flags", r.flags, rn_kernel_flags);
+    f_str(s, "name", r.name);
+}
+
+static void p_memcpy(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_memcpy r;
+    rec_load(h, &r, sizeof r);
+    f_span(s, r.start_ns, r.end_ns);
+    f_enum(s, "kind", sst_copy_kind_name(r.copy_kind), r.copy_kind);
+    f_enum(s, "src", sst_mem_kind_name(r.src_kind), r.src_kind);
+    f_enum(s, "dst", sst_mem_kind_name(r.dst_kind), r.dst_kind);
+    f_u64(s, "bytes", r.bytes);
+    f_u64(s, "dev", r.device);
+    if (r.src_device != r.device || r.dst_device != r.device) {
+        f_u64(s, "src_dev", r.src_device);
+        f_u64(s, "dst_dev", r.dst_device);
+    }
+    f_u64(s, "stream", r.stream);
+    f_u64(s, "corr", r.correlation);
+    if (r.flags) f_flags(s, "flags", r.flags, rn_copy_flags);
+}
+
+static void p_memset(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_memset r;
+    rec_load(h, &r, sizeof r);
+    f_span(s, r.start_ns, r.end_ns);
+    f_enum(s, "mem", sst_mem_kind_name(r.mem_kind), r.mem_kind);
+    f_u64(s, "bytes", r.bytes);
+    f_u64(s, "value", r.value);
+    f_u64(s, "dev", r.device);
+    f_u64(s, "stream", r.stream);
+    f_u64(s, "corr", r.correlation);
+    if (r.flags) f_flags(s, "flags", r.flags, rn_copy_flags);
+}
+
+static void p_sync(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_sync r;
+    rec_load(h, &r, sizeof r);
+    f_span(s, r.start_ns, r.end_ns);
+    f_enum(s, "kind", sst_sync_kind_name(r.kind), r.kind);
+    f_u64(s, "dev", r.device);
+    if (r.stream != 0xffffffffu) f_u64(s, "stream", r.stream); /* not stream-specific */
+    if (r.event) f_u64(s, "event", r.event);
+    f_u64(s, "corr", r.correlation);
+}
+
+static void p_api(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_api r;
+    rec_load(h, &r, sizeof r);
+    f_span(s, r.start_ns, r.end_ns);
+    f_enum(s, "domain", sst_api_domain_name(r.domain), r.domain);
+    f_u64(s, "cbid", r.cbid);
+    f_u64(s, "tid", r.tid);
+    f_u64(s, "corr", r.correlation);
+    f_i64(s, "result", r.result);
+}
+
+/* The payload of an NVTX record, decoded by its declared type. */
+static void f_payload(struct rec_sink *s, uint8_t type, uint64_t bits)
+{
+    double d;
+    float fl;
+    uint32_t lo = (uint32_t)bits;
+    f_enum(s, "payload_type", sst_payload_type_name(type), type);
+    switch (type) {
+    case SST_PAYLOAD_NONE:
+        return;
+    case SST_PAYLOAD_U64:
+        f_u64(s, "payload", bits);
+        return;
+    case SST_PAYLOAD_I64:
+        f_i64(s, "payload", (int64_t)bits);
+        return;
+    case SST_PAYLOAD_U32:
+        f_u64(s, "payload", lo);
+        return;
+    case SST_PAYLOAD_I32:
+        f_i64(s, "payload", (int32_t)lo);
+        return;
+    case SST_PAYLOAD_F64:
+        memcpy(&d, &bits, sizeof d);
+        break;
+    case SST_PAYLOAD_F32:
+        memcpy(&fl, &lo, sizeof fl);
+        d = fl;
+        break;
+    default:
+        f_hex(s, "payload", bits);
+        return; /* unknown type: the raw bits */
+    }
+    f_key(s, "payload");
+    if (s->json)
+        json_double(s->json, d);
+    else
+        fprintf(s->f, "%.17g", d);
+}
+
+static void p_nvtx(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_nvtx r;
+    rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_u64(s, "tid", r.tid);
+    if (h->type == SST_REC_NVTX_START || h->type == SST_REC_NVTX_END)
+        f_u64(s, "range_id", r.range_id);
+    if (r.category) f_u64(s, "category", r.category);
+    if (r.color) f_hex(s, "color", r.color);
+    if (r.payload_type != SST_PAYLOAD_NONE) f_payload(s, r.payload_type, r.payload);
+    f_str(s, "domain", r.domain);
+    f_str(s, "message", r.message);
+}
+
+static void p_nvtx_domain(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_nvtx_domain r;
+    rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_str(s, "name", r.name);
+}
+
+static void p_host_sample(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_host_sample r;
+    rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_u64(s, "threads", r.threads);
+    f_u64(s, "children", r.children);
+    f_u64(s, "cpu_user_ns", r.cpu_user_ns);
+    f_u64(s, "cpu_sys_ns", r.cpu_sys_ns);
+    f_u64(s, "child_user_ns", r.child_user_ns);
+    f_u64(s, "child_sys_ns", r.child_sys_ns);
+    f_u64(s, "read_bytes", r.read_bytes);
+    f_u64(s, "rchar", r.rchar);
+    f_u64(s, "vol_ctxsw", r.vol_ctxsw);
+    f_u64(s, "invol_ctxsw", r.invol_ctxsw);
+    f_u64(s, "rss", r.rss_bytes);
+}
+
+static void p_dropped(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_dropped r;
+    rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_enum(s, "source", sst_drop_source_name(r.source), r.source);
+    if (r.rec_type)
+        f_enum(s, "of", sst_rec_type_name(r.rec_type), r.rec_type);
+    else
+        f_name(s, "of", "mixed");
+    f_u64(s, "count", r.count);
+}
+
+static void p_capture(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_capture r;
+    rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_name(s, "state", r.on ? "on" : "off");
+    f_enum(s, "reason", sst_capture_reason_name(r.reason), r.reason);
+    f_flags(s, "what", r.what, rn_capture_what);
+}
+
+static void p_step(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_step r;
+    rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_enum(s, "phase", sst_step_phase_name(r.phase), r.phase);
+    f_enum(s, "source", sst_step_source_name(r.source), r.source);
+    f_u64(s, "step", r.step);
+    f_u64(s, "tid", r.tid);
+}
+
+static void p_memory(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_memory r;
+    rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_enum(s, "op", sst_memop_name(r.op), r.op);
+    f_enum(s, "mem", sst_mem_kind_name(r.mem_kind), r.mem_kind);
+    f_u64(s, "bytes", r.bytes);
+    f_hex(s, "address", r.address);
+    f_u64(s, "dev", r.device);
+    f_u64(s, "stream", r.stream);
+    f_u64(s, "corr", r.correlation);
+}
+
+static void p_overhead(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_overhead r;
+    rec_load(h, &r, sizeof r);
+    f_span(s, r.start_ns, r.end_ns);
+    f_u64(s, "kind", r.kind); /* CUpti_ActivityOverheadKind, kept as CUPTI numbers it */
+    f_u64(s, "tid", r.tid);
+}
+
+static void p_notice(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_notice r;
+    rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_enum(s, "level", sst_notice_level_name(r.level), r.level);
+    f_enum(s, "code", sst_notice_code_name(r.code), r.code);
+    f_str(s, "message", r.message);
+}
+
+/* ---- dispatch ---- */
+
+typedef void (*rec_printer)(struct rec_sink *s, const struct sst_rec_header *h);
+
+static rec_printer printer_for(uint16_t type)
+{
+    switch (type) {
+    case SST_REC_STRING:
+        return p_string;
+    case SST_REC_PROCESS:
+        return p_process;
+    case SST_REC_THREAD:
+        return p_thread;
+    case SST_REC_ENV:
+        return p_env;
+    case SST_REC_DEVICE:
+        return p_device;
+    case SST_REC_KERNEL:
+        return p_kernel;
+    case SST_REC_MEMCPY:
+        return p_memcpy;
+    case SST_REC_MEMSET:
+        return p_memset;
+    case SST_REC_SYNC:
+        return p_sync;
+    case SST_REC_API:
+        return p_api;
+    case SST_REC_NVTX_PUSH:
+    case SST_REC_NVTX_POP:
+    case SST_REC_NVTX_START:
+    case SST_REC_NVTX_END:
+    case SST_REC_NVTX_MARK:
+        return p_nvtx;
+    case SST_REC_HOST_SAMPLE:
+        return p_host_sample;
+    case SST_REC_DROPPED:
+        return p_dropped;
+    case SST_REC_CAPTURE:
+        return p_capture;
+    case SST_REC_STEP:
+        return p_step;
+    case SST_REC_MEMORY:
+        return p_memory;
+    case SST_REC_OVERHEAD:
+        return p_overhead;
+    case SST_REC_NOTICE:
+        return p_notice;
+    case SST_REC_NVTX_DOMAIN:
+        return p_nvtx_domain;
+    default:
+        return NULL;
+    }
+}
+
+void rec_print(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    const char *name = sst_rec_type_name(h->type);
+    rec_printer p = printer_for(h->type);
+    if (s->json) {
+        json_begin_object(s->json);
+        json_key(s->json, "type");
+        json_string(s->json, name ? name : "unknown");
+    } else {
+        fprintf(s->f, "%-11s", name ? name : "unknown");
+    }
+    if (!p) f_u64(s, "type_id", h->type); /* the reader skips these; be safe anyway */
+    /* A size beyond the known struct means a newer writer appended fields: worth showing. */
+    if (!p || (h->type != SST_REC_STRING && h->size > sst_rec_min_size(h->type)))
+        f_u64(s, "size", h->size);
+    if (p) p(s, h);
+    if (s->json) {
+        json_end_object(s->json);
+        json_finish(s->json);
+    } else {
+        fputc('\n', s->f);
+    }
+}
+
+/* ---- time covered by a record ---- */
+
+/* Offsets of the start and end timestamps of each timestamped type (end == start for
+ * instants), so rec_time_range needs no per-type code. */
+struct ts_fields {
+    uint16_t type;
+    uint16_t start_off, end_off;
+};
+#define TS_SPAN(T, st)                                                                             \
+    {                                                                                              \
+        SST_REC_##T, offsetof(st, start_ns), offsetof(st, end_ns)                                  \
+    }
+#define TS_AT(T, st, f)                                                                            \
+    {                                                                                              \
+        SST_REC_##T, offsetof(st, f), offsetof(st, f)                                              \
+    }
+static const struct ts_fields ts_table[] = {
+    TS_AT(PROCESS, struct sst_rec_process, start_ns),
+    TS_AT(THREAD, struct sst_rec_thread, ts_ns),
+    TS_SPAN(KERNEL, struct sst_rec_kernel),
+    TS_SPAN(MEMCPY, struct sst_rec_memcpy),
+    TS_SPAN(MEMSET, struct sst_rec_memset),
+    TS_SPAN(SYNC, struct sst_rec_sync),
+    TS_SPAN(API, struct sst_rec_api),
+    TS_AT(NVTX_PUSH, struct sst_rec_nvtx, ts_ns),
+    TS_AT(NVTX_POP, struct sst_rec_nvtx, ts_ns),
+    TS_AT(NVTX_START, struct sst_rec_nvtx, ts_ns),
+    TS_AT(NVTX_END, struct sst_rec_nvtx, ts_ns),
+    TS_AT(NVTX_MARK, struct sst_rec_nvtx, ts_ns),
+    TS_AT(NVTX_DOMAIN, struct sst_rec_nvtx_domain, ts_ns),
+    TS_AT(HOST_SAMPLE, struct sst_rec_host_sample, ts_ns),
+    TS_AT(DROPPED, struct sst_rec_dropped, ts_ns),
+    TS_AT(CAPTURE, struct sst_rec_capture, ts_ns),
+    TS_AT(STEP, struct sst_rec_step, ts_ns),
+    TS_AT(MEMORY, struct sst_rec_memory, ts_ns),
+    TS_SPAN(OVERHEAD, struct sst_rec_overhead),
+    TS_AT(NOTICE, struct sst_rec_notice, ts_ns),
+};
+
+int rec_time_range(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1)
+{
+    for (size_t i = 0; i < sizeof ts_table / sizeof ts_table[0]; i++) {
+        const struct ts_fields *t = &ts_table[i];
+        if (t->type != h->type) continue;
+        if (h->size < t->end_off + sizeof(uint64_t)) return 0; /* reader checks; be safe */
+        uint64_t a, b;
+        memcpy(&a, (const char *)h + t->start_off, sizeof a);
+        memcpy(&b, (const char *)h + t->end_off, sizeof b);
+        if (h->type == SST_REC_PROCESS && a == 0) return 0; /* 0 means "not known" here */
+        *t0 = a < b ? a : b; /* a damaged record with end < start still gives a range */
+        *t1 = a < b ? b : a;
+        return 1;
+    }
+    return 0;
+}

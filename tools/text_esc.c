@@ -1,0 +1,134 @@
+/* text_esc.c — see text_esc.h. */
+#include "text_esc.h"
+
+#include <string.h>
+
+/* Length of a UTF-8 sequence from its lead byte, 0 when it cannot start one. */
+static size_t utf8_seq_len(unsigned char b)
+{
+    if (b < 0x80) return 1;
+    if (b >= 0xC2 && b <= 0xDF) return 2; /* C0/C1 would be overlong */
+    if (b >= 0xE0 && b <= 0xEF) return 3;
+    if (b >= 0xF0 && b <= 0xF4) return 4; /* above F4 is past U+10FFFF */
+    return 0;
+}
+
+size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    size_t len = utf8_seq_len(s[0]);
+    *cp = UTF8_INVALID;
+    if (len == 0 || len > n) return 1;
+    if (len == 1) {
+        *cp = s[0];
+        return 1;
+    }
+    uint32_t v = s[0] & (0x7F >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 1;
+        v = (v << 6) | (s[i] & 0x3F);
+    }
+    static const uint32_t min_for_len[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < min_for_len[len] || v > 0x10FFFF) return 1; /* overlong or out of range */
+    if (v >= 0xD800 && v <= 0xDFFF) return 1;           /* UTF-16 surrogates */
+    *cp = v;
+    return len;
+}
+
+int text_cp_is_unsafe(uint32_t cp)
+{
+    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) return 1;
+    if (cp == 0x2028 || cp == 0x2029) return 1;
+    if ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) return 1;
+    if (cp == 0x200E || cp == 0x200F || cp == 0x061C) return 1; /* directional marks */
+    return 0;
+}
+
+/* The escape for one byte that is printed as itself in C, or NULL. */
+static const char *simple_escape(unsigned char c, int quoted)
+{
+    switch (c) {
+    case '\n':
+        return "\\n";
+    case '\r':
+        return "\\r";
+    case '\t':
+        return "\\t";
+    case '\\':
+        return "\\\\";
+    case '"':
+        return quoted ? "\\\"" : NULL;
+    default:
+        return NULL;
+    }
+}
+
+/* Where escaped text goes: a FILE, or a bounded buffer for error messages. */
+struct esc_sink {
+    void (*put)(struct esc_sink *k, const char *s, size_t n);
+    FILE *f;
+    char *buf;
+    size_t cap, len;
+    int cut;
+};
+
+static void put_file(struct esc_sink *k, const char *s, size_t n)
+{
+    fwrite(s, 1, n, k->f);
+}
+
+static void put_buf(struct esc_sink *k, const char *s, size_t n)
+{
+    if (k->len + n >= k->cap) {
+        k->cut = 1;
+        return; /* stop at a whole escape so the text stays well-formed */
+    }
+    memcpy(k->buf + k->len, s, n);
+    k->len += n;
+}
+
+static void escape_into(struct esc_sink *k, const char *s, size_t n, int quoted)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    char tmp[16];
+    if (quoted) k->put(k, "\"", 1);
+    for (size_t i = 0; i < n && !k->cut;) {
+        uint32_t cp;
+        size_t len = utf8_decode(p + i, n - i, &cp);
+        const char *esc = len == 1 ? simple_escape(p[i], quoted) : NULL;
+        if (esc) {
+            k->put(k, esc, strlen(esc));
+        } else if (cp == UTF8_INVALID || (cp < 0x80 && text_cp_is_unsafe(cp))) {
+            snprintf(tmp, sizeof tmp, "\\x%02x", p[i]); /* the raw byte helps debugging */
+            k->put(k, tmp, strlen(tmp));
+        } else if (text_cp_is_unsafe(cp)) {
+            snprintf(tmp, sizeof tmp, "\\u{%04x}", (unsigned)cp);
+            k->put(k, tmp, strlen(tmp));
+        } else {
+            k->put(k, (const char *)p + i, len);
+        }
+        i += len;
+    }
+    if (quoted && !k->cut) k->put(k, "\"", 1);
+}
+
+void text_write_escaped(FILE *f, const char *s, size_t n, int quoted)
+{
+    struct esc_sink k = {.put = put_file, .f = f};
+    escape_into(&k, s, n, quoted);
+}
+
+char *text_escape_to(char *buf, size_t cap, const char *s)
+{
+    if (cap < 8) {
+        if (cap) buf[0] = '\0';
+        return buf;
+    }
+    struct esc_sink k = {.put = put_buf, .buf = buf, .cap = cap - 3};
+    escape_into(&k, s, strlen(s), 0);
+    if (k.cut) {
+        memcpy(buf + k.len, "...", 3);
+        k.len += 3;
+    }
+    buf[k.len] = '\0';
+    return buf;
+}
