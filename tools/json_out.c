@@ -112,21 +112,30 @@ static const char *json_escape_for(uint32_t cp, char *tmp, size_t cap)
     return tmp;
 }
 
+/* Writes the string, escaping what must be; bytes that need no escape are written in runs
+ * (one fwrite per run, not per character: dump --json writes millions of strings). */
 static void write_string_body(struct json_out *j, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     char tmp[8];
+    size_t run = 0; /* start of the pending run of bytes written as they are */
     fputc('"', j->f);
     for (size_t i = 0; i < n;) {
+        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\') {
+            i++; /* the common case: plain ASCII */
+            continue;
+        }
         uint32_t cp;
         size_t len = utf8_decode(p + i, n - i, &cp);
         const char *esc = json_escape_for(cp, tmp, sizeof tmp);
-        if (esc)
+        if (esc) {
+            fwrite(p + run, 1, i - run, j->f);
             fputs(esc, j->f);
-        else
-            fwrite(p + i, 1, len, j->f);
+            run = i + len;
+        }
         i += len;
     }
+    fwrite(p + run, 1, n - run, j->f);
     fputc('"', j->f);
 }
 

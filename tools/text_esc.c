@@ -86,28 +86,58 @@ static void put_buf(struct esc_sink *k, const char *s, size_t n)
     k->len += n;
 }
 
+/* Writes the escape for the sequence of len bytes at p (code point cp) into k; returns 0
+ * when the sequence needs none and is written as it is. */
+static int put_escape(struct esc_sink *k, const unsigned char *p, size_t len, uint32_t cp,
+                      int quoted)
+{
+    char tmp[16];
+    const char *esc = len == 1 ? simple_escape(p[0], quoted) : NULL;
+    if (esc) {
+        k->put(k, esc, strlen(esc));
+    } else if (cp == UTF8_INVALID || (cp < 0x80 && text_cp_is_unsafe(cp))) {
+        snprintf(tmp, sizeof tmp, "\\x%02x", p[0]); /* the raw byte helps debugging */
+        k->put(k, tmp, strlen(tmp));
+    } else if (text_cp_is_unsafe(cp)) {
+        snprintf(tmp, sizeof tmp, "\\u{%04x}", (unsigned)cp);
+        k->put(k, tmp, strlen(tmp));
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* A run of plain ASCII: one put for a FILE; byte by byte into a buffer, so that a cut
+ * there keeps as much of the text as fits (escapes are never cut in half). */
+static void put_run(struct esc_sink *k, const unsigned char *p, size_t n)
+{
+    if (!k->buf) {
+        k->put(k, (const char *)p, n);
+        return;
+    }
+    for (size_t i = 0; i < n && !k->cut; i++)
+        k->put(k, (const char *)p + i, 1);
+}
+
+/* Bytes that need no escape go out in runs, one put per run. */
 static void escape_into(struct esc_sink *k, const char *s, size_t n, int quoted)
 {
     const unsigned char *p = (const unsigned char *)s;
-    char tmp[16];
+    size_t run = 0;
     if (quoted) k->put(k, "\"", 1);
     for (size_t i = 0; i < n && !k->cut;) {
+        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\') {
+            i++;
+            continue;
+        }
         uint32_t cp;
         size_t len = utf8_decode(p + i, n - i, &cp);
-        const char *esc = len == 1 ? simple_escape(p[i], quoted) : NULL;
-        if (esc) {
-            k->put(k, esc, strlen(esc));
-        } else if (cp == UTF8_INVALID || (cp < 0x80 && text_cp_is_unsafe(cp))) {
-            snprintf(tmp, sizeof tmp, "\\x%02x", p[i]); /* the raw byte helps debugging */
-            k->put(k, tmp, strlen(tmp));
-        } else if (text_cp_is_unsafe(cp)) {
-            snprintf(tmp, sizeof tmp, "\\u{%04x}", (unsigned)cp);
-            k->put(k, tmp, strlen(tmp));
-        } else {
-            k->put(k, (const char *)p + i, len);
-        }
+        if (i > run) put_run(k, p + run, i - run);
+        if (!put_escape(k, p + i, len, cp, quoted)) k->put(k, (const char *)p + i, len);
         i += len;
+        run = i;
     }
+    if (run < n && !k->cut) put_run(k, p + run, n - run);
     if (quoted && !k->cut) k->put(k, "\"", 1);
 }
 

@@ -22,7 +22,7 @@ OUTDIR=${OUT:-/tmp/ssc-gpu-check}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$ROOT/build-gpu
 PY=${PY:-/opt/torch/.venv/bin/python3}
-NSYS=${NSYS:-$(command -v nsys || ls /opt/nvidia/nsight-compute/*/host/*/nsys 2>/dev/null | head -1)}
+NSYS=${NSYS:-$(command -v nsys || ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)}
 export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
 mkdir -p "$OUTDIR"
@@ -179,7 +179,7 @@ fi
 
 # ---- 4. conflict with nsys ----------------------------------------------------------------
 if [ -n "$NSYS" ] && [ -x "$NSYS" ]; then
-    [ -f "$ROOT/../shared/gpu/nsys-libs.sh" ] && . "$ROOT/../shared/gpu/nsys-libs.sh"
+    ROOT=$ROOT . "$ROOT/bench/gpu/nsys_env.sh"
     D=$OUTDIR/conflict
     under "$D" "$NSYS" profile -t cuda -o "$D/nsys" --force-overwrite true "$OUTDIR/work"; rc=$?
     [ $rc -eq 0 ] && pass "conflict: exit 0" || fail "conflict: exit $rc"

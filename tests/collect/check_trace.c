@@ -14,7 +14,7 @@
 
 #include "trace/sst_reader.h"
 
-#define MAX_FILES 8
+#define MAX_FILES 32
 #define MAX_MSGS 64
 
 struct msg_count {
@@ -319,6 +319,19 @@ static void check_steps(void)
     check_common(t);
 }
 
+static void check_busy_exit(void)
+{
+    EXPECT(g_nfiles == 21, "expected 21 traces (parent and 20 children), found %d", g_nfiles);
+    int children = 0;
+    for (int i = 0; i < g_nfiles; i++) {
+        const struct tstats *t = &g_files[i];
+        EXPECT(t->closed, "%s: not closed", t->name);
+        children += msgs(t, SST_REC_NVTX_MARK, "child") == 1 && !msgs(t, SST_REC_NVTX_PUSH, "spin");
+        check_common(t);
+    }
+    EXPECT(children == 20, "%d clean child traces, expected 20", children);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -337,6 +350,8 @@ int main(int argc, char **argv)
         check_flood();
     else if (!strcmp(mode, "steps"))
         check_steps();
+    else if (!strcmp(mode, "busy_exit"))
+        check_busy_exit();
     else
         fail("unknown mode %s", mode);
     if (!g_failed)

@@ -14,6 +14,9 @@
  *   nvtx_prog term_default    records, then sends itself SIGTERM with no handler installed.
  *   nvtx_prog flood           200000 push/pop pairs as fast as possible (memory-cap test).
  *   nvtx_prog steps           10 steps through the public header (capture-window test).
+ *   nvtx_prog busy_exit       4 threads record without pause; main forks 20 children (each
+ *                             records and exits) and then calls exit(0) while the threads are
+ *                             still recording: no deadlock, no hang, a closed trace per process.
  * The counts are part of the contract with check_trace.c.
  */
 #include <nvtx3/nvToolsExt.h>
@@ -203,6 +206,36 @@ static int run_steps(void)
     return 0;
 }
 
+static void *spinner(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        nvtxRangePushA("spin");
+        nvtxRangePop();
+    }
+    return NULL;
+}
+
+static int run_busy_exit(void)
+{
+    pthread_t th;
+    for (int t = 0; t < THREADS; t++)
+        pthread_create(&th, NULL, spinner, NULL);
+    for (int i = 0; i < 20; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            nvtxMarkA("child");
+            exit(0);
+        }
+        int st;
+        waitpid(pid, &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            return 95;
+    }
+    sleep_ms(200);
+    exit(0); /* the spinners are still recording */
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "normal";
@@ -218,6 +251,8 @@ int main(int argc, char **argv)
         return run_flood();
     if (strcmp(mode, "steps") == 0)
         return run_steps();
+    if (strcmp(mode, "busy_exit") == 0)
+        return run_busy_exit();
     fprintf(stderr, "nvtx_prog: unknown mode %s\n", mode);
     return 2;
 }

@@ -45,6 +45,11 @@ steps)
     expect_rc $? 0
     "$CHECK" steps "$OUT" || fail "trace check"
     ;;
+busy_exit)
+    "$BIN" record -o "$OUT" -- "$PROG" busy_exit >/dev/null 2>"$W/err"
+    expect_rc $? 0
+    "$CHECK" busy_exit "$OUT" || fail "trace check"
+    ;;
 unwritable)
     "$BIN" record -o /proc/stepscope-no/out -- sh -c "touch '$W/ran'" 2>"$W/err"
     expect_rc $? 1
