@@ -121,6 +121,7 @@ static int dump_records(struct sst_reader *r, const struct dump_opts *o)
         if (o->has_filter && (h->type >= SST_REC_TYPE_LIMIT || !o->want[h->type])) continue;
         rec_print(&sink, h);
         shown++;
+        if (ferror(stdout)) break; /* disk full or closed pipe: stop now, reported after */
     }
     return rc < 0 ? rc : 0;
 }

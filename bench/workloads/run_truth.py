@@ -77,6 +77,10 @@ class Config:
         # The fixed twin of dp is DDP: one process per GPU under torchrun.
         self.torchrun = case in C.MULTI_GPU_CASES and "dp" not in planted and device == "cuda"
         self.runs = []  # dicts: rep, rc, ms_per_step, step_median_ms, wall_s, json, log, error
+        self.display_command = " ".join(
+            (["python3 -m torch.distributed.run --standalone --nproc_per_node=2"]
+             if self.torchrun else ["python3"]) +
+            ["bench/workloads/python/train.py", "--case", case] + fix_args)
 
     def ok_values(self):
         return [r["ms_per_step"] for r in self.runs if r.get("ms_per_step") is not None]
@@ -118,8 +122,18 @@ def common_args(args):
     return out
 
 
+def overrides(args, workload):
+    out = []
+    for item in args.set:
+        name, _, kv = item.partition(".")
+        if name == workload:
+            out += ["--set", kv]
+    return out
+
+
 def train_cmd(args, cfg, extra):
-    cmd = [TRAIN, "--case", cfg.case] + cfg.fix_args + common_args(args) + extra
+    cmd = [TRAIN, "--case", cfg.case] + cfg.fix_args + common_args(args) + \
+        overrides(args, cfg.workload) + extra
     if cfg.torchrun:
         return [args.python, "-m", "torch.distributed.run", "--standalone",
                 "--nproc_per_node=2"] + cmd
@@ -309,8 +323,7 @@ def dir_bytes(path):
 def summary(cfg):
     vals = cfg.ok_values()
     return {
-        "config": cfg.key, "command": " ".join(["python3", "train.py", "--case", cfg.case] +
-                                               cfg.fix_args),
+        "config": cfg.key, "command": cfg.display_command,
         "torchrun": cfg.torchrun,
         "median_ms": rounded(percentile(vals, 0.5)), "p10": rounded(percentile(vals, 0.1)),
         "p90": rounded(percentile(vals, 0.9)), "min": rounded(min(vals) if vals else None),
@@ -407,6 +420,8 @@ def parse_args(argv):
     ap.add_argument("--steps", type=int, help="timed steps per run (default: per workload)")
     ap.add_argument("--warmup", type=int)
     ap.add_argument("--workers", type=int)
+    ap.add_argument("--set", action="append", default=[], metavar="WORKLOAD.KEY=VALUE",
+                    help="size override for one workload's runs, e.g. cnn_jpeg.batch=128")
     ap.add_argument("--timeout", type=float, default=120.0, help="per timed run (s)")
     ap.add_argument("--record", action="store_true", help="capture under stepscope record")
     ap.add_argument("--stepscope", default=os.path.join(REPO, "build", "stepscope"))
@@ -425,6 +440,15 @@ def parse_args(argv):
     if args.quick:
         args.reps = 3
     args.record_args = args.record_args.split()
+    for item in args.set:
+        name, dot, kv = item.partition(".")
+        if not dot or name not in C.WORKLOADS or "=" not in kv:
+            ap.error("--set %r: expected WORKLOAD.KEY=VALUE, WORKLOAD one of %s"
+                     % (item, ", ".join(C.WORKLOADS)))
+        try:
+            C.apply_overrides(dict(C.WORKLOADS[name]), [kv])
+        except ValueError as exc:
+            ap.error("--set %s" % exc)
     if args.record and not os.access(args.stepscope, os.X_OK):
         ap.error("--record: %s is not an executable (give --stepscope PATH)" % args.stepscope)
     if args.nsys and not os.access(args.nsys, os.X_OK):

@@ -209,6 +209,11 @@ static int run_steps(void)
 static void *spinner(void *arg)
 {
     (void)arg;
+    nvtxRangePushA("spin");
+    nvtxRangePop();
+    /* First records done (they allocate: thread buffer, TLS). ASan's allocator, unlike
+     * glibc's, is not fork-safe, so fork only once every thread is past them. */
+    pthread_barrier_wait(&g_start);
     for (;;) {
         nvtxRangePushA("spin");
         nvtxRangePop();
@@ -219,8 +224,10 @@ static void *spinner(void *arg)
 static int run_busy_exit(void)
 {
     pthread_t th;
+    pthread_barrier_init(&g_start, NULL, THREADS + 1);
     for (int t = 0; t < THREADS; t++)
         pthread_create(&th, NULL, spinner, NULL);
+    pthread_barrier_wait(&g_start);
     for (int i = 0; i < 20; i++) {
         pid_t pid = fork();
         if (pid == 0) {

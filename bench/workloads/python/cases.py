@@ -27,7 +27,7 @@ WORKLOADS = {
     "mlp_big": dict(model="mlp", input="memory", batch=4096, d_in=2048, d=2048, hidden=8192,
                     layers=2, classes=1000, steps=25, warmup=6),
     # wide tabular input (8192 x 4096 fp32 = 128 MiB per batch) into a light MLP.
-    "wide": dict(model="mlp", input="memory", batch=8192, d_in=4096, d=1024, hidden=4096,
+    "wide": dict(model="mlp", input="memory", batch=8192, d_in=4096, d=1024, hidden=2048,
                  layers=2, classes=100, steps=40, warmup=8),
 }
 
@@ -113,6 +113,18 @@ def workload_params(case, tiny=False):
     return params
 
 
+def apply_overrides(params, items):
+    """items: ['batch=128', ...] -> params updated (ints stay ints); ValueError when unknown."""
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or key not in params or key in ("name", "model", "input"):
+            raise ValueError("cannot set %r (settable: %s)" % (item, ", ".join(
+                k for k in params if k not in ("name", "model", "input"))))
+        params[key] = int(value) if isinstance(params[key], int) else value
+    return params
+
+
 def config_key(case, planted):
-    """Identifies a (workload, planted set) configuration: 'cnn_jpeg+data+sync', 'mlp+none'."""
-    return "+".join((CASES[case][0],) + (tuple(sorted(planted)) or ("none",)))
+    """Names a (workload, planted set) configuration: 'cnn_jpeg-data-sync', 'mlp-none'
+    (plain characters only: it names files)."""
+    return "-".join((CASES[case][0],) + (tuple(sorted(planted)) or ("none",)))

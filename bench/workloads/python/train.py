@@ -46,8 +46,8 @@ LABEL_SMOOTHING = 0.1
 # ----------------------------------------------------------------------------- data
 
 class JpegImages(Dataset):
-    """Synthetic JPEG files decoded and augmented on the CPU in __getitem__ (the real per-sample
-    cost of an image pipeline: decode, random resized crop, flip). Returns uint8 CHW images."""
+    """Synthetic JPEG files decoded and augmented on the CPU in __getitem__: the per-sample cost
+    of an image pipeline (decode, random crop, flip). Returns uint8 CHW images and a label."""
 
     def __init__(self, length, src, img, classes, pool=32):
         self.length, self.img, self.classes = length, img, classes
@@ -74,25 +74,19 @@ class JpegImages(Dataset):
         item = self.pool[i % len(self.pool)]
         if self.decode is not None:
             return self.decode(item)
-        # Fallback cost: a 5x5 box blur in float, as heavy per pixel as a decode.
-        blurred = F.avg_pool2d(item[None].float(), 5, stride=1, padding=2)[0]
+        # Fallback cost: a 3x3 box blur in float, roughly as heavy per pixel as a decode.
+        blurred = F.avg_pool2d(item[None].float(), 3, stride=1, padding=1)[0]
         return blurred.to(torch.uint8)
 
     def __getitem__(self, i):
         rng = random.Random(i)
         image = self._load(i)
         _, h_src, w_src = image.shape
-        area = h_src * w_src * rng.uniform(0.35, 1.0)
-        ratio = math.exp(rng.uniform(math.log(3 / 4), math.log(4 / 3)))
-        w = min(w_src, max(8, int(round(math.sqrt(area * ratio)))))
-        h = min(h_src, max(8, int(round(math.sqrt(area / ratio)))))
-        top, left = rng.randint(0, h_src - h), rng.randint(0, w_src - w)
-        crop = image[:, top:top + h, left:left + w].float()[None]
-        out = F.interpolate(crop, size=(self.img, self.img), mode="bilinear",
-                            align_corners=False, antialias=True)[0]
+        top, left = rng.randint(0, h_src - self.img), rng.randint(0, w_src - self.img)
+        out = image[:, top:top + self.img, left:left + self.img]
         if rng.random() < 0.5:
             out = out.flip(-1)
-        return out.round_().clamp_(0, 255).to(torch.uint8), i % self.classes
+        return out.contiguous(), i % self.classes
 
 
 class MemoryBatches(Dataset):
@@ -203,11 +197,11 @@ def set_precision(planted, notes):
     """Planted fp32: full-precision fp32 GEMMs and convs (no TF32, no autocast)."""
     if "fp32" not in planted:
         return
-    torch.set_float32_matmul_precision("highest")
     try:
+        torch.set_float32_matmul_precision("highest")
         torch.backends.cudnn.allow_tf32 = False
     except Exception as exc:  # noqa: BLE001 - a newer torch may only warn or refuse
-        notes.append("cudnn.allow_tf32: %s" % exc)
+        notes.append("fp32 precision settings: %s" % exc)
 
 
 # ----------------------------------------------------------------------------- the step
@@ -314,6 +308,8 @@ def parse_args(argv):
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--tiny", action="store_true", help="tiny sizes (CPU smoke test)")
     ap.add_argument("--workers", type=int, default=8, help="DataLoader workers when fixed")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a workload size from cases.py (batch=128, hidden=2048, ...)")
     ap.add_argument("--compile", action="store_true", help="torch.compile the model")
     ap.add_argument("--json-out", help="write the measurement as JSON here")
     ap.add_argument("--profile-kineto", metavar="FILE.json.gz",
@@ -478,6 +474,7 @@ def result(args, w, dev, world, t0, t1, marks, final_loss, notes):
         "config": C.config_key(args.case, args.planted),
         "device": dev.type, "gpu": gpu, "gpus_used": n_gpus, "world_size": world,
         "batch": w["batch"], "steps": args.steps, "warmup": args.warmup,
+        "sizes": {k: v for k, v in w.items() if k not in ("steps", "warmup", "local_batch")},
         "ms_per_step": (t1 - t0) * 1e3 / args.steps,
         "step_ms": {"median": percentile(steps, 0.5), "p10": percentile(steps, 0.1),
                     "p90": percentile(steps, 0.9), "mean": sum(steps) / len(steps)},
@@ -490,6 +487,10 @@ def result(args, w, dev, world, t0, t1, marks, final_loss, notes):
 def main(argv=None):
     args = parse_args(argv)
     w = C.workload_params(args.case, args.tiny)
+    try:
+        C.apply_overrides(w, args.set)
+    except ValueError as exc:
+        fail(str(exc))
     args.steps = args.steps if args.steps is not None else w["steps"]
     args.warmup = args.warmup if args.warmup is not None else w["warmup"]
     if args.steps < 1 or args.warmup < 0:
