@@ -44,20 +44,19 @@ struct record_opts {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: stepscope record [OPTIONS] -- PROGRAM [ARGS...]\n"
-            "\n"
-            "Runs PROGRAM with the stepscope collector injected and writes one trace per\n"
-            "process into the output folder. Exits with PROGRAM's exit status.\n"
-            "\n"
-            "  -o, --output DIR       output folder (default ./stepscope-<timestamp>/)\n"
-            "      --capture SPEC     all | steps:A-B | seconds:A-B (default all)\n"
-            "      --mode MODE        full | light (light: no kernel records) (default full)\n"
-            "      --no-python-shim   do not put the Python step/data markers on PYTHONPATH\n"
-            "      --memory-cap SIZE  buffered records per process before dropping (64M)\n"
-            "      --sample-hz N      host samples per second, 0 for none (default 10)\n"
-            "  -q, --quiet            no summary after the run\n"
-            "  -h, --help             this text\n");
+    fprintf(f, "usage: stepscope record [OPTIONS] -- PROGRAM [ARGS...]\n"
+               "\n"
+               "Runs PROGRAM with the stepscope collector injected and writes one trace per\n"
+               "process into the output folder. Exits with PROGRAM's exit status.\n"
+               "\n"
+               "  -o, --output DIR       output folder (default ./stepscope-<timestamp>/)\n"
+               "      --capture SPEC     all | steps:A-B | seconds:A-B (default all)\n"
+               "      --mode MODE        full | light (light: no kernel records) (default full)\n"
+               "      --no-python-shim   do not put the Python step/data markers on PYTHONPATH\n"
+               "      --memory-cap SIZE  buffered records per process before dropping (64M)\n"
+               "      --sample-hz N      host samples per second, 0 for none (default 10)\n"
+               "  -q, --quiet            no summary after the run\n"
+               "  -h, --help             this text\n");
 }
 
 /* ---- option checks (the collector repeats them; failing early is kinder) ---------------- */
@@ -66,8 +65,7 @@ static int valid_capture(const char *s)
 {
     double a, b;
     int used = 0;
-    if (strcmp(s, "all") == 0)
-        return 1;
+    if (strcmp(s, "all") == 0) return 1;
     if (sscanf(s, "steps:%lf-%lf%n", &a, &b, &used) == 2 && !s[used])
         return a >= 0 && b >= a && a == (double)(uint64_t)a && b == (double)(uint64_t)b;
     used = 0;
@@ -81,10 +79,8 @@ static int valid_size(const char *s)
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || v == 0 || *s == '-')
-        return 0;
-    if (*end && strchr("kKmMgG", *end))
-        end++;
+    if (errno || end == s || v == 0 || *s == '-') return 0;
+    if (*end && strchr("kKmMgG", *end)) end++;
     if (*end == 'i' && end[1] == 'B')
         end += 2;
     else if (*end == 'B')
@@ -113,12 +109,15 @@ static int check_opts(const struct record_opts *o)
  * Returns CLI_EXIT_OK with *prog_at set, or an exit status. */
 static int parse_args(int argc, char **argv, struct record_opts *o, int *prog_at)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},     {"capture", required_argument, NULL, 'c'},
-        {"mode", required_argument, NULL, 'm'},       {"memory-cap", required_argument, NULL, 'M'},
-        {"sample-hz", required_argument, NULL, 's'},  {"no-python-shim", no_argument, NULL, 'n'},
-        {"quiet", no_argument, NULL, 'q'},            {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"capture", required_argument, NULL, 'c'},
+                                             {"mode", required_argument, NULL, 'm'},
+                                             {"memory-cap", required_argument, NULL, 'M'},
+                                             {"sample-hz", required_argument, NULL, 's'},
+                                             {"no-python-shim", no_argument, NULL, 'n'},
+                                             {"quiet", no_argument, NULL, 'q'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     int dd = 1;
     while (dd < argc && strcmp(argv[dd], "--") != 0)
         dd++;
@@ -126,24 +125,39 @@ static int parse_args(int argc, char **argv, struct record_opts *o, int *prog_at
     int c;
     while ((c = cli_getopt(VERB, dd, argv, "o:qh", longopts)) != -1) {
         switch (c) {
-        case 'o': o->out_dir = optarg; break;
-        case 'c': o->capture = optarg; break;
-        case 'm': o->mode = optarg; break;
-        case 'M': o->memory_cap = optarg; break;
-        case 's': o->sample_hz = optarg; break;
-        case 'n': o->no_shim = 1; break;
-        case 'q': o->quiet = 1; break;
-        case 'h': usage(stdout); return cli_finish_stdout(VERB) == 0 ? -1 : CLI_EXIT_FAIL;
-        default: return CLI_EXIT_USAGE;
+        case 'o':
+            o->out_dir = optarg;
+            break;
+        case 'c':
+            o->capture = optarg;
+            break;
+        case 'm':
+            o->mode = optarg;
+            break;
+        case 'M':
+            o->memory_cap = optarg;
+            break;
+        case 's':
+            o->sample_hz = optarg;
+            break;
+        case 'n':
+            o->no_shim = 1;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return cli_finish_stdout(VERB) == 0 ? -1 : CLI_EXIT_FAIL;
+        default:
+            return CLI_EXIT_USAGE;
         }
     }
     if (optind < dd)
         return cli_usage_error(VERB, "put '--' before the program: stepscope record -- %s ...",
                                argv[optind]);
-    if (dd >= argc)
-        return cli_usage_error(VERB, "missing '--' and the program to run");
-    if (dd + 1 >= argc)
-        return cli_usage_error(VERB, "no program after '--'");
+    if (dd >= argc) return cli_usage_error(VERB, "missing '--' and the program to run");
+    if (dd + 1 >= argc) return cli_usage_error(VERB, "no program after '--'");
     *prog_at = dd + 1;
     return check_opts(o);
 }
@@ -197,12 +211,10 @@ static void default_out_dir(char *buf, size_t cap)
 static int exe_dir(char *buf, size_t cap)
 {
     ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
-    if (n <= 0)
-        return -1;
+    if (n <= 0) return -1;
     buf[n] = '\0';
     char *slash = strrchr(buf, '/');
-    if (!slash)
-        return -1;
+    if (!slash) return -1;
     *slash = '\0';
     return 0;
 }
@@ -238,8 +250,7 @@ static int find_python_dir(char *out, size_t cap)
     const char *env = getenv("STEPSCOPE_PYTHON_DIR");
     char dir[PATH_MAX - 16]; /* room for "/../python" in out */
     struct stat st;
-    if (env && *env)
-        snprintf(out, cap, "%s", env);
+    if (env && *env) snprintf(out, cap, "%s", env);
 #ifdef STEPSCOPE_PYTHON_DIR_DEFAULT
     else if (stat(STEPSCOPE_PYTHON_DIR_DEFAULT, &st) == 0)
         snprintf(out, cap, "%s", STEPSCOPE_PYTHON_DIR_DEFAULT);
@@ -262,8 +273,7 @@ static int prepend_pythonpath(void)
     const char *old = getenv("PYTHONPATH");
     size_t n = strlen(dir) + (old ? strlen(old) : 0) + 2;
     char *val = malloc(n);
-    if (!val)
-        return -1;
+    if (!val) return -1;
     snprintf(val, n, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
     int rc = setenv("PYTHONPATH", val, 1);
     free(val);
@@ -278,16 +288,11 @@ static int set_environment(const struct record_opts *o, const char *out_abs, con
     rc |= setenv("STEPSCOPE_OUTPUT_DIR", out_abs, 1);
     rc |= setenv("STEPSCOPE_CAPTURE", o->capture ? o->capture : "all", 1);
     rc |= setenv("STEPSCOPE_MODE", o->mode ? o->mode : "full", 1);
-    if (o->memory_cap)
-        rc |= setenv("STEPSCOPE_MEMORY_CAP", o->memory_cap, 1);
-    if (o->sample_hz)
-        rc |= setenv("STEPSCOPE_SAMPLE_HZ", o->sample_hz, 1);
-    if (o->quiet)
-        rc |= setenv("STEPSCOPE_QUIET", "1", 1);
-    if (!o->no_shim)
-        rc |= prepend_pythonpath();
-    if (rc != 0)
-        cli_error(VERB, NULL, "cannot set the environment: %s", strerror(errno));
+    if (o->memory_cap) rc |= setenv("STEPSCOPE_MEMORY_CAP", o->memory_cap, 1);
+    if (o->sample_hz) rc |= setenv("STEPSCOPE_SAMPLE_HZ", o->sample_hz, 1);
+    if (o->quiet) rc |= setenv("STEPSCOPE_QUIET", "1", 1);
+    if (!o->no_shim) rc |= prepend_pythonpath();
+    if (rc != 0) cli_error(VERB, NULL, "cannot set the environment: %s", strerror(errno));
     return rc;
 }
 
@@ -302,8 +307,7 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
     int from_process = si && (si->si_code == SI_USER || si->si_code == SI_QUEUE);
-    if (g_child > 0 && from_process && si->si_pid != g_child)
-        kill(g_child, sig);
+    if (g_child > 0 && from_process && si->si_pid != g_child) kill(g_child, sig);
 }
 
 static void install_forwarding(void)
@@ -358,8 +362,7 @@ struct trace_sum {
     int nnotices;
 };
 
-static void sum_record(struct sst_reader *r, const struct sst_rec_header *h,
-                       struct trace_sum *s)
+static void sum_record(struct sst_reader *r, const struct sst_rec_header *h, struct trace_sum *s)
 {
     s->records++;
     if (h->type == SST_REC_DROPPED) {
@@ -368,10 +371,8 @@ static void sum_record(struct sst_reader *r, const struct sst_rec_header *h,
         const struct sst_rec_notice *n = (const void *)h;
         const char *msg = sst_reader_string(r, n->message, NULL);
         for (int i = 0; msg && i < s->nnotices; i++)
-            if (strcmp(s->notices[i], msg) == 0)
-                msg = NULL;
-        if (msg)
-            s->notices[s->nnotices++] = msg;
+            if (strcmp(s->notices[i], msg) == 0) msg = NULL;
+        if (msg) s->notices[s->nnotices++] = msg;
     }
 }
 
@@ -390,8 +391,7 @@ static void summarise_file(const char *dir, const char *name)
     while (sst_reader_next(r, &h) == 1)
         sum_record(r, h, &s);
     fprintf(stderr, "stepscope:   %s: %llu records, %llu dropped, %s\n", name,
-            (unsigned long long)s.records, (unsigned long long)s.dropped,
-            sst_reader_state_line(r));
+            (unsigned long long)s.records, (unsigned long long)s.dropped, sst_reader_state_line(r));
     for (int i = 0; i < s.nnotices; i++)
         fprintf(stderr, "stepscope:     notice: %s\n", s.notices[i]);
     sst_reader_close(r);
@@ -400,8 +400,7 @@ static void summarise_file(const char *dir, const char *name)
 static void summarise(const char *dir)
 {
     DIR *d = opendir(dir);
-    if (!d)
-        return;
+    if (!d) return;
     fprintf(stderr, "stepscope: traces in %s\n", dir);
     int n = 0;
     struct dirent *de;
@@ -413,17 +412,14 @@ static void summarise(const char *dir)
         }
     }
     closedir(d);
-    if (n == 0)
-        fprintf(stderr, "stepscope:   no trace: the program made no CUDA or NVTX call\n");
+    if (n == 0) fprintf(stderr, "stepscope:   no trace: the program made no CUDA or NVTX call\n");
 }
 
 /* The program's status as ours: its exit code, or the same signal (128+sig as a fallback). */
 static int exit_like(int status)
 {
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-    if (!WIFSIGNALED(status))
-        return CLI_EXIT_FAIL;
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (!WIFSIGNALED(status)) return CLI_EXIT_FAIL;
     int sig = WTERMSIG(status);
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core); /* the program's crash, not ours: no second core file */
@@ -442,8 +438,7 @@ int cmd_record(int argc, char **argv)
     struct record_opts o = {0};
     int prog_at = 0;
     int rc = parse_args(argc, argv, &o, &prog_at);
-    if (rc != CLI_EXIT_OK)
-        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (rc != CLI_EXIT_OK) return rc < 0 ? CLI_EXIT_OK : rc;
     char dflt[64], out_abs[PATH_MAX], lib[PATH_MAX];
     if (!o.out_dir) {
         default_out_dir(dflt, sizeof dflt);
@@ -455,9 +450,7 @@ int cmd_record(int argc, char **argv)
         return CLI_EXIT_FAIL;
     install_forwarding();
     int status = run_program(argv + prog_at);
-    if (status < 0)
-        return CLI_EXIT_FAIL;
-    if (!o.quiet)
-        summarise(out_abs);
+    if (status < 0) return CLI_EXIT_FAIL;
+    if (!o.quiet) summarise(out_abs);
     return exit_like(status);
 }

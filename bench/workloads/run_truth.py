@@ -3,9 +3,9 @@
 interleaved, over several repetitions, and optionally captures each under `stepscope record`,
 torch.profiler (Kineto JSON) and Nsight Systems (SQLite export).
 
-    python3 bench/workloads/run_truth.py --out /tmp/truth              # all cases, 5 reps
-    python3 bench/workloads/run_truth.py --quick --record --stepscope build/stepscope \\
-        --kineto --nsys $N/nsys --out OUT                               # 3 reps + captures
+    python3 bench/workloads/run_truth.py --out /tmp/truth --pack $OUT  # all cases, 5 reps
+    python3 bench/workloads/run_truth.py --reps 0 --record --stepscope build/stepscope \\
+        --kineto --nsys $N/nsys --out /tmp/cap --pack $OUT             # captures only
     python3 bench/workloads/run_truth.py --device cpu --tiny --reps 1 --cases data,combo1
 
 Phase 1 (timed): each *configuration* (a workload and the causes planted in it; cases share
@@ -395,6 +395,53 @@ def write_truth(out, cases, case_map, configs, args, skipped_cases):
     return truth
 
 
+# ----------------------------------------------------------------------------- packing
+
+PACK_PART = 15 * 1024 * 1024  # the device tool returns files of at most 16 MiB, 8 in all
+
+
+def pack(out, dest):
+    """Packs the results into a few .tar.xz archives in dest (split into .partNN files past
+    15 MiB): truth (JSON, per-run JSON and logs), record, kineto, nsys (SQLite exports only).
+    Returns the paths written."""
+    import tarfile
+    groups = [("truth", ["truth.json", "captures.json", "meta.json", "meta-captures.json",
+                         "runs", "logs"]),
+              ("record", ["record"]), ("kineto", ["kineto"]),
+              ("nsys", sorted(os.path.relpath(p, out)
+                              for p in glob.glob(os.path.join(out, "nsys", "*.sqlite"))))]
+    os.makedirs(dest, exist_ok=True)
+    written = []
+    for name, members in groups:
+        members = [m for m in members if os.path.exists(os.path.join(out, m))
+                   and dir_bytes(os.path.join(out, m)) > 0]
+        if not members:
+            continue
+        path = os.path.join(dest, name + ".tar.xz")
+        with tarfile.open(path, "w:xz") as tar:
+            for m in members:
+                tar.add(os.path.join(out, m), arcname=m)
+        written += split_file(path)
+    if len(written) > 8:
+        log("WARNING: %d packed files; the device tool returns 8 at most" % len(written))
+    return written
+
+
+def split_file(path):
+    size = os.path.getsize(path)
+    if size <= PACK_PART:
+        return [path]
+    parts = []
+    with open(path, "rb") as f:
+        for i in range(int(math.ceil(size / PACK_PART))):
+            part = "%s.part%02d" % (path, i)
+            with open(part, "wb") as g:
+                g.write(f.read(PACK_PART))
+            parts.append(part)
+    os.remove(path)
+    return parts
+
+
 # ----------------------------------------------------------------------------- main
 
 def gpu_count(args):
@@ -435,6 +482,9 @@ def parse_args(argv):
                     help="start no run that would end later than this (0: no limit)")
     ap.add_argument("--min-speedup", type=float, default=1.3)
     ap.add_argument("--min-combo-ratio", type=float, default=2.0)
+    ap.add_argument("--pack", metavar="DIR",
+                    help="at the end, pack the results into a few .tar.xz files in DIR "
+                         "(for the device tool's $OUT: 8 files of 16 MiB at most)")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     args = ap.parse_args(argv)
     if args.quick:
@@ -555,6 +605,13 @@ def main(argv=None):
         print_table(truth)
     log("done in %.0f s; %d runs skipped for the budget; results in %s"
         % (budget.elapsed(), len(budget.skipped), out))
+    if args.pack:
+        try:
+            for path in pack(out, args.pack):
+                log("packed %s (%d KiB)" % (path, os.path.getsize(path) >> 10))
+        except (OSError, EOFError) as exc:
+            log("packing failed: %s" % exc)
+            return 1
     return 0
 
 

@@ -50,10 +50,13 @@ struct ssc_tbuf {
     uint32_t tid;
 };
 
+/* Largest record a block holds (a little under SST_REC_MAX; no producer comes close). */
+#define BLOCK_DATA (BLOCK_BYTES - offsetof(struct block, data))
+
 static _Atomic(struct ssc_tbuf *) g_list;
 static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct block *g_free;       /* drained blocks ready for reuse */
-static _Atomic int64_t g_avail;    /* free blocks + blocks the cap still allows to allocate */
+static struct block *g_free;    /* drained blocks ready for reuse */
+static _Atomic int64_t g_avail; /* free blocks + blocks the cap still allows to allocate */
 static int64_t g_cap_blocks;
 static pthread_key_t g_key;
 static __thread struct ssc_tbuf *tls_tb;
@@ -66,10 +69,8 @@ static uint64_t g_drops_seen[SSC_DROP_SOURCES][SST_REC_TYPE_LIMIT]; /* writer th
 
 void ssc_count_dropped(uint8_t source, uint16_t rec_type, uint64_t count)
 {
-    if (source >= SSC_DROP_SOURCES)
-        source = 0;
-    if (rec_type >= SST_REC_TYPE_LIMIT)
-        rec_type = 0;
+    if (source >= SSC_DROP_SOURCES) source = 0;
+    if (rec_type >= SST_REC_TYPE_LIMIT) rec_type = 0;
     atomic_fetch_add_explicit(&g_drops[source][rec_type], count, memory_order_relaxed);
 }
 
@@ -85,11 +86,12 @@ void ssc_drops_take(uint64_t counts[SSC_DROP_SOURCES][SST_REC_TYPE_LIMIT])
 
 /* ---- block pool -------------------------------------------------------------------------- */
 
-static struct block *block_get(void)
+/* Takes a block for tb and links it into tb's chain, both under g_pool_mu: a fork() then
+ * never catches a block that belongs to nobody (the child frees every chain it inherits). */
+static struct block *block_get_linked(struct ssc_tbuf *tb)
 {
     /* The unlocked check keeps a thread that is over the cap from taking the lock per record. */
-    if (atomic_load_explicit(&g_avail, memory_order_relaxed) <= 0)
-        return NULL;
+    if (atomic_load_explicit(&g_avail, memory_order_relaxed) <= 0) return NULL;
     struct block *b = NULL;
     pthread_mutex_lock(&g_pool_mu);
     if (atomic_load_explicit(&g_avail, memory_order_relaxed) > 0) {
@@ -99,15 +101,18 @@ static struct block *block_get(void)
         } else {
             b = malloc(BLOCK_BYTES);
         }
-        if (b)
-            atomic_fetch_sub_explicit(&g_avail, 1, memory_order_relaxed);
     }
-    pthread_mutex_unlock(&g_pool_mu);
     if (b) {
+        atomic_fetch_sub_explicit(&g_avail, 1, memory_order_relaxed);
         atomic_store_explicit(&b->next, NULL, memory_order_relaxed);
         atomic_store_explicit(&b->committed, 0, memory_order_relaxed);
-        b->cap = BLOCK_BYTES - (uint32_t)offsetof(struct block, data);
+        b->cap = (uint32_t)BLOCK_DATA;
+        if (tb->wblk)
+            atomic_store_explicit(&tb->wblk->next, b, memory_order_release);
+        else
+            atomic_store_explicit(&tb->first, b, memory_order_release);
     }
+    pthread_mutex_unlock(&g_pool_mu);
     return b;
 }
 
@@ -136,8 +141,7 @@ void ssc_buf_unlock_all(void)
 static void tbuf_thread_exit(void *p)
 {
     struct ssc_tbuf *tb = p;
-    if (tls_tb == tb)
-        tls_tb = NULL;
+    if (tls_tb == tb) tls_tb = NULL;
     atomic_store_explicit(&tb->dead, 1, memory_order_release);
 }
 
@@ -145,8 +149,7 @@ void ssc_buf_global_init(void)
 {
     const struct ssc_config *c = ssc_config();
     g_cap_blocks = (int64_t)(c->memory_cap / BLOCK_BYTES);
-    if (g_cap_blocks < 1)
-        g_cap_blocks = 1;
+    if (g_cap_blocks < 1) g_cap_blocks = 1;
     atomic_store(&g_avail, g_cap_blocks);
     pthread_key_create(&g_key, tbuf_thread_exit);
 }
@@ -162,16 +165,14 @@ static void tbuf_name_thread(uint32_t tid)
     char path[64], name[64];
     snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
+    if (fd < 0) return;
     ssize_t got = read(fd, name, sizeof name - 1);
     close(fd);
     size_t n = got > 0 ? (size_t)got : 0;
     while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
         n--;
     struct sst_rec_thread *r = ssc_rec_reserve(SST_REC_THREAD, sizeof *r);
-    if (!r)
-        return;
+    if (!r) return;
     r->tid = tid;
     r->name = ssc_intern(name, n);
     r->ts_ns = sst_now_ns();
@@ -180,16 +181,19 @@ static void tbuf_name_thread(uint32_t tid)
 
 struct ssc_tbuf *ssc_tbuf_self(void)
 {
-    if (tls_tb)
-        return tls_tb;
+    if (tls_tb) return tls_tb;
+    /* Allocated and published under g_pool_mu, so fork() never sees it half-made. */
+    pthread_mutex_lock(&g_pool_mu);
     struct ssc_tbuf *tb = calloc(1, sizeof *tb);
-    if (!tb)
-        return NULL;
-    tb->tid = ssc_gettid();
-    tb->next = atomic_load_explicit(&g_list, memory_order_relaxed);
-    while (!atomic_compare_exchange_weak_explicit(&g_list, &tb->next, tb, memory_order_release,
-                                                  memory_order_relaxed)) {
+    if (tb) {
+        tb->tid = ssc_gettid();
+        tb->next = atomic_load_explicit(&g_list, memory_order_relaxed);
+        while (!atomic_compare_exchange_weak_explicit(&g_list, &tb->next, tb, memory_order_release,
+                                                      memory_order_relaxed)) {
+        }
     }
+    pthread_mutex_unlock(&g_pool_mu);
+    if (!tb) return NULL;
     tls_tb = tb;
     pthread_setspecific(g_key, tb);
     tbuf_name_thread(tb->tid);
@@ -199,13 +203,8 @@ struct ssc_tbuf *ssc_tbuf_self(void)
 /* Seals the current block (if any) and links a fresh one; 0 when the pool is exhausted. */
 static int tbuf_new_block(struct ssc_tbuf *tb)
 {
-    struct block *b = block_get();
-    if (!b)
-        return 0;
-    if (tb->wblk)
-        atomic_store_explicit(&tb->wblk->next, b, memory_order_release);
-    else
-        atomic_store_explicit(&tb->first, b, memory_order_release);
+    struct block *b = block_get_linked(tb);
+    if (!b) return 0;
     tb->wblk = b;
     tb->wpos = 0;
     return 1;
@@ -222,16 +221,12 @@ void *ssc_rec_reserve(uint16_t type, size_t size)
     if (tls_writer) /* the writer thread owns the sst_writer: no need to buffer */
         return ssc_writer_rec(type, size);
     int st = atomic_load_explicit(&ssc_g_state, memory_order_acquire);
-    if (st != SSC_RUNNING && (st == SSC_STOPPED || !ssc_core_ensure()))
-        return NULL;
-    if (size < sizeof(struct sst_rec_header) || size > SST_REC_MAX)
-        return drop(type);
+    if (st != SSC_RUNNING && (st == SSC_STOPPED || !ssc_core_ensure())) return NULL;
+    if (size < sizeof(struct sst_rec_header) || size > BLOCK_DATA) return drop(type);
     uint32_t sz = (uint32_t)((size + SST_REC_ALIGN - 1) & ~(size_t)(SST_REC_ALIGN - 1));
     struct ssc_tbuf *tb = tls_tb ? tls_tb : ssc_tbuf_self();
-    if (!tb)
-        return drop(type);
-    if ((!tb->wblk || tb->wpos + sz > tb->wblk->cap) && !tbuf_new_block(tb))
-        return drop(type);
+    if (!tb) return drop(type);
+    if ((!tb->wblk || tb->wpos + sz > tb->wblk->cap) && !tbuf_new_block(tb)) return drop(type);
     uint8_t *p = tb->wblk->data + tb->wpos;
     memset(p, 0, sz);
     struct sst_rec_header h = {type, (uint16_t)sz};
@@ -243,8 +238,7 @@ void *ssc_rec_reserve(uint16_t type, size_t size)
 void ssc_rec_commit(void *rec)
 {
     struct ssc_tbuf *tb = tls_tb;
-    if (!rec || tls_writer || !tb || !tb->wblk)
-        return;
+    if (!rec || tls_writer || !tb || !tb->wblk) return;
     atomic_store_explicit(&tb->wblk->committed, tb->wpos, memory_order_release);
 }
 
@@ -325,8 +319,7 @@ static void tbuf_unlink(struct ssc_tbuf *prev, struct ssc_tbuf *tb)
         return;
     }
     struct ssc_tbuf *expect = tb;
-    if (atomic_compare_exchange_strong(&g_list, &expect, tb->next))
-        return;
+    if (atomic_compare_exchange_strong(&g_list, &expect, tb->next)) return;
     for (struct ssc_tbuf *p = atomic_load(&g_list); p; p = p->next)
         if (p->next == tb) {
             p->next = tb->next;
@@ -361,8 +354,7 @@ void ssc_buf_after_fork_child(void)
     while (tb) {
         struct ssc_tbuf *next = tb->next;
         struct block *b = atomic_load(&tb->first);
-        if (tb->rblk)
-            b = tb->rblk;
+        if (tb->rblk) b = tb->rblk;
         while (b) {
             struct block *bn = atomic_load(&b->next);
             free(b);

@@ -80,15 +80,12 @@ void ssc_notice(uint16_t code, uint8_t level, const char *msg)
     /* Information (e.g. "forked from") only goes into the trace; problems are said once. */
     uint32_t bit = 1u << (code & 31);
     int loud = level >= SST_NOTE_ERROR || (level >= SST_NOTE_WARN && !g_cfg.quiet);
-    if (loud && !(atomic_fetch_or(&g_said, bit) & bit))
-        ssc_say(msg);
+    if (loud && !(atomic_fetch_or(&g_said, bit) & bit)) ssc_say(msg);
     /* A trace needs each problem once or a few times, not once per CUPTI buffer. */
-    if (atomic_fetch_add(&g_noted[code & 31], 1) >= 8)
-        return;
+    if (atomic_fetch_add(&g_noted[code & 31], 1) >= 8) return;
     uint32_t id = ssc_intern(msg, strlen(msg));
     struct sst_rec_notice *r = ssc_rec_reserve(SST_REC_NOTICE, sizeof *r);
-    if (!r)
-        return;
+    if (!r) return;
     r->level = level;
     r->code = code;
     r->ts_ns = sst_now_ns();
@@ -104,16 +101,27 @@ static uint64_t parse_size(const char *s)
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return 0;
+    if (errno || end == s) return 0;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
+    default:
+        break;
     }
-    if (*end == 'i' || *end == 'B')
-        end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+    if (*end == 'i' || *end == 'B') end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
     return *end ? 0 : v;
 }
 
@@ -123,8 +131,7 @@ static int parse_capture(const char *s, struct ssc_config *c)
     double a, b;
     int used = 0;
     c->window = SSC_WINDOW_ALL;
-    if (strcmp(s, "all") == 0)
-        return 0;
+    if (strcmp(s, "all") == 0) return 0;
     if (sscanf(s, "steps:%lf-%lf%n", &a, &b, &used) == 2 && !s[used] && a >= 0 && b >= a) {
         c->window = SSC_WINDOW_STEPS;
         c->window_from = (uint64_t)a;
@@ -174,13 +181,10 @@ static void config_read(struct ssc_config *c)
 
 static void capture_set(int on, uint8_t reason)
 {
-    if (atomic_exchange(&g_capturing, on) == on)
-        return;
-    if (atomic_load(&g_cupti_on))
-        ssc_cupti_set_enabled(on);
+    if (atomic_exchange(&g_capturing, on) == on) return;
+    if (atomic_load(&g_cupti_on)) ssc_cupti_set_enabled(on);
     struct sst_rec_capture *r = ssc_rec_reserve(SST_REC_CAPTURE, sizeof *r);
-    if (!r)
-        return;
+    if (!r) return;
     r->on = (uint8_t)on;
     r->reason = reason;
     r->what = 1; /* GPU activity: NVTX and host samples are always recorded */
@@ -202,8 +206,7 @@ void ssc_window_step_end(uint64_t ordinal)
 
 void ssc_window_tick(uint64_t now_ns)
 {
-    if (g_cfg.window != SSC_WINDOW_SECONDS)
-        return;
+    if (g_cfg.window != SSC_WINDOW_SECONDS) return;
     uint64_t t = now_ns - g_start_ns;
     capture_set(t >= g_cfg.window_from && t < g_cfg.window_to, SST_CAP_WINDOW);
 }
@@ -216,6 +219,7 @@ static void fork_prepare(void)
 {
     pthread_mutex_lock(&g_init_mu);
     ssc_writer_lock();
+    ssc_nvtx_lock();
     ssc_str_lock();
     ssc_buf_lock_all();
 }
@@ -224,6 +228,7 @@ static void fork_parent(void)
 {
     ssc_buf_unlock_all();
     ssc_str_unlock();
+    ssc_nvtx_unlock();
     ssc_writer_unlock();
     pthread_mutex_unlock(&g_init_mu);
 }
@@ -239,10 +244,10 @@ static void fork_child(void)
     for (int i = 0; i < 32; i++)
         atomic_store(&g_noted[i], 0);
     atomic_store(&g_cupti_on, 0);
-    if (atomic_load(&ssc_g_state) == SSC_RUNNING)
-        atomic_store(&ssc_g_state, SSC_OFF);
+    if (atomic_load(&ssc_g_state) == SSC_RUNNING) atomic_store(&ssc_g_state, SSC_OFF);
     ssc_buf_unlock_all();
     ssc_str_unlock();
+    ssc_nvtx_unlock();
     ssc_writer_unlock();
     pthread_mutex_unlock(&g_init_mu);
 }
@@ -252,8 +257,7 @@ static void fork_child(void)
 static int signal_index(int sig)
 {
     for (size_t i = 0; i < N_SIGNALS; i++)
-        if (k_signals[i] == sig)
-            return (int)i;
+        if (k_signals[i] == sig) return (int)i;
     return -1;
 }
 
@@ -261,12 +265,10 @@ static int signal_index(int sig)
 static void chain_signal(int sig, const struct sigaction *prev, siginfo_t *si, void *uc)
 {
     if (prev->sa_flags & SA_SIGINFO) {
-        if (prev->sa_sigaction)
-            prev->sa_sigaction(sig, si, uc);
+        if (prev->sa_sigaction) prev->sa_sigaction(sig, si, uc);
         return;
     }
-    if (prev->sa_handler == SIG_IGN)
-        return;
+    if (prev->sa_handler == SIG_IGN) return;
     if (prev->sa_handler == SIG_DFL) {
         /* Restore the default and re-raise: the signal is blocked while we run, so it is
          * delivered (and kills the process with the same status) when we return. */
@@ -281,8 +283,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved_errno = errno;
     int i = signal_index(sig);
-    if (i < 0)
-        return;
+    if (i < 0) return;
     const struct sigaction *prev = &g_prev[i];
     int dies = !(prev->sa_flags & SA_SIGINFO) && prev->sa_handler == SIG_DFL;
     int ignored = !(prev->sa_flags & SA_SIGINFO) && prev->sa_handler == SIG_IGN;
@@ -295,13 +296,11 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 static void install_signals(void)
 {
-    if (g_signals_installed)
-        return; /* a forked child inherits the parent's handlers and g_prev */
+    if (g_signals_installed) return; /* a forked child inherits the parent's handlers and g_prev */
     g_signals_installed = 1;
     for (size_t i = 0; i < N_SIGNALS; i++) {
         struct sigaction sa, prev;
-        if (sigaction(k_signals[i], NULL, &prev) != 0)
-            continue;
+        if (sigaction(k_signals[i], NULL, &prev) != 0) continue;
         g_prev[i] = prev;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_signal;
@@ -315,8 +314,7 @@ static void install_signals(void)
 
 static void core_exit(void)
 {
-    if (atomic_load(&ssc_g_state) != SSC_RUNNING)
-        return;
+    if (atomic_load(&ssc_g_state) != SSC_RUNNING) return;
     ssc_writer_stop(EXIT_TIMEOUT_MS);
     atomic_store(&ssc_g_state, SSC_STOPPED);
 }
@@ -340,16 +338,14 @@ static void global_init(void)
 int ssc_core_ensure(void)
 {
     int st = atomic_load_explicit(&ssc_g_state, memory_order_acquire);
-    if (st != SSC_OFF)
-        return st == SSC_RUNNING;
+    if (st != SSC_OFF) return st == SSC_RUNNING;
     pthread_once(&g_once, global_init);
     pthread_mutex_lock(&g_init_mu);
     if (atomic_load(&ssc_g_state) == SSC_OFF) {
         g_start_ns = sst_now_ns();
         int rc = ssc_writer_start();
         atomic_store(&ssc_g_state, rc == 0 ? SSC_RUNNING : SSC_STOPPED);
-        if (rc == 0)
-            install_signals();
+        if (rc == 0) install_signals();
     }
     pthread_mutex_unlock(&g_init_mu);
     return atomic_load(&ssc_g_state) == SSC_RUNNING;
@@ -361,8 +357,7 @@ EXPORT int InitializeInjection(void)
     if (!ssc_core_ensure())
         return 1; /* still success: the program must run whatever happens to us */
     static _Atomic int started;
-    if (atomic_exchange(&started, 1))
-        return 1;
+    if (atomic_exchange(&started, 1)) return 1;
     if (ssc_cupti_start() == 0) {
         atomic_store(&g_cupti_on, 1);
         ssc_cupti_set_enabled(ssc_capturing());

@@ -14,7 +14,7 @@
  *   ssc_zstd.c    a zstd compressor found with dlopen (the library does not link libzstd)
  *
  * Lock order (fork's prepare handler takes them all in this order):
- *   g_init_mu -> writer round lock -> thread list -> string table -> block pool.
+ *   g_init_mu -> writer round lock -> NVTX domains -> string table -> block pool.
  * No lock is ever taken on the recording hot path (ssc_rec_reserve/commit, interning a
  * string this thread has seen before).
  */
@@ -30,9 +30,9 @@
 
 /* ---- core state (ssc_core.c) ---- */
 enum ssc_state {
-    SSC_OFF = 0,      /* not started in this process (yet, or again after fork) */
-    SSC_RUNNING = 1,  /* records are accepted */
-    SSC_STOPPED = 2,  /* shut down at exit, or could not start: records are refused */
+    SSC_OFF = 0,     /* not started in this process (yet, or again after fork) */
+    SSC_RUNNING = 1, /* records are accepted */
+    SSC_STOPPED = 2, /* shut down at exit, or could not start: records are refused */
 };
 SSC_HIDDEN extern _Atomic int ssc_g_state;
 
@@ -112,13 +112,16 @@ SSC_HIDDEN void ssc_host_write_process(void);
 SSC_HIDDEN void ssc_host_write_env(void);
 SSC_HIDDEN void ssc_host_write_late_env(void);
 SSC_HIDDEN void ssc_host_sample(void);
-/* "<host>-<pid>[-r<rank>].sstrace" into buf. */
-SSC_HIDDEN void ssc_host_trace_name(char *buf, size_t cap);
+/* "<host>-<pid>[-r<rank>][.<attempt>].sstrace" into buf (attempt 0: no suffix). */
+SSC_HIDDEN void ssc_host_trace_name(char *buf, size_t cap, int attempt);
 
 /* ---- zstd (ssc_zstd.c) ---- */
 SSC_HIDDEN int ssc_zstd_compressor(struct sst_compressor *out);
 
 /* ---- NVTX (ssc_nvtx.c) ---- */
 SSC_HIDDEN void ssc_nvtx_after_fork_child(void);
+/* The domain list's lock (fork prepare/parent/child). */
+SSC_HIDDEN void ssc_nvtx_lock(void);
+SSC_HIDDEN void ssc_nvtx_unlock(void);
 
 #endif

@@ -26,8 +26,7 @@ extern char **environ;
 static ssize_t read_small(const char *path, char *buf, size_t cap)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
+    if (fd < 0) return -1;
     size_t n = 0;
     ssize_t r;
     while (n + 1 < cap && (r = read(fd, buf + n, cap - 1 - n)) > 0)
@@ -48,19 +47,20 @@ static uint32_t intern_cstr(const char *s)
     return s ? ssc_intern(s, strlen(s)) : SST_NO_STRING;
 }
 
-void ssc_host_trace_name(char *buf, size_t cap)
+void ssc_host_trace_name(char *buf, size_t cap, int attempt)
 {
     char host[256] = "host";
     gethostname(host, sizeof host - 1);
     host[sizeof host - 1] = '\0';
     for (char *p = host; *p; p++) /* a hostile hostname must not make a path */
-        if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != '_')
-            *p = '_';
+        if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != '_') *p = '_';
     int rank = env_int("RANK");
+    char r[24] = "", a[24] = "";
     if (rank >= 0)
-        snprintf(buf, cap, "%s-%d-r%d.sstrace", host, (int)getpid(), rank);
-    else
-        snprintf(buf, cap, "%s-%d.sstrace", host, (int)getpid());
+        snprintf(r, sizeof r, "-r%d", rank);
+    if (attempt > 0) /* the pid was used before in this folder (containers restart at 1) */
+        snprintf(a, sizeof a, ".%d", attempt);
+    snprintf(buf, cap, "%s-%d%s%s.sstrace", host, (int)getpid(), r, a);
 }
 
 void ssc_host_write_process(void)
@@ -70,14 +70,12 @@ void ssc_host_write_process(void)
     host[sizeof host - 1] = '\0';
     ssize_t n = read_small("/proc/self/cmdline", cmd, sizeof cmd);
     for (ssize_t i = 0; i + 1 < n; i++) /* argv is NUL-separated: join with spaces */
-        if (cmd[i] == '\0')
-            cmd[i] = ' ';
+        if (cmd[i] == '\0') cmd[i] = ' ';
     ssize_t e = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[e > 0 ? e : 0] = '\0';
     uint32_t h = intern_cstr(host), c = intern_cstr(n > 0 ? cmd : ""), x = intern_cstr(exe);
     struct sst_rec_process *r = ssc_writer_rec(SST_REC_PROCESS, sizeof *r);
-    if (!r)
-        return;
+    if (!r) return;
     r->pid = (uint32_t)getpid();
     r->ppid = (uint32_t)getppid();
     r->rank = env_int("RANK");
@@ -93,8 +91,7 @@ static void env_kv(const char *key, const char *value)
 {
     uint32_t k = intern_cstr(key), v = intern_cstr(value);
     struct sst_rec_env *r = ssc_writer_rec(SST_REC_ENV, sizeof *r);
-    if (!r)
-        return;
+    if (!r) return;
     r->key = k;
     r->value = v;
 }
@@ -109,14 +106,18 @@ static void env_kv_u64(const char *key, unsigned long long value)
 /* Variables that change how training runs: the named ones and every NCCL_* / TORCH_*. */
 static int env_selected(const char *kv)
 {
-    static const char *const names[] = {"CUDA_LAUNCH_BLOCKING=", "PYTORCH_CUDA_ALLOC_CONF=",
-                                        "OMP_NUM_THREADS=",      "CUDA_VISIBLE_DEVICES=",
-                                        "RANK=",                 "LOCAL_RANK=",
-                                        "WORLD_SIZE=",           "MKL_NUM_THREADS=",
-                                        "CUDA_MODULE_LOADING=",  "PYTHONPATH="};
+    static const char *const names[] = {"CUDA_LAUNCH_BLOCKING=",
+                                        "PYTORCH_CUDA_ALLOC_CONF=",
+                                        "OMP_NUM_THREADS=",
+                                        "CUDA_VISIBLE_DEVICES=",
+                                        "RANK=",
+                                        "LOCAL_RANK=",
+                                        "WORLD_SIZE=",
+                                        "MKL_NUM_THREADS=",
+                                        "CUDA_MODULE_LOADING=",
+                                        "PYTHONPATH="};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strncmp(kv, names[i], strlen(names[i])) == 0)
-            return 1;
+        if (strncmp(kv, names[i], strlen(names[i])) == 0) return 1;
     return strncmp(kv, "NCCL_", 5) == 0 || strncmp(kv, "TORCH_", 6) == 0;
 }
 
@@ -124,8 +125,7 @@ static void env_variables(void)
 {
     for (char **e = environ; e && *e; e++) {
         const char *eq = strchr(*e, '=');
-        if (!eq || !env_selected(*e))
-            continue;
+        if (!eq || !env_selected(*e)) continue;
         char key[256];
         snprintf(key, sizeof key, "env.%.*s", (int)(eq - *e), *e);
         env_kv(key, eq + 1);
@@ -189,8 +189,7 @@ static int find_lib_cb(struct dl_phdr_info *info, size_t size, void *arg)
 static int loaded_version(const char *prefix, const char *fn, int no_arg, long *out)
 {
     struct lib_find f = {prefix, ""};
-    if (!dl_iterate_phdr(find_lib_cb, &f))
-        return 0;
+    if (!dl_iterate_phdr(find_lib_cb, &f)) return 0;
     void *h = dlopen(f.path, RTLD_LAZY | RTLD_NOLOAD); /* never loads anything new */
     void *sym = h ? dlsym(h, fn) : NULL;
     int ok = 0;
@@ -202,8 +201,7 @@ static int loaded_version(const char *prefix, const char *fn, int no_arg, long *
         ok = ((int (*)(int *))sym)(&v) == 0;
         *out = v;
     }
-    if (h)
-        dlclose(h);
+    if (h) dlclose(h);
     return ok;
 }
 
@@ -238,55 +236,47 @@ void ssc_host_write_late_env(void)
 static int stat_cpu(const char *path, uint64_t *ut, uint64_t *st, uint32_t *threads)
 {
     char buf[1024];
-    if (read_small(path, buf, sizeof buf) <= 0)
-        return -1;
+    if (read_small(path, buf, sizeof buf) <= 0) return -1;
     char *p = strrchr(buf, ')'); /* the command name may contain spaces and parens */
     unsigned long long u = 0, s = 0;
     long nthreads = 0;
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d "
-                            "%*d %ld",
+    if (!p || sscanf(p + 2,
+                     "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d "
+                     "%*d %ld",
                      &u, &s, &nthreads) != 3)
         return -1;
     *ut = u;
     *st = s;
-    if (threads)
-        *threads = (uint32_t)nthreads;
+    if (threads) *threads = (uint32_t)nthreads;
     return 0;
 }
 
 static void read_io(const char *path, uint64_t *read_bytes, uint64_t *rchar)
 {
     char buf[512];
-    if (read_small(path, buf, sizeof buf) <= 0)
-        return;
+    if (read_small(path, buf, sizeof buf) <= 0) return;
     char *p = strstr(buf, "rchar:");
-    if (p)
-        *rchar += strtoull(p + 6, NULL, 10);
+    if (p) *rchar += strtoull(p + 6, NULL, 10);
     p = strstr(buf, "\nread_bytes:");
-    if (p)
-        *read_bytes += strtoull(p + 12, NULL, 10);
+    if (p) *read_bytes += strtoull(p + 12, NULL, 10);
 }
 
 /* Sums CPU time and reads of the live children (DataLoader workers). */
 static void sample_children(struct sst_rec_host_sample *r, uint64_t tick_ns)
 {
     DIR *d = opendir("/proc/self/task");
-    if (!d)
-        return;
+    if (!d) return;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
-            continue;
+        if (de->d_name[0] == '.') continue;
         char path[96], list[4096];
         snprintf(path, sizeof path, "/proc/self/task/%.20s/children", de->d_name);
-        if (read_small(path, list, sizeof list) <= 0)
-            continue;
+        if (read_small(path, list, sizeof list) <= 0) continue;
         char *save = NULL; /* strtok_r: the program may be using strtok's hidden state */
         for (char *tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
             uint64_t u, s;
             snprintf(path, sizeof path, "/proc/%.20s/stat", tok);
-            if (stat_cpu(path, &u, &s, NULL) != 0)
-                continue;
+            if (stat_cpu(path, &u, &s, NULL) != 0) continue;
             r->children++;
             r->child_user_ns += u * tick_ns;
             r->child_sys_ns += s * tick_ns;
@@ -321,6 +311,5 @@ void ssc_host_sample(void)
     sample_children(&r, tick_ns);
     r.ts_ns = sst_now_ns();
     struct sst_rec_host_sample *out = ssc_writer_rec(SST_REC_HOST_SAMPLE, sizeof r);
-    if (out)
-        memcpy((char *)out + sizeof r.h, (char *)&r + sizeof r.h, sizeof r - sizeof r.h);
+    if (out) memcpy((char *)out + sizeof r.h, (char *)&r + sizeof r.h, sizeof r - sizeof r.h);
 }

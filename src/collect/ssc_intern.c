@@ -28,9 +28,9 @@ struct ssc_str {
     uint64_t hash;
     uint32_t id;
     uint32_t len;
-    _Atomic uint32_t epoch;  /* file epoch whose STRING queue got this entry */
-    struct ssc_str *queued;  /* next in the STRING queue (under g_mu) */
-    char text[];             /* len bytes, NUL-terminated */
+    _Atomic uint32_t epoch; /* file epoch whose STRING queue got this entry */
+    struct ssc_str *queued; /* next in the STRING queue (under g_mu) */
+    char text[];            /* len bytes, NUL-terminated */
 };
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -54,8 +54,7 @@ static uint64_t hash_bytes(const char *s, size_t len)
 /* Cuts to the longest string a STRING record holds without splitting a UTF-8 sequence. */
 static size_t clamp_len(const char *s, size_t len)
 {
-    if (len <= SST_STRING_MAX)
-        return len;
+    if (len <= SST_STRING_MAX) return len;
     len = SST_STRING_MAX;
     while (len > 0 && ((uint8_t)s[len] & 0xc0) == 0x80)
         len--;
@@ -66,12 +65,10 @@ static int table_grow(void)
 {
     size_t n = g_nslots ? g_nslots * 2 : 1024;
     struct ssc_str **t = calloc(n, sizeof *t);
-    if (!t)
-        return -1;
+    if (!t) return -1;
     for (size_t i = 0; i < g_nslots; i++) {
         struct ssc_str *e = g_slots[i];
-        if (!e)
-            continue;
+        if (!e) continue;
         size_t j = e->hash & (n - 1);
         while (t[j])
             j = (j + 1) & (n - 1);
@@ -86,19 +83,15 @@ static int table_grow(void)
 /* Finds or inserts under g_mu; NULL when the table is full or memory ran out. */
 static struct ssc_str *table_get_locked(const char *s, size_t len, uint64_t h)
 {
-    if ((g_count + 1) * 2 > g_nslots && table_grow() != 0)
-        return NULL;
+    if ((g_count + 1) * 2 > g_nslots && table_grow() != 0) return NULL;
     size_t j = h & (g_nslots - 1);
     for (; g_slots[j]; j = (j + 1) & (g_nslots - 1)) {
         struct ssc_str *e = g_slots[j];
-        if (e->hash == h && e->len == len && memcmp(e->text, s, len) == 0)
-            return e;
+        if (e->hash == h && e->len == len && memcmp(e->text, s, len) == 0) return e;
     }
-    if (g_count >= MAX_STRINGS || g_bytes + len > MAX_STRING_BYTES)
-        return NULL;
+    if (g_count >= MAX_STRINGS || g_bytes + len > MAX_STRING_BYTES) return NULL;
     struct ssc_str *e = malloc(sizeof *e + len + 1);
-    if (!e)
-        return NULL;
+    if (!e) return NULL;
     e->hash = h;
     e->id = g_next_id++;
     e->len = (uint32_t)len;
@@ -116,8 +109,7 @@ static struct ssc_str *table_get_locked(const char *s, size_t len, uint64_t h)
 static void queue_locked(struct ssc_str *e)
 {
     uint32_t epoch = atomic_load_explicit(&g_epoch, memory_order_relaxed);
-    if (atomic_load_explicit(&e->epoch, memory_order_relaxed) == epoch)
-        return;
+    if (atomic_load_explicit(&e->epoch, memory_order_relaxed) == epoch) return;
     e->queued = NULL;
     if (g_qtail)
         g_qtail->queued = e;
@@ -136,14 +128,12 @@ static int entry_current(struct ssc_str *e)
 
 struct ssc_str *ssc_str_get(const char *s, size_t len)
 {
-    if (!s)
-        return NULL;
+    if (!s) return NULL;
     len = clamp_len(s, len);
     uint64_t h = hash_bytes(s, len);
     struct ssc_str **slot = &tls_cache[h & (CACHE_SLOTS - 1)];
     struct ssc_str *e = *slot;
-    if (e && e->hash == h && e->len == len && memcmp(e->text, s, len) == 0)
-        return e;
+    if (e && e->hash == h && e->len == len && memcmp(e->text, s, len) == 0) return e;
     pthread_mutex_lock(&g_mu);
     e = table_get_locked(s, len, h);
     pthread_mutex_unlock(&g_mu);
@@ -156,8 +146,7 @@ struct ssc_str *ssc_str_get(const char *s, size_t len)
 
 uint32_t ssc_str_id(struct ssc_str *e)
 {
-    if (!e)
-        return SST_NO_STRING;
+    if (!e) return SST_NO_STRING;
     if (!entry_current(e)) {
         pthread_mutex_lock(&g_mu);
         queue_locked(e);
@@ -168,8 +157,7 @@ uint32_t ssc_str_id(struct ssc_str *e)
 
 const char *ssc_str_text(const struct ssc_str *e, uint32_t *len)
 {
-    if (len)
-        *len = e ? e->len : 0;
+    if (len) *len = e ? e->len : 0;
     return e ? e->text : NULL;
 }
 

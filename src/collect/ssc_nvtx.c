@@ -69,8 +69,7 @@ static __thread int tls_step_depth;
 
 static uint32_t tid(void)
 {
-    if (!tls_tid)
-        tls_tid = ssc_gettid();
+    if (!tls_tid) tls_tid = ssc_gettid();
     return tls_tid;
 }
 
@@ -97,8 +96,7 @@ static size_t wide_to_utf8(const wchar_t *w, char *buf, size_t cap)
         } else {
             continue; /* not a code point */
         }
-        if (n + k > cap)
-            break;
+        if (n + k > cap) break;
         memcpy(buf + n, tmp, k);
         n += k;
     }
@@ -107,8 +105,7 @@ static size_t wide_to_utf8(const wchar_t *w, char *buf, size_t cap)
 
 static void ev_ascii(struct ev *ev, const char *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     size_t len = strnlen(s, SST_STRING_MAX);
     ev->message = ssc_intern(s, len);
     ev->text = s;
@@ -118,8 +115,7 @@ static void ev_ascii(struct ev *ev, const char *s)
 static void ev_registered(struct ev *ev, nvtxStringHandle_t h)
 {
     struct ssc_str *e = (struct ssc_str *)(void *)h;
-    if (!e)
-        return;
+    if (!e) return;
     ev->message = ssc_str_id(e);
     ev->text = ssc_str_text(e, &ev->text_len);
 }
@@ -134,8 +130,8 @@ static void ev_from_attr(struct ev *ev, const nvtxEventAttributes_t *a, char *wb
     if (a->payloadType >= NVTX_PAYLOAD_TYPE_UNSIGNED_INT64 &&
         a->payloadType <= NVTX_PAYLOAD_TYPE_FLOAT) {
         ev->ptype = (uint8_t)a->payloadType; /* the sst payload numbering follows NVTX's */
-        ev->payload = a->payloadType <= NVTX_PAYLOAD_TYPE_DOUBLE ? a->payload.ullValue
-                                                                 : a->payload.uiValue;
+        ev->payload =
+            a->payloadType <= NVTX_PAYLOAD_TYPE_DOUBLE ? a->payload.ullValue : a->payload.uiValue;
     }
     switch (a->messageType) {
     case NVTX_MESSAGE_TYPE_ASCII:
@@ -165,8 +161,7 @@ static uint32_t domain_id(nvtxDomainHandle_t d)
 static void emit(uint16_t type, uint32_t domain, const struct ev *ev, uint64_t range_id)
 {
     struct sst_rec_nvtx *r = ssc_rec_reserve(type, sizeof *r);
-    if (!r)
-        return;
+    if (!r) return;
     r->tid = tid();
     r->ts_ns = ev->ts;
     r->range_id = range_id;
@@ -184,8 +179,7 @@ static void emit(uint16_t type, uint32_t domain, const struct ev *ev, uint64_t r
 static void emit_step(uint8_t phase, uint8_t source, uint64_t ts, uint64_t step)
 {
     struct sst_rec_step *r = ssc_rec_reserve(SST_REC_STEP, sizeof *r);
-    if (!r)
-        return;
+    if (!r) return;
     r->phase = phase;
     r->source = source;
     r->ts_ns = ts;
@@ -196,8 +190,7 @@ static void emit_step(uint8_t phase, uint8_t source, uint64_t ts, uint64_t step)
 
 static uint8_t step_source(uint32_t category)
 {
-    if (category == STEP_CAT_API)
-        return SST_STEPSRC_API;
+    if (category == STEP_CAT_API) return SST_STEPSRC_API;
     return category == STEP_CAT_PYSHIM ? SST_STEPSRC_PYSHIM : SST_STEPSRC_USER;
 }
 
@@ -220,8 +213,7 @@ static void step_push(const struct ev *ev)
         ssc_window_step_begin(f.ordinal);
     }
     /* Deeper nesting than we track is still counted, so pops stay paired. */
-    if (tls_step_depth < MAX_STEP_NEST)
-        tls_steps[tls_step_depth] = f;
+    if (tls_step_depth < MAX_STEP_NEST) tls_steps[tls_step_depth] = f;
     tls_step_depth++;
 }
 
@@ -229,11 +221,9 @@ static void step_push(const struct ev *ev)
 static struct step_frame step_pop(void)
 {
     struct step_frame f = {0, 0, 0, 0};
-    if (tls_step_depth <= 0)
-        return f;
+    if (tls_step_depth <= 0) return f;
     tls_step_depth--;
-    if (tls_step_depth < MAX_STEP_NEST)
-        f = tls_steps[tls_step_depth];
+    if (tls_step_depth < MAX_STEP_NEST) f = tls_steps[tls_step_depth];
     return f;
 }
 
@@ -243,8 +233,7 @@ static int push_ev(nvtxDomainHandle_t d, struct ev *ev)
 {
     struct ssc_domain *dom = (struct ssc_domain *)(void *)d;
     emit(SST_REC_NVTX_PUSH, domain_id(d), ev, 0);
-    if (dom && dom->is_step_domain)
-        step_push(ev);
+    if (dom && dom->is_step_domain) step_push(ev);
     return tls_depth++;
 }
 
@@ -282,21 +271,21 @@ static void mark_ev(nvtxDomainHandle_t d, struct ev *ev)
 }
 
 /* The Ex forms: one body for the default domain (NULL) and named domains. */
-#define EV_FROM_ATTR(a)                                                                        \
-    struct ev ev = {.ts = sst_now_ns()};                                                       \
-    char wbuf[TEXT_MAX];                                                                       \
+#define EV_FROM_ATTR(a)                                                                            \
+    struct ev ev = {.ts = sst_now_ns()};                                                           \
+    char wbuf[TEXT_MAX];                                                                           \
     ev_from_attr(&ev, (a), wbuf)
 
-#define EV_FROM_ASCII(s)                                                                       \
-    struct ev ev = {.ts = sst_now_ns()};                                                       \
+#define EV_FROM_ASCII(s)                                                                           \
+    struct ev ev = {.ts = sst_now_ns()};                                                           \
     ev_ascii(&ev, (s))
 
-#define EV_FROM_WIDE(s)                                                                        \
-    struct ev ev = {.ts = sst_now_ns()};                                                       \
-    char wbuf[TEXT_MAX];                                                                       \
-    size_t wlen = wide_to_utf8((s), wbuf, TEXT_MAX);                                           \
-    ev.message = ssc_intern(wbuf, wlen);                                                       \
-    ev.text = wbuf;                                                                            \
+#define EV_FROM_WIDE(s)                                                                            \
+    struct ev ev = {.ts = sst_now_ns()};                                                           \
+    char wbuf[TEXT_MAX];                                                                           \
+    size_t wlen = wide_to_utf8((s), wbuf, TEXT_MAX);                                               \
+    ev.message = ssc_intern(wbuf, wlen);                                                           \
+    ev.text = wbuf;                                                                                \
     ev.text_len = (uint32_t)wlen
 
 static void NVTX_API cb_mark_ex(const nvtxEventAttributes_t *a)
@@ -358,8 +347,7 @@ static void NVTX_API cb_dom_mark_ex(nvtxDomainHandle_t d, const nvtxEventAttribu
     EV_FROM_ATTR(a);
     mark_ev(d, &ev);
 }
-static nvtxRangeId_t NVTX_API cb_dom_start_ex(nvtxDomainHandle_t d,
-                                              const nvtxEventAttributes_t *a)
+static nvtxRangeId_t NVTX_API cb_dom_start_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
     EV_FROM_ATTR(a);
     return start_ev(d, &ev);
@@ -388,8 +376,7 @@ static void name_category(nvtxDomainHandle_t d, uint32_t category, const char *n
              dom ? ssc_str_text(dom->name, NULL) : "default", category);
     uint32_t k = ssc_intern(key, strlen(key)), v = ssc_intern(name, len);
     struct sst_rec_env *r = ssc_rec_reserve(SST_REC_ENV, sizeof *r);
-    if (!r)
-        return;
+    if (!r) return;
     r->key = k;
     r->value = v;
     ssc_rec_commit(r);
@@ -397,8 +384,7 @@ static void name_category(nvtxDomainHandle_t d, uint32_t category, const char *n
 
 static void NVTX_API cb_name_category_a(uint32_t category, const char *name)
 {
-    if (name)
-        name_category(NULL, category, name, strnlen(name, SST_STRING_MAX));
+    if (name) name_category(NULL, category, name, strnlen(name, SST_STRING_MAX));
 }
 static void NVTX_API cb_name_category_w(uint32_t category, const wchar_t *name)
 {
@@ -408,8 +394,7 @@ static void NVTX_API cb_name_category_w(uint32_t category, const wchar_t *name)
 static void NVTX_API cb_dom_name_category_a(nvtxDomainHandle_t d, uint32_t category,
                                             const char *name)
 {
-    if (name)
-        name_category(d, category, name, strnlen(name, SST_STRING_MAX));
+    if (name) name_category(d, category, name, strnlen(name, SST_STRING_MAX));
 }
 static void NVTX_API cb_dom_name_category_w(nvtxDomainHandle_t d, uint32_t category,
                                             const wchar_t *name)
@@ -423,8 +408,7 @@ static void name_thread(uint32_t thread_id, const char *name, size_t len)
     uint64_t ts = sst_now_ns();
     uint32_t n = ssc_intern(name, len);
     struct sst_rec_thread *r = ssc_rec_reserve(SST_REC_THREAD, sizeof *r);
-    if (!r)
-        return;
+    if (!r) return;
     r->tid = thread_id;
     r->name = n;
     r->ts_ns = ts;
@@ -433,8 +417,7 @@ static void name_thread(uint32_t thread_id, const char *name, size_t len)
 
 static void NVTX_API cb_name_thread_a(uint32_t thread_id, const char *name)
 {
-    if (name)
-        name_thread(thread_id, name, strnlen(name, SST_STRING_MAX));
+    if (name) name_thread(thread_id, name, strnlen(name, SST_STRING_MAX));
 }
 static void NVTX_API cb_name_thread_w(uint32_t thread_id, const wchar_t *name)
 {
@@ -446,8 +429,7 @@ static void NVTX_API cb_name_thread_w(uint32_t thread_id, const wchar_t *name)
 static nvtxDomainHandle_t domain_create(const char *name, size_t len)
 {
     struct ssc_str *s = ssc_str_get(name, len);
-    if (!s)
-        return NULL;
+    if (!s) return NULL;
     pthread_mutex_lock(&g_dom_mu);
     struct ssc_domain *d = g_domains;
     while (d && d->name != s)
@@ -544,11 +526,9 @@ static int fill_table(const NvtxExportTableCallbacks *etbl, NvtxCallbackModule m
 {
     NvtxFunctionTable table = NULL;
     unsigned int size = 0;
-    if (!etbl->GetModuleFunctionTable(module, &table, &size) || !table)
-        return 0;
+    if (!etbl->GetModuleFunctionTable(module, &table, &size) || !table) return 0;
     for (unsigned i = 1; i < size && i < nfns; i++)
-        if (table[i] && fns[i])
-            *table[i] = fns[i];
+        if (table[i] && fns[i]) *table[i] = fns[i];
     return 1;
 }
 
@@ -558,8 +538,7 @@ EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table)
     if (!get_export_table || !ssc_core_ensure())
         return 0; /* NVTX then turns this module's calls into no-ops: zero cost */
     const NvtxExportTableCallbacks *etbl = get_export_table(NVTX_ETID_CALLBACKS);
-    if (!etbl || etbl->struct_size < sizeof *etbl || !etbl->GetModuleFunctionTable)
-        return 0;
+    if (!etbl || etbl->struct_size < sizeof *etbl || !etbl->GetModuleFunctionTable) return 0;
     int ok = fill_table(etbl, NVTX_CB_MODULE_CORE, k_core, NVTX_CBID_CORE_SIZE);
     ok &= fill_table(etbl, NVTX_CB_MODULE_CORE2, k_core2, NVTX_CBID_CORE2_SIZE);
     const NvtxExportTableVersionInfo *vi = get_export_table(NVTX_ETID_VERSIONINFO);
@@ -568,10 +547,19 @@ EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table)
     return ok;
 }
 
+void ssc_nvtx_lock(void)
+{
+    pthread_mutex_lock(&g_dom_mu);
+}
+
+void ssc_nvtx_unlock(void)
+{
+    pthread_mutex_unlock(&g_dom_mu);
+}
+
 void ssc_nvtx_after_fork_child(void)
 {
     tls_tid = 0; /* the child's thread has a new kernel tid */
     tls_depth = 0;
     tls_step_depth = 0;
-    pthread_mutex_init(&g_dom_mu, NULL); /* nobody else runs in the child */
 }

@@ -46,8 +46,7 @@ static uint32_t g_parent_pid; /* set in a fork()ed child: the file says whose ch
 
 void *ssc_writer_rec(uint16_t type, size_t size)
 {
-    if (!g_w)
-        return NULL;
+    if (!g_w) return NULL;
     ssc_str_drain(g_w); /* any id this record uses was queued before this call */
     return sst_writer_reserve(g_w, type, size);
 }
@@ -55,8 +54,7 @@ void *ssc_writer_rec(uint16_t type, size_t size)
 static void write_capture(int on, uint8_t reason, uint16_t what)
 {
     struct sst_rec_capture *r = ssc_writer_rec(SST_REC_CAPTURE, sizeof *r);
-    if (!r)
-        return;
+    if (!r) return;
     r->on = (uint8_t)on;
     r->reason = reason;
     r->what = what;
@@ -70,8 +68,7 @@ static void write_drops(void)
     ssc_drops_take(counts);
     for (int s = 0; s < SSC_DROP_SOURCES; s++)
         for (int t = 0; t < SST_REC_TYPE_LIMIT; t++) {
-            if (!counts[s][t])
-                continue;
+            if (!counts[s][t]) continue;
             if (s == SST_DROP_HOST_BUFFER && !g_cap_said) {
                 g_cap_said = 1;
                 ssc_notice(SST_NOTICE_MEMORY_CAP, SST_NOTE_WARN,
@@ -80,8 +77,7 @@ static void write_drops(void)
             }
             sst_writer_count_dropped(g_w, counts[s][t]);
             struct sst_rec_dropped *r = ssc_writer_rec(SST_REC_DROPPED, sizeof *r);
-            if (!r)
-                continue;
+            if (!r) continue;
             r->source = (uint8_t)s;
             r->rec_type = (uint16_t)t;
             r->ts_ns = sst_now_ns();
@@ -101,8 +97,7 @@ static void drain_all(void)
 static void check_write_error(void)
 {
     int err = sst_writer_error(g_w);
-    if (err == 0 || g_write_error_said)
-        return;
+    if (err == 0 || g_write_error_said) return;
     g_write_error_said = 1;
     char msg[256];
     snprintf(msg, sizeof msg, "cannot write the trace (%s): later records are dropped",
@@ -112,8 +107,7 @@ static void check_write_error(void)
 
 static void round_work(uint64_t now)
 {
-    if (ssc_core_cupti_on())
-        ssc_cupti_flush(0);
+    if (ssc_core_cupti_on()) ssc_cupti_flush(0);
     ssc_window_tick(now);
     drain_all();
     write_drops();
@@ -132,8 +126,7 @@ static void round_work(uint64_t now)
 /* Final round: everything still buffered, then the END chunk. */
 static void finish(void)
 {
-    if (ssc_core_cupti_on())
-        ssc_cupti_stop();
+    if (ssc_core_cupti_on()) ssc_cupti_stop();
     drain_all();
     ssc_host_sample();
     ssc_host_write_late_env();
@@ -210,16 +203,14 @@ static void *writer_main(void *arg)
 static uint32_t env_ms(const char *name, uint32_t dflt, uint32_t lo, uint32_t hi)
 {
     const char *v = getenv(name);
-    if (!v || !*v)
-        return dflt;
+    if (!v || !*v) return dflt;
     long n = strtol(v, NULL, 10);
     return n >= lo && n <= hi ? (uint32_t)n : dflt;
 }
 
 static int make_pipe(int fds[2])
 {
-    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
-        return -1;
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
     return 0;
 }
 
@@ -228,23 +219,26 @@ static int open_trace(void)
 {
     const struct ssc_config *c = ssc_config();
     struct stat st;
-    if (stat(c->out_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return SS_ENOENT;
-    char name[320], path[4096 + 336];
-    ssc_host_trace_name(name, sizeof name);
-    snprintf(path, sizeof path, "%s/%s", c->out_dir, name);
+    if (stat(c->out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) return SS_ENOENT;
     struct sst_writer_opts o;
     memset(&o, 0, sizeof o);
     o.features = SST_FEAT_NVTX | (c->sample_hz ? SST_FEAT_HOST_SAMPLES : 0) |
                  (c->mode == SSC_MODE_LIGHT ? SST_FEAT_LIGHT_MODE : 0);
     const char *cuda = getenv("CUDA_INJECTION64_PATH");
-    if (cuda && *cuda)
-        o.features |= SST_FEAT_CUPTI;
+    if (cuda && *cuda) o.features |= SST_FEAT_CUPTI;
     o.start_mono_ns = ssc_start_ns();
-    if (!g_comp.compress)
-        ssc_zstd_compressor(&g_comp);
+    if (!g_comp.compress) ssc_zstd_compressor(&g_comp);
     o.compressor = g_comp;
-    return sst_writer_open(path, &o, &g_w);
+    int rc = SS_EIO;
+    for (int attempt = 0; attempt < 10; attempt++) { /* never overwrite: O_EXCL */
+        char name[320], path[4096 + 336];
+        ssc_host_trace_name(name, sizeof name, attempt);
+        snprintf(path, sizeof path, "%s/%s", c->out_dir, name);
+        rc = sst_writer_open(path, &o, &g_w);
+        if (rc == 0 || access(path, F_OK) != 0)
+            break;
+    }
+    return rc;
 }
 
 int ssc_writer_start(void)
@@ -282,8 +276,7 @@ static void wake(void)
 
 void ssc_writer_stop(int timeout_ms)
 {
-    if (!g_have_thread)
-        return;
+    if (!g_have_thread) return;
     atomic_store(&g_req_stop, 1);
     wake();
     struct timespec ts;
@@ -302,13 +295,11 @@ void ssc_writer_stop(int timeout_ms)
 
 void ssc_writer_signal_flush(int close_file, int timeout_ms)
 {
-    if (!g_have_thread || g_wake[1] < 0 || atomic_load(&g_done))
-        return; /* nobody would answer */
+    if (!g_have_thread || g_wake[1] < 0 || atomic_load(&g_done)) return; /* nobody would answer */
     char buf[16];
     while (read(g_ack[0], buf, sizeof buf) > 0) {
     } /* stale answers of an earlier request that timed out */
-    if (close_file)
-        atomic_store(&g_req_close, 1);
+    if (close_file) atomic_store(&g_req_close, 1);
     atomic_store(&g_req_flush, 1);
     wake();
     struct pollfd p = {g_ack[0], POLLIN, 0};
@@ -336,15 +327,12 @@ void ssc_writer_after_fork_child(void)
 {
     /* The round lock is held (fork prepare): the writer was between rounds, so abandoning
      * frees a consistent writer. Closing our copy of the descriptor leaves the parent's. */
-    if (g_w)
-        sst_writer_abandon(g_w, 0);
+    if (g_w) sst_writer_abandon(g_w, 0);
     g_w = NULL;
     g_have_thread = 0;
     for (int i = 0; i < 2; i++) {
-        if (g_wake[i] >= 0)
-            close(g_wake[i]);
-        if (g_ack[i] >= 0)
-            close(g_ack[i]);
+        if (g_wake[i] >= 0) close(g_wake[i]);
+        if (g_ack[i] >= 0) close(g_ack[i]);
         g_wake[i] = g_ack[i] = -1;
     }
     atomic_store(&g_req_stop, 0);

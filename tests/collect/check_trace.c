@@ -35,8 +35,8 @@ struct tstats {
     uint64_t step_begin_ts[16], step_end_ts[16];
     uint32_t step_sources; /* bits */
     uint64_t cap_on_ts, cap_off_ts;
-    int thread_names;     /* THREAD records naming worker-N */
-    int category_named;   /* ENV nvtx.category.stepscope.1 = api */
+    int thread_names;   /* THREAD records naming worker-N */
+    int category_named; /* ENV nvtx.category.stepscope.1 = api */
     int env_cpu;
 };
 
@@ -54,26 +54,22 @@ static void fail(const char *fmt, ...)
     g_failed = 1;
 }
 
-#define EXPECT(cond, ...)                                                                      \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            fail(__VA_ARGS__);                                                                 \
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) fail(__VA_ARGS__);                                                            \
     } while (0)
 
 static const char *str(struct sst_reader *r, struct tstats *t, uint32_t id)
 {
-    if (id == SST_NO_STRING)
-        return NULL;
+    if (id == SST_NO_STRING) return NULL;
     const char *s = sst_reader_string(r, id, NULL);
-    if (!s)
-        t->undefined_refs++;
+    if (!s) t->undefined_refs++;
     return s;
 }
 
 static void count_msg(struct tstats *t, uint16_t type, const char *text)
 {
-    if (!text)
-        text = "";
+    if (!text) text = "";
     for (int i = 0; i < t->nmsgs; i++)
         if (t->msgs[i].type == type && strcmp(t->msgs[i].text, text) == 0) {
             t->msgs[i].n++;
@@ -90,8 +86,7 @@ static void count_msg(struct tstats *t, uint16_t type, const char *text)
 static uint64_t msgs(const struct tstats *t, uint16_t type, const char *text)
 {
     for (int i = 0; i < t->nmsgs; i++)
-        if (t->msgs[i].type == type && strcmp(t->msgs[i].text, text) == 0)
-            return t->msgs[i].n;
+        if (t->msgs[i].type == type && strcmp(t->msgs[i].text, text) == 0) return t->msgs[i].n;
     return 0;
 }
 
@@ -99,8 +94,7 @@ static void on_nvtx(struct sst_reader *r, struct tstats *t, const struct sst_rec
 {
     str(r, t, n->domain);
     count_msg(t, n->h.type, str(r, t, n->message));
-    if (n->ts_ns > t->last_nvtx_ts)
-        t->last_nvtx_ts = n->ts_ns;
+    if (n->ts_ns > t->last_nvtx_ts) t->last_nvtx_ts = n->ts_ns;
     if (n->payload_type == SST_PAYLOAD_I64 && n->color == 0xFF00FF00u && n->category == 5)
         t->i64_color_payloads++;
 }
@@ -108,10 +102,8 @@ static void on_nvtx(struct sst_reader *r, struct tstats *t, const struct sst_rec
 static void on_step(struct tstats *t, const struct sst_rec_step *s)
 {
     t->step_sources |= 1u << s->source;
-    if (s->step < 16 && s->phase == SST_STEP_BEGIN)
-        t->step_begin_ts[s->step] = s->ts_ns;
-    if (s->step < 16 && s->phase == SST_STEP_END)
-        t->step_end_ts[s->step] = s->ts_ns;
+    if (s->step < 16 && s->phase == SST_STEP_BEGIN) t->step_begin_ts[s->step] = s->ts_ns;
+    if (s->step < 16 && s->phase == SST_STEP_END) t->step_end_ts[s->step] = s->ts_ns;
 }
 
 static void on_other(struct sst_reader *r, struct tstats *t, const struct sst_rec_header *h)
@@ -131,25 +123,21 @@ static void on_other(struct sst_reader *r, struct tstats *t, const struct sst_re
         t->env_cpu |= k && !strcmp(k, "cpu_count");
     } else if (h->type == SST_REC_DROPPED) {
         const struct sst_rec_dropped *d = (const void *)h;
-        if (d->source == SST_DROP_HOST_BUFFER)
-            t->dropped_host += d->count;
+        if (d->source == SST_DROP_HOST_BUFFER) t->dropped_host += d->count;
     } else if (h->type == SST_REC_NOTICE) {
         const struct sst_rec_notice *n = (const void *)h;
         t->notice_codes |= 1u << (n->code & 31);
         str(r, t, n->message);
     } else if (h->type == SST_REC_CAPTURE) {
         const struct sst_rec_capture *c = (const void *)h;
-        if (c->reason == SST_CAP_WINDOW && c->on)
-            t->cap_on_ts = c->ts_ns;
-        if (c->reason == SST_CAP_WINDOW && !c->on)
-            t->cap_off_ts = c->ts_ns;
+        if (c->reason == SST_CAP_WINDOW && c->on) t->cap_on_ts = c->ts_ns;
+        if (c->reason == SST_CAP_WINDOW && !c->on) t->cap_off_ts = c->ts_ns;
     }
 }
 
 static void read_file(const char *dir, const char *name)
 {
-    if (g_nfiles == MAX_FILES)
-        return;
+    if (g_nfiles == MAX_FILES) return;
     struct tstats *t = &g_files[g_nfiles++];
     snprintf(t->name, sizeof t->name, "%s", name);
     char path[4096];
@@ -161,8 +149,7 @@ static void read_file(const char *dir, const char *name)
     }
     const struct sst_rec_header *h;
     while (sst_reader_next(r, &h) == 1) {
-        if (h->type < SST_REC_TYPE_LIMIT)
-            t->count[h->type]++;
+        if (h->type < SST_REC_TYPE_LIMIT) t->count[h->type]++;
         if (h->type >= SST_REC_NVTX_PUSH && h->type <= SST_REC_NVTX_MARK)
             on_nvtx(r, t, (const void *)h);
         else if (h->type == SST_REC_STEP)
@@ -187,8 +174,7 @@ static void read_dir(const char *dir)
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         size_t n = strlen(de->d_name);
-        if (n > 8 && strcmp(de->d_name + n - 8, ".sstrace") == 0)
-            read_file(dir, de->d_name);
+        if (n > 8 && strcmp(de->d_name + n - 8, ".sstrace") == 0) read_file(dir, de->d_name);
     }
     closedir(d);
 }
@@ -209,17 +195,15 @@ static void check_normal(void)
     EXPECT(g_nfiles == 2, "expected 2 traces (parent and fork child), found %d", g_nfiles);
     const struct tstats *p = NULL, *c = NULL;
     for (int i = 0; i < g_nfiles; i++) {
-        if (msgs(&g_files[i], SST_REC_NVTX_PUSH, "work"))
-            p = &g_files[i];
-        if (msgs(&g_files[i], SST_REC_NVTX_PUSH, "child-range"))
-            c = &g_files[i];
+        if (msgs(&g_files[i], SST_REC_NVTX_PUSH, "work")) p = &g_files[i];
+        if (msgs(&g_files[i], SST_REC_NVTX_PUSH, "child-range")) c = &g_files[i];
     }
     if (!p || !c || p == c) {
         fail("parent and child traces not found apart");
         return;
     }
-    EXPECT(p->closed && c->closed, "traces not closed (END chunk): parent %d child %d",
-           p->closed, c->closed);
+    EXPECT(p->closed && c->closed, "traces not closed (END chunk): parent %d child %d", p->closed,
+           c->closed);
     EXPECT(msgs(p, SST_REC_NVTX_PUSH, "work") == 400, "work pushes %llu != 400",
            (unsigned long long)msgs(p, SST_REC_NVTX_PUSH, "work"));
     EXPECT(msgs(p, SST_REC_NVTX_PUSH, "reg-msg") == 400, "registered-string pushes != 400");
@@ -258,18 +242,15 @@ static void check_normal(void)
 static void check_kill(const char *killfile)
 {
     EXPECT(g_nfiles == 1, "expected 1 trace, found %d", g_nfiles);
-    if (g_nfiles != 1)
-        return;
+    if (g_nfiles != 1) return;
     const struct tstats *t = &g_files[0];
     EXPECT(!t->closed, "a SIGKILLed process cannot have closed its trace");
     EXPECT(msgs(t, SST_REC_NVTX_MARK, "tick") > 100, "too few ticks: %llu",
            (unsigned long long)msgs(t, SST_REC_NVTX_MARK, "tick"));
     FILE *f = fopen(killfile, "r");
     unsigned long long kill_ns = 0;
-    if (!f || fscanf(f, "%llu", &kill_ns) != 1)
-        fail("no kill time in %s", killfile);
-    if (f)
-        fclose(f);
+    if (!f || fscanf(f, "%llu", &kill_ns) != 1) fail("no kill time in %s", killfile);
+    if (f) fclose(f);
     /* At most ~1 s lost (flush every 500 ms plus one writer wake-up of 100 ms, and slack
      * for a loaded CI machine). */
     EXPECT(t->last_nvtx_ts + 1200000000ull >= kill_ns, "last record %.3f s before the kill",
@@ -280,8 +261,7 @@ static void check_kill(const char *killfile)
 static void check_term(void)
 {
     EXPECT(g_nfiles == 1, "expected 1 trace, found %d", g_nfiles);
-    if (g_nfiles != 1)
-        return;
+    if (g_nfiles != 1) return;
     const struct tstats *t = &g_files[0];
     EXPECT(t->closed, "trace not closed after SIGTERM");
     EXPECT(msgs(t, SST_REC_NVTX_PUSH, "before-term") >= 100, "records before SIGTERM missing");
@@ -291,8 +271,7 @@ static void check_term(void)
 static void check_flood(void)
 {
     EXPECT(g_nfiles == 1, "expected 1 trace, found %d", g_nfiles);
-    if (g_nfiles != 1)
-        return;
+    if (g_nfiles != 1) return;
     const struct tstats *t = &g_files[0];
     EXPECT(t->closed, "trace not closed");
     EXPECT(t->dropped_host > 0, "no DROPPED records under a tiny memory cap");
@@ -306,8 +285,7 @@ static void check_flood(void)
 static void check_steps(void)
 {
     EXPECT(g_nfiles == 1, "expected 1 trace, found %d", g_nfiles);
-    if (g_nfiles != 1)
-        return;
+    if (g_nfiles != 1) return;
     const struct tstats *t = &g_files[0];
     EXPECT(t->count[SST_REC_STEP] == 20, "STEP records %llu != 20",
            (unsigned long long)t->count[SST_REC_STEP]);
@@ -354,7 +332,6 @@ int main(int argc, char **argv)
         check_busy_exit();
     else
         fail("unknown mode %s", mode);
-    if (!g_failed)
-        printf("ok: %s (%d trace%s)\n", mode, g_nfiles, g_nfiles == 1 ? "" : "s");
+    if (!g_failed) printf("ok: %s (%d trace%s)\n", mode, g_nfiles, g_nfiles == 1 ? "" : "s");
     return g_failed;
 }

@@ -87,8 +87,7 @@ static void *worker(void *arg)
     pthread_barrier_wait(&g_start);
     for (int i = 0; i < ITERS; i++) {
         one_iteration(t, i);
-        if (i % 10 == 0)
-            sleep_ms(1); /* keep them running while main forks */
+        if (i % 10 == 0) sleep_ms(1); /* keep them running while main forks */
     }
     return NULL;
 }
@@ -113,8 +112,7 @@ static int run_normal(void)
     pthread_barrier_wait(&g_start);
     sleep_ms(3);
     pid_t pid = fork(); /* while the workers record: the child must not deadlock */
-    if (pid == 0)
-        forked_child();
+    if (pid == 0) forked_child();
     nvtxRangePushW(L"wide-\u00fc");
     nvtxRangePop();
     for (uint64_t s = 0; s < 5; s++) {
@@ -128,8 +126,7 @@ static int run_normal(void)
         pthread_join(th[t], NULL);
     int st = 0;
     waitpid(pid, &st, 0);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return 99;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return 99;
     sleep_ms(150); /* at least one host sample */
     return 3;
 }
@@ -151,8 +148,7 @@ static int run_kill(const char *file)
         sleep_ms(1);
     }
     FILE *f = fopen(file, "w");
-    if (!f)
-        return 98;
+    if (!f) return 98;
     fprintf(f, "%llu\n", (unsigned long long)now_ns());
     fclose(f);
     raise(SIGKILL);
@@ -180,8 +176,7 @@ static int run_term(int own_handler)
     for (int i = 0; i < 200 && !g_term; i++) {
         nvtxRangePushA("before-term");
         nvtxRangePop();
-        if (i == 100)
-            kill(getpid(), SIGTERM);
+        if (i == 100) kill(getpid(), SIGTERM);
         sleep_ms(1);
     }
     return own_handler && g_term ? 7 : 96;
@@ -236,8 +231,7 @@ static int run_busy_exit(void)
         }
         int st;
         waitpid(pid, &st, 0);
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            return 95;
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return 95;
     }
     sleep_ms(200);
     exit(0); /* the spinners are still recording */
@@ -246,20 +240,13 @@ static int run_busy_exit(void)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "normal";
-    if (strcmp(mode, "normal") == 0)
-        return run_normal();
-    if (strcmp(mode, "kill") == 0 && argc > 2)
-        return run_kill(argv[2]);
-    if (strcmp(mode, "term") == 0)
-        return run_term(1);
-    if (strcmp(mode, "term_default") == 0)
-        return run_term(0);
-    if (strcmp(mode, "flood") == 0)
-        return run_flood();
-    if (strcmp(mode, "steps") == 0)
-        return run_steps();
-    if (strcmp(mode, "busy_exit") == 0)
-        return run_busy_exit();
+    if (strcmp(mode, "normal") == 0) return run_normal();
+    if (strcmp(mode, "kill") == 0 && argc > 2) return run_kill(argv[2]);
+    if (strcmp(mode, "term") == 0) return run_term(1);
+    if (strcmp(mode, "term_default") == 0) return run_term(0);
+    if (strcmp(mode, "flood") == 0) return run_flood();
+    if (strcmp(mode, "steps") == 0) return run_steps();
+    if (strcmp(mode, "busy_exit") == 0) return run_busy_exit();
     fprintf(stderr, "nvtx_prog: unknown mode %s\n", mode);
     return 2;
 }

@@ -43,6 +43,7 @@ run() {
     failed=$((failed + 1))
     echo "FAIL: train.py $*"
     tail -n 15 "$tmp/log"
+    return 1
   fi
 }
 
@@ -76,14 +77,15 @@ run cpu_tensors --case combo2 --fix-causes pageable
 run pageable --case combo2 --fix-causes cpu_tensors
 
 # A Kineto capture: a gzipped trace with ProfilerStep ranges.
-if run sync --case sync --profile-kineto "$tmp/k.json.gz" >/dev/null &&
-   "$py" -c "import gzip,sys; t=gzip.open(sys.argv[1]).read(); sys.exit(b'ProfilerStep#' not in t)" \
-     "$tmp/k.json.gz"; then
-  echo "ok: kineto capture"
-else
-  passed=$((passed - 1))
-  failed=$((failed + 1))
-  echo "FAIL: kineto capture"
+if run sync --case sync --profile-kineto "$tmp/k.json.gz"; then
+  if "$py" -c "import gzip,sys; t=gzip.open(sys.argv[1]).read(); sys.exit(b'ProfilerStep#' not in t)" \
+      "$tmp/k.json.gz"; then
+    echo "ok: kineto capture has ProfilerStep ranges"
+  else
+    passed=$((passed - 1))
+    failed=$((failed + 1))
+    echo "FAIL: kineto capture has no ProfilerStep ranges"
+  fi
 fi
 
 expect_error --case combo1 --fix-causes fp32

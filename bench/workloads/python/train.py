@@ -357,7 +357,7 @@ def setup_ddp(args, dev):
     return dist.get_rank(), dist.get_world_size(), dev
 
 
-def wrap_parallel(model, args, dev, rank_world):
+def wrap_parallel(model, args, dev):
     if args.case not in C.MULTI_GPU_CASES:
         return model
     if "dp" in args.planted:
@@ -412,7 +412,7 @@ def train(args, w, dev, rank, world, notes):
     total = args.warmup + args.steps
     loader = make_loader(w, planted, dev, total, args, notes)
     model, opt = make_model(w, planted, dev)
-    model = wrap_parallel(model, args, dev, (rank, world))
+    model = wrap_parallel(model, args, dev)
     if args.compile:
         model = torch.compile(model)
     feat = (3, w["img"], w["img"]) if w["model"] == "resnet18" else (w["d_in"],)
