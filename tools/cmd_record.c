@@ -7,7 +7,8 @@
  *
  * It checks the output folder before starting anything (a run that cannot be recorded is
  * refused, not wasted), points CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH at
- * libstepscope.so, puts the Python shim first on PYTHONPATH, runs the program, forwards the
+ * libstepscope.so, puts the Python shim first on PYTHONPATH (and STEPSCOPE_MARKERS_LIB at the
+ * libstepscope_markers.so next to libstepscope.so), runs the program, forwards the
  * signals a user or a scheduler sends, and exits as the program did. Then it prints on
  * stderr where the traces are and a short summary read back from them. The collector's
  * settings travel in STEPSCOPE_* environment variables (read in src/collect/ssc_core.c).
@@ -280,6 +281,20 @@ static int prepend_pythonpath(void)
     return rc;
 }
 
+/* STEPSCOPE_MARKERS_LIB for the shim: libstepscope_markers.so from the collector's folder,
+ * unless the user set one. Not found: left unset, and the shim says what it lacks. */
+static int set_markers_lib(const char *collector)
+{
+    const char *old = getenv("STEPSCOPE_MARKERS_LIB");
+    if (old && *old) return 0;
+    char path[PATH_MAX + 32];
+    const char *slash = strrchr(collector, '/');
+    int dirlen = slash ? (int)(slash - collector) : 0;
+    snprintf(path, sizeof path, "%.*s/libstepscope_markers.so", dirlen, collector);
+    if (!slash || access(path, R_OK) != 0) return 0;
+    return setenv("STEPSCOPE_MARKERS_LIB", path, 1);
+}
+
 static int set_environment(const struct record_opts *o, const char *out_abs, const char *lib)
 {
     int rc = 0;
@@ -291,7 +306,7 @@ static int set_environment(const struct record_opts *o, const char *out_abs, con
     if (o->memory_cap) rc |= setenv("STEPSCOPE_MEMORY_CAP", o->memory_cap, 1);
     if (o->sample_hz) rc |= setenv("STEPSCOPE_SAMPLE_HZ", o->sample_hz, 1);
     if (o->quiet) rc |= setenv("STEPSCOPE_QUIET", "1", 1);
-    if (!o->no_shim) rc |= prepend_pythonpath();
+    if (!o->no_shim) rc |= prepend_pythonpath() | set_markers_lib(lib);
     if (rc != 0) cli_error(VERB, NULL, "cannot set the environment: %s", strerror(errno));
     return rc;
 }

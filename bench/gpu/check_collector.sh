@@ -10,9 +10,13 @@
 #      checks the record counts, copy kinds, filtered getters and that GPU timestamps lie on
 #      the host's CLOCK_MONOTONIC between the program's own readings;
 #   2. light mode: same program, no kernel records, copies still there;
-#   3. torch.profiler takeover: a torch loop that starts torch.profiler after 3 s; the
-#      collector must say "took over" on stderr, the program must exit 0 and its profiler
-#      must still see kernels;
+#   3. torch.profiler under `stepscope record` (Python shim on): a torch loop that runs
+#      torch.profiler for 2 s in the middle; torch.profiler must see CUDA events (on its own
+#      clock: inside its window), the program must exit 0, the collector must say
+#      "torch.profiler started", and its trace must have kernels before and after the window
+#      and none inside, with CAPTURE off/on (reason taken_over) around it;
+#   3b. the same with STEPSCOPE_PYSHIM=0 (the heuristic watch is the only guard): torch.profiler
+#      must see CUDA events and the program exit 0; what the collector noticed is printed;
 #   4. conflict: the same CUDA program under nsys with our injection set too: exit 0, and
 #      either our "another CUPTI client" notice or no CUPTI records in our trace.
 # Prints PASS/FAIL per check and exits non-zero if any failed. Writes everything under
@@ -145,7 +149,7 @@ nk=$(grep -c '"type":"kernel"' "$D/all.jsonl"); nm=$(grep -c '"type":"memcpy"' "
 [ "$nk" -eq 0 ] && pass "light: no kernels" || fail "light: $nk kernels"
 [ "$nm" -eq 30 ] && pass "light: 30 memcpy" || fail "light: $nm memcpy"
 
-# ---- 3. torch.profiler takeover -------------------------------------------------------------
+# ---- 3. torch.profiler inside a recorded program ----------------------------------------
 if [ -x "$PY" ]; then
     cat >"$OUTDIR/takeover.py" <<'EOF'
 import time, torch
@@ -156,23 +160,83 @@ def work(sec):
         for _ in range(20): y = x @ x
         torch.cuda.synchronize()
 work(3)
-with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as p:
+print("WINDOW_START_NS", time.monotonic_ns(), flush=True)
+with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
+                                        torch.profiler.ProfilerActivity.CUDA]) as p:
     work(2)
-n = sum(1 for e in p.events() if e.device_type == torch.autograd.DeviceType.CUDA)
-print("PROFILER_CUDA_EVENTS", n)
-work(12)  # the watch needs quiet 3 s + probe 1 s + confirm
+print("WINDOW_END_NS", time.monotonic_ns(), flush=True)
+ev = p.events()
+cuda = [e for e in ev if e.device_type == torch.autograd.DeviceType.CUDA]
+cpu = [e for e in ev if e.device_type == torch.autograd.DeviceType.CPU]
+print("PROFILER_CUDA_EVENTS", len(cuda))
+if cuda and cpu:
+    # Same clock as its CPU events (a foreign timestamp callback would put them far away).
+    lo = min(e.time_range.start for e in cpu) - 1e6
+    hi = max(e.time_range.end for e in cpu) + 1e6
+    print("PROFILER_CUDA_IN_WINDOW", sum(lo <= e.time_range.start <= hi for e in cuda))
+work(3)
 EOF
+    # 3a. under `stepscope record`: the shim announces the profiler
     D=$OUTDIR/takeover
-    under "$D" "$PY" "$OUTDIR/takeover.py"; rc=$?
+    rm -rf "$D"; mkdir -p "$D"
+    "$SS" record -o "$D" -- "$PY" "$OUTDIR/takeover.py" >"$D/log" 2>&1; rc=$?
     [ $rc -eq 0 ] && pass "takeover: exit 0" || fail "takeover: exit $rc"
-    grep -q "took over" "$D/log" && pass "takeover: notice printed" || fail "takeover: no notice"
+    if grep -q "python shim disabled" "$D/log"; then fail "takeover: $(grep -m1 'python shim disabled' "$D/log")"; fi
+    grep -q "torch.profiler started: it records GPU activity until it stops" "$D/log" &&
+        pass "takeover: notice printed" || fail "takeover: no notice"
     n=$(sed -n 's/PROFILER_CUDA_EVENTS //p' "$D/log")
     [ "${n:-0}" -gt 0 ] && pass "takeover: torch.profiler saw $n CUDA events" ||
         fail "takeover: torch.profiler saw no CUDA events"
+    m=$(sed -n 's/PROFILER_CUDA_IN_WINDOW //p' "$D/log")
+    [ -n "$m" ] && [ "$m" = "$n" ] && pass "takeover: torch.profiler's CUDA events on its own clock" ||
+        fail "takeover: only ${m:-?} of $n torch.profiler CUDA events inside its window (clock?)"
     dump_all "$D"
-    grep -c '"type":"kernel"' "$D/all.jsonl" | sed 's/^/  kernels before takeover: /'
-    grep '"type":"capture"' "$D/all.jsonl" | sed 's/^/  /'
-    grep -n "stepscope\|unknown buffer" "$D/log" | head -5 | sed 's/^/  /'
+    python3 - "$D" <<'PYEOF' || FAILS=$((FAILS + 1))
+import json, re, sys
+d = sys.argv[1]
+recs = [json.loads(l) for l in open(d + "/all.jsonl") if l.strip()]
+log = open(d + "/log").read()
+w0 = int(re.search(r"WINDOW_START_NS (\d+)", log).group(1))
+w1 = int(re.search(r"WINDOW_END_NS (\d+)", log).group(1))
+caps = [(r["state"], r["reason"], r["t"]) for r in recs if r.get("type") == "capture"]
+print("  capture records:", [(s, why) for s, why, _ in caps])
+off = [t for s, why, t in caps if s == "off" and why == "taken_over"]
+on = [t for s, why, t in caps if s == "on" and why == "taken_over"]
+k = [r for r in recs if r.get("type") == "kernel"]
+bad = 0
+def check(ok, what):
+    global bad
+    print(("PASS: " if ok else "FAIL: ") + what)
+    bad += not ok
+check(len(off) == 1 and len(on) == 1 and off[0] < on[0],
+      "takeover: CAPTURE off taken_over, then on taken_over")
+if len(off) == 1 and len(on) == 1:
+    before = sum(r["end"] <= off[0] for r in k)
+    inside = sum(off[0] < r["t"] < on[0] for r in k)
+    after = sum(r["t"] >= on[0] for r in k)
+    print(f"  kernels before/inside/after the profiler window: {before}/{inside}/{after}")
+    check(before > 0 and after > 0, "takeover: our kernels before and after the profiler window")
+    check(inside == 0, "takeover: none of ours while torch.profiler recorded")
+    # the stop mark comes after the profiler has parsed its results: allow 30 s for that
+    check(w0 <= off[0] and on[0] <= w1 + 30_000_000_000,
+          "takeover: the gap lies around the program's profiler window")
+sys.exit(1 if bad else 0)
+PYEOF
+    grep -n "stepscope\|unknown buffer" "$D/log" | head -8 | sed 's/^/  /'
+
+    # 3b. the shim off: the heuristic watch is the only guard; torch.profiler must still work
+    D=$OUTDIR/takeover-noshim
+    rm -rf "$D"; mkdir -p "$D"
+    STEPSCOPE_PYSHIM=0 "$SS" record -o "$D" -- "$PY" "$OUTDIR/takeover.py" >"$D/log" 2>&1; rc=$?
+    [ $rc -eq 0 ] && pass "takeover (no shim): exit 0" || fail "takeover (no shim): exit $rc"
+    n=$(sed -n 's/PROFILER_CUDA_EVENTS //p' "$D/log")
+    [ "${n:-0}" -gt 0 ] && pass "takeover (no shim): torch.profiler saw $n CUDA events" ||
+        fail "takeover (no shim): torch.profiler saw no CUDA events"
+    echo "  (no shim) CUDA events in the profiler's window: $(sed -n 's/PROFILER_CUDA_IN_WINDOW //p' "$D/log") of $n"
+    dump_all "$D"
+    echo "  (no shim) kernels recorded: $(grep -c '"type":"kernel"' "$D/all.jsonl")"
+    grep '"type":"capture"' "$D/all.jsonl" | sed 's/^/  (no shim) /'
+    grep -n "stepscope\|unknown buffer" "$D/log" | head -8 | sed 's/^/  (no shim) /'
 else
     echo "SKIP: takeover (no $PY)"
 fi

@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "models.py")
@@ -89,6 +90,9 @@ def bench_workload(workload, configs, args):
     samples = {c: [] for c in configs}
     ratios = {c: [] for c in configs}
     for rep in range(args.reps):
+        if args.deadline and time.time() > args.deadline:
+            print("budget reached: %s stopped after %d repetitions" % (workload, rep), flush=True)
+            break
         order = configs[rep % len(configs):] + configs[:rep % len(configs)]
         got = {c: run_once(c, workload, args) for c in order}
         for c in configs:
@@ -124,7 +128,10 @@ def main():
     ap.add_argument("--cnn-steps", type=int, default=400)
     ap.add_argument("--gpu-steps", type=int, default=40)
     ap.add_argument("--out")
+    ap.add_argument("--budget-s", type=float, default=0,
+                    help="start no repetition after this many seconds (0: no limit)")
     args = ap.parse_args()
+    args.deadline = time.time() + args.budget_s if args.budget_s else 0
     args.steps = {"cnn": args.cnn_steps, "gpu": args.gpu_steps}
     configs = ["plain", "full", "light", "outside", "floor", "torchprof"]
     if args.nsys:

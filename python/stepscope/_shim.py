@@ -12,6 +12,15 @@ multi-task) the others' steps fall inside its steps, so there is one step per it
 is garbage-collected, the next optimizer that steps takes over. A range is closed only by the
 thread that opened it (NVTX push/pop ranges are per thread). The range opened after the last
 optimizer.step() is never closed: it is not a step (the analysis drops unclosed step ranges).
+
+torch.profiler: CUPTI serves one activity client at a time, so the collector must step aside
+while torch.profiler (Kineto) records and step back in when it stops. Every profiler entry point
+(torch.profiler.profile with or without a schedule, torch.autograd.profiler.profile) goes through
+torch.autograd.profiler.profile: _prepare_trace() is where Kineto first touches CUPTI, and
+__exit__() is where it stops (_disable_profiler). The shim marks "torch.profiler.start" right
+before the first and "torch.profiler.stop" right after the second (or after a failing
+_prepare_trace/_start_trace); the collector acts on the marks synchronously, so the order is
+guaranteed.
 """
 import os
 import sys
@@ -22,6 +31,9 @@ from stepscope import _markers
 
 _PREFIX = "stepscope: python shim"
 _WRAPPED = "_stepscope_wrapped"
+PROFILER_START = "torch.profiler.start"
+PROFILER_STOP = "torch.profiler.stop"
+_ANNOUNCED = "_stepscope_profiler_announced"  # set on a profile object between the two marks
 
 
 class StepTracker:
@@ -132,6 +144,74 @@ def _wrap_iter(cls, markers, steps):
     cls.__iter__ = __iter__
 
 
+def _set_announced(profile, value):
+    try:
+        setattr(profile, _ANNOUNCED, value)
+    except Exception:  # noqa: BLE001 - an object that refuses attributes: no marks
+        return False
+    return True
+
+
+def _wrap_profiler(cls, markers):
+    """Marks PROFILER_START before cls._prepare_trace and PROFILER_STOP after cls.__exit__, once
+    per profiling cycle of each profile object; the profiler's results and exceptions pass
+    through unchanged. When _prepare_trace or _start_trace raises, PROFILER_STOP follows at
+    once: torch calls no __exit__ after a failed __enter__."""
+    prepare, start, exit_ = cls._prepare_trace, cls._start_trace, cls.__exit__
+    if getattr(prepare, _WRAPPED, False):
+        return
+
+    def close(self):
+        if getattr(self, _ANNOUNCED, False):
+            _set_announced(self, False)
+            markers.mark(PROFILER_STOP)
+
+    def _prepare_trace(self, *args, **kwargs):
+        if not getattr(self, _ANNOUNCED, False) and _set_announced(self, True):
+            markers.mark(PROFILER_START)
+        try:
+            return prepare(self, *args, **kwargs)
+        except BaseException:
+            close(self)
+            raise
+
+    def _start_trace(self, *args, **kwargs):
+        try:
+            return start(self, *args, **kwargs)
+        except BaseException:
+            close(self)
+            raise
+
+    def __exit__(self, *args, **kwargs):
+        try:
+            return exit_(self, *args, **kwargs)
+        finally:
+            close(self)
+
+    for new, old in ((_prepare_trace, prepare), (_start_trace, start), (__exit__, exit_)):
+        new.__name__ = old.__name__
+        new.__qualname__ = getattr(old, "__qualname__", old.__name__)
+        new.__doc__ = old.__doc__
+        new.__wrapped__ = old
+        setattr(new, _WRAPPED, True)
+    cls._prepare_trace, cls._start_trace, cls.__exit__ = _prepare_trace, _start_trace, __exit__
+
+
+def _install_profiler_marks(markers):
+    try:
+        import torch.autograd.profiler as profiler_mod
+
+        cls = profiler_mod.profile
+        cls._prepare_trace, cls._start_trace, cls.__exit__  # noqa: B018 - all must exist
+    except (ImportError, AttributeError) as exc:
+        sys.stderr.write(
+            "%s: torch.profiler not recognised (%s): stepscope's GPU trace and "
+            "torch.profiler may conflict\n" % (_PREFIX, exc)
+        )
+        return
+    _wrap_profiler(cls, markers)
+
+
 def install():
     """Raises when nothing could be installed (the caller prints one line)."""
     import torch.optim.optimizer as optimizer_mod
@@ -148,3 +228,4 @@ def install():
         register(steps.on_optimizer_step)
     _wrap_next(dataloader_mod._BaseDataLoaderIter, markers, steps)
     _wrap_iter(dataloader_mod.DataLoader, markers, steps)
+    _install_profiler_marks(markers)

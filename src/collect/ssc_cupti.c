@@ -6,7 +6,20 @@
  * completes a buffer. Conversion is in ssc_cupti_convert.c, the takeover watch in
  * ssc_cupti_watch.c. Costs measured on the H200 (BRIEF.md): kernel activity adds ~1.6 µs
  * per launch, API records alone 0–0.8 µs, so API calls are enabled one by one from the
- * keep-list instead of whole domains.
+ * keep-list (cuptiActivityEnableRuntimeApi/DriverApi: activity-level, no subscriber) instead
+ * of whole domains.
+ *
+ * No CUPTI subscription is held. CUPTI allows one subscriber per process and Kineto
+ * (torch.profiler) needs it: holding one made torch.profiler record no GPU activity. We
+ * subscribe only for an instant at start (to learn whether nsys or another tool owns CUPTI)
+ * and for the takeover watch's launch probes. Activity tracing needs no subscriber.
+ *
+ * torch.profiler: the Python shim marks "torch.profiler.start" right before the profiler
+ * starts and "torch.profiler.stop" right after it stops (domain "stepscope"). ssc_nvtx.c
+ * calls ssc_cupti_profiler_mark from that mark, on the Python thread, synchronously: before
+ * Kineto touches CUPTI we flush, disable our kinds and let go; after it is done we register
+ * our callbacks, clock and kinds again. The trace has CAPTURE off/on (reason TAKEN_OVER)
+ * around the gap. Programs without the shim rely on the watch (ssc_cupti_watch.c).
  *
  * Locking: g_ctl serialises start/enable/flush/stop (called from the core's threads). It is
  * held across CUPTI calls that may call back into bufferCompleted on this thread, so the
@@ -32,20 +45,29 @@
 #define SSC_WATCH_QUIET_NS (3ull * 1000000000ull)
 #define SSC_WATCH_PROBE_NS (1ull * 1000000000ull)
 #define SSC_CAP_GPU 1 /* sst_rec_capture.what */
+#define SSC_PROFILER_MSG                                                                           \
+    "torch.profiler started: it records GPU activity until it stops; stepscope's trace has "       \
+    "a gap there"
 
-enum ssc_cupti_state { CS_OFF = 0, CS_RUNNING, CS_TAKEN, CS_FAILED, CS_STOPPED };
+/* CS_PAUSED: torch.profiler (announced by the shim) has CUPTI until its stop mark; CS_TAKEN:
+ * lost for good (watch, CUPTI shut down, failed hand-back). */
+enum ssc_cupti_state { CS_OFF = 0, CS_RUNNING, CS_PAUSED, CS_TAKEN, CS_FAILED, CS_STOPPED };
 
 static pthread_mutex_t g_ctl = PTHREAD_MUTEX_INITIALIZER;
-static enum ssc_cupti_state g_state; /* under g_ctl */
-static _Atomic pid_t g_pid;          /* process that started CUPTI */
-static CUpti_SubscriberHandle g_sub;
-static int g_enabled;      /* activity kinds on (capture window), under g_ctl */
-static int g_api_per_call; /* API calls enabled one by one (else whole domains) */
+static enum ssc_cupti_state g_state;       /* under g_ctl */
+static _Atomic pid_t g_pid;                /* process that started CUPTI (or saw a profiler mark) */
+static CUpti_SubscriberHandle g_probe_sub; /* held only while a launch probe runs */
+static int g_probing;                      /* g_probe_sub is live, under g_ctl */
+static int g_enabled;                      /* activity kinds on (capture window), under g_ctl */
+static int g_api_per_call;                 /* API calls enabled one by one (else whole domains) */
+static int g_profiler_on; /* between torch.profiler's start and stop marks, under g_ctl */
+static int g_shim_seen;   /* the shim announced a profiler: the watch is not needed */
 static struct ssc_watch g_watch;
 
 static struct {
     pthread_mutex_t lock;
     uint8_t *free[SSC_BUF_MAX];
+    uint8_t *ours[SSC_BUF_MAX]; /* every buffer we allocated, to recognise foreign ones */
     int nfree;
     int allocated;
 } g_pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -53,7 +75,6 @@ static struct {
 /* Written by CUPTI's callbacks on any thread. */
 static _Atomic uint64_t g_deliveries; /* buffers requested + completed */
 static _Atomic uint64_t g_launches;   /* launch callbacks seen (only while probing) */
-static _Atomic int g_fatal;           /* CUPTI reported a fatal error */
 static _Atomic uint64_t g_stat[SSC_CONV_DROPPED + 1];
 static struct ssc_ctx_map g_contexts;
 
@@ -138,12 +159,24 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
         /* Each buffer is its own allocation: a client that takes our buffers over and
          * frees them must not free a slice of an arena. */
         buf = aligned_alloc(8, SSC_BUF_BYTES);
-        if (buf) g_pool.allocated++;
+        if (buf) g_pool.ours[g_pool.allocated++] = buf;
     }
     pthread_mutex_unlock(&g_pool.lock);
     *buffer = buf; /* NULL: CUPTI drops records and counts them */
     *size = buf ? SSC_BUF_BYTES : 0;
     *max_records = 0;
+}
+
+/* After a hand-back, CUPTI may complete a buffer that another client (Kineto) requested:
+ * its size and its owner are unknown, so it is neither read nor kept nor freed. */
+static int buffer_is_ours(const uint8_t *buf)
+{
+    int ours = 0;
+    pthread_mutex_lock(&g_pool.lock);
+    for (int i = 0; i < g_pool.allocated && !ours; i++)
+        ours = g_pool.ours[i] == buf;
+    pthread_mutex_unlock(&g_pool.lock);
+    return ours;
 }
 
 static void buffer_release(uint8_t *buf)
@@ -174,6 +207,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 {
     (void)size;
     atomic_fetch_add_explicit(&g_deliveries, 1, memory_order_relaxed);
+    if (buf && !buffer_is_ours(buf)) return;
     if (buf && valid > 0) convert_buffer(buf, valid);
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
@@ -181,31 +215,42 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     if (buf) buffer_release(buf);
 }
 
-/* ---- callbacks (subscriber): fatal errors, and launches while probing ----------------- */
+/* ---- launch probes: the only subscription we ever hold, for about a second ----------- */
 
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                  const void *data)
 {
     (void)userdata;
-    if (domain == CUPTI_CB_DOMAIN_STATE) {
-        if (cbid == CUPTI_CBID_STATE_FATAL_ERROR) atomic_store(&g_fatal, 1);
-        return;
-    }
+    (void)cbid;
     const CUpti_CallbackData *cd = data;
     if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) && cd &&
         cd->callbackSite == CUPTI_API_ENTER)
         atomic_fetch_add_explicit(&g_launches, 1, memory_order_relaxed);
 }
 
-static void set_launch_callbacks(int on)
+static void probe_end_locked(void)
 {
+    if (!g_probing) return;
+    cuptiUnsubscribe(g_probe_sub); /* also drops the callbacks it enabled */
+    g_probing = 0;
+}
+
+/* Subscribes and enables the launch callbacks. Returns the subscription's result: another
+ * subscriber (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) means another client. */
+static CUptiResult probe_begin_locked(void)
+{
+    if (g_probing) return CUPTI_SUCCESS;
+    CUptiResult res = cuptiSubscribe(&g_probe_sub, on_callback, NULL);
+    if (res != CUPTI_SUCCESS) return res;
+    g_probing = 1;
     const uint32_t *ids;
     size_t n = ssc_cupti_runtime_launch_list(&ids);
     for (size_t i = 0; i < n; i++)
-        cuptiEnableCallback((uint32_t)on, g_sub, CUPTI_CB_DOMAIN_RUNTIME_API, ids[i]);
+        cuptiEnableCallback(1, g_probe_sub, CUPTI_CB_DOMAIN_RUNTIME_API, ids[i]);
     n = ssc_cupti_driver_launch_list(&ids);
     for (size_t i = 0; i < n; i++)
-        cuptiEnableCallback((uint32_t)on, g_sub, CUPTI_CB_DOMAIN_DRIVER_API, ids[i]);
+        cuptiEnableCallback(1, g_probe_sub, CUPTI_CB_DOMAIN_DRIVER_API, ids[i]);
+    return CUPTI_SUCCESS;
 }
 
 /* ---- activity kinds -------------------------------------------------------------- */
@@ -285,37 +330,57 @@ static int start_conflict(void)
     return SS_EACCES;
 }
 
-/* Subscribing comes first: it is how CUPTI says another client owns it, and until we know
- * we are alone we must not change global CUPTI state such as its clock. The clock is then
- * set before any activity kind is enabled (CUPTI's requirement), so GPU and host events
- * share CLOCK_MONOTONIC. Thread ids are kernel tids, as in NVTX records. */
-static int start_locked(void)
+/* Whether another client (nsys, Nsight Compute, a debugger) owns CUPTI: only the subscribe
+ * call tells, so we subscribe and let go at once (a held subscription would lock Kineto
+ * out). 0: alone; else an ss_error after saying why. */
+static int check_alone(void)
 {
-    CUptiResult res = cuptiSubscribe(&g_sub, on_callback, NULL);
+    CUpti_SubscriberHandle sub;
+    CUptiResult res = cuptiSubscribe(&sub, on_callback, NULL);
     if (res == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) return start_conflict();
     if (res != CUPTI_SUCCESS) {
         say_unavailable("cuptiSubscribe", res);
         return SS_EIO;
     }
-    const char *step = "cuptiActivityRegisterTimestampCallback";
-    res = cuptiActivityRegisterTimestampCallback(timestamp_cb);
+    cuptiUnsubscribe(sub);
+    return 0;
+}
+
+/* Our global CUPTI state: the clock (before any kind is enabled, as CUPTI requires, so GPU
+ * and host events share CLOCK_MONOTONIC), kernel tids as in NVTX records, our buffer
+ * callbacks, device and context records. Repeated after torch.profiler, which may have
+ * registered its own callbacks and clock or finalised CUPTI (then this re-initialises it).
+ * Returns CUPTI_SUCCESS or the first failure, naming the step in *step. */
+static CUptiResult register_ours(const char **step)
+{
+    *step = "cuptiActivityRegisterTimestampCallback";
+    CUptiResult res = cuptiActivityRegisterTimestampCallback(timestamp_cb);
     if (res == CUPTI_SUCCESS) {
-        step = "cuptiSetThreadIdType";
+        *step = "cuptiSetThreadIdType";
         res = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     }
     if (res == CUPTI_SUCCESS) {
-        step = "cuptiActivityRegisterCallbacks";
+        *step = "cuptiActivityRegisterCallbacks";
         res = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     }
-    if (res != CUPTI_SUCCESS) {
-        say_unavailable(step, res);
-        cuptiUnsubscribe(g_sub);
-        return SS_EIO;
-    }
-    cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR);
-    /* Device and context records come once per GPU/context: always on. */
+    if (res != CUPTI_SUCCESS) return res;
+    /* Device and context records come once per GPU/context: on whenever CUPTI is ours. */
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT);
+    return CUPTI_SUCCESS;
+}
+
+/* Until we know we are alone we must not change global CUPTI state such as its clock. */
+static int start_locked(void)
+{
+    int rc = check_alone();
+    if (rc != 0) return rc;
+    const char *step;
+    CUptiResult res = register_ours(&step);
+    if (res != CUPTI_SUCCESS) {
+        say_unavailable(step, res);
+        return SS_EIO;
+    }
     return 0;
 }
 
@@ -338,7 +403,15 @@ int ssc_cupti_start(void)
 {
     pthread_mutex_lock(&g_ctl);
     int rc = 0;
-    if (g_state == CS_OFF) {
+    if (g_state == CS_OFF && g_profiler_on) {
+        /* CUDA starts inside torch.profiler's prepare: CUPTI is Kineto's until its stop
+         * mark, and its subscription would look like a conflict. Everything waits. */
+        atomic_store(&g_pid, getpid());
+        g_api_per_call = 1;
+        g_state = CS_PAUSED;
+        write_capture(0, SST_CAP_TAKEN_OVER);
+        ssc_notice(SST_NOTICE_CUPTI_TAKEN_OVER, SST_NOTE_WARN, SSC_PROFILER_MSG);
+    } else if (g_state == CS_OFF) {
         atomic_store(&g_pid, getpid());
         g_api_per_call = 1;
         rc = start_locked();
@@ -347,7 +420,7 @@ int ssc_cupti_start(void)
             ssc_watch_init(&g_watch, sst_now_ns(), SSC_WATCH_QUIET_NS, SSC_WATCH_PROBE_NS);
             if (ssc_capturing()) enable_locked(1);
         }
-    } else if (g_state != CS_RUNNING) {
+    } else if (g_state == CS_FAILED || g_state == CS_STOPPED) {
         rc = SS_EIO;
     }
     pthread_mutex_unlock(&g_ctl);
@@ -368,14 +441,28 @@ void ssc_cupti_set_enabled(int on)
  * buffers around) nor disable anything (that would cut its trace short). */
 static void lost_locked(uint16_t notice, uint8_t reason, const char *why)
 {
-    set_launch_callbacks(0);
+    probe_end_locked();
     g_state = CS_TAKEN;
     ssc_notice(notice, SST_NOTE_WARN, why);
     write_capture(0, reason);
 }
 
+#define SSC_TAKEN_MSG                                                                              \
+    "another CUPTI client (torch.profiler?) took over CUPTI's activity buffers: GPU activity "     \
+    "is no longer recorded from here on"
+
+/* A probe's subscription fails when another client subscribed meanwhile (Kineto does
+ * before taking the buffers): that is the takeover itself. Other failures only skip the
+ * probe (it then counts no launch and the watch backs off). */
+static void probe_on_locked(void)
+{
+    if (probe_begin_locked() == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+        lost_locked(SST_NOTICE_CUPTI_TAKEN_OVER, SST_CAP_TAKEN_OVER, SSC_TAKEN_MSG);
+}
+
 static void watch_locked(void)
 {
+    if (g_shim_seen) return; /* the shim says when torch.profiler runs: no guessing */
     uint64_t launches = atomic_load_explicit(&g_launches, memory_order_relaxed);
     enum ssc_watch_action act =
         ssc_watch_tick(&g_watch, sst_now_ns(), g_enabled, atomic_load(&g_deliveries), launches);
@@ -383,12 +470,10 @@ static void watch_locked(void)
         cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
         act = ssc_watch_confirm(&g_watch, sst_now_ns(), atomic_load(&g_deliveries));
     }
-    if (act == SSC_WATCH_PROBE_ON) set_launch_callbacks(1);
-    if (act == SSC_WATCH_PROBE_OFF) set_launch_callbacks(0);
+    if (act == SSC_WATCH_PROBE_ON) probe_on_locked();
+    if (act == SSC_WATCH_PROBE_OFF) probe_end_locked();
     if (act == SSC_WATCH_TAKEN_OVER)
-        lost_locked(SST_NOTICE_CUPTI_TAKEN_OVER, SST_CAP_TAKEN_OVER,
-                    "another CUPTI client (torch.profiler?) took over CUPTI's activity "
-                    "buffers: GPU activity is no longer recorded from here on");
+        lost_locked(SST_NOTICE_CUPTI_TAKEN_OVER, SST_CAP_TAKEN_OVER, SSC_TAKEN_MSG);
 }
 
 /* Records dropped from CUPTI's global queue (those of no stream); per-stream drops are
@@ -419,20 +504,74 @@ void ssc_cupti_flush(int force)
     if (g_state == CS_RUNNING) {
         CUptiResult res = cuptiActivityFlushAll(force ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
         count_global_drops();
-        if (atomic_load(&g_fatal)) {
-            /* CUPTI finalises itself after a fatal error. */
-            lost_locked(SST_NOTICE_CUPTI_UNAVAILABLE, SST_CAP_ERROR,
-                        "CUPTI reported a fatal error and shut down: GPU activity is no "
-                        "longer recorded from here on");
-        } else if (res == CUPTI_ERROR_NOT_INITIALIZED) {
-            /* Someone called cuptiFinalize (Kineto does with TEARDOWN_CUPTI=1). */
+        if (res == CUPTI_ERROR_NOT_INITIALIZED) {
+            /* Someone called cuptiFinalize (Kineto does with TEARDOWN_CUPTI=1; CUPTI itself
+             * after a fatal error). */
             lost_locked(SST_NOTICE_CUPTI_TAKEN_OVER, SST_CAP_TAKEN_OVER,
-                        "another CUPTI client (torch.profiler?) shut CUPTI down: GPU "
+                        "CUPTI was shut down (by torch.profiler or after a CUPTI error): GPU "
                         "activity is no longer recorded from here on");
         } else {
             watch_locked();
         }
     }
+    pthread_mutex_unlock(&g_ctl);
+}
+
+/* ---- torch.profiler, announced by the Python shim ------------------------------------ */
+
+/* Right before Kineto prepares: everything so far becomes ours (kinds off first, so the
+ * forced flush is the last word), then CUPTI is left alone. No probe may stay subscribed:
+ * Kineto's own cuptiSubscribe comes next. */
+static void hand_over_locked(void)
+{
+    probe_end_locked();
+    if (g_enabled) set_kinds(0);
+    g_enabled = 0;
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DEVICE);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONTEXT);
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    count_global_drops();
+    g_state = CS_PAUSED;
+    write_capture(0, SST_CAP_TAKEN_OVER);
+    ssc_notice(SST_NOTICE_CUPTI_TAKEN_OVER, SST_NOTE_WARN, SSC_PROFILER_MSG);
+}
+
+/* Right after the profiler stopped: Kineto disabled its kinds and flushed its buffers, and
+ * may have registered its own callbacks and clock or finalised CUPTI. Ours go back in; any
+ * failure leaves CUPTI alone for good (said once). No subscribe check here: Kineto may keep
+ * a subscription after its stop, which says nothing about nsys. */
+static void take_back_locked(void)
+{
+    const char *step;
+    CUptiResult res = register_ours(&step);
+    if (res != CUPTI_SUCCESS) {
+        char msg[256];
+        snprintf(msg, sizeof(msg),
+                 "could not take CUPTI back after torch.profiler stopped (%s: %s): GPU "
+                 "activity is no longer recorded from here on",
+                 step, cupti_err(res));
+        ssc_notice(SST_NOTICE_CUPTI_UNAVAILABLE, SST_NOTE_WARN, msg);
+        write_capture(0, SST_CAP_ERROR);
+        g_state = CS_TAKEN;
+        return;
+    }
+    g_state = CS_RUNNING;
+    write_capture(1, SST_CAP_TAKEN_OVER);
+    ssc_watch_init(&g_watch, sst_now_ns(), SSC_WATCH_QUIET_NS, SSC_WATCH_PROBE_NS);
+    if (ssc_capturing()) enable_locked(1);
+}
+
+void ssc_cupti_profiler_mark(int started)
+{
+    pid_t pid = atomic_load(&g_pid);
+    if (pid != 0 && pid != getpid()) return; /* a fork()ed child: CUPTI is not there */
+    pthread_mutex_lock(&g_ctl);
+    g_shim_seen = 1;
+    /* Kineto is one per process: a second start while one runs changes nothing, and any
+     * stop ends its session, so marks are not counted. */
+    g_profiler_on = started;
+    if (started && g_state == CS_RUNNING) hand_over_locked();
+    if (!started && g_state == CS_PAUSED) take_back_locked();
     pthread_mutex_unlock(&g_ctl);
 }
 
@@ -471,17 +610,18 @@ void ssc_cupti_stop(void)
 {
     if (!in_starting_process()) return;
     pthread_mutex_lock(&g_ctl);
-    if (g_state == CS_RUNNING || g_state == CS_TAKEN) {
+    if (g_state == CS_RUNNING || g_state == CS_TAKEN || g_state == CS_PAUSED) {
         if (g_state == CS_RUNNING) {
             /* Kinds first, so the forced flush is the last word. */
+            probe_end_locked();
             if (g_enabled) set_kinds(0);
             cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
             count_global_drops();
             g_enabled = 0;
             free_pool();
         }
+        /* PAUSED/TAKEN: CUPTI is another client's; touching it would cut its trace. */
         write_stats();
-        cuptiUnsubscribe(g_sub);
         g_state = CS_STOPPED;
     }
     pthread_mutex_unlock(&g_ctl);

@@ -70,7 +70,9 @@ SSC_HIDDEN int ssc_cupti_driver_kept(uint32_t cbid);
 SSC_HIDDEN int ssc_cupti_runtime_launch(uint32_t cbid);
 SSC_HIDDEN int ssc_cupti_driver_launch(uint32_t cbid);
 
-/* The same lists as arrays, to enable exactly these calls in CUPTI. *out is static. */
+/* The same lists as arrays, to enable exactly these calls in CUPTI (keep-lists: activity
+ * records through cuptiActivityEnableRuntimeApi/DriverApi, which need no subscriber; launch
+ * lists: the watch's probe callbacks). *out is static. */
 SSC_HIDDEN size_t ssc_cupti_runtime_keep_list(const uint32_t **out);
 SSC_HIDDEN size_t ssc_cupti_driver_keep_list(const uint32_t **out);
 SSC_HIDDEN size_t ssc_cupti_runtime_launch_list(const uint32_t **out);
@@ -81,23 +83,27 @@ SSC_HIDDEN size_t ssc_cupti_driver_launch_list(const uint32_t **out);
 /*
  * When torch.profiler starts, Kineto calls cuptiActivityRegisterCallbacks with its own
  * functions: from then on every buffer, ours included, is handed to Kineto and our
- * bufferCompleted is never called again. CUPTI offers no way to ask who is registered, so
- * we infer it:
+ * bufferCompleted is never called again. Python programs under the shim announce the
+ * profiler with NVTX marks (ssc_cupti_profiler_mark), and then this watch is off. For the
+ * others (libtorch C++ programs, the shim turned off) CUPTI offers no way to ask who is
+ * registered, so we infer it:
  *
  *  1. quiet:   while capturing, neither bufferRequested nor bufferCompleted has run for
  *              `quiet_ns` although we flush every second. Either the GPU is idle or the
  *              buffers go elsewhere.
- *  2. probe:   turn on CUPTI callbacks for the launch APIs only (cheap, and only for
- *              `probe_ns`) and count launches. No launch -> the program is idle: back to 1,
- *              waiting twice as long before the next probe (at most 32x).
+ *  2. probe:   subscribe to CUPTI callbacks for the launch APIs only, for `probe_ns`, and
+ *              count launches (the only time we hold a subscription: Kineto needs it). A
+ *              subscribe that fails because another client subscribed is the takeover
+ *              itself. No launch -> the program is idle: back to 1, waiting twice as long
+ *              before the next probe (at most 32x).
  *  3. confirm: launches happened, so records were produced (launch calls are always in the
  *              keep-list). A forced flush hands every buffer holding a record to whoever is
  *              registered. If ours comes back we are fine (back to 1); if not, the records
  *              went to someone else: taken over. Said once, never undone (we do not steal
  *              the callbacks back: that would break the user's torch.profiler trace).
  *
- * Launch callbacks cost nothing outside probes, and probes only happen when nothing was
- * delivered for a while. The machine is pure; ssc_cupti.c drives it from ssc_cupti_flush.
+ * Probes cost nothing outside themselves, and only happen when nothing was delivered for a
+ * while. The machine is pure; ssc_cupti.c drives it from ssc_cupti_flush.
  */
 enum ssc_watch_state {
     SSC_WATCH_QUIET = 0,
@@ -107,10 +113,10 @@ enum ssc_watch_state {
 };
 enum ssc_watch_action {
     SSC_WATCH_NONE = 0,
-    SSC_WATCH_PROBE_ON = 1,  /* enable the launch callbacks */
-    SSC_WATCH_PROBE_OFF = 2, /* disable them */
+    SSC_WATCH_PROBE_ON = 1,  /* subscribe, enable the launch callbacks */
+    SSC_WATCH_PROBE_OFF = 2, /* unsubscribe */
     SSC_WATCH_CONFIRM = 3,   /* force-flush, then call ssc_watch_confirm */
-    SSC_WATCH_TAKEN_OVER = 4 /* disable the launch callbacks, say so, stop using CUPTI */
+    SSC_WATCH_TAKEN_OVER = 4 /* unsubscribe, say so, stop using CUPTI */
 };
 struct ssc_watch {
     enum ssc_watch_state state;

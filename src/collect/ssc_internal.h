@@ -56,9 +56,10 @@ SSC_HIDDEN int ssc_capturing(void);
 
 /* ---- CUPTI (ssc_cupti.c), called by the core -------------------------------------- */
 
-/* From InitializeInjection: subscribe, set the timestamp callback to sst_now_ns, enable
- * the activity kinds for the mode. Returns 0, or an ss_error after saying why (conflict,
- * CUPTI missing); the core keeps recording NVTX and host data either way. */
+/* From InitializeInjection: check that no other client owns CUPTI (subscribe and let go at
+ * once: no subscription is ever held, Kineto needs it), set the timestamp callback to
+ * sst_now_ns, enable the activity kinds for the mode. Returns 0, or an ss_error after saying
+ * why (conflict, CUPTI missing); the core keeps recording NVTX and host data either way. */
 SSC_HIDDEN int ssc_cupti_start(void);
 
 /* Turn activity recording on/off (capture window edges). */
@@ -67,7 +68,15 @@ SSC_HIDDEN void ssc_cupti_set_enabled(int on);
 /* Flush CUPTI's completed buffers into records (periodically and at exit). */
 SSC_HIDDEN void ssc_cupti_flush(int force);
 
-/* At exit: flush everything, unsubscribe. */
+/* At exit: flush everything (unless another client has CUPTI). */
 SSC_HIDDEN void ssc_cupti_stop(void);
+
+/* From the NVTX mark "torch.profiler.start" (started 1) / "torch.profiler.stop" (0) in domain
+ * "stepscope", which the Python shim emits right before torch.profiler starts and right
+ * after it stops, on the calling thread: hands CUPTI over to Kineto (flush, kinds off,
+ * CAPTURE off TAKEN_OVER, notice) and takes it back (callbacks, clock, kinds, CAPTURE on
+ * TAKEN_OVER). Callable before ssc_cupti_start (CUDA not started yet) and from any thread;
+ * never fails (CUPTI errors are said once and leave GPU recording off). */
+SSC_HIDDEN void ssc_cupti_profiler_mark(int started);
 
 #endif

@@ -27,6 +27,8 @@
 #define EXPORT __attribute__((visibility("default")))
 #define STEP_DOMAIN "stepscope"
 #define STEP_RANGE "step"
+#define PROFILER_START "torch.profiler.start"
+#define PROFILER_STOP "torch.profiler.stop"
 #define STEP_CAT_API 1u
 #define STEP_CAT_PYSHIM 2u
 #define MAX_STEP_NEST 32
@@ -174,6 +176,13 @@ static void emit(uint16_t type, uint32_t domain, const struct ev *ev, uint64_t r
     ssc_rec_commit(r);
 }
 
+/* Whether the event's text is exactly s. */
+static int text_is(const struct ev *ev, const char *s)
+{
+    size_t n = strlen(s);
+    return ev->text && ev->text_len == n && memcmp(ev->text, s, n) == 0;
+}
+
 /* ---- steps (domain "stepscope") --------------------------------------------------------- */
 
 static void emit_step(uint8_t phase, uint8_t source, uint64_t ts, uint64_t step)
@@ -197,8 +206,7 @@ static uint8_t step_source(uint32_t category)
 static void step_push(const struct ev *ev)
 {
     struct step_frame f = {0, 0, 0, 0};
-    f.is_step = ev->text && ev->text_len == strlen(STEP_RANGE) &&
-                memcmp(ev->text, STEP_RANGE, ev->text_len) == 0;
+    f.is_step = text_is(ev, STEP_RANGE);
     if (f.is_step) {
         f.ordinal = atomic_fetch_add(&g_step_ordinal, 1);
         f.source = step_source(ev->category);
@@ -267,7 +275,13 @@ static void end_dom(nvtxDomainHandle_t d, nvtxRangeId_t id)
 
 static void mark_ev(nvtxDomainHandle_t d, struct ev *ev)
 {
+    struct ssc_domain *dom = (struct ssc_domain *)(void *)d;
     emit(SST_REC_NVTX_MARK, domain_id(d), ev, 0);
+    if (!dom || !dom->is_step_domain) return;
+    if (text_is(ev, PROFILER_START))
+        ssc_cupti_profiler_mark(1);
+    else if (text_is(ev, PROFILER_STOP))
+        ssc_cupti_profiler_mark(0);
 }
 
 /* The Ex forms: one body for the default domain (NULL) and named domains. */

@@ -11,6 +11,19 @@
  *
  * Memory is bounded by one chunk (stored + decompressed, each <= SST_CHUNK_MAX_RAW), a 64 KiB
  * scan window used only while resynchronising, and the string table.
+ *
+ * Input. A regular file opened by path is read with pread(2), one whole chunk (1 MiB by
+ * default) per call, straight into the chunk buffer; other inputs (pipes, fmemopen streams
+ * handed to sst_reader_open_file) go through stdio. We do not mmap the file, although that
+ * would save the kernel's copy out of the page cache: the file may belong to a collector that
+ * is still running, or be truncated by anyone while we read it, and a truncation zaps the
+ * mapped pages past the new end of file (even those of a MAP_PRIVATE mapping), so the next
+ * access raises SIGBUS. The only defence is a process-wide SIGBUS handler, which a library
+ * cannot own. pread of a truncated range just returns short, which reads as a truncated
+ * chunk. The size is taken once at open: bytes a live writer appends later are not read.
+ * The copy lands in a buffer that stays in L2, where the checksum and the record loop find
+ * it; what the kernel's copy costs is mostly the read of the page cache, which mmap would
+ * pay in the checksum instead.
  */
 #include "sst_reader.h"
 
@@ -19,7 +32,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sst_crc32c.h"
 #include "sst_zstd.h"
@@ -45,7 +60,14 @@ struct str_block {
 };
 
 struct sst_reader {
-    FILE *f;
+    FILE *f;            /* the stdio input, or NULL when reading fd with pread */
+    int fd;             /* a regular file opened by sst_reader_open, or -1 */
+    size_t rec_off;     /* next record of the current chunk (hot: first cache line) */
+    size_t payload_len; /* 0 when no chunk is current */
+    uint32_t run_left;  /* records from rec_off on already checked: same header as the last */
+    uint32_t run_size;  /* their size */
+    const uint8_t *payload; /* records of the current chunk */
+    uint32_t fast_min[SST_REC_TYPE_LIMIT]; /* least size of each type the fast path takes */
     struct sst_reader_opts opts;
     struct sst_file_header hdr;
     uint64_t file_size; /* NO_OFFSET when the stream cannot tell */
@@ -55,8 +77,6 @@ struct sst_reader {
     uint8_t *stored, *raw, *scan;
     size_t stored_cap, raw_cap;
     void *zctx;
-    const uint8_t *payload; /* records of the current chunk */
-    size_t payload_len, rec_off;
     uint64_t chunk_off; /* file offset of the current chunk, for messages */
     char reason[96];    /* why the last chunk check failed */
     int done, err;
@@ -94,9 +114,26 @@ __attribute__((format(printf, 2, 3))) static enum chunk_check bad(struct sst_rea
 
 /* ---- raw input ------------------------------------------------------------------------ */
 
+/* pread until len bytes, end of file or an error; returns the number read. */
+static size_t pread_full(int fd, uint64_t offset, uint8_t *dst, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = pread(fd, dst + got, len - got, (off_t)(offset + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* an I/O error reads as the end of the data: a truncation */
+        got += (size_t)n;
+    }
+    return got;
+}
+
 /* Reads exactly len bytes at offset; returns the number read (short at end of file). */
 static size_t read_at(struct sst_reader *r, uint64_t offset, void *dst, size_t len)
 {
+    if (r->fd >= 0)
+        return pread_full(r->fd, offset, dst, len);
     if (r->fpos != offset) {
         if (fseeko(r->f, (off_t)offset, SEEK_SET) != 0)
             return 0;
@@ -453,17 +490,28 @@ static int next_record(struct sst_reader *r, const struct sst_rec_header **rec)
     return 0;
 }
 
-int sst_reader_next(struct sst_reader *r, const struct sst_rec_header **rec)
+/* Ends the current chunk's records (done, malformed, or reading stopped on an error). */
+static void drop_payload(struct sst_reader *r)
+{
+    r->payload = NULL;
+    r->payload_len = r->rec_off = 0;
+    r->run_left = 0;
+}
+
+/* Everything the fast path in sst_reader_next does not take: the end of a chunk, STRING
+ * and unknown records, malformed ones, the next chunk, the end of the data. */
+static int next_slow(struct sst_reader *r, const struct sst_rec_header **rec)
 {
     for (;;) {
         if (r->payload) {
             int rc = next_record(r, rec);
-            if (rc != 0) {
-                if (rc < 0)
-                    r->done = 1, r->err = rc;
+            if (rc == 1)
+                return 1;
+            drop_payload(r);
+            if (rc < 0) {
+                r->done = 1, r->err = rc;
                 return rc;
             }
-            r->payload = NULL;
         }
         if (r->done)
             return r->err;
@@ -474,6 +522,68 @@ int sst_reader_next(struct sst_reader *r, const struct sst_rec_header **rec)
             return rc;
         }
     }
+}
+
+#define RUN_MAX 16 /* records checked ahead at once */
+
+/* How many of the records that follow p (a record of `size` bytes just accepted, with
+ * `left` bytes of payload from p) have the same header, so they pass the same checks. The
+ * loads do not depend on one another, unlike walking the records one size at a time. */
+static inline uint32_t same_run(const uint8_t *p, size_t left, uint32_t size)
+{
+    uint32_t want, got, n = 0;
+    size_t fit = left / size - 1; /* whole records of this size after p */
+    uint32_t most = fit < RUN_MAX ? (uint32_t)fit : RUN_MAX;
+    memcpy(&want, p, sizeof want);
+    for (const uint8_t *q = p + size; n < most; q += size, n++) {
+        memcpy(&got, q, sizeof got);
+        if (got != want)
+            break;
+    }
+    return n;
+}
+
+/* Called once per record, so the common case (a well-formed record of a known type other
+ * than STRING) is decided here with the same checks record_defect makes: at least 8 bytes
+ * left, a size that is a multiple of 8, fits the chunk and is at least its type's struct.
+ * fast_min is UINT32_MAX for types the fast path leaves to next_slow. A record accepted
+ * this way also checks up to RUN_MAX records after it whose header is byte for byte the
+ * same (a run of kernels, say); those are then handed out without looking at them again. */
+int sst_reader_next(struct sst_reader *r, const struct sst_rec_header **rec)
+{
+    size_t off = r->rec_off;
+    if (r->run_left) {
+        r->run_left--;
+        r->rec_off = off + r->run_size;
+        r->st.records++;
+        *rec = (const struct sst_rec_header *)(const void *)(r->payload + off);
+        return 1;
+    }
+    size_t left = r->payload_len - off; /* rec_off <= payload_len */
+    if (__builtin_expect(left >= 8, 1)) {
+        const uint8_t *p = r->payload + off;
+        struct sst_rec_header h;
+        memcpy(&h, p, sizeof h);
+        if (__builtin_expect(h.type < SST_REC_TYPE_LIMIT && h.size >= r->fast_min[h.type] &&
+                                 h.size <= left && (h.size & (SST_REC_ALIGN - 1)) == 0,
+                             1)) {
+            r->rec_off = off + h.size;
+            r->run_size = h.size;
+            r->run_left = same_run(p, left, h.size);
+            r->st.records++;
+            *rec = (const struct sst_rec_header *)(const void *)p;
+            return 1;
+        }
+    }
+    return next_slow(r, rec);
+}
+
+static void init_fast_min(struct sst_reader *r)
+{
+    for (uint16_t t = 0; t < SST_REC_TYPE_LIMIT; t++)
+        r->fast_min[t] = t == 0 || t == SST_REC_STRING ? UINT32_MAX
+                         : sst_rec_min_size(t) < 8 ? 8
+                                                    : (uint32_t)sst_rec_min_size(t);
 }
 
 /* ---- open / state --------------------------------------------------------------------- */
@@ -526,23 +636,30 @@ static uint64_t stream_size(FILE *f)
     return (uint64_t)end;
 }
 
-int sst_reader_open_file(FILE *f, const struct sst_reader_opts *opts, struct sst_reader **out)
+/* The common part of both opens: takes ownership of f, or of fd when f is NULL. */
+static int open_input(FILE *f, int fd, uint64_t size, const struct sst_reader_opts *opts,
+                      struct sst_reader **out)
 {
     *out = NULL;
     struct sst_reader *r = calloc(1, sizeof *r);
     if (!r) {
-        fclose(f);
+        if (f)
+            fclose(f);
+        else
+            close(fd);
         return SS_ENOMEM;
     }
     r->f = f;
+    r->fd = f ? -1 : fd;
+    init_fast_min(r);
     if (opts)
         r->opts = *opts;
     r->st.last_seq = -1;
-    r->file_size = stream_size(f);
+    r->file_size = size;
     r->st.file_bytes = r->file_size == NO_OFFSET ? 0 : r->file_size;
     uint8_t buf[sizeof(struct sst_file_header)];
     size_t n = read_at(r, 0, buf, sizeof buf);
-    int rc = ferror(f) ? SS_EIO : check_header(r, buf, n);
+    int rc = f && ferror(f) ? SS_EIO : check_header(r, buf, n);
     if (rc != 0) {
         sst_reader_close(r);
         return rc;
@@ -552,19 +669,35 @@ int sst_reader_open_file(FILE *f, const struct sst_reader_opts *opts, struct sst
     return 0;
 }
 
+int sst_reader_open_file(FILE *f, const struct sst_reader_opts *opts, struct sst_reader **out)
+{
+    return open_input(f, -1, stream_size(f), opts, out);
+}
+
 int sst_reader_open(const char *path, const struct sst_reader_opts *opts,
                     struct sst_reader **out)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rbe");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return ss_from_errno(errno);
     struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(f);
-        return SS_EINVAL;
+    int rc = fstat(fd, &sb) != 0 ? ss_from_errno(errno) : S_ISDIR(sb.st_mode) ? SS_EINVAL : 0;
+    if (rc != 0) {
+        close(fd);
+        return rc;
     }
-    return sst_reader_open_file(f, opts, out);
+    if (S_ISREG(sb.st_mode)) {
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* a hint: larger read-ahead */
+        return open_input(NULL, fd, (uint64_t)sb.st_size, opts, out);
+    }
+    FILE *f = fdopen(fd, "rb"); /* a pipe or a device: stdio, lengths checked by short reads */
+    if (!f) {
+        rc = ss_from_errno(errno);
+        close(fd);
+        return rc;
+    }
+    return open_input(f, -1, stream_size(f), opts, out);
 }
 
 const struct sst_file_header *sst_reader_header(const struct sst_reader *r)
@@ -623,5 +756,7 @@ void sst_reader_close(struct sst_reader *r)
     free(r->scan);
     if (r->f)
         fclose(r->f);
+    else if (r->fd >= 0)
+        close(r->fd);
     free(r);
 }

@@ -15,3 +15,26 @@ if(STEPSCOPE_HAVE_CUPTI)
     set_tests_properties(cupti_convert_${case} PROPERTIES TIMEOUT 60)
   endforeach()
 endif()
+
+# The CUPTI session itself (ssc_cupti.c) against a fake libcupti.so.13 (fake_cupti.c), found
+# first through LD_LIBRARY_PATH: hand-over to torch.profiler and take-back on the shim's marks,
+# no subscription held, conflict with another client.
+if(STEPSCOPE_HAVE_CUPTI AND TARGET stepscope_collector)
+  add_library(fake_cupti SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_cupti.c)
+  target_include_directories(fake_cupti SYSTEM PRIVATE
+    $<TARGET_PROPERTY:CUDA::cupti,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_link_libraries(fake_cupti PRIVATE Threads::Threads)
+  set_target_properties(fake_cupti PROPERTIES OUTPUT_NAME cupti SOVERSION 13
+    C_VISIBILITY_PRESET hidden
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fake_cupti)
+  add_executable(cupti_prog ${CMAKE_CURRENT_LIST_DIR}/cupti_prog.c)
+  target_include_directories(cupti_prog SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+  target_link_libraries(cupti_prog PRIVATE fake_cupti ${CMAKE_DL_LIBS})
+  foreach(case profiler profiler_before_cuda conflict)
+    add_test(NAME collect_cupti_${case}
+      COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/run_cupti_test.sh ${case}
+              $<TARGET_FILE:stepscope> $<TARGET_FILE:cupti_prog> $<TARGET_FILE_DIR:fake_cupti>
+              ${CMAKE_CURRENT_BINARY_DIR}/work-cupti-${case})
+    set_tests_properties(collect_cupti_${case} PROPERTIES TIMEOUT 60)
+  endforeach()
+endif()

@@ -99,6 +99,18 @@ environment)
     [ "$dir" = "$(cd "$OUT" && pwd -P)" ] || fail "STEPSCOPE_OUTPUT_DIR '$dir'"
     case $pypath in */python:/old) ;; *) fail "PYTHONPATH '$pypath'" ;; esac
     [ "$(stat -c %a "$OUT")" = 700 ] || fail "output folder mode $(stat -c %a "$OUT")"
+    # The shim's markers library: next to libstepscope.so, unless the user named one.
+    env -u STEPSCOPE_MARKERS_LIB "$BIN" record -o "$OUT" -- sh -c 'echo "$STEPSCOPE_MARKERS_LIB"' \
+        >"$W/out.txt" 2>"$W/err"
+    want="$(dirname "$nvtx")/libstepscope_markers.so"
+    if [ -f "$want" ]; then
+        [ "$(cat "$W/out.txt")" = "$want" ] || fail "STEPSCOPE_MARKERS_LIB '$(cat "$W/out.txt")'"
+    else
+        [ -z "$(cat "$W/out.txt")" ] || fail "STEPSCOPE_MARKERS_LIB set to a missing library"
+    fi
+    STEPSCOPE_MARKERS_LIB=/mine.so "$BIN" record -o "$OUT" -- sh -c 'echo "$STEPSCOPE_MARKERS_LIB"' \
+        >"$W/out.txt" 2>"$W/err"
+    [ "$(cat "$W/out.txt")" = /mine.so ] || fail "the user's STEPSCOPE_MARKERS_LIB was replaced"
     "$BIN" record -o "$OUT" --no-python-shim -- sh -c 'echo "${PYTHONPATH-unset}"' \
         >"$W/out.txt" 2>"$W/err"
     [ "$(cat "$W/out.txt")" = unset ] || fail "--no-python-shim still set PYTHONPATH"

@@ -251,6 +251,87 @@ except ValueError as exc:
     check_events(r, HEADER + [step_begin(0)] + DATA * 3, "the data range closes on an exception")
 
 
+def mark(text):
+    return "mark stepscope cat=2 ascii:%s payload=none" % text
+
+
+PROF_START, PROF_STOP = mark("torch.profiler.start"), mark("torch.profiler.stop")
+KINETO_PREPARE, KINETO_ENABLE, KINETO_DISABLE = (
+    mark("fake:_prepare_profiler"), mark("fake:_enable_profiler"), mark("fake:_disable_profiler"))
+
+
+def fake_torch_profiler_marks():
+    code = r"""
+import torch
+with torch.profiler.profile() as p:                       # context manager
+    pass
+with torch.autograd.profiler.profile(use_device="cuda"):  # the autograd profiler
+    pass
+with torch.autograd.profiler.profile(enabled=False):      # disabled: no marks
+    pass
+p = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA],
+                           schedule=torch.profiler.schedule(wait=1, warmup=1, active=2, repeat=2),
+                           on_trace_ready=lambda prof: print("trace ready"))
+p.start()
+for _ in range(10):
+    p.step()
+p.stop()
+print("done")
+"""
+    r = run(code, name="prof")
+    check(r.rc == 0 and r.out == "trace ready\ntrace ready\ndone\n" and r.err == "",
+          "runs quietly, the profiler's own behaviour kept", r)
+    cycle = [PROF_START, KINETO_PREPARE, KINETO_ENABLE, KINETO_DISABLE, PROF_STOP]
+    # The schedule's two cycles: the profile object is reused, and announced again each time.
+    check_events(r, HEADER + cycle * 4, "start before prepare, stop after disable, every cycle")
+    base = run(code, shim=False, name="prof_base")
+    check(base.out == r.out and base.rc == r.rc and base.err == r.err, "same as without shim", r)
+    check_events(base, [e for e in r.events if e not in (PROF_START, PROF_STOP)],
+                 "without the shim: only the fake Kineto's marks")
+
+
+PROFILER_ERRORS = r"""
+import traceback, torch
+def attempt(label, fail, fn):
+    torch.autograd.profiler.FAIL = fail
+    try:
+        fn()
+        print(label, "no exception")
+    except BaseException as exc:
+        tb = traceback.extract_tb(exc.__traceback__)
+        print(label, type(exc).__name__, exc, "raised in", tb[-1].name)
+def body():
+    with torch.profiler.profile():
+        raise KeyError("from the body")
+def plain():
+    with torch.profiler.profile():
+        pass
+attempt("prepare", "_prepare_profiler", plain)
+attempt("enable", "_enable_profiler", plain)
+attempt("disable", "_disable_profiler", plain)
+attempt("body", None, body)
+"""
+
+
+def fake_torch_profiler_errors():
+    r = run(PROFILER_ERRORS, name="proferr")
+    base = run(PROFILER_ERRORS, shim=False, name="proferr_base")
+    check(base.out.splitlines() == [
+        "prepare RuntimeError fake _prepare_profiler failed raised in _kineto",
+        "enable RuntimeError fake _enable_profiler failed raised in _kineto",
+        "disable RuntimeError fake _disable_profiler failed raised in _kineto",
+        "body KeyError 'from the body' raised in body"], "baseline", base)
+    check(r.out == base.out and r.rc == base.rc == 0 and r.err == base.err == "",
+          "every exception reaches the program unchanged", r)
+    # A failed __enter__ has no __exit__ after it: the shim closes the window itself.
+    check_events(r, HEADER + [
+        PROF_START, KINETO_PREPARE, PROF_STOP,
+        PROF_START, KINETO_PREPARE, KINETO_ENABLE, PROF_STOP,
+        PROF_START, KINETO_PREPARE, KINETO_ENABLE, KINETO_DISABLE, PROF_STOP,
+        PROF_START, KINETO_PREPARE, KINETO_ENABLE, KINETO_DISABLE, PROF_STOP,
+    ], "start/stop pair around each profiler run, also when it fails")
+
+
 def broken_lib_case(lib_path, name):
     base = run(TRAINING_LOOP, shim=False, args=["3"], name=name + "_base")
     r = run(TRAINING_LOOP, env={"STEPSCOPE_MARKERS_LIB": lib_path}, args=["3"], name=name)
@@ -288,7 +369,7 @@ def real_torch_training_loop():
 CASES = {f.__name__: f for f in (
     no_torch_loads_nothing, chains_existing_sitecustomize, chains_failing_sitecustomize,
     switch_off, fake_torch_training_loop, fake_torch_two_optimizers, fake_torch_no_dataloader,
-    fake_torch_data_error,
+    fake_torch_data_error, fake_torch_profiler_marks, fake_torch_profiler_errors,
     fake_torch_broken_markers_lib, fake_torch_missing_symbols, real_torch_training_loop)}
 
 

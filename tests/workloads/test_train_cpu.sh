@@ -7,12 +7,18 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-py=${STEPSCOPE_TEST_PYTHON:-python3}
 train="$root/bench/workloads/python/train.py"
-if ! "$py" -c "import torch" >/dev/null 2>&1; then
+# The first interpreter that has torch: STEPSCOPE_TEST_PYTHON, python3 on PATH, or the
+# system one (CI installs Debian's CPU-only python3-torch for it).
+py=""
+for cand in ${STEPSCOPE_TEST_PYTHON:-} python3 /usr/bin/python3; do
+  if "$cand" -c "import torch" >/dev/null 2>&1; then py=$cand; break; fi
+done
+if [ -z "$py" ]; then
   echo "skipped: torch not installed"
   exit 77
 fi
+echo "using $py (torch $("$py" -c 'import torch; print(torch.__version__)'))"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_train_cpu.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 passed=0

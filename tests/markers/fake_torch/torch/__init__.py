@@ -1,7 +1,10 @@
 """A FAKE torch for the shim's tests: only the pieces python/stepscope/_shim.py touches, with
-torch's structure (the real torch/__init__.py imports torch.optim and torch.utils.data)."""
+torch's structure (the real torch/__init__.py imports torch.optim, torch.utils.data,
+torch.autograd and torch.profiler)."""
 __version__ = "0.0.0+fake"
 IS_FAKE = True
 
 from . import optim  # noqa: E402,F401
 from .utils import data  # noqa: E402,F401
+from . import autograd  # noqa: E402,F401
+from . import profiler  # noqa: E402,F401

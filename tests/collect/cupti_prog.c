@@ -1,0 +1,69 @@
+/*
+ * cupti_prog.c — plays the CUDA driver and a Python program using torch.profiler, against the
+ * fake libcupti (fake_cupti.c): calls the collector's InitializeInjection as cuInit would,
+ * then emits the shim's marks "torch.profiler.start"/"torch.profiler.stop" in domain
+ * "stepscope", and in between acts as Kineto: cuptiSubscribe must succeed (the collector holds
+ * no subscription), then it registers its own buffer callbacks and finalises CUPTI, as Kineto
+ * does with TEARDOWN_CUPTI=1. Prints "kineto subscribe: ok|busy". Exit 0 unless the harness
+ * failed. usage: cupti_prog [before]   (before: the profiler starts before CUDA does)
+ */
+#include <cupti.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nvtx3/nvToolsExt.h>
+
+CUptiResult cuptiFinalize(void);
+
+static void mark(nvtxDomainHandle_t d, const char *text)
+{
+    nvtxEventAttributes_t a;
+    memset(&a, 0, sizeof a);
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = text;
+    nvtxDomainMarkEx(d, &a);
+}
+
+static void CUPTIAPI kineto_req(uint8_t **b, size_t *s, size_t *m)
+{
+    *b = NULL, *s = 0, *m = 0;
+}
+static void CUPTIAPI kineto_cmp(CUcontext c, uint32_t s, uint8_t *b, size_t n, size_t v)
+{
+    (void)c, (void)s, (void)b, (void)n, (void)v;
+}
+
+static int cuda_init(void)
+{
+    const char *lib = getenv("CUDA_INJECTION64_PATH");
+    void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_GLOBAL) : NULL;
+    int (*init)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
+    if (!init) {
+        fprintf(stderr, "cupti_prog: no InitializeInjection in %s\n", lib ? lib : "(unset)");
+        return -1;
+    }
+    return init() == 1 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    int before = argc > 1 && strcmp(argv[1], "before") == 0;
+    nvtxDomainHandle_t d = nvtxDomainCreateA("stepscope");
+    if (!before && cuda_init() != 0) return 1;
+    mark(d, "torch.profiler.start");
+    if (before && cuda_init() != 0) return 1;
+    CUpti_SubscriberHandle sub;
+    CUptiResult res = cuptiSubscribe(&sub, NULL, NULL);
+    printf("kineto subscribe: %s\n", res == CUPTI_SUCCESS ? "ok" : "busy");
+    setenv("FAKE_CUPTI_KINETO", "1", 1);
+    cuptiActivityRegisterCallbacks(kineto_req, kineto_cmp);
+    unsetenv("FAKE_CUPTI_KINETO");
+    if (res == CUPTI_SUCCESS) cuptiUnsubscribe(sub);
+    cuptiFinalize();
+    mark(d, "torch.profiler.stop");
+    return 0;
+}

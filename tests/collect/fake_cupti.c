@@ -1,0 +1,161 @@
+/*
+ * fake_cupti.c — a stand-in libcupti.so.13 for testing the collector's CUPTI session on a
+ * machine without a GPU (tests/collect/cupti.cmake, case profiler_*). It implements only what
+ * libstepscope.so calls, plus cuptiFinalize, and keeps CUPTI's one-subscriber rule. Every call
+ * is appended to $FAKE_CUPTI_LOG as one line ("subscribe ok", "register_callbacks 0x...",
+ * "flush forced", ...) so a test can check the order of what the collector did.
+ * FAKE_CUPTI_CONFLICT=1: cuptiSubscribe always fails as under nsys.
+ */
+#include <cupti.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define API __attribute__((visibility("default")))
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_subscribed;
+static CUpti_BuffersCallbackRequestFunc g_req;
+static CUpti_BuffersCallbackCompleteFunc g_cmp;
+
+static void logf_(const char *fmt, ...)
+{
+    const char *path = getenv("FAKE_CUPTI_LOG");
+    FILE *f = path ? fopen(path, "a") : NULL;
+    if (!f) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fputc('\n', f);
+    fclose(f);
+}
+
+API CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc cb, void *ud)
+{
+    (void)cb, (void)ud;
+    pthread_mutex_lock(&g_mu);
+    int busy =
+        g_subscribed || (getenv("FAKE_CUPTI_CONFLICT") && *getenv("FAKE_CUPTI_CONFLICT") == '1');
+    if (!busy) g_subscribed = 1;
+    pthread_mutex_unlock(&g_mu);
+    logf_("subscribe %s", busy ? "busy" : "ok");
+    if (busy) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+    *s = (CUpti_SubscriberHandle)(void *)&g_subscribed;
+    return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle s)
+{
+    (void)s;
+    pthread_mutex_lock(&g_mu);
+    g_subscribed = 0;
+    pthread_mutex_unlock(&g_mu);
+    logf_("unsubscribe");
+    return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiEnableCallback(uint32_t on, CUpti_SubscriberHandle s, CUpti_CallbackDomain d,
+                                    CUpti_CallbackId id)
+{
+    (void)on, (void)s, (void)d, (void)id;
+    return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
+                                               CUpti_BuffersCallbackCompleteFunc cmp)
+{
+    pthread_mutex_lock(&g_mu);
+    g_req = req, g_cmp = cmp;
+    pthread_mutex_unlock(&g_mu);
+    logf_("register_callbacks %s", getenv("FAKE_CUPTI_KINETO") ? "kineto" : "collector");
+    return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc fn)
+{
+    (void)fn;
+    logf_("register_timestamp");
+    return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType t)
+{
+    (void)t;
+    return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityEnable(CUpti_ActivityKind k)
+{
+    logf_("enable %d", (int)k);
+    return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityDisable(CUpti_ActivityKind k)
+{
+    logf_("disable %d", (int)k);
+    return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId id, uint8_t on)
+{
+    (void)id, (void)on;
+    return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId id, uint8_t on)
+{
+    (void)id, (void)on;
+    return CUPTI_SUCCESS;
+}
+
+/* A forced flush hands one empty buffer through the registered callbacks, as CUPTI does with
+ * a partly filled one. */
+API CUptiResult cuptiActivityFlushAll(uint32_t flag)
+{
+    CUpti_BuffersCallbackRequestFunc req;
+    CUpti_BuffersCallbackCompleteFunc cmp;
+    pthread_mutex_lock(&g_mu);
+    req = g_req, cmp = g_cmp;
+    pthread_mutex_unlock(&g_mu);
+    if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) logf_("flush forced");
+    if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) && req && cmp) {
+        uint8_t *buf = NULL;
+        size_t size = 0, max = 0;
+        req(&buf, &size, &max);
+        if (buf) cmp(NULL, 0, buf, size, 0);
+    }
+    return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityGetNextRecord(uint8_t *buf, size_t valid, CUpti_Activity **rec)
+{
+    (void)buf, (void)valid, (void)rec;
+    return CUPTI_ERROR_MAX_LIMIT_REACHED;
+}
+
+API CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext c, uint32_t s, size_t *n)
+{
+    (void)c, (void)s;
+    *n = 0;
+    return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
+{
+    (void)r;
+    *s = "fake CUPTI error";
+    return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiFinalize(void)
+{
+    pthread_mutex_lock(&g_mu);
+    g_subscribed = 0;
+    g_req = NULL, g_cmp = NULL;
+    pthread_mutex_unlock(&g_mu);
+    logf_("finalize");
+    return CUPTI_SUCCESS;
+}

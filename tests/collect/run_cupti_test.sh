@@ -1,0 +1,63 @@
+#!/bin/sh
+# run_cupti_test.sh CASE STEPSCOPE CUPTI_PROG FAKE_CUPTI_DIR WORKDIR
+# The collector's CUPTI session against the fake libcupti (fake_cupti.c, cupti_prog.c): what it
+# asks of CUPTI around torch.profiler's marks (the fake's call log), what the trace says, and
+# that the "Kineto" in between can subscribe. Exits 0 when all is as expected.
+set -u
+CASE=$1 BIN=$2 PROG=$3 FAKE=$4 W=$5
+rm -rf "$W" && mkdir -p "$W" || exit 1
+OUT="$W/out" LOG="$W/cupti.log"
+
+fail() { echo "FAIL [$CASE]: $*"; sed 's/^/  cupti: /' "$LOG" 2>/dev/null; sed 's/^/  stderr: /' "$W/err"; exit 1; }
+# Line number of the first line matching $1 after line $2 (0 when none).
+line_after() { awk -v re="$1" -v from="$2" 'NR > from && $0 ~ re { print NR; exit }' "$LOG" | grep . || echo 0; }
+captures() {
+    "$BIN" dump --json "$OUT"/*.sstrace | grep '"type":"capture"' |
+        sed 's/.*"state":"\([a-z]*\)".*"reason":"\([a-z_]*\)".*/\1:\2/' | tr '\n' ' '
+}
+
+export LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" FAKE_CUPTI_LOG="$LOG"
+case $CASE in
+profiler | profiler_before_cuda)
+    arg=; [ "$CASE" = profiler_before_cuda ] && arg=before
+    "$BIN" record -o "$OUT" -- "$PROG" $arg >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "kineto subscribe: ok" "$W/out.txt" || fail "Kineto could not subscribe: the collector holds a subscription"
+    grep -q "torch.profiler started: it records GPU activity until it stops" "$W/err" || fail "no notice"
+    kin=$(line_after "register_callbacks kineto" 0)
+    fin=$(line_after "^finalize" "$kin")
+    [ "$kin" -gt 0 ] && [ "$fin" -gt 0 ] || fail "the fake Kineto did not run"
+    if [ "$CASE" = profiler ]; then
+        # Before Kineto: ours were registered, then kinds off and a forced flush, nothing after.
+        ours=$(line_after "register_callbacks collector" 0)
+        flush=$(line_after "flush forced" "$ours")
+        [ "$ours" -gt 0 ] && [ "$flush" -gt 0 ] && [ "$flush" -lt "$kin" ] || fail "no hand-over flush before Kineto"
+        [ "$(sed -n "$((flush + 1)),$((kin - 1))p" "$LOG" | grep -vc '^subscribe ok')" = 0 ] ||
+            fail "the collector touched CUPTI after handing it over"
+        want="on:start off:taken_over on:taken_over"
+    else
+        # CUDA started inside the profiler: nothing of ours before Kineto is done.
+        [ "$(sed -n "1,${fin}p" "$LOG" | grep -c 'collector\|register_timestamp\|^enable')" = 0 ] ||
+            fail "the collector set CUPTI up while the profiler ran"
+        want="on:start off:taken_over on:taken_over"
+    fi
+    # After the stop mark: clock, our callbacks and kinds again (CUPTI was finalised).
+    ts=$(line_after "register_timestamp" "$fin")
+    back=$(line_after "register_callbacks collector" "$ts")
+    en=$(line_after "^enable" "$back")
+    [ "$ts" -gt 0 ] && [ "$back" -gt 0 ] && [ "$en" -gt 0 ] || fail "CUPTI not taken back after the stop mark"
+    got=$(captures)
+    case "$got" in "$want"*) ;; *) fail "capture records '$got', expected '$want ...'" ;; esac
+    ;;
+conflict)
+    FAKE_CUPTI_CONFLICT=1 "$BIN" record -o "$OUT" -- "$PROG" >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "another CUPTI client" "$W/err" || fail "no conflict notice"
+    ! grep -q "collector\|register_timestamp\|^enable" "$LOG" || fail "the collector used CUPTI despite the conflict"
+    case "$(captures)" in *off:conflict*) ;; *) fail "no capture off:conflict record" ;; esac
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+echo "ok: $CASE"
