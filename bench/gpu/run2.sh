@@ -13,5 +13,5 @@ python3 bench/overhead/run_overhead.py --stepscope build-gpu/stepscope \
    --floor build-gpu/libcupti_floor.so --nsys "$NSYS" --reps 5 --cnn-steps 300 --gpu-steps 20 \
    --budget-s 250 --out "$OUT/overhead.json" 2>&1 | tee "$OUT/overhead.log" | tail -40
 tar czf "$OUT/fixtures.tgz" -C "$OUT" fixtures && rm -rf "$OUT/fixtures"
-tar czf "$OUT/check.tgz" -C /tmp check/full/log check/light/log check/takeover check/takeover-noshim 2>/dev/null
+tar czf "$OUT/check.tgz" --exclude='*.jsonl' --exclude='*.sstrace' --exclude='*.nsys-rep' -C /tmp check/full/log check/light/log check/takeover check/takeover-noshim 2>/dev/null
 ls -la "$OUT"
