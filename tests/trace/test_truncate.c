@@ -1,5 +1,7 @@
 /* test_truncate — a small multi-chunk trace cut at every byte offset: the reader never
  * crashes, says the file is truncated, and returns exactly the records of complete chunks. */
+#include <unistd.h>
+
 #include "trace/sst_zstd.h"
 #include "trace_util.h"
 
@@ -102,9 +104,105 @@ static void every_offset_zstd(void)
     free(buf);
 }
 
+/* As read_all, but opening the file by path (the pread path, not stdio). */
+static struct read_summary read_path(const char *path)
+{
+    struct read_summary s;
+    memset(&s, 0, sizeof s);
+    struct sst_reader_opts o = {0, note_problem, &s};
+    struct sst_reader *r;
+    if ((s.open_rc = sst_reader_open(path, &o, &r)) != 0)
+        return s;
+    const struct sst_rec_header *h;
+    while ((s.next_rc = sst_reader_next(r, &h)) == 1)
+        s.records++;
+    s.st = *sst_reader_status(r);
+    snprintf(s.state, sizeof s.state, "%s", sst_reader_state_line(r));
+    sst_reader_close(r);
+    return s;
+}
+
+static void write_bytes(const char *path, const uint8_t *buf, size_t len, const char *mode)
+{
+    FILE *f = fopen(path, mode);
+    REQUIRE(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
+}
+
+/* A regular file opened by path is read with pread: every cut reads exactly as the same
+ * bytes through stdio do. */
+static void every_offset_by_path(void)
+{
+    const char *path = ss_test_path("raw.sst"), *cut_path = ss_test_path("cut.sst");
+    write_sample(path, 0);
+    size_t len;
+    uint8_t *buf = slurp(path, &len);
+    for (size_t cut = 1; cut <= len; cut++) {
+        write_bytes(cut_path, buf, cut, "wb");
+        struct read_summary a = read_path(cut_path), b = read_all(buf, cut, 0);
+        if (a.open_rc != b.open_rc || a.records != b.records || a.next_rc != b.next_rc ||
+            a.st.truncated != b.st.truncated || strcmp(a.state, b.state) != 0)
+            SS_FAIL_AT("cut at %zu: by path %d/%" PRIu64 " \"%s\", stdio %d/%" PRIu64 " \"%s\"",
+                       cut, a.open_rc, a.records, a.state, b.open_rc, b.records, b.state);
+    }
+    free(buf);
+}
+
+/* A file another process truncates while it is being read: the reader reports a truncation
+ * (pread returns short), it does not crash. */
+static void shrinks_while_open(void)
+{
+    const char *path = ss_test_path("shrink.sst");
+    write_sample(path, 0);
+    size_t len;
+    uint8_t *buf = slurp(path, &len);
+    struct sst_reader *r;
+    REQUIRE(sst_reader_open(path, NULL, &r) == 0);
+    const struct sst_rec_header *h;
+    uint64_t n = 0;
+    CHECK_EQ(sst_reader_next(r, &h), 1); /* the first chunk is in memory now */
+    n++;
+    REQUIRE(truncate(path, (off_t)(len / 2)) == 0);
+    int rc;
+    while ((rc = sst_reader_next(r, &h)) == 1)
+        n++;
+    CHECK_EQ(rc, 0);
+    CHECK(sst_reader_status(r)->truncated && !sst_reader_status(r)->closed);
+    CHECK(n > 0 && n < 129);
+    sst_reader_close(r);
+    free(buf);
+}
+
+/* A file a live collector is still appending to: only the bytes there at open are read. */
+static void grows_while_open(void)
+{
+    const char *path = ss_test_path("raw.sst"), *live = ss_test_path("live.sst");
+    write_sample(path, 0);
+    size_t len;
+    uint8_t *buf = slurp(path, &len);
+    struct chunk_info c[MAX_CHUNKS];
+    size_t nc = map_chunks(buf, len, c, MAX_CHUNKS);
+    size_t head = c[nc / 2].off + 10; /* inside a chunk, as a writer's flush would leave it */
+    write_bytes(live, buf, head, "wb");
+    struct sst_reader *r;
+    REQUIRE(sst_reader_open(live, NULL, &r) == 0);
+    write_bytes(live, buf + head, len - head, "ab"); /* the rest, END chunk included */
+    const struct sst_rec_header *h;
+    uint64_t n = 0;
+    while (sst_reader_next(r, &h) == 1)
+        n++;
+    int last;
+    CHECK_EQ_U64(n, expected_records(c, nc, head, &last));
+    CHECK(sst_reader_status(r)->truncated && !sst_reader_status(r)->closed);
+    sst_reader_close(r);
+    free(buf);
+}
+
 int main(void)
 {
     every_offset_raw();
     every_offset_zstd();
+    every_offset_by_path();
+    shrinks_while_open();
+    grows_while_open();
     return ss_test_result();
 }
