@@ -371,6 +371,28 @@ static CUptiResult register_ours(const char **step)
 }
 
 /* Until we know we are alone we must not change global CUPTI state such as its clock. */
+/* One ENV record key=value from this file (the core writes the rest of the environment). */
+static void write_env(const char *key, const char *val)
+{
+    uint32_t k = ssc_intern(key, strlen(key));
+    uint32_t v = ssc_intern(val, strlen(val));
+    struct sst_rec_env *r = ssc_rec_reserve(SST_REC_ENV, sizeof(*r));
+    if (!r) return;
+    r->key = k;
+    r->value = v;
+    ssc_rec_commit(r);
+}
+
+/* The CUPTI API version: the cbids in API records are that version's numbering. */
+static void write_cupti_version(void)
+{
+    uint32_t version = 0;
+    char val[16];
+    if (cuptiGetVersion(&version) != CUPTI_SUCCESS) return;
+    snprintf(val, sizeof val, "%u", version);
+    write_env("cupti.version", val);
+}
+
 static int start_locked(void)
 {
     int rc = check_alone();
@@ -381,6 +403,8 @@ static int start_locked(void)
         say_unavailable(step, res);
         return SS_EIO;
     }
+    write_cupti_version();
+    write_capture(1, SST_CAP_START); /* GPU activity joins the core's NVTX/host capture */
     return 0;
 }
 
@@ -585,14 +609,8 @@ static void write_stats(void)
                                        "cupti.untimed", "cupti.dropped"};
     for (int i = 0; i <= SSC_CONV_DROPPED; i++) {
         char val[24];
-        int n = snprintf(val, sizeof(val), "%llu", (unsigned long long)atomic_load(&g_stat[i]));
-        uint32_t k = ssc_intern(keys[i], strlen(keys[i]));
-        uint32_t v = ssc_intern(val, (size_t)n);
-        struct sst_rec_env *r = ssc_rec_reserve(SST_REC_ENV, sizeof(*r));
-        if (!r) return;
-        r->key = k;
-        r->value = v;
-        ssc_rec_commit(r);
+        snprintf(val, sizeof(val), "%llu", (unsigned long long)atomic_load(&g_stat[i]));
+        write_env(keys[i], val);
     }
 }
 

@@ -150,6 +150,12 @@ API CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
     return CUPTI_SUCCESS;
 }
 
+API CUptiResult cuptiGetVersion(uint32_t *version)
+{
+    *version = CUPTI_API_VERSION;
+    return CUPTI_SUCCESS;
+}
+
 API CUptiResult cuptiFinalize(void)
 {
     pthread_mutex_lock(&g_mu);

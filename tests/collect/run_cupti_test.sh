@@ -34,7 +34,8 @@ profiler | profiler_before_cuda)
         [ "$ours" -gt 0 ] && [ "$flush" -gt 0 ] && [ "$flush" -lt "$kin" ] || fail "no hand-over flush before Kineto"
         [ "$(sed -n "$((flush + 1)),$((kin - 1))p" "$LOG" | grep -vc '^subscribe ok')" = 0 ] ||
             fail "the collector touched CUPTI after handing it over"
-        want="on:start off:taken_over on:taken_over"
+        # The core's start (NVTX, host samples), then CUPTI's (GPU activity).
+        want="on:start on:start off:taken_over on:taken_over"
     else
         # CUDA started inside the profiler: nothing of ours before Kineto is done.
         [ "$(sed -n "1,${fin}p" "$LOG" | grep -c 'collector\|register_timestamp\|^enable')" = 0 ] ||
