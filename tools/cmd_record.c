@@ -325,6 +325,11 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
     if (g_child > 0 && from_process && si->si_pid != g_child) kill(g_child, sig);
 }
 
+#define N_FORWARDED (sizeof k_forwarded / sizeof k_forwarded[0])
+static int g_forwarding[N_FORWARDED]; /* our handler is installed for k_forwarded[i] */
+
+/* A signal we were started ignoring (nohup, a background job) is left ignored, here and in
+ * the program: the program must see the dispositions it would have had without us. */
 static void install_forwarding(void)
 {
     struct sigaction sa;
@@ -332,14 +337,19 @@ static void install_forwarding(void)
     sa.sa_sigaction = forward_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof k_forwarded / sizeof k_forwarded[0]; i++)
-        sigaction(k_forwarded[i], &sa, NULL);
+    for (size_t i = 0; i < N_FORWARDED; i++) {
+        struct sigaction prev;
+        if (sigaction(k_forwarded[i], NULL, &prev) != 0) continue;
+        if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler == SIG_IGN) continue;
+        g_forwarding[i] = sigaction(k_forwarded[i], &sa, NULL) == 0;
+    }
 }
 
+/* Child side, before exec: our handlers would become SIG_DFL anyway; the rest is inherited. */
 static void restore_default_signals(void)
 {
-    for (size_t i = 0; i < sizeof k_forwarded / sizeof k_forwarded[0]; i++)
-        signal(k_forwarded[i], SIG_DFL);
+    for (size_t i = 0; i < N_FORWARDED; i++)
+        if (g_forwarding[i]) signal(k_forwarded[i], SIG_DFL);
 }
 
 /* fork + exec; returns the child's wait status, or -1. */

@@ -302,6 +302,10 @@ static void install_signals(void)
         struct sigaction sa, prev;
         if (sigaction(k_signals[i], NULL, &prev) != 0) continue;
         g_prev[i] = prev;
+        /* An ignored signal stays ignored: a handler would do nothing for it, and unlike
+         * SIG_IGN it is reset by exec, so the program's exec'd children (nohup'd runs,
+         * torchrun workers) would die of the signal they were meant to ignore. */
+        if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler == SIG_IGN) continue;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_signal;
         sa.sa_mask = prev.sa_mask;

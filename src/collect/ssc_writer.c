@@ -208,6 +208,15 @@ static uint32_t env_ms(const char *name, uint32_t dflt, uint32_t lo, uint32_t hi
     return n >= lo && n <= hi ? (uint32_t)n : dflt;
 }
 
+static void close_pipes(void)
+{
+    for (int i = 0; i < 2; i++) {
+        if (g_wake[i] >= 0) close(g_wake[i]);
+        if (g_ack[i] >= 0) close(g_ack[i]);
+        g_wake[i] = g_ack[i] = -1;
+    }
+}
+
 static int make_pipe(int fds[2])
 {
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
@@ -241,6 +250,18 @@ static int open_trace(void)
     return rc;
 }
 
+/* The thread starts with every signal blocked (the mask is inherited from the creator):
+ * a signal handled on the writer thread would wait for the writer's own answer. */
+static int start_thread(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&g_thread, NULL, writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 int ssc_writer_start(void)
 {
     g_wake_ms = env_ms("STEPSCOPE_WAKE_MS", DEFAULT_WAKE_MS, 10, 1000);
@@ -254,9 +275,9 @@ int ssc_writer_start(void)
         return rc;
     }
     g_last_flush = g_last_sample = sst_now_ns();
-    if (make_pipe(g_wake) != 0 || make_pipe(g_ack) != 0 ||
-        pthread_create(&g_thread, NULL, writer_main, NULL) != 0) {
+    if (make_pipe(g_wake) != 0 || make_pipe(g_ack) != 0 || start_thread() != 0) {
         ssc_say("cannot start the writer thread: not recording");
+        close_pipes(); /* no descriptor of ours stays behind in the program */
         sst_writer_abandon(g_w, 0);
         g_w = NULL;
         return SS_ENOMEM;
@@ -330,11 +351,7 @@ void ssc_writer_after_fork_child(void)
     if (g_w) sst_writer_abandon(g_w, 0);
     g_w = NULL;
     g_have_thread = 0;
-    for (int i = 0; i < 2; i++) {
-        if (g_wake[i] >= 0) close(g_wake[i]);
-        if (g_ack[i] >= 0) close(g_ack[i]);
-        g_wake[i] = g_ack[i] = -1;
-    }
+    close_pipes();
     atomic_store(&g_req_stop, 0);
     atomic_store(&g_req_flush, 0);
     atomic_store(&g_req_close, 0);

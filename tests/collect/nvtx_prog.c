@@ -17,6 +17,9 @@
  *   nvtx_prog busy_exit       4 threads record without pause; main forks 20 children (each
  *                             records and exits) and then calls exit(0) while the threads are
  *                             still recording: no deadlock, no hang, a closed trace per process.
+ *   nvtx_prog exec_hup        records (the collector starts), then execs
+ *                             `sh -c 'kill -HUP $$; echo survived'`: run with SIGHUP ignored,
+ *                             the exec'd shell must still ignore it (exit 0, "survived").
  * The counts are part of the contract with check_trace.c.
  */
 #include <nvtx3/nvToolsExt.h>
@@ -237,6 +240,14 @@ static int run_busy_exit(void)
     exit(0); /* the spinners are still recording */
 }
 
+static int run_exec_hup(void)
+{
+    nvtxMarkA("before-exec");
+    sleep_ms(50); /* the collector is running (writer thread, signal handlers) */
+    execl("/bin/sh", "sh", "-c", "kill -HUP $$; echo survived", (char *)NULL);
+    return 94;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "normal";
@@ -247,6 +258,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "flood") == 0) return run_flood();
     if (strcmp(mode, "steps") == 0) return run_steps();
     if (strcmp(mode, "busy_exit") == 0) return run_busy_exit();
+    if (strcmp(mode, "exec_hup") == 0) return run_exec_hup();
     fprintf(stderr, "nvtx_prog: unknown mode %s\n", mode);
     return 2;
 }

@@ -115,6 +115,17 @@ environment)
         >"$W/out.txt" 2>"$W/err"
     [ "$(cat "$W/out.txt")" = unset ] || fail "--no-python-shim still set PYTHONPATH"
     ;;
+sigign)
+    # Started with SIGHUP ignored (nohup): neither `record` nor the collector may turn that
+    # into a handler, which exec would reset to the default (death by SIGHUP).
+    ( trap '' HUP; exec "$BIN" record -o "$OUT" -- sh -c 'kill -HUP $$; echo survived' ) \
+        >"$W/out.txt" 2>"$W/err"
+    expect_rc $? 0
+    grep -qx survived "$W/out.txt" || fail "record: the program died of an ignored SIGHUP"
+    ( trap '' HUP; exec "$BIN" record -o "$OUT" -- "$PROG" exec_hup ) >"$W/out.txt" 2>"$W/err"
+    expect_rc $? 0
+    grep -qx survived "$W/out.txt" || fail "collector: an exec'd child died of an ignored SIGHUP"
+    ;;
 inject_unwritable)
     # Injected without `record` into an unwritable folder: one line, the program unchanged.
     NVTX_INJECTION64_PATH=$(dirname "$BIN")/libstepscope.so \

@@ -1,0 +1,194 @@
+/*
+ * ssa.h — the analysis library: one trace in, steps and their time attribution out.
+ *
+ * ssa_analyze_file() reads a trace twice through sst_reader, in bounded memory (see
+ * src/analysis/README.md): pass 1 finds the step boundaries, the training thread, the
+ * kernel names and, per block of records, the earliest timestamp; pass 2 streams the
+ * records again, buffers each step's intervals only until no later record can touch the
+ * step, then classifies every instant of the step once (the attribution model of the
+ * brief) and frees the buffer. What stays is per name and per step, never per event.
+ *
+ * The result keeps, per step, the exclusive time of each category (summing exactly to the
+ * step's wall time) and the counts that rules need later (kernels, launches, syncs,
+ * copies by kind with pageable bytes, allocations...). Warm-up steps are flagged, not
+ * removed. ssa_summarize() turns the steady steps into the report's numbers.
+ */
+#ifndef SSA_H
+#define SSA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exclusive categories, in priority order: at an instant where several apply, the first
+ * wins. GPU-busy categories come first (compute before comm before copies, so copies and
+ * NCCL count only where nothing computes), then the training thread's states for GPU-idle
+ * time. The names are part of the JSON schema (docs/report-json.md). */
+#define SSA_CATS(X)                                                                            \
+    X(GEMM_TC, "compute.gemm_tc", "GEMM/conv, tensor cores (bf16/fp16/fp8)")                   \
+    X(GEMM_FP32, "compute.gemm_fp32", "GEMM/conv in fp32/tf32")                                \
+    X(ATTENTION, "compute.attention", "attention kernels")                                     \
+    X(OPTIMIZER, "compute.optimizer", "optimizer kernels")                                     \
+    X(REDUCTION, "compute.reduction", "reductions, norms, softmax, pooling")                   \
+    X(ELEMENTWISE, "compute.elementwise", "elementwise, copies and fills as kernels")          \
+    X(COMPUTE_OTHER, "compute.other", "other kernels")                                         \
+    X(COMM, "comm", "NCCL communication not hidden under compute")                             \
+    X(COPY_H2D, "copy.h2d", "host-to-device copies not hidden under kernels")                  \
+    X(COPY_D2H, "copy.d2h", "device-to-host copies not hidden under kernels")                  \
+    X(COPY_D2D, "copy.d2d", "device-to-device copies not hidden under kernels")                \
+    X(COPY_P2P, "copy.p2p", "peer copies not hidden under kernels")                            \
+    X(COPY_OTHER, "copy.other", "other copies not hidden under kernels")                       \
+    X(MEMSET, "memset", "memsets not hidden under kernels or copies")                          \
+    X(DATA, "data", "GPU idle, training thread in data loading")                               \
+    X(SYNC, "sync", "GPU idle, training thread blocked in a synchronising call")               \
+    X(ALLOC, "alloc", "GPU idle, training thread in cudaMalloc/cudaFree/host alloc")           \
+    X(LAUNCH, "launch", "GPU idle, training thread in a kernel/copy launch API")               \
+    X(HOST, "host", "GPU idle, training thread doing other CPU work")
+
+enum ssa_cat {
+#define SSA_X_ENUM(id, name, text) SSA_CAT_##id,
+    SSA_CATS(SSA_X_ENUM)
+#undef SSA_X_ENUM
+        SSA_CAT_COUNT
+};
+#define SSA_CAT_FIRST_IDLE SSA_CAT_DATA /* categories from here on mean "GPU idle" */
+
+const char *ssa_cat_name(int cat);        /* "compute.gemm_tc", ... ; NULL out of range */
+const char *ssa_cat_description(int cat); /* one phrase for people */
+
+/* Kernel classes (src/analysis/ssa_kernel_class.c holds the one table of name patterns). */
+enum ssa_kclass {
+    SSA_KC_GEMM_TC,
+    SSA_KC_GEMM_FP32,
+    SSA_KC_ATTENTION,
+    SSA_KC_OPTIMIZER,
+    SSA_KC_REDUCTION,
+    SSA_KC_ELEMENTWISE,
+    SSA_KC_OTHER,
+    SSA_KC_NCCL,
+    SSA_KC_COUNT
+};
+/* The class of a kernel from its (mangled) name; NULL or "" gives SSA_KC_OTHER. */
+enum ssa_kclass ssa_kernel_class(const char *name);
+const char *ssa_kclass_name(int kc); /* "gemm_tc", ..., "nccl" */
+int ssa_kclass_cat(int kc);          /* the category its busy time falls in */
+
+/* CUDA API calls as the attribution sees them (src/analysis/ssa_api_class.c: one table of
+ * CUPTI callback ids). domain is enum sst_api_domain. */
+enum ssa_api_class {
+    SSA_API_OTHER = 0,
+    SSA_API_LAUNCH, /* kernel, graph, async copy or memset launch */
+    SSA_API_SYNC,   /* blocks the host until the GPU catches up (incl. non-async copies) */
+    SSA_API_ALLOC,  /* device/host/managed allocation or free */
+};
+enum ssa_api_class ssa_api_class(uint8_t domain, uint32_t cbid);
+const char *ssa_api_name(uint8_t domain, uint32_t cbid); /* NULL when not in the table */
+
+/* Copy directions counted per step (index = enum sst_copy_kind clamped to OTHER). */
+#define SSA_COPY_KINDS 9
+
+/* What rules need per step besides the exclusive times. Counts go to the step where the
+ * event starts; durations are the events' own (not exclusive) durations. */
+struct ssa_step_counts {
+    uint32_t kernels;
+    uint32_t kernels_by_class[SSA_KC_COUNT];
+    uint64_t kernel_ns_by_class[SSA_KC_COUNT];
+    uint32_t launches, syncs, allocs, other_api; /* training-thread API calls by class */
+    uint64_t launch_api_ns, sync_api_ns, alloc_api_ns;
+    uint32_t copies[SSA_COPY_KINDS];
+    uint64_t copy_bytes[SSA_COPY_KINDS];
+    uint64_t copy_ns[SSA_COPY_KINDS];
+    uint32_t pageable_copies[SSA_COPY_KINDS]; /* host side pageable */
+    uint64_t pageable_bytes[SSA_COPY_KINDS];
+    uint32_t blocking_copies; /* issued through a non-async API */
+    uint32_t memsets;
+    uint64_t memset_ns;
+    uint32_t sync_records; /* CUPTI SYNCHRONIZATION records */
+    uint64_t sync_record_ns;
+    uint32_t data_ranges; /* "data" ranges of the training thread */
+    uint64_t data_ns;     /* their time inside the step, GPU busy or not */
+};
+
+struct ssa_step {
+    uint64_t number;  /* as the program counts it (marker payload), else the sequence */
+    uint64_t begin_ns, end_ns;
+    int warmup;       /* excluded from the summary */
+    uint64_t cat_ns[SSA_CAT_COUNT]; /* sums exactly to end_ns - begin_ns */
+    struct ssa_step_counts n;
+};
+
+enum ssa_step_source {
+    SSA_STEPS_NONE = 0,     /* no markers: the whole trace as one interval */
+    SSA_STEPS_RECORDS,      /* STEP records written by the collector */
+    SSA_STEPS_NVTX,         /* NVTX "step" ranges in the "stepscope" domain */
+    SSA_STEPS_PROFILER,     /* ProfilerStep#N ranges */
+};
+const char *ssa_step_source_name(int src); /* "none", "step_records", "nvtx", "profiler" */
+
+/* Per distinct kernel name over the whole trace (for "top kernels"). */
+struct ssa_kname {
+    uint32_t name_id;
+    uint8_t kclass;
+    uint64_t count, total_ns;
+};
+
+struct ssa_result {
+    /* the trace */
+    char *path;
+    uint32_t pid;
+    int32_t rank, world_size;
+    char *cmdline;      /* NULL when the trace has no PROCESS record */
+    char *device_name;  /* first device, NULL when none */
+    uint32_t n_devices;
+    int truncated, closed;
+    uint32_t bad_chunks;
+    char state_line[160];
+    uint64_t records;
+    uint64_t kernels, memcpys, memsets, api_calls, dropped;
+    uint64_t first_ns, last_ns; /* span of timestamped records; 0/0 when none */
+
+    /* steps */
+    int step_source;          /* enum ssa_step_source */
+    uint32_t train_tid;       /* 0 when no thread could be told apart */
+    int train_tid_from_markers;
+    size_t n_steps;
+    struct ssa_step *steps;   /* sorted, non-overlapping; for SSA_STEPS_NONE: windows */
+    size_t n_warmup;          /* flagged warm-up steps (the first ones) */
+    int warmup_autotune;      /* step 0 excluded for extra kernels (autotuning, compile) */
+    uint64_t dropped_step_ranges; /* step ranges that never ended (program killed, shim) */
+
+    /* names */
+    size_t n_knames;
+    struct ssa_kname *knames; /* sorted by total_ns, descending */
+    char **kname_text;        /* kname_text[i] is the name of knames[i] */
+
+    /* memory the analysis held at its peak, for the benchmarks */
+    size_t peak_buffered_intervals;
+};
+
+struct ssa_opts {
+    uint64_t window_ns; /* no markers: pseudo-step width used to stream (0: 100 ms) */
+    int no_warmup;      /* keep every step */
+};
+
+/* Analyses the trace at path. On success *out owns the result (ssa_result_free).
+ * Errors: what sst_reader_open returns, SS_ENOMEM, or a reading error (strict reader
+ * only). A truncated or damaged trace still succeeds: the result says what was read. */
+int ssa_analyze_file(const char *path, const struct ssa_opts *opts, struct ssa_result **out);
+void ssa_result_free(struct ssa_result *r);
+
+/* The numbers of the report over the steady (non-warm-up) steps. */
+struct ssa_summary {
+    size_t steps;                      /* analysed (steady) steps */
+    uint64_t median_ns, p10_ns, p90_ns, mean_ns;
+    double steps_per_s;                /* 1 / mean step time */
+    double cat_ms[SSA_CAT_COUNT];      /* mean ms per step */
+    double cat_pct[SSA_CAT_COUNT];     /* share of the summed step time */
+    double gpu_busy_pct;
+    double kclass_ms[SSA_KC_COUNT];    /* mean kernel time per step by class (not exclusive) */
+    double kernels_per_step, launches_per_step, syncs_per_step;
+    double h2d_copies_per_step, h2d_mib_per_step, pageable_h2d_mib_per_step;
+    uint64_t total_ns;                 /* summed step time */
+};
+void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s);
+
+#endif

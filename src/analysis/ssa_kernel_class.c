@@ -1,0 +1,138 @@
+/*
+ * ssa_kernel_class.c — the one table that puts a kernel name in a class.
+ *
+ * Rows are tried in order; a row matches when the name contains every one of its
+ * substrings (case-sensitive: mangled names are). Order matters: NCCL, attention and the
+ * optimizer first (their kernels also say "gemm" or "elementwise" inside template
+ * arguments), then the GEMM/conv rows that recognise fp32/tf32 by their type tokens, then
+ * the tensor-core GEMM/conv rows, then reductions before elementwise. The names the rows
+ * were written against are real H200 names (cuBLASLt nvjet_*, cuDNN sm90_xmma_*, cutlass,
+ * at::native, cudnn legacy engines): tests/analysis/test_kernel_class.c holds them.
+ * A name is classified once per trace (per string id), so the cost of the scan is nothing.
+ */
+#include <string.h>
+
+#include "ssa.h"
+
+struct kc_rule {
+    const char *all[3]; /* substrings that must all occur; unused slots NULL */
+    enum ssa_kclass kc;
+};
+
+static const struct kc_rule kc_rules[] = {
+    /* communication */
+    {{"nccl"}, SSA_KC_NCCL},
+    {{"Nccl"}, SSA_KC_NCCL},
+    /* attention: FlashAttention 2/3, xformers/PyTorch mem-efficient, cuDNN SDPA, fmha */
+    {{"flash"}, SSA_KC_ATTENTION},
+    {{"Flash"}, SSA_KC_ATTENTION},
+    {{"fmha"}, SSA_KC_ATTENTION},
+    {{"attention"}, SSA_KC_ATTENTION},
+    {{"Attention"}, SSA_KC_ATTENTION},
+    {{"sdpa"}, SSA_KC_ATTENTION},
+    /* optimizer: foreach (multi_tensor_apply), fused Adam/SGD, apex */
+    {{"multi_tensor_apply"}, SSA_KC_OPTIMIZER},
+    {{"fused_adam"}, SSA_KC_OPTIMIZER},
+    {{"FusedAdam"}, SSA_KC_OPTIMIZER},
+    {{"fused_sgd"}, SSA_KC_OPTIMIZER},
+    {{"_adam_"}, SSA_KC_OPTIMIZER},
+    /* GEMM/conv without reduced-precision tensor cores: fp32 (ffma, sgemm) and tf32 */
+    {{"tf32"}, SSA_KC_GEMM_FP32},
+    {{"f32f32_f32f32"}, SSA_KC_GEMM_FP32},
+    {{"_ffma_"}, SSA_KC_GEMM_FP32},
+    {{"sgemm"}, SSA_KC_GEMM_FP32},
+    {{"dgemm"}, SSA_KC_GEMM_FP32},
+    {{"winograd"}, SSA_KC_GEMM_FP32},
+    {{"_alg0_engine"}, SSA_KC_GEMM_FP32},
+    {{"_alg1_engine"}, SSA_KC_GEMM_FP32},
+    {{"dgrad_engine"}, SSA_KC_GEMM_FP32},
+    {{"gemv"}, SSA_KC_GEMM_FP32},
+    /* cuBLASLt helper kernels take the GEMM's type: reduced precision means tensor cores */
+    {{"cublasLt", "bfloat16"}, SSA_KC_GEMM_TC},
+    {{"cublasLt", "half"}, SSA_KC_GEMM_TC},
+    {{"cublasLt"}, SSA_KC_GEMM_FP32},
+    /* tensor-core GEMM/conv: Hopper cuBLASLt (nvjet), cuDNN/cuBLAS xmma, cutlass, MMA ops */
+    {{"nvjet"}, SSA_KC_GEMM_TC},
+    {{"xmma"}, SSA_KC_GEMM_TC},
+    {{"cutlass"}, SSA_KC_GEMM_TC},
+    {{"wgmma"}, SSA_KC_GEMM_TC},
+    {{"hmma"}, SSA_KC_GEMM_TC},
+    {{"s16816"}, SSA_KC_GEMM_TC},
+    {{"h16816"}, SSA_KC_GEMM_TC},
+    {{"h1688"}, SSA_KC_GEMM_TC},
+    {{"h884"}, SSA_KC_GEMM_TC},
+    {{"i8816"}, SSA_KC_GEMM_TC},
+    {{"gemm", "bf16"}, SSA_KC_GEMM_TC},
+    {{"gemm", "f16"}, SSA_KC_GEMM_TC},
+    {{"gemm", "bfloat16"}, SSA_KC_GEMM_TC},
+    {{"gemm", "e4m3"}, SSA_KC_GEMM_TC},
+    {{"triton_tem"}, SSA_KC_GEMM_TC}, /* Inductor templates: matmul/conv */
+    {{"gemm"}, SSA_KC_GEMM_FP32},     /* a GEMM that states no reduced type */
+    {{"Gemm"}, SSA_KC_GEMM_FP32},
+    /* reductions, normalisation, softmax, losses, pooling */
+    {{"reduce"}, SSA_KC_REDUCTION},
+    {{"Reduce"}, SSA_KC_REDUCTION},
+    {{"collect_statistics"}, SSA_KC_REDUCTION},
+    {{"batch_norm_backward_elemt"}, SSA_KC_ELEMENTWISE},
+    {{"batch_norm_transform_input"}, SSA_KC_ELEMENTWISE},
+    {{"bn_fw"}, SSA_KC_REDUCTION},
+    {{"bn_bw"}, SSA_KC_REDUCTION},
+    {{"layer_norm"}, SSA_KC_REDUCTION},
+    {{"LayerNorm"}, SSA_KC_REDUCTION},
+    {{"RowwiseMoments"}, SSA_KC_REDUCTION},
+    {{"Welford"}, SSA_KC_REDUCTION},
+    {{"softmax"}, SSA_KC_REDUCTION},
+    {{"nll_loss"}, SSA_KC_REDUCTION},
+    {{"cross_entropy"}, SSA_KC_REDUCTION},
+    {{"max_pool"}, SSA_KC_REDUCTION},
+    {{"avg_pool"}, SSA_KC_REDUCTION},
+    {{"adaptive_"}, SSA_KC_REDUCTION},
+    {{"DeviceScan"}, SSA_KC_REDUCTION},
+    {{"triton_red"}, SSA_KC_REDUCTION},
+    {{"triton_per"}, SSA_KC_REDUCTION},
+    /* elementwise: at::native pointwise, fills, copies as kernels, layout transforms, RNG */
+    {{"elementwise"}, SSA_KC_ELEMENTWISE},
+    {{"Functor"}, SSA_KC_ELEMENTWISE},
+    {{"copy_kernel"}, SSA_KC_ELEMENTWISE},
+    {{"nchwToNhwc"}, SSA_KC_ELEMENTWISE},
+    {{"nhwcToNchw"}, SSA_KC_ELEMENTWISE},
+    {{"AddPadding"}, SSA_KC_ELEMENTWISE},
+    {{"scal_kernel"}, SSA_KC_ELEMENTWISE},
+    {{"CatArray"}, SSA_KC_ELEMENTWISE},
+    {{"scatter"}, SSA_KC_ELEMENTWISE},
+    {{"gather"}, SSA_KC_ELEMENTWISE},
+    {{"index"}, SSA_KC_ELEMENTWISE},
+    {{"transpose"}, SSA_KC_ELEMENTWISE},
+    {{"triton_poi"}, SSA_KC_ELEMENTWISE},
+};
+
+static int rule_matches(const struct kc_rule *rule, const char *name)
+{
+    for (int i = 0; i < 3 && rule->all[i]; i++)
+        if (!strstr(name, rule->all[i])) return 0;
+    return 1;
+}
+
+enum ssa_kclass ssa_kernel_class(const char *name)
+{
+    if (!name || !*name) return SSA_KC_OTHER;
+    for (size_t i = 0; i < sizeof kc_rules / sizeof kc_rules[0]; i++)
+        if (rule_matches(&kc_rules[i], name)) return kc_rules[i].kc;
+    return SSA_KC_OTHER;
+}
+
+const char *ssa_kclass_name(int kc)
+{
+    static const char *const names[SSA_KC_COUNT] = {
+        "gemm_tc", "gemm_fp32", "attention", "optimizer",
+        "reduction", "elementwise", "other", "nccl"};
+    return kc >= 0 && kc < SSA_KC_COUNT ? names[kc] : NULL;
+}
+
+int ssa_kclass_cat(int kc)
+{
+    static const int cats[SSA_KC_COUNT] = {
+        SSA_CAT_GEMM_TC,   SSA_CAT_GEMM_FP32,   SSA_CAT_ATTENTION,     SSA_CAT_OPTIMIZER,
+        SSA_CAT_REDUCTION, SSA_CAT_ELEMENTWISE, SSA_CAT_COMPUTE_OTHER, SSA_CAT_COMM};
+    return kc >= 0 && kc < SSA_KC_COUNT ? cats[kc] : SSA_CAT_COMPUTE_OTHER;
+}
