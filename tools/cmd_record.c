@@ -81,7 +81,11 @@ static int valid_size(const char *s)
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s || v == 0 || *s == '-') return 0;
-    if (*end && strchr("kKmMgG", *end)) end++;
+    if (*end && strchr("kKmMgG", *end)) {
+        unsigned shift = strchr("kK", *end) ? 10 : strchr("mM", *end) ? 20 : 30;
+        if (v > (~0ull >> shift)) return 0; /* more bytes than 64 bits hold */
+        end++;
+    }
     if (*end == 'i' && end[1] == 'B')
         end += 2;
     else if (*end == 'B')

@@ -224,6 +224,7 @@ def install():
         sys.stderr.write(
             "%s: this torch has no global optimizer step hook: step markers off\n" % _PREFIX
         )
+        steps._started = True  # no step 0 either: nothing would ever close it
     else:
         register(steps.on_optimizer_step)
     _wrap_next(dataloader_mod._BaseDataLoaderIter, markers, steps)

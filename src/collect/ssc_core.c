@@ -102,24 +102,27 @@ static uint64_t parse_size(const char *s)
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s) return 0;
+    unsigned shift = 0;
     switch (*end) {
     case 'k':
     case 'K':
-        v <<= 10;
-        end++;
+        shift = 10;
         break;
     case 'm':
     case 'M':
-        v <<= 20;
-        end++;
+        shift = 20;
         break;
     case 'g':
     case 'G':
-        v <<= 30;
-        end++;
+        shift = 30;
         break;
     default:
         break;
+    }
+    if (shift) {
+        if (v > (~0ull >> shift)) return 0; /* would wrap to a tiny cap */
+        v <<= shift;
+        end++;
     }
     if (*end == 'i' || *end == 'B') end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
     return *end ? 0 : v;

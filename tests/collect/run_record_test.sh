@@ -79,6 +79,9 @@ usage)
     expect_rc $? 2
     "$BIN" record --memory-cap lots -- true 2>"$W/err"
     expect_rc $? 2
+    "$BIN" record --memory-cap 17179869184G -- true 2>"$W/err" # 2^64 bytes: must not wrap
+    expect_rc $? 2
+    expect_err "memory-cap"
     "$BIN" record --sample-hz 5000 -- true 2>"$W/err"
     expect_rc $? 2
     [ ! -e "$OUT" ] || fail "a usage error created the output folder"

@@ -71,7 +71,8 @@ class Run:
         self.rc, self.out, self.err, self.events = rc, out, err, events
 
 
-def run(code, *, shim=True, fake_torch=True, path_after=(), env=None, args=(), name="run"):
+def run(code, *, shim=True, fake_torch=True, path_after=(), env=None, args=(), name="run",
+        python=sys.executable):
     """Runs `python3 -c code` like `stepscope record` would; returns Run with the tool's log
     (None when the tool was never initialised, i.e. no NVTX call reached it)."""
     log = os.path.join(TMP, name + ".log")
@@ -88,7 +89,7 @@ def run(code, *, shim=True, fake_torch=True, path_after=(), env=None, args=(), n
         "PYTHONDONTWRITEBYTECODE": "1",
     })
     child.update(env or {})
-    proc = subprocess.run([sys.executable, "-c", code, *args], cwd=TMP, env=child,
+    proc = subprocess.run([python, "-c", code, *args], cwd=TMP, env=child,
                           capture_output=True, text=True, timeout=50)
     events = None
     if os.path.exists(log):
@@ -354,13 +355,37 @@ def fake_torch_missing_symbols():
     broken_lib_case(FAKE_INJECT, "nosym")  # a real .so without the stepscope_markers_* symbols
 
 
+def torch_python():
+    """The first interpreter that has torch, as tests/workloads/test_train_cpu.sh picks it:
+    STEPSCOPE_TEST_PYTHON, this one, or the system's (CI installs Debian's python3-torch)."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    for cand in (os.environ.get("STEPSCOPE_TEST_PYTHON"), sys.executable, "/usr/bin/python3"):
+        if not cand or not shutil.which(cand):
+            continue
+        probe = subprocess.run([cand, "-c", "import torch"], capture_output=True, env=clean)
+        if probe.returncode == 0:
+            return cand
+    return None
+
+
 def real_torch_training_loop():
-    probe = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True,
-                           env={k: v for k, v in os.environ.items() if not k.startswith("PYTHON")})
-    if probe.returncode != 0:
+    python = torch_python()
+    if python is None:
         print("skipped: torch not installed")
         return SKIP
-    r = run(TRAINING_LOOP, fake_torch=False, name="real")
+    r = run(TRAINING_LOOP, fake_torch=False, name="real", python=python)
+    has_hook = subprocess.run(
+        [python, "-c", "import torch.optim.optimizer as o; "
+         "raise SystemExit(not hasattr(o, 'register_optimizer_step_post_hook'))"],
+        capture_output=True).returncode == 0
+    if not has_hook:
+        # torch < 2.0 (e.g. Debian's, which CI installs): one line, data ranges, no steps.
+        check(r.rc == 0 and r.out == "batches 6\n", "runs", r)
+        said = [line for line in r.err.splitlines() if "stepscope" in line]
+        check(said == ["stepscope: python shim: this torch has no global optimizer step hook: "
+                       "step markers off"], "says once that step markers are off", r)
+        check_events(r, HEADER + DATA * 10, "real torch loop without the optimizer hook")
+        return 0
     # torch may warn on stderr by itself (e.g. without NumPy); the shim must not.
     check(r.rc == 0 and r.out == "batches 6\n" and "stepscope" not in r.err, "runs", r)
     check_events(r, expected_training_loop(), "real torch loop")
