@@ -24,6 +24,7 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* ---- messages ---- */
 

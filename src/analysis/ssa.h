@@ -21,11 +21,11 @@
 
 /* Exclusive categories, in priority order: at an instant where several apply, the first
  * wins. GPU-busy categories come first (compute before comm before copies, so copies and
- * NCCL count only where nothing computes), then the training thread's states for GPU-idle
- * time. The names are part of the JSON schema (docs/report-json.md). */
+ * NCCL count only where nothing computes), then the host's state for GPU-idle time: the
+ * highest-priority state of any host thread of the process at that instant. The names are part of the JSON schema (docs/report-json.md). */
 #define SSA_CATS(X)                                                                            \
     X(GEMM_TC, "compute.gemm_tc", "GEMM/conv, tensor cores (bf16/fp16/fp8)")                   \
-    X(GEMM_FP32, "compute.gemm_fp32", "GEMM/conv in fp32/tf32")                                \
+    X(GEMM_FP32, "compute.gemm_fp32", "GEMM/conv in fp32/tf32 or on CUDA cores")                                \
     X(ATTENTION, "compute.attention", "attention kernels")                                     \
     X(OPTIMIZER, "compute.optimizer", "optimizer kernels")                                     \
     X(REDUCTION, "compute.reduction", "reductions, norms, softmax, pooling")                   \
@@ -38,11 +38,11 @@
     X(COPY_P2P, "copy.p2p", "peer copies not hidden under kernels")                            \
     X(COPY_OTHER, "copy.other", "other copies not hidden under kernels")                       \
     X(MEMSET, "memset", "memsets not hidden under kernels or copies")                          \
-    X(DATA, "data", "GPU idle, training thread in data loading")                               \
-    X(SYNC, "sync", "GPU idle, training thread blocked in a synchronising call")               \
-    X(ALLOC, "alloc", "GPU idle, training thread in cudaMalloc/cudaFree/host alloc")           \
-    X(LAUNCH, "launch", "GPU idle, training thread in a kernel/copy launch API")               \
-    X(HOST, "host", "GPU idle, training thread doing other CPU work")
+    X(DATA, "data", "GPU idle, a host thread in data loading")                               \
+    X(SYNC, "sync", "GPU idle, a host thread blocked in a synchronising call")               \
+    X(ALLOC, "alloc", "GPU idle, a host thread in cudaMalloc/cudaFree/host alloc")           \
+    X(LAUNCH, "launch", "GPU idle, a host thread in a kernel/copy launch API")               \
+    X(HOST, "host", "GPU idle, host threads doing other CPU work")
 
 enum ssa_cat {
 #define SSA_X_ENUM(id, name, text) SSA_CAT_##id,
@@ -83,6 +83,8 @@ enum ssa_api_class {
 enum ssa_api_class ssa_api_class(uint8_t domain, uint32_t cbid);
 const char *ssa_api_name(uint8_t domain, uint32_t cbid); /* NULL when not in the table */
 
+#define SSA_SHORT_GAP_NS 100000ull /* 100 us: longer idle gaps are host work, not launching */
+
 /* Copy directions counted per step (index = enum sst_copy_kind clamped to OTHER). */
 #define SSA_COPY_KINDS 9
 
@@ -92,20 +94,26 @@ struct ssa_step_counts {
     uint32_t kernels;
     uint32_t kernels_by_class[SSA_KC_COUNT];
     uint64_t kernel_ns_by_class[SSA_KC_COUNT];
-    uint32_t launches, syncs, allocs, other_api; /* training-thread API calls by class */
+    uint32_t launches, syncs, allocs, other_api; /* API calls of all host threads, by class */
     uint64_t launch_api_ns, sync_api_ns, alloc_api_ns;
     uint32_t copies[SSA_COPY_KINDS];
     uint64_t copy_bytes[SSA_COPY_KINDS];
     uint64_t copy_ns[SSA_COPY_KINDS];
     uint32_t pageable_copies[SSA_COPY_KINDS]; /* host side pageable */
     uint64_t pageable_bytes[SSA_COPY_KINDS];
+    uint64_t pageable_ns[SSA_COPY_KINDS];
     uint32_t blocking_copies; /* issued through a non-async API */
+    uint64_t blocking_pageable_h2d_ns; /* GPU time of pageable H2D copies with a blocking API */
     uint32_t memsets;
     uint64_t memset_ns;
     uint32_t sync_records; /* CUPTI SYNCHRONIZATION records */
     uint64_t sync_record_ns;
-    uint32_t data_ranges; /* "data" ranges of the training thread */
+    uint32_t data_ranges; /* "data" ranges of any host thread */
     uint64_t data_ns;     /* their time inside the step, GPU busy or not */
+    /* GPU-idle gaps shorter than SSA_SHORT_GAP_NS whose time went to launch or host: the
+     * host's per-kernel overhead between back-to-back kernels (launch-bound steps) */
+    uint64_t short_gap_ns;
+    uint32_t short_gaps;
 };
 
 struct ssa_step {
@@ -145,6 +153,10 @@ struct ssa_result {
     uint64_t records;
     uint64_t kernels, memcpys, memsets, api_calls, dropped;
     uint64_t first_ns, last_ns; /* span of timestamped records; 0/0 when none */
+    uint32_t env_records;        /* ENV key/values read */
+    uint32_t cpu_count;          /* "cpu_count" env record; 0 unknown */
+    uint32_t cpu_affinity_count; /* CPUs the process may run on; 0 unknown */
+    int launch_blocking;         /* env.CUDA_LAUNCH_BLOCKING recorded and not "0" */
 
     /* steps */
     int step_source;          /* enum ssa_step_source */
@@ -163,6 +175,9 @@ struct ssa_result {
 
     /* memory the analysis held at its peak, for the benchmarks */
     size_t peak_buffered_intervals;
+    uint64_t late_intervals; /* reached a step already swept (clock disorder); not counted */
+    uint64_t problems;       /* damaged chunks and other reader problems */
+    char first_problem[160];
 };
 
 struct ssa_opts {
@@ -190,5 +205,32 @@ struct ssa_summary {
     uint64_t total_ns;                 /* summed step time */
 };
 void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s);
+
+/* ---- findings (ssa_findings.c: one table of rules, each a detector, a what-if estimate of
+ * the saving measured on this trace's timeline, and the fix in the user's terms) ---- */
+enum ssa_level { SSA_LOW = 0, SSA_MEDIUM, SSA_HIGH };
+const char *ssa_level_name(int level); /* "low", "medium", "high" */
+
+struct ssa_finding {
+    const char *id;     /* stable key: "data_loading", "pageable_h2d", ... */
+    const char *title;
+    double saving_ms;   /* estimated saving per step */
+    double saving_pct;  /* of the mean step */
+    double speedup;     /* mean step / (mean step - saving) */
+    int severity;       /* high: saving >= 10 % of the step, medium >= 3 %, else low */
+    int confidence;     /* enum ssa_level */
+    char evidence[240]; /* numbers from this trace */
+    char estimate[200]; /* how the saving was estimated */
+    char fix[240];
+};
+#define SSA_MAX_FINDINGS 12
+#define SSA_FINDING_MIN_PCT 1.0 /* rules whose saving is below this share of the step are quiet */
+
+struct ssa_findings {
+    size_t n;
+    struct ssa_finding v[SSA_MAX_FINDINGS]; /* ranked by saving_ms, largest first */
+};
+/* Runs every rule over the steady steps of r (s from ssa_summarize). */
+void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, struct ssa_findings *out);
 
 #endif

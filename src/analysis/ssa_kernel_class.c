@@ -69,6 +69,10 @@ static const struct kc_rule kc_rules[] = {
     {{"triton_tem"}, SSA_KC_GEMM_TC}, /* Inductor templates: matmul/conv */
     {{"gemm"}, SSA_KC_GEMM_FP32},     /* a GEMM that states no reduced type */
     {{"Gemm"}, SSA_KC_GEMM_FP32},
+    /* layout transforms first: cuDNN's padding kernel names a "reduced_divisor" */
+    {{"nchwToNhwc"}, SSA_KC_ELEMENTWISE},
+    {{"nhwcToNchw"}, SSA_KC_ELEMENTWISE},
+    {{"AddPadding"}, SSA_KC_ELEMENTWISE},
     /* reductions, normalisation, softmax, losses, pooling */
     {{"reduce"}, SSA_KC_REDUCTION},
     {{"Reduce"}, SSA_KC_REDUCTION},
@@ -94,9 +98,6 @@ static const struct kc_rule kc_rules[] = {
     {{"elementwise"}, SSA_KC_ELEMENTWISE},
     {{"Functor"}, SSA_KC_ELEMENTWISE},
     {{"copy_kernel"}, SSA_KC_ELEMENTWISE},
-    {{"nchwToNhwc"}, SSA_KC_ELEMENTWISE},
-    {{"nhwcToNchw"}, SSA_KC_ELEMENTWISE},
-    {{"AddPadding"}, SSA_KC_ELEMENTWISE},
     {{"scal_kernel"}, SSA_KC_ELEMENTWISE},
     {{"CatArray"}, SSA_KC_ELEMENTWISE},
     {{"scatter"}, SSA_KC_ELEMENTWISE},

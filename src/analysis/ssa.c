@@ -1,0 +1,119 @@
+/*
+ * ssa.c — the analysis entry point: two passes over one trace, then warm-up and names.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ssa_internal.h"
+#include "util/ss_error.h"
+
+static void on_problem(void *ctx, int err, uint64_t offset, const char *msg)
+{
+    struct ssa_result *res = ctx;
+    (void)offset;
+    if (err == SS_ETRUNC) return; /* the state line says it */
+    if (res->problems++ == 0) snprintf(res->first_problem, sizeof res->first_problem, "%s", msg);
+}
+
+static void keep_reader_state(struct sst_reader *r, struct ssa_result *res)
+{
+    const struct sst_read_status *st = sst_reader_status(r);
+    res->records = st->records;
+    res->truncated = st->truncated;
+    res->closed = st->closed;
+    res->bad_chunks = st->bad_chunks;
+    snprintf(res->state_line, sizeof res->state_line, "%s", sst_reader_state_line(r));
+}
+
+static int cmp_kname(const void *x, const void *y)
+{
+    const struct ssa_kname *a = x, *b = y;
+    if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns ? -1 : 1;
+    return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
+}
+
+/* Copies the per-name totals, sorted by time, with their text, into the result. */
+static int keep_knames(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res)
+{
+    size_t n = sc->n_kn;
+    res->knames = calloc(n ? n : 1, sizeof *res->knames);
+    res->kname_text = calloc(n ? n : 1, sizeof *res->kname_text);
+    if (!res->knames || !res->kname_text) return SS_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        res->knames[i] = (struct ssa_kname){sc->kn[i].name_id, sc->kn[i].kclass, sc->kn[i].count,
+                                            sc->kn[i].total_ns};
+    qsort(res->knames, n, sizeof *res->knames, cmp_kname);
+    res->n_knames = n;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t len;
+        const char *s = sst_reader_string(r, res->knames[i].name_id, &len);
+        if (!s) s = "", len = 0;
+        res->kname_text[i] = malloc((size_t)len + 1);
+        if (!res->kname_text[i]) return SS_ENOMEM;
+        memcpy(res->kname_text[i], s, len);
+        res->kname_text[i][len] = 0;
+    }
+    return 0;
+}
+
+static int open_reader(const char *path, struct ssa_result *res, struct sst_reader **r)
+{
+    struct sst_reader_opts o = {0, on_problem, res};
+    return sst_reader_open(path, &o, r);
+}
+
+static int analyze(const char *path, const struct ssa_opts *opts, struct ssa_result *res,
+                   struct ssa_scan *sc)
+{
+    struct sst_reader *r = NULL;
+    int rc = open_reader(path, res, &r);
+    if (rc) return rc;
+    rc = ssa_scan_run(r, sc, res);
+    keep_reader_state(r, res);
+    if (rc == 0) rc = ssa_steps_build(sc, res, opts);
+    if (rc == 0) rc = keep_knames(sc, r, res);
+    sst_reader_close(r);
+    if (rc) return rc;
+    uint64_t problems = res->problems; /* pass 2 meets the same damage again */
+    rc = open_reader(path, res, &r);
+    if (rc) return rc;
+    rc = ssa_attr_run(r, sc, res);
+    sst_reader_close(r);
+    res->problems = problems;
+    if (rc == 0) ssa_steps_warmup(sc, res, opts);
+    return rc;
+}
+
+int ssa_analyze_file(const char *path, const struct ssa_opts *opts, struct ssa_result **out)
+{
+    *out = NULL;
+    struct ssa_result *res = calloc(1, sizeof *res);
+    struct ssa_scan sc;
+    memset(&sc, 0, sizeof sc);
+    if (!res) return SS_ENOMEM;
+    res->rank = res->world_size = -1;
+    res->path = strdup(path);
+    int rc = res->path ? analyze(path, opts, res, &sc) : SS_ENOMEM;
+    ssa_scan_free(&sc);
+    if (rc) {
+        ssa_result_free(res);
+        return rc;
+    }
+    *out = res;
+    return 0;
+}
+
+void ssa_result_free(struct ssa_result *r)
+{
+    if (!r) return;
+    free(r->path);
+    free(r->cmdline);
+    free(r->device_name);
+    free(r->steps);
+    if (r->kname_text)
+        for (size_t i = 0; i < r->n_knames; i++) free(r->kname_text[i]);
+    free(r->kname_text);
+    free(r->knames);
+    free(r);
+}

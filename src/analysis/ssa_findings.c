@@ -1,0 +1,334 @@
+/*
+ * ssa_findings.c — the ONE table of rules that turns a step breakdown into ranked findings.
+ *
+ * Each rule is a detector plus a what-if estimate read off this trace's measured timeline
+ * (the exclusive per-category times of the sweep, the copies, the short idle gaps), plus the
+ * fix in the user's terms. Where a rule must fall back on a constant instead of a number
+ * from the trace, the constant is named and documented here, the estimate says so and the
+ * confidence is lowered. The generic part sets severity (by saving share of the step) and
+ * speed-up, drops rules whose saving is below SSA_FINDING_MIN_PCT of the step (except the
+ * environment rules, which always speak), and ranks by saving.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ssa_internal.h"
+
+/* What the rules read: means per steady step, in ms unless named otherwise. */
+struct fctx {
+    const struct ssa_result *r;
+    const struct ssa_summary *s;
+    double step_ms, busy_ms, idle_ms;
+    double data_ranges, data_ms, data_range_ms; /* data_ms: idle; range: wall */
+    double h2d_bytes, h2d_ms, pageable_bytes, pageable_ms, pageable_copies;
+    double blocking_pageable_ms;
+    double d2h_copies, syncs, sync_api_ms;
+    double allocs, alloc_api_ms;
+    double short_gap_ms, short_gaps;
+    double median_kernel_us;
+};
+
+/* Pinned H2D bandwidth when the trace has no pinned copy to measure it on: measured on the
+ * H200 fixture h200-dataloader-w0 (9633792 bytes in 270.6 us over PCIe Gen5, pinned source)
+ * — 35.6 GB/s. Used for any GPU, with low confidence. */
+#define SSA_PINNED_H2D_BPS 35.6e9
+/* bf16 tensor-core GEMM/conv over fp32/tf32 on a tensor-core GPU: a conservative 2x (tf32 to
+ * bf16 on Hopper is ~2x, plain fp32 much more); the trace cannot show the ratio for the same
+ * shapes, so the confidence is low. */
+#define SSA_BF16_SPEEDUP 2.0
+
+static void ctx_means(struct fctx *c)
+{
+    const struct ssa_result *r = c->r;
+    double n = (double)c->s->steps;
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const struct ssa_step *st = &r->steps[i];
+        const struct ssa_step_counts *k = &st->n;
+        if (st->warmup) continue;
+        c->data_ranges += k->data_ranges / n;
+        c->data_range_ms += (double)k->data_ns / 1e6 / n;
+        c->h2d_bytes += (double)k->copy_bytes[SST_COPY_H2D] / n;
+        c->h2d_ms += (double)k->copy_ns[SST_COPY_H2D] / 1e6 / n;
+        c->pageable_bytes += (double)k->pageable_bytes[SST_COPY_H2D] / n;
+        c->pageable_ms += (double)k->pageable_ns[SST_COPY_H2D] / 1e6 / n;
+        c->pageable_copies += k->pageable_copies[SST_COPY_H2D] / n;
+        c->blocking_pageable_ms += (double)k->blocking_pageable_h2d_ns / 1e6 / n;
+        c->d2h_copies += k->copies[SST_COPY_D2H] / n;
+        c->syncs += k->syncs / n;
+        c->sync_api_ms += (double)k->sync_api_ns / 1e6 / n;
+        c->allocs += k->allocs / n;
+        c->alloc_api_ms += (double)k->alloc_api_ns / 1e6 / n;
+        c->short_gap_ms += (double)k->short_gap_ns / 1e6 / n;
+        c->short_gaps += k->short_gaps / n;
+    }
+}
+
+/* Median kernel duration, each name weighted by its count at its mean duration. */
+struct kmean {
+    double ns;
+    uint64_t count;
+};
+
+static int cmp_kmean(const void *x, const void *y)
+{
+    const struct kmean *p = x, *q = y;
+    return p->ns < q->ns ? -1 : p->ns > q->ns;
+}
+
+static double median_kernel_us(const struct ssa_result *r)
+{
+    if (!r->n_knames) return 0;
+    struct kmean *v = malloc(r->n_knames * sizeof *v);
+    if (!v) return 0;
+    uint64_t total = 0, seen = 0;
+    for (size_t i = 0; i < r->n_knames; i++) {
+        const struct ssa_kname *k = &r->knames[i];
+        v[i] = (struct kmean){k->count ? (double)k->total_ns / (double)k->count : 0, k->count};
+        total += k->count;
+    }
+    qsort(v, r->n_knames, sizeof *v, cmp_kmean);
+    double med = 0;
+    for (size_t i = 0; i < r->n_knames; i++) {
+        seen += v[i].count;
+        med = v[i].ns;
+        if (seen * 2 >= total) break;
+    }
+    free(v);
+    return med / 1e3;
+}
+
+static void ctx_init(struct fctx *c, const struct ssa_result *r, const struct ssa_summary *s)
+{
+    memset(c, 0, sizeof *c);
+    c->r = r, c->s = s;
+    c->step_ms = (double)s->mean_ns / 1e6;
+    for (int k = 0; k < SSA_CAT_COUNT; k++) {
+        if (k < SSA_CAT_FIRST_IDLE)
+            c->busy_ms += s->cat_ms[k];
+        else
+            c->idle_ms += s->cat_ms[k];
+    }
+    c->data_ms = s->cat_ms[SSA_CAT_DATA];
+    ctx_means(c);
+    c->median_kernel_us = median_kernel_us(r);
+}
+
+#define SAY(buf, ...) snprintf((buf), sizeof(buf), __VA_ARGS__)
+
+/* ---- the rules: each returns 1 when it fires, with saving, evidence, estimate, fix ---- */
+
+/* Workers needed so that loading one batch (D ms on one worker) keeps up with the rest of
+ * the step (S - D ms): ceil(D / (S - D)) + 1 spare, at least 2, at most the usable CPUs - 1. */
+static unsigned suggest_workers(const struct fctx *c, int *capped)
+{
+    double rest = c->step_ms - c->data_ms;
+    double q = rest > 0.05 ? c->data_ms / rest : 63;
+    if (q > 63) q = 63;
+    unsigned n = (unsigned)q + (q > (unsigned)q) + 1; /* ceil + 1 spare */
+    if (n < 2) n = 2;
+    uint32_t cpus = c->r->cpu_affinity_count ? c->r->cpu_affinity_count : c->r->cpu_count;
+    *capped = 0;
+    if (cpus > 1 && n > cpus - 1) n = cpus - 1, *capped = 1;
+    return n;
+}
+
+static int rule_data(const struct fctx *c, struct ssa_finding *f)
+{
+    if (c->data_ms <= 0) return 0;
+    int capped;
+    unsigned n = suggest_workers(c, &capped);
+    f->saving_ms = c->data_ms;
+    f->confidence = c->data_ranges >= 0.9 ? SSA_HIGH : SSA_MEDIUM; /* ranges seen, not guessed */
+    uint32_t cpus = c->r->cpu_affinity_count ? c->r->cpu_affinity_count : c->r->cpu_count;
+    char cpu_text[32] = "";
+    if (cpus) SAY(cpu_text, ", %u CPUs usable", cpus);
+    SAY(f->evidence,
+        "GPU idle %.2f ms/step (%.0f %%) while the host loads data (%.1f data "
+        "ranges/step, %.1f ms each%s)",
+        c->data_ms, 100 * c->data_ms / c->step_ms, c->data_ranges,
+        c->data_ranges > 0 ? c->data_range_ms / c->data_ranges : 0, cpu_text);
+    SAY(f->estimate, "data-attributed GPU idle time: loading fully overlapped by workers");
+    SAY(f->fix, "DataLoader(num_workers=%u, pin_memory=True, persistent_workers=True)%s", n,
+        capped ? " (capped by the CPU count: also make decoding cheaper)" : "");
+    return 1;
+}
+
+static int rule_pageable(const struct fctx *c, struct ssa_finding *f)
+{
+    if (c->pageable_bytes <= 0) return 0;
+    double pinned_bytes = c->h2d_bytes - c->pageable_bytes;
+    double pinned_ms = c->h2d_ms - c->pageable_ms;
+    int measured = pinned_bytes > 0 && pinned_ms > 0;
+    double bps = measured ? pinned_bytes / (pinned_ms / 1e3) : SSA_PINNED_H2D_BPS;
+    double at_pinned_ms = c->pageable_bytes / bps * 1e3;
+    double save = c->pageable_ms > at_pinned_ms ? c->pageable_ms - at_pinned_ms : 0;
+    if (c->blocking_pageable_ms > 0) /* non_blocking: the rest overlaps with compute */
+        save += at_pinned_ms * c->blocking_pageable_ms / c->pageable_ms;
+    double cap = c->s->cat_ms[SSA_CAT_COPY_H2D] + c->s->cat_ms[SSA_CAT_SYNC];
+    f->saving_ms = save < cap ? save : cap; /* only exposed copy and wait time can go */
+    f->confidence = measured ? SSA_MEDIUM : SSA_LOW;
+    SAY(f->evidence,
+        "%.1f pageable H2D copies/step, %.2f MiB in %.3f ms (%.1f GB/s; pinned "
+        "%.1f GB/s %s)%s",
+        c->pageable_copies, c->pageable_bytes / 1048576.0, c->pageable_ms,
+        c->pageable_ms > 0 ? c->pageable_bytes / c->pageable_ms / 1e6 : 0, bps / 1e9,
+        measured ? "measured in this trace" : "assumed: measured on an H200, none here",
+        c->blocking_pageable_ms > 0 ? ", host blocked" : "");
+    SAY(f->estimate, "pageable copies at the pinned bandwidth, blocking copies overlapped; "
+                     "at most the exposed copy + sync time");
+    SAY(f->fix, "DataLoader(pin_memory=True) or tensor.pin_memory(), then "
+                ".to(device, non_blocking=True)");
+    return 1;
+}
+
+static int rule_sync(const struct fctx *c, struct ssa_finding *f)
+{
+    double idle = c->s->cat_ms[SSA_CAT_SYNC];
+    if (idle <= 0 || c->syncs <= 0) return 0;
+    f->saving_ms = idle;
+    f->confidence = SSA_MEDIUM;
+    SAY(f->evidence,
+        "%.1f synchronising calls/step (%.3f ms blocked), %.1f D2H copies/step; "
+        "GPU idle %.2f ms/step while the host waits",
+        c->syncs, c->sync_api_ms, c->d2h_copies, idle);
+    SAY(f->estimate, "sync-attributed GPU idle time: syncs removed, the host runs ahead");
+    SAY(f->fix, "avoid .item(), .cpu(), print(tensor) and torch.cuda.synchronize() every step: "
+                "accumulate on the GPU and log every N steps");
+    return 1;
+}
+
+#define SSA_LAUNCHBOUND_BUSY_PCT 50.0
+#define SSA_SMALL_KERNEL_US 50.0
+#define SSA_MANY_KERNELS 20.0
+
+static int rule_launch_bound(const struct fctx *c, struct ssa_finding *f)
+{
+    double lh = c->s->cat_ms[SSA_CAT_LAUNCH] + c->s->cat_ms[SSA_CAT_HOST];
+    if (c->s->gpu_busy_pct >= SSA_LAUNCHBOUND_BUSY_PCT || lh * 2 < c->idle_ms ||
+        c->s->kernels_per_step < SSA_MANY_KERNELS || c->median_kernel_us > SSA_SMALL_KERNEL_US)
+        return 0;
+    f->saving_ms = c->short_gap_ms;
+    f->confidence = SSA_MEDIUM;
+    SAY(f->evidence,
+        "GPU busy %.0f %%; %.0f kernels/step, median %.1f us; %.1f ms/step idle "
+        "in %.0f gaps < %.0f us between kernels while the host launches",
+        c->s->gpu_busy_pct, c->s->kernels_per_step, c->median_kernel_us, c->short_gap_ms,
+        c->short_gaps, (double)SSA_SHORT_GAP_NS / 1e3);
+    SAY(f->estimate, "launch/host idle in short gaps between kernels: per-kernel host cost "
+                     "below kernel time closes them; longer host gaps stay");
+    SAY(f->fix, "torch.compile(model), CUDA graphs (torch.compile(mode=\"reduce-overhead\")), "
+                "fuse small ops; larger batch");
+    return 1;
+}
+
+static int rule_mixed_precision(const struct fctx *c, struct ssa_finding *f)
+{
+    double fp32 = c->s->cat_ms[SSA_CAT_GEMM_FP32];
+    if (fp32 <= 0) return 0;
+    double save = fp32 * (1 - 1 / SSA_BF16_SPEEDUP);
+    int host_bound = c->s->gpu_busy_pct < SSA_LAUNCHBOUND_BUSY_PCT;
+    if (host_bound) save *= c->s->gpu_busy_pct / 100; /* faster kernels mostly widen idle */
+    f->saving_ms = save;
+    f->confidence = SSA_LOW;
+    SAY(f->evidence,
+        "fp32/tf32 GEMM/conv %.2f ms/step exposed (%.0f %% of the step; "
+        "kernels %.2f ms/step), tensor-core bf16/fp16 %.2f ms/step",
+        fp32, c->s->cat_pct[SSA_CAT_GEMM_FP32], c->s->kclass_ms[SSA_KC_GEMM_FP32],
+        c->s->kclass_ms[SSA_KC_GEMM_TC]);
+    SAY(f->estimate, "exposed fp32 GEMM time x (1 - 1/%.0f), assumed bf16 speed-up%s",
+        SSA_BF16_SPEEDUP, host_bound ? ", scaled by GPU busy share (host-bound step)" : "");
+    SAY(f->fix, "with torch.autocast(\"cuda\", dtype=torch.bfloat16): around forward and loss");
+    return 1;
+}
+
+static int rule_alloc(const struct fctx *c, struct ssa_finding *f)
+{
+    double idle = c->s->cat_ms[SSA_CAT_ALLOC];
+    if (c->allocs < 1 || idle <= 0) return 0;
+    f->saving_ms = idle;
+    f->confidence = SSA_MEDIUM;
+    SAY(f->evidence,
+        "%.1f cudaMalloc/cudaFree calls per steady step (%.3f ms), GPU idle "
+        "%.2f ms/step meanwhile",
+        c->allocs, c->alloc_api_ms, idle);
+    SAY(f->estimate, "alloc-attributed GPU idle time: the caching allocator reuses blocks");
+    SAY(f->fix, "remove torch.cuda.empty_cache() from the loop; keep shapes stable; "
+                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+    return 1;
+}
+
+static int rule_launch_blocking(const struct fctx *c, struct ssa_finding *f)
+{
+    if (!c->r->launch_blocking) return 0;
+    /* every launch waits for its kernel: host and GPU run in series; overlapped, the step
+     * would lose the shorter of the two */
+    f->saving_ms = c->busy_ms < c->idle_ms ? c->busy_ms : c->idle_ms;
+    f->confidence = SSA_MEDIUM;
+    SAY(f->evidence,
+        "CUDA_LAUNCH_BLOCKING is set: every launch waits for its kernel "
+        "(GPU busy %.2f, idle %.2f ms/step)",
+        c->busy_ms, c->idle_ms);
+    SAY(f->estimate, "host and GPU overlapped: the shorter of GPU busy and GPU idle time");
+    SAY(f->fix, "unset CUDA_LAUNCH_BLOCKING (a debugging switch)");
+    f->severity = SSA_HIGH; /* a debug switch left on is always worth saying */
+    return 1;
+}
+
+struct rule {
+    const char *id, *title;
+    int (*detect)(const struct fctx *c, struct ssa_finding *f);
+    int always; /* speaks even below SSA_FINDING_MIN_PCT */
+};
+
+static const struct rule rules[] = {
+    {"data_loading", "GPU waits for data loading", rule_data, 0},
+    {"pageable_h2d", "H2D copies from pageable memory", rule_pageable, 0},
+    {"sync_points", "hidden sync points stall the GPU", rule_sync, 0},
+    {"launch_bound", "launch-bound: many small kernels, GPU waits for the host", rule_launch_bound,
+     0},
+    {"no_mixed_precision", "GEMM/conv in fp32/tf32: no mixed precision", rule_mixed_precision, 0},
+    {"allocator_churn", "cudaMalloc/cudaFree in steady state (allocator churn, empty_cache)",
+     rule_alloc, 0},
+    {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1},
+};
+_Static_assert(sizeof rules / sizeof rules[0] <= SSA_MAX_FINDINGS, "room for every rule");
+
+const char *ssa_level_name(int level)
+{
+    static const char *const names[] = {"low", "medium", "high"};
+    return level >= 0 && level <= SSA_HIGH ? names[level] : "low";
+}
+
+static void rate(const struct fctx *c, struct ssa_finding *f)
+{
+    double cap = c->step_ms * 0.99; /* a step never goes to zero */
+    if (f->saving_ms > cap) f->saving_ms = cap;
+    if (f->saving_ms < 0) f->saving_ms = 0;
+    f->saving_pct = c->step_ms > 0 ? 100 * f->saving_ms / c->step_ms : 0;
+    f->speedup = c->step_ms > 0 ? c->step_ms / (c->step_ms - f->saving_ms) : 1;
+    int sev = f->saving_pct >= 10 ? SSA_HIGH : f->saving_pct >= 3 ? SSA_MEDIUM : SSA_LOW;
+    if (sev > f->severity) f->severity = sev;
+}
+
+void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, struct ssa_findings *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s->steps || !s->mean_ns) return;
+    struct fctx c;
+    ctx_init(&c, r, s);
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        struct ssa_finding f;
+        memset(&f, 0, sizeof f);
+        f.id = rules[i].id, f.title = rules[i].title;
+        if (!rules[i].detect(&c, &f)) continue;
+        rate(&c, &f);
+        if (f.saving_pct < SSA_FINDING_MIN_PCT && !rules[i].always) continue;
+        size_t at = out->n++; /* insertion by saving, largest first */
+        while (at > 0 && out->v[at - 1].saving_ms < f.saving_ms) {
+            out->v[at] = out->v[at - 1];
+            at--;
+        }
+        out->v[at] = f;
+    }
+}

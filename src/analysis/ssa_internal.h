@@ -1,0 +1,127 @@
+/*
+ * ssa_internal.h — what the analysis files share and nobody else sees: a small id map,
+ * the per-thread NVTX push/pop stacks, the message classification, and the state that
+ * passes from pass 1 (ssa_scan.c) to step building (ssa_steps.c) and pass 2 (ssa_attr.c).
+ */
+#ifndef SSA_INTERNAL_H
+#define SSA_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ssa.h"
+#include "trace/sst_reader.h"
+
+/* ---- uint32 -> uint32 map (open addressing, grows by doubling; bounded by the number of
+ * distinct keys: string ids, thread ids). ---- */
+struct ssa_idmap {
+    uint32_t *keys, *vals;
+    uint8_t *used;
+    size_t cap, n;
+};
+void ssa_idmap_free(struct ssa_idmap *m);
+/* The value for key, or NULL. */
+uint32_t *ssa_idmap_get(const struct ssa_idmap *m, uint32_t key);
+/* The value slot for key, inserted with val when missing; NULL when out of memory. */
+uint32_t *ssa_idmap_put(struct ssa_idmap *m, uint32_t key, uint32_t val);
+
+/* ---- NVTX messages that mean something to the analysis ---- */
+enum ssa_msg { SSA_MSG_OTHER = 0, SSA_MSG_STEP, SSA_MSG_DATA, SSA_MSG_PROFILER };
+
+/* Classifies (domain, message) string ids once and caches the answer. */
+struct ssa_msgcache {
+    struct ssa_idmap domains;  /* domain id -> 1 when it is "stepscope" */
+    struct ssa_idmap messages; /* message id -> enum ssa_msg (+ ProfilerStep number aside) */
+};
+enum ssa_msg ssa_msg_kind(struct ssa_msgcache *c, struct sst_reader *r, uint32_t domain,
+                          uint32_t message);
+void ssa_msgcache_free(struct ssa_msgcache *c);
+/* N of "ProfilerStep#N", or `fallback` when the text has no number. */
+uint64_t ssa_profiler_step_number(struct sst_reader *r, uint32_t message, uint64_t fallback);
+
+/* ---- push/pop stacks per thread ---- */
+#define SSA_NVTX_DEPTH 64     /* deeper pushes are counted but not remembered */
+#define SSA_NVTX_THREADS 1024 /* threads with a stack; more are ignored */
+
+struct ssa_open_range {
+    uint64_t ts;
+    uint64_t payload;
+    uint32_t message;
+    uint8_t kind; /* enum ssa_msg */
+    uint8_t has_payload;
+};
+struct ssa_stack {
+    uint32_t tid;
+    uint32_t depth; /* may exceed SSA_NVTX_DEPTH */
+    struct ssa_open_range r[SSA_NVTX_DEPTH];
+};
+struct ssa_stacks {
+    struct ssa_idmap by_tid; /* tid -> index into s */
+    struct ssa_stack *s;
+    size_t n, cap;
+};
+/* The stack of tid, created on first use; NULL past SSA_NVTX_THREADS or out of memory. */
+struct ssa_stack *ssa_stack_of(struct ssa_stacks *st, uint32_t tid);
+void ssa_stacks_free(struct ssa_stacks *st);
+/* Pops: returns 1 and the range when the popped level was remembered, else 0. */
+int ssa_stack_pop(struct ssa_stack *s, struct ssa_open_range *out);
+void ssa_stack_push(struct ssa_stack *s, const struct ssa_open_range *r);
+
+/* ---- pass 1 results ---- */
+struct ssa_cand {             /* a candidate step interval */
+    uint64_t begin, end;      /* end 0: never ended */
+    uint64_t number;
+    uint32_t tid;
+    uint8_t mark;             /* a STEP MARK: a boundary, not an interval */
+};
+struct ssa_candlist {
+    struct ssa_cand *v;
+    size_t n, cap;
+};
+int ssa_cand_add(struct ssa_candlist *l, const struct ssa_cand *c);
+
+struct ssa_knstat {
+    uint32_t name_id;
+    uint8_t kclass;
+    uint64_t count, total_ns;
+    uint32_t first_step, last_step; /* pass 2: step indexes where the name ran (+1; 0 none) */
+};
+
+#define SSA_MAX_BLOCKS 65536
+
+struct ssa_scan {
+    struct ssa_candlist step_recs, nvtx_steps, prof_steps;
+    struct ssa_idmap step_open;   /* tid -> index+1 into step_recs of an open BEGIN */
+    struct ssa_idmap launch_by_tid; /* tid -> launch API calls */
+    struct ssa_idmap kname_index; /* name id -> index into kn */
+    struct ssa_knstat *kn;
+    size_t n_kn, cap_kn;
+    struct ssa_msgcache msgs;
+    struct ssa_stacks stacks;
+    /* earliest time each block of records can contribute (see README: finalising steps) */
+    uint64_t *block_min;
+    size_t n_blocks;
+    uint64_t block_size; /* records per block; doubles when SSA_MAX_BLOCKS is reached */
+    uint64_t n_records;
+    int have_span;
+};
+
+/* Pass 1 over r: fills scan and the trace facts of res. 0 or a negative ss_error. */
+int ssa_scan_run(struct sst_reader *r, struct ssa_scan *scan, struct ssa_result *res);
+void ssa_scan_free(struct ssa_scan *scan);
+
+/* Chooses the step source, the training thread, and builds res->steps. 0 or SS_ENOMEM. */
+int ssa_steps_build(struct ssa_scan *scan, struct ssa_result *res, const struct ssa_opts *o);
+/* After pass 2: flags warm-up steps. */
+void ssa_steps_warmup(struct ssa_scan *scan, struct ssa_result *res, const struct ssa_opts *o);
+
+/* Pass 2 over a fresh reader of the same file. 0 or a negative ss_error. */
+int ssa_attr_run(struct sst_reader *r, struct ssa_scan *scan, struct ssa_result *res);
+
+/* Sorting helper: median etc. of a copy. */
+uint64_t ssa_quantile_u64(uint64_t *v, size_t n, double q); /* sorts v in place */
+
+/* Loads a record whose size the reader has checked (>= the struct) into a local copy. */
+#define SSA_LOAD(h, dst) memcpy(&(dst), (h), sizeof(dst))
+
+#endif

@@ -1,0 +1,333 @@
+/*
+ * ssa_scan.c — pass 1: what must be known before any event can be attributed.
+ *
+ * One streaming pass keeps only what grows with names, threads and steps: the step
+ * candidates of each source (STEP records, NVTX "step" ranges, ProfilerStep#N ranges), the
+ * launch calls per thread (to find the training thread when there are no markers), the
+ * kernel names with their class and totals, the trace's facts (process, devices, span,
+ * state) and, per block of records, the earliest time a record of the block can touch.
+ * That last array (at most SSA_MAX_BLOCKS entries: blocks double in size when it fills)
+ * lets pass 2 know exactly when no later record can fall into a step (README.md).
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ssa_internal.h"
+#include "util/ss_error.h"
+
+static char *dup_string(struct sst_reader *r, uint32_t id)
+{
+    uint32_t len;
+    const char *s = sst_reader_string(r, id, &len);
+    if (!s) return NULL;
+    char *d = malloc((size_t)len + 1);
+    if (!d) return NULL;
+    memcpy(d, s, len);
+    d[len] = 0;
+    return d;
+}
+
+/* Records the earliest contribution time of the current record in its block. */
+static int note_block_time(struct ssa_scan *sc, uint64_t t)
+{
+    uint64_t b = sc->n_records / sc->block_size;
+    while (b >= SSA_MAX_BLOCKS) { /* fold pairs of blocks: bounded memory */
+        for (size_t i = 0; i < SSA_MAX_BLOCKS / 2; i++) {
+            uint64_t x = sc->block_min[2 * i], y = sc->block_min[2 * i + 1];
+            sc->block_min[i] = x < y ? x : y;
+        }
+        for (size_t i = SSA_MAX_BLOCKS / 2; i < SSA_MAX_BLOCKS; i++)
+            sc->block_min[i] = UINT64_MAX;
+        sc->block_size *= 2;
+        b = sc->n_records / sc->block_size;
+    }
+    if (b >= sc->n_blocks) sc->n_blocks = b + 1;
+    if (t < sc->block_min[b]) sc->block_min[b] = t;
+    return 0;
+}
+
+static void note_span(struct ssa_scan *sc, struct ssa_result *res, uint64_t t0, uint64_t t1)
+{
+    if (!sc->have_span || t0 < res->first_ns) res->first_ns = t0;
+    if (!sc->have_span || t1 > res->last_ns) res->last_ns = t1;
+    sc->have_span = 1;
+}
+
+static int note_kernel(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
+                       const struct sst_rec_kernel *k)
+{
+    uint32_t *ix = ssa_idmap_get(&sc->kname_index, k->name);
+    if (!ix) {
+        if (sc->n_kn == sc->cap_kn) {
+            size_t cap = sc->cap_kn ? sc->cap_kn * 2 : 256;
+            struct ssa_knstat *v = realloc(sc->kn, cap * sizeof *v);
+            if (!v) return SS_ENOMEM;
+            sc->kn = v;
+            sc->cap_kn = cap;
+        }
+        uint32_t len;
+        struct ssa_knstat *n = &sc->kn[sc->n_kn];
+        memset(n, 0, sizeof *n);
+        n->name_id = k->name;
+        n->kclass = (uint8_t)ssa_kernel_class(sst_reader_string(r, k->name, &len));
+        ix = ssa_idmap_put(&sc->kname_index, k->name, (uint32_t)sc->n_kn);
+        if (!ix) return SS_ENOMEM;
+        sc->n_kn++;
+    }
+    struct ssa_knstat *n = &sc->kn[*ix];
+    n->count++;
+    n->total_ns += k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
+    res->kernels++;
+    return 0;
+}
+
+static int note_step_record(struct ssa_scan *sc, const struct sst_rec_step *s)
+{
+    if (s->phase == SST_STEP_BEGIN || s->phase == SST_STEP_MARK) {
+        struct ssa_cand c = {s->ts_ns, 0, s->step, s->tid, s->phase == SST_STEP_MARK};
+        if (ssa_cand_add(&sc->step_recs, &c)) return SS_ENOMEM;
+        if (s->phase == SST_STEP_MARK) return 0;
+        uint32_t *open = ssa_idmap_put(&sc->step_open, s->tid, 0);
+        if (!open) return SS_ENOMEM;
+        *open = (uint32_t)sc->step_recs.n; /* index + 1 */
+    } else if (s->phase == SST_STEP_END) {
+        uint32_t *open = ssa_idmap_get(&sc->step_open, s->tid);
+        if (open && *open) {
+            struct ssa_cand *c = &sc->step_recs.v[*open - 1];
+            if (s->ts_ns >= c->begin) c->end = s->ts_ns;
+            *open = 0;
+        }
+    }
+    return 0;
+}
+
+/* NVTX push/pop: returns the time the range began for a pop (its contribution time). */
+static int note_nvtx(struct ssa_scan *sc, struct sst_reader *r, const struct sst_rec_nvtx *n,
+                     uint64_t *contrib)
+{
+    struct ssa_stack *st = ssa_stack_of(&sc->stacks, n->tid);
+    *contrib = n->ts_ns;
+    if (!st) return 0;
+    if (n->h.type == SST_REC_NVTX_PUSH) {
+        struct ssa_open_range o = {n->ts_ns, n->payload, n->message,
+                                   (uint8_t)ssa_msg_kind(&sc->msgs, r, n->domain, n->message),
+                                   n->payload_type != SST_PAYLOAD_NONE};
+        ssa_stack_push(st, &o);
+        return 0;
+    }
+    struct ssa_open_range o;
+    if (!ssa_stack_pop(st, &o)) return 0;
+    *contrib = o.ts < n->ts_ns ? o.ts : n->ts_ns;
+    struct ssa_cand c = {o.ts, n->ts_ns >= o.ts ? n->ts_ns : o.ts, 0, n->tid, 0};
+    if (o.kind == SSA_MSG_STEP) {
+        c.number = o.has_payload ? o.payload : sc->nvtx_steps.n;
+        return ssa_cand_add(&sc->nvtx_steps, &c) ? SS_ENOMEM : 0;
+    }
+    if (o.kind == SSA_MSG_PROFILER) {
+        c.number = ssa_profiler_step_number(r, o.message, sc->prof_steps.n);
+        return ssa_cand_add(&sc->prof_steps, &c) ? SS_ENOMEM : 0;
+    }
+    return 0;
+}
+
+static int note_api(struct ssa_scan *sc, struct ssa_result *res, const struct sst_rec_api *a)
+{
+    res->api_calls++;
+    if (ssa_api_class(a->domain, a->cbid) != SSA_API_LAUNCH) return 0;
+    uint32_t *n = ssa_idmap_put(&sc->launch_by_tid, a->tid, 0);
+    if (!n) return SS_ENOMEM;
+    (*n)++;
+    return 0;
+}
+
+static void note_process(struct sst_reader *r, struct ssa_result *res,
+                         const struct sst_rec_process *p)
+{
+    if (res->cmdline) return; /* one per file; keep the first */
+    res->pid = p->pid;
+    res->rank = p->rank;
+    res->world_size = p->world_size;
+    res->cmdline = dup_string(r, p->cmdline);
+}
+
+static void note_device(struct sst_reader *r, struct ssa_result *res,
+                        const struct sst_rec_device *d)
+{
+    if (!res->device_name) res->device_name = dup_string(r, d->name);
+    res->n_devices++;
+}
+
+/* The environment facts the findings read: CPU count (to size DataLoader workers) and
+ * CUDA_LAUNCH_BLOCKING. Values are strings; unparseable ones are left unknown. */
+static void note_env(struct sst_reader *r, struct ssa_result *res, const struct sst_rec_env *e)
+{
+    uint32_t klen = 0, vlen = 0;
+    const char *k = sst_reader_string(r, e->key, &klen);
+    const char *v = sst_reader_string(r, e->value, &vlen);
+    if (!k || !v) return;
+    res->env_records++;
+    if ((klen == 9 && memcmp(k, "cpu_count", 9) == 0) ||
+        (klen == 18 && memcmp(k, "cpu_affinity_count", 18) == 0)) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < vlen && i < 6; i++) {
+            if (v[i] < '0' || v[i] > '9') return;
+            n = n * 10 + (uint32_t)(v[i] - '0');
+        }
+        if (k[3] == '_' && k[4] == 'a') res->cpu_affinity_count = n; /* the usable ones */
+        else res->cpu_count = n;
+    } else if (klen == 24 && memcmp(k, "env.CUDA_LAUNCH_BLOCKING", 24) == 0) {
+        res->launch_blocking = vlen > 0 && !(vlen == 1 && v[0] == '0');
+    }
+}
+
+_Static_assert(offsetof(struct sst_rec_memset, start_ns) == offsetof(struct sst_rec_memcpy, start_ns) &&
+                   offsetof(struct sst_rec_memset, end_ns) == offsetof(struct sst_rec_memcpy, end_ns),
+               "memset and memcpy share their time fields");
+_Static_assert(offsetof(struct sst_rec_nvtx, ts_ns) == 8 && offsetof(struct sst_rec_step, ts_ns) == 8,
+               "instant records keep ts_ns at offset 8");
+
+/* The interval [t0, t1] a timed record covers; 0 when it has no time. */
+static int rec_span(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1)
+{
+    uint64_t a, b;
+    switch (h->type) {
+    case SST_REC_KERNEL: {
+        struct sst_rec_kernel k;
+        SSA_LOAD(h, k);
+        a = k.start_ns, b = k.end_ns;
+        break;
+    }
+    case SST_REC_MEMCPY:
+    case SST_REC_MEMSET: /* same offsets for start/end (asserted below) */
+    {
+        struct sst_rec_memcpy m;
+        SSA_LOAD(h, m);
+        a = m.start_ns, b = m.end_ns;
+        break;
+    }
+    case SST_REC_SYNC: {
+        struct sst_rec_sync s;
+        SSA_LOAD(h, s);
+        a = s.start_ns, b = s.end_ns;
+        break;
+    }
+    case SST_REC_API: {
+        struct sst_rec_api s;
+        SSA_LOAD(h, s);
+        a = s.start_ns, b = s.end_ns;
+        break;
+    }
+    case SST_REC_NVTX_PUSH:
+    case SST_REC_NVTX_POP:
+    case SST_REC_NVTX_MARK:
+    case SST_REC_STEP: {
+        memcpy(&a, (const char *)h + 8, sizeof a); /* ts_ns: offset 8 (asserted below) */
+        b = a;
+        break;
+    }
+    default:
+        return 0;
+    }
+    *t0 = a < b ? a : b;
+    *t1 = a < b ? b : a;
+    return 1;
+}
+
+static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
+                       const struct sst_rec_header *h)
+{
+    uint64_t t0, t1, contrib = UINT64_MAX;
+    int rc = 0;
+    if (rec_span(h, &t0, &t1)) {
+        note_span(sc, res, t0, t1);
+        contrib = t0;
+    }
+    switch (h->type) {
+    case SST_REC_KERNEL: {
+        struct sst_rec_kernel k;
+        SSA_LOAD(h, k);
+        rc = note_kernel(sc, r, res, &k);
+        break;
+    }
+    case SST_REC_MEMCPY: res->memcpys++; break;
+    case SST_REC_MEMSET: res->memsets++; break;
+    case SST_REC_API: {
+        struct sst_rec_api a;
+        SSA_LOAD(h, a);
+        rc = note_api(sc, res, &a);
+        break;
+    }
+    case SST_REC_STEP: {
+        struct sst_rec_step s;
+        SSA_LOAD(h, s);
+        rc = note_step_record(sc, &s);
+        break;
+    }
+    case SST_REC_NVTX_PUSH:
+    case SST_REC_NVTX_POP: {
+        struct sst_rec_nvtx n;
+        SSA_LOAD(h, n);
+        rc = note_nvtx(sc, r, &n, &contrib);
+        break;
+    }
+    case SST_REC_PROCESS: {
+        struct sst_rec_process p;
+        SSA_LOAD(h, p);
+        note_process(r, res, &p);
+        break;
+    }
+    case SST_REC_DEVICE: {
+        struct sst_rec_device d;
+        SSA_LOAD(h, d);
+        note_device(r, res, &d);
+        break;
+    }
+    case SST_REC_ENV: {
+        struct sst_rec_env e;
+        SSA_LOAD(h, e);
+        note_env(r, res, &e);
+        break;
+    }
+    case SST_REC_DROPPED: {
+        struct sst_rec_dropped d;
+        SSA_LOAD(h, d);
+        res->dropped += d.count;
+        break;
+    }
+    default: break;
+    }
+    note_block_time(sc, contrib);
+    sc->n_records++;
+    return rc;
+}
+
+int ssa_scan_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *res)
+{
+    sc->block_size = 1024;
+    sc->block_min = malloc(SSA_MAX_BLOCKS * sizeof *sc->block_min);
+    if (!sc->block_min) return SS_ENOMEM;
+    for (size_t i = 0; i < SSA_MAX_BLOCKS; i++) sc->block_min[i] = UINT64_MAX;
+    const struct sst_rec_header *h;
+    int rc;
+    while ((rc = sst_reader_next(r, &h)) == 1) {
+        int e = scan_record(sc, r, res, h);
+        if (e) return e;
+    }
+    return rc < 0 ? rc : 0;
+}
+
+void ssa_scan_free(struct ssa_scan *sc)
+{
+    free(sc->step_recs.v);
+    free(sc->nvtx_steps.v);
+    free(sc->prof_steps.v);
+    ssa_idmap_free(&sc->step_open);
+    ssa_idmap_free(&sc->launch_by_tid);
+    ssa_idmap_free(&sc->kname_index);
+    free(sc->kn);
+    ssa_msgcache_free(&sc->msgs);
+    ssa_stacks_free(&sc->stacks);
+    free(sc->block_min);
+    memset(sc, 0, sizeof *sc);
+}

@@ -1,0 +1,240 @@
+/*
+ * ssa_steps.c — steps from the candidates of pass 1, warm-up after pass 2, the summary.
+ *
+ * Source order: STEP records (the collector's conversion of the public API and the Python
+ * shim's markers), else NVTX "step" ranges of the stepscope domain, else ProfilerStep#N
+ * ranges, else none: the trace is then cut into windows only so that pass 2 can stream,
+ * and the report treats them as one interval.
+ * TODO(#5): detect steps from the periodicity of the kernel sequence when there are no
+ * markers (the brief asks for it); until then "no step markers" is said plainly.
+ *
+ * Steps tile time: a step runs from its begin to the next step's begin, so work between
+ * a marker's end and the next begin (data loading outside the user's step range, logging)
+ * is in a step and steps/s is the real throughput. A gap longer than 10 median steps
+ * (evaluation, checkpointing) is not a step's: the step then ends at its marker's end.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ssa_internal.h"
+#include "util/ss_error.h"
+
+#define SSA_TILE_GAP_STEPS 10     /* gaps up to this many median steps are tiled */
+#define SSA_WARMUP_FACTOR 1.5     /* a first step this much slower than the rest is warm-up */
+#define SSA_MAX_WINDOWS 4096      /* no markers: at most this many streaming windows */
+#define SSA_DEFAULT_WINDOW_NS 100000000ull
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const struct ssa_cand *x = a, *y = b;
+    return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* The thread with the most candidates: the loop that marks steps. */
+static uint32_t main_tid(const struct ssa_candlist *l)
+{
+    struct ssa_idmap counts = {0};
+    uint32_t best = 0, best_n = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        uint32_t *n = ssa_idmap_put(&counts, l->v[i].tid, 0);
+        if (!n) break;
+        if (++*n > best_n) best_n = *n, best = l->v[i].tid;
+    }
+    ssa_idmap_free(&counts);
+    return best;
+}
+
+static uint32_t busiest_launcher(const struct ssa_idmap *m)
+{
+    uint32_t best = 0, best_n = 0;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->used[i] && m->vals[i] > best_n) best_n = m->vals[i], best = m->keys[i];
+    return best;
+}
+
+/* Marks are boundaries: [mark_i, mark_i+1). Intervals keep their own ends. */
+static size_t cand_to_intervals(struct ssa_candlist *l, uint32_t tid, struct ssa_result *res)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->v[i].tid != tid) continue;
+        l->v[n++] = l->v[i];
+    }
+    l->n = n;
+    qsort(l->v, l->n, sizeof *l->v, cmp_cand);
+    n = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct ssa_cand c = l->v[i];
+        if (c.mark) c.end = i + 1 < l->n ? l->v[i + 1].begin : 0;
+        if (c.end <= c.begin) { /* never ended: a killed program, the shim's last range */
+            res->dropped_step_ranges++;
+            continue;
+        }
+        l->v[n++] = c;
+    }
+    l->n = n;
+    return n;
+}
+
+static uint64_t median_duration(const struct ssa_candlist *l)
+{
+    uint64_t *d = malloc((l->n ? l->n : 1) * sizeof *d);
+    if (!d) return 0;
+    for (size_t i = 0; i < l->n; i++) d[i] = l->v[i].end - l->v[i].begin;
+    uint64_t m = ssa_quantile_u64(d, l->n, 0.5);
+    free(d);
+    return m;
+}
+
+static int steps_from_cands(struct ssa_candlist *l, struct ssa_result *res)
+{
+    for (size_t i = 0; i + 1 < l->n; i++) /* overlapping markers: the later one wins */
+        if (l->v[i].end > l->v[i + 1].begin) l->v[i].end = l->v[i + 1].begin;
+    uint64_t med = median_duration(l);
+    res->steps = calloc(l->n ? l->n : 1, sizeof *res->steps);
+    if (!res->steps) return SS_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct ssa_cand *c = &l->v[i];
+        uint64_t end = c->end;
+        if (i + 1 < l->n && l->v[i + 1].begin - end <= SSA_TILE_GAP_STEPS * med)
+            end = l->v[i + 1].begin;
+        if (end <= c->begin) continue;
+        res->steps[n].number = c->number;
+        res->steps[n].begin_ns = c->begin;
+        res->steps[n].end_ns = end;
+        n++;
+    }
+    res->n_steps = n;
+    return 0;
+}
+
+static int steps_as_windows(struct ssa_result *res, const struct ssa_opts *o)
+{
+    if (res->last_ns <= res->first_ns) return 0; /* nothing timed: no interval at all */
+    uint64_t span = res->last_ns - res->first_ns;
+    uint64_t w = o && o->window_ns ? o->window_ns : SSA_DEFAULT_WINDOW_NS;
+    if (span / w >= SSA_MAX_WINDOWS) w = span / SSA_MAX_WINDOWS + 1;
+    size_t n = (size_t)((span + w - 1) / w);
+    res->steps = calloc(n, sizeof *res->steps);
+    if (!res->steps) return SS_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        res->steps[i].number = i;
+        res->steps[i].begin_ns = res->first_ns + i * w;
+        res->steps[i].end_ns = i + 1 < n ? res->first_ns + (i + 1) * w : res->last_ns;
+    }
+    res->n_steps = n;
+    return 0;
+}
+
+int ssa_steps_build(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
+{
+    struct ssa_candlist *lists[] = {&sc->step_recs, &sc->nvtx_steps, &sc->prof_steps};
+    const int sources[] = {SSA_STEPS_RECORDS, SSA_STEPS_NVTX, SSA_STEPS_PROFILER};
+    for (int i = 0; i < 3; i++) {
+        struct ssa_candlist *l = lists[i];
+        if (l->n == 0) continue;
+        uint32_t tid = main_tid(l);
+        uint64_t dropped_before = res->dropped_step_ranges;
+        if (cand_to_intervals(l, tid, res) == 0) { /* no complete step: try the next source */
+            res->dropped_step_ranges = dropped_before;
+            continue;
+        }
+        res->step_source = sources[i];
+        res->train_tid = tid;
+        res->train_tid_from_markers = 1;
+        return steps_from_cands(l, res);
+    }
+    res->step_source = SSA_STEPS_NONE;
+    res->train_tid = busiest_launcher(&sc->launch_by_tid);
+    return steps_as_windows(res, o);
+}
+
+/* ---- warm-up ---- */
+
+static uint64_t dur(const struct ssa_step *s)
+{
+    return s->end_ns - s->begin_ns;
+}
+
+/* Kernel names of step 0 that never run again: autotuning tries, compilation, cuDNN plans. */
+static size_t names_only_in_first_step(const struct ssa_scan *sc)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sc->n_kn; i++)
+        if (sc->kn[i].first_step == 1 && sc->kn[i].last_step == 1) n++;
+    return n;
+}
+
+#define SSA_AUTOTUNE_NAMES 3 /* distinct names seen only in step 0 that say "autotuning" */
+
+void ssa_steps_warmup(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
+{
+    size_t n = res->n_steps;
+    if ((o && o->no_warmup) || res->step_source == SSA_STEPS_NONE || n < 2) return;
+    uint64_t *d = malloc(n * sizeof *d);
+    if (!d) return;
+    size_t w = 0;
+    while (w < n / 2) { /* never more than half the steps */
+        size_t m = 0;
+        for (size_t i = w + 1; i < n; i++) d[m++] = dur(&res->steps[i]);
+        uint64_t med = ssa_quantile_u64(d, m, 0.5);
+        if ((double)dur(&res->steps[w]) <= SSA_WARMUP_FACTOR * (double)med) break;
+        w++;
+    }
+    if (w == 0 && n >= 3 && names_only_in_first_step(sc) >= SSA_AUTOTUNE_NAMES) {
+        w = 1;
+        res->warmup_autotune = 1;
+    }
+    for (size_t i = 0; i < w; i++) res->steps[i].warmup = 1;
+    res->n_warmup = w;
+    free(d);
+}
+
+/* ---- summary ---- */
+
+static void summary_counts(const struct ssa_result *r, struct ssa_summary *s)
+{
+    double n = (double)s->steps;
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const struct ssa_step *st = &r->steps[i];
+        if (st->warmup) continue;
+        for (int c = 0; c < SSA_CAT_COUNT; c++) s->cat_ms[c] += (double)st->cat_ns[c] / 1e6 / n;
+        for (int k = 0; k < SSA_KC_COUNT; k++)
+            s->kclass_ms[k] += (double)st->n.kernel_ns_by_class[k] / 1e6 / n;
+        s->kernels_per_step += st->n.kernels / n;
+        s->launches_per_step += st->n.launches / n;
+        s->syncs_per_step += st->n.syncs / n;
+        s->h2d_copies_per_step += st->n.copies[SST_COPY_H2D] / n;
+        s->h2d_mib_per_step += (double)st->n.copy_bytes[SST_COPY_H2D] / 1048576.0 / n;
+        s->pageable_h2d_mib_per_step +=
+            (double)st->n.pageable_bytes[SST_COPY_H2D] / 1048576.0 / n;
+    }
+}
+
+void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    uint64_t *d = malloc((r->n_steps ? r->n_steps : 1) * sizeof *d);
+    if (!d) return;
+    uint64_t cat_total[SSA_CAT_COUNT] = {0};
+    for (size_t i = 0; i < r->n_steps; i++) {
+        if (r->steps[i].warmup) continue;
+        d[s->steps++] = dur(&r->steps[i]);
+        s->total_ns += dur(&r->steps[i]);
+        for (int c = 0; c < SSA_CAT_COUNT; c++) cat_total[c] += r->steps[i].cat_ns[c];
+    }
+    if (s->steps) {
+        s->mean_ns = s->total_ns / s->steps;
+        s->median_ns = ssa_quantile_u64(d, s->steps, 0.5);
+        s->p10_ns = ssa_quantile_u64(d, s->steps, 0.1);
+        s->p90_ns = ssa_quantile_u64(d, s->steps, 0.9);
+        s->steps_per_s = s->mean_ns ? 1e9 / (double)s->mean_ns : 0;
+        for (int c = 0; c < SSA_CAT_COUNT; c++) {
+            s->cat_pct[c] = s->total_ns ? 100.0 * (double)cat_total[c] / (double)s->total_ns : 0;
+            if (c < SSA_CAT_FIRST_IDLE) s->gpu_busy_pct += s->cat_pct[c];
+        }
+        summary_counts(r, s);
+    }
+    free(d);
+}

@@ -1,0 +1,220 @@
+/*
+ * ssa_util.c — the analysis's small containers: an id map, NVTX push/pop stacks, the NVTX
+ * message classification cache, candidate step lists, quantiles, and the name tables.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ssa_internal.h"
+
+/* ---- id map ---- */
+
+static size_t idmap_slot(uint32_t key, size_t cap)
+{
+    return (size_t)((key * 2654435761u) & (uint32_t)(cap - 1));
+}
+
+void ssa_idmap_free(struct ssa_idmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    free(m->used);
+    memset(m, 0, sizeof *m);
+}
+
+uint32_t *ssa_idmap_get(const struct ssa_idmap *m, uint32_t key)
+{
+    if (!m->cap) return NULL;
+    for (size_t i = idmap_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->used[i]) return NULL;
+        if (m->keys[i] == key) return &m->vals[i];
+    }
+}
+
+static int idmap_grow(struct ssa_idmap *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    struct ssa_idmap g = {malloc(cap * sizeof *g.keys), malloc(cap * sizeof *g.vals),
+                          calloc(cap, 1), cap, 0};
+    if (!g.keys || !g.vals || !g.used) {
+        ssa_idmap_free(&g);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->used[i]) *ssa_idmap_put(&g, m->keys[i], m->vals[i]) = m->vals[i];
+    ssa_idmap_free(m);
+    *m = g;
+    return 0;
+}
+
+uint32_t *ssa_idmap_put(struct ssa_idmap *m, uint32_t key, uint32_t val)
+{
+    uint32_t *v = ssa_idmap_get(m, key);
+    if (v) return v;
+    if ((m->n + 1) * 2 > m->cap && idmap_grow(m) != 0) return NULL; /* load <= 1/2 */
+    size_t i = idmap_slot(key, m->cap);
+    while (m->used[i]) i = (i + 1) & (m->cap - 1);
+    m->used[i] = 1;
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->n++;
+    return &m->vals[i];
+}
+
+/* ---- NVTX messages ---- */
+
+static int text_is(struct sst_reader *r, uint32_t id, const char *want)
+{
+    uint32_t len;
+    const char *s = sst_reader_string(r, id, &len);
+    return s && len == strlen(want) && memcmp(s, want, len) == 0;
+}
+
+static enum ssa_msg classify_message(struct sst_reader *r, uint32_t message)
+{
+    uint32_t len;
+    const char *s = sst_reader_string(r, message, &len);
+    if (!s) return SSA_MSG_OTHER;
+    if (len == 4 && memcmp(s, "step", 4) == 0) return SSA_MSG_STEP;
+    if (len == 4 && memcmp(s, "data", 4) == 0) return SSA_MSG_DATA;
+    if (len > 13 && memcmp(s, "ProfilerStep#", 13) == 0) return SSA_MSG_PROFILER;
+    return SSA_MSG_OTHER;
+}
+
+enum ssa_msg ssa_msg_kind(struct ssa_msgcache *c, struct sst_reader *r, uint32_t domain,
+                          uint32_t message)
+{
+    uint32_t *m = ssa_idmap_get(&c->messages, message);
+    enum ssa_msg kind = m ? (enum ssa_msg)*m : classify_message(r, message);
+    if (!m) ssa_idmap_put(&c->messages, message, kind); /* out of memory: just not cached */
+    if (kind == SSA_MSG_PROFILER || kind == SSA_MSG_OTHER) return kind;
+    /* "step" and "data" count only in stepscope's own domain (docs/markers.md) */
+    uint32_t *d = ssa_idmap_get(&c->domains, domain);
+    int ours = d ? (int)*d : text_is(r, domain, "stepscope");
+    if (!d) ssa_idmap_put(&c->domains, domain, (uint32_t)ours);
+    return ours ? kind : SSA_MSG_OTHER;
+}
+
+void ssa_msgcache_free(struct ssa_msgcache *c)
+{
+    ssa_idmap_free(&c->domains);
+    ssa_idmap_free(&c->messages);
+}
+
+uint64_t ssa_profiler_step_number(struct sst_reader *r, uint32_t message, uint64_t fallback)
+{
+    uint32_t len;
+    const char *s = sst_reader_string(r, message, &len);
+    if (!s || len <= 13) return fallback;
+    uint64_t n = 0;
+    for (uint32_t i = 13; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9' || n > UINT64_MAX / 10 - 9) return fallback;
+        n = n * 10 + (uint64_t)(s[i] - '0');
+    }
+    return n;
+}
+
+/* ---- stacks ---- */
+
+struct ssa_stack *ssa_stack_of(struct ssa_stacks *st, uint32_t tid)
+{
+    uint32_t *ix = ssa_idmap_get(&st->by_tid, tid);
+    if (ix) return &st->s[*ix];
+    if (st->n >= SSA_NVTX_THREADS) return NULL;
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 8;
+        struct ssa_stack *s = realloc(st->s, cap * sizeof *s);
+        if (!s) return NULL;
+        st->s = s;
+        st->cap = cap;
+    }
+    if (!ssa_idmap_put(&st->by_tid, tid, (uint32_t)st->n)) return NULL;
+    struct ssa_stack *s = &st->s[st->n++];
+    s->tid = tid;
+    s->depth = 0;
+    return s;
+}
+
+void ssa_stacks_free(struct ssa_stacks *st)
+{
+    ssa_idmap_free(&st->by_tid);
+    free(st->s);
+    memset(st, 0, sizeof *st);
+}
+
+void ssa_stack_push(struct ssa_stack *s, const struct ssa_open_range *r)
+{
+    if (s->depth < SSA_NVTX_DEPTH) s->r[s->depth] = *r;
+    if (s->depth < UINT32_MAX) s->depth++;
+}
+
+int ssa_stack_pop(struct ssa_stack *s, struct ssa_open_range *out)
+{
+    if (s->depth == 0) return 0; /* a pop without a push (recording started mid-range) */
+    s->depth--;
+    if (s->depth >= SSA_NVTX_DEPTH) return 0;
+    *out = s->r[s->depth];
+    return 1;
+}
+
+/* ---- candidate steps ---- */
+
+int ssa_cand_add(struct ssa_candlist *l, const struct ssa_cand *c)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        struct ssa_cand *v = realloc(l->v, cap * sizeof *v);
+        if (!v) return -1;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *c;
+    return 0;
+}
+
+/* ---- quantiles ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+uint64_t ssa_quantile_u64(uint64_t *v, size_t n, double q)
+{
+    if (n == 0) return 0;
+    qsort(v, n, sizeof *v, cmp_u64);
+    double pos = q * (double)(n - 1); /* linear interpolation between closest ranks */
+    size_t lo = (size_t)pos;
+    if (lo + 1 >= n) return v[n - 1];
+    double frac = pos - (double)lo;
+    return v[lo] + (uint64_t)(frac * (double)(v[lo + 1] - v[lo]) + 0.5);
+}
+
+/* ---- names ---- */
+
+const char *ssa_cat_name(int cat)
+{
+    static const char *const names[] = {
+#define SSA_X_NAME(id, name, text) name,
+        SSA_CATS(SSA_X_NAME)
+#undef SSA_X_NAME
+    };
+    return cat >= 0 && cat < SSA_CAT_COUNT ? names[cat] : NULL;
+}
+
+const char *ssa_cat_description(int cat)
+{
+    static const char *const texts[] = {
+#define SSA_X_TEXT(id, name, text) text,
+        SSA_CATS(SSA_X_TEXT)
+#undef SSA_X_TEXT
+    };
+    return cat >= 0 && cat < SSA_CAT_COUNT ? texts[cat] : NULL;
+}
+
+const char *ssa_step_source_name(int src)
+{
+    static const char *const names[] = {"none", "step_records", "nvtx", "profiler"};
+    return src >= 0 && src <= SSA_STEPS_PROFILER ? names[src] : NULL;
+}

@@ -1,0 +1,76 @@
+#!/bin/bash
+# `stepscope report` end to end. Usage: report_tests.sh CASE STEPSCOPE FIXTURES WORKDIR PYTHON
+set -u
+case_name=$1 ss=$2 fx=$3 work=$4 py=$5
+rm -rf "$work" && mkdir -p "$work" || exit 1
+fail() { echo "FAILED: $*" >&2; exit 1; }
+w0=$fx/h200-dataloader-w0.sstrace
+
+case $case_name in
+text)
+    out=$("$ss" report "$w0") || fail "exit $?"
+    grep -q '^  steps      7 of 8 (step_records' <<<"$out" || fail "steps line: $out"
+    grep -Eq '^  data +[0-9.]+ +[6-9][0-9]\.[0-9]' <<<"$out" || fail "data row: $out"
+    grep -q 'GPU busy' <<<"$out" || fail "no GPU busy"
+    grep -q '^  1. \[high\] GPU waits for data loading' <<<"$out" || fail "top finding: $out"
+    grep -q 'DataLoader(num_workers=' <<<"$out" || fail "no DataLoader fix: $out"
+    [ "$(wc -l <<<"$out")" -le 40 ] || fail "more than one screen"
+    ! grep -q $'\033' <<<"$out" || fail "colour on a pipe"
+    awk 'length($0) > 80 { bad = 1 } END { exit bad }' <<<"$out" || fail "lines over 80 columns"
+    out=$("$ss" report -v "$fx/h200-gpubound-bf16.sstrace") || fail "exit $?"
+    grep -q 'top kernels' <<<"$out" || fail "-v has no top kernels"
+    grep -q 'warm-up' <<<"$out" || fail "-v marks no warm-up step"
+    ;;
+json)
+    "$ss" report --format json -v "$w0" >"$work/one.json" || fail "exit $?"
+    "$py" - "$work/one.json" <<'PYEOF' || fail "json content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "stepscope.report" and d["version"] == 1
+assert d["steps"]["source"] == "step_records" and d["steps"]["analysed"] == 7
+cats = {c["name"]: c for c in d["categories"]}
+assert cats["data"]["pct"] > 60, cats["data"]
+assert abs(sum(c["pct"] for c in d["categories"]) - 100) < 1e-6
+for s in d["step_list"]:
+    assert sum(s["cat_ns"].values()) == s["end_ns"] - s["begin_ns"]
+f = d["findings"]
+assert f and f[0]["id"] == "data_loading" and f[0]["severity"] == "high", f
+assert abs(f[0]["saving_ms_per_step"] - 85.4) < 0.2 * 85.4, f[0]
+assert all(a["saving_ms_per_step"] >= b["saving_ms_per_step"] for a, b in zip(f, f[1:]))
+assert "num_workers=" in f[0]["fix"] and f[0]["speedup"] > 1
+PYEOF
+    "$ss" report --format json "$w0" "$fx/h200-dataloader-w8.sstrace" >"$work/two.json" ||
+        fail "exit $?"
+    "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==2' \
+        "$work/two.json" || fail "two traces give an array of two"
+    ;;
+usage)
+    "$ss" report >/dev/null 2>&1; [ $? -eq 2 ] || fail "no TRACE: want 2"
+    "$ss" report --format xml "$w0" >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad format: want 2"
+    "$ss" report --help | grep -q 'usage: stepscope report' || fail "--help"
+    "$ss" --help | grep -q '^  report' || fail "verb not listed"
+    ;;
+bad_inputs)
+    : >"$work/empty"
+    err=$("$ss" report "$work/empty" 2>&1 >/dev/null); rc=$?
+    [ $rc -eq 1 ] || fail "empty: exit $rc"
+    grep -q '^stepscope report: .*empty' <<<"$err" || fail "empty: message '$err'"
+    [ "$(wc -l <<<"$err")" -eq 1 ] || fail "one line"
+    "$ss" report "$work/missing" >/dev/null 2>&1; [ $? -eq 1 ] || fail "missing: want 1"
+    "$ss" report "$work" >/dev/null 2>&1; [ $? -eq 1 ] || fail "directory: want 1"
+    head -c 100 /dev/urandom >"$work/noise"
+    "$ss" report "$work/noise" >/dev/null 2>&1; [ $? -eq 1 ] || fail "noise: want 1"
+    "$ss" report "$fx/synthetic-small.sstrace" >/dev/null || fail "synthetic fixture"
+    ;;
+truncated)
+    size=$(stat -c %s "$w0")
+    head -c $((size / 2)) "$w0" >"$work/half.sstrace"
+    out=$("$ss" report "$work/half.sstrace") || fail "half: exit $?"
+    grep -q 'truncated' <<<"$out" || fail "half: state not said: $out"
+    head -c 200 "$w0" >"$work/head.sstrace"
+    out=$("$ss" report "$work/head.sstrace") || fail "head: exit $?"
+    grep -q 'no step markers' <<<"$out" || fail "head: $out"
+    ;;
+*) fail "unknown case $case_name" ;;
+esac
+echo ok

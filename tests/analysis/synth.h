@@ -1,0 +1,93 @@
+/*
+ * synth.h — writes small synthetic traces with the writer API for the analysis tests:
+ * records whose timing is chosen so the expected attribution is known to the nanosecond.
+ */
+#ifndef SYNTH_H
+#define SYNTH_H
+
+#include "ss_test.h"
+#include "trace/sst_writer.h"
+
+#define MS 1000000ull
+#define US 1000ull
+#define T0 (1000ull * 1000 * MS) /* 1000 s: a plausible monotonic clock */
+
+struct synth {
+    struct sst_writer *w;
+    uint32_t domain, step_msg, data_msg;
+};
+
+static inline void synth_open(struct synth *s, const char *path)
+{
+    struct sst_writer_opts o = {.chunk_bytes = 4096, .features = SST_FEAT_SYNTHETIC,
+                                .clock = SST_CLOCK_SYNTHETIC, .pid = 77,
+                                .start_mono_ns = T0, .start_unix_ns = 1};
+    REQUIRE(sst_writer_open(path, &o, &s->w) == 0);
+    s->domain = sst_writer_intern_cstr(s->w, "stepscope");
+    s->step_msg = sst_writer_intern_cstr(s->w, "step");
+    s->data_msg = sst_writer_intern_cstr(s->w, "data");
+}
+
+static inline void synth_close(struct synth *s)
+{
+    REQUIRE(sst_writer_close(s->w, 0) == 0);
+}
+
+static inline void synth_step(struct synth *s, uint8_t phase, uint64_t ts, uint64_t n,
+                              uint32_t tid)
+{
+    struct sst_rec_step *r = sst_writer_reserve(s->w, SST_REC_STEP, sizeof *r);
+    REQUIRE(r);
+    r->phase = phase, r->source = SST_STEPSRC_API, r->ts_ns = ts, r->step = n, r->tid = tid;
+}
+
+static inline void synth_nvtx(struct synth *s, uint16_t type, uint64_t ts, uint32_t tid,
+                              uint32_t domain, uint32_t msg, int has_payload, uint64_t payload)
+{
+    struct sst_rec_nvtx *r = sst_writer_reserve(s->w, type, sizeof *r);
+    REQUIRE(r);
+    r->tid = tid, r->ts_ns = ts, r->domain = domain, r->message = msg;
+    r->payload_type = has_payload ? SST_PAYLOAD_U64 : SST_PAYLOAD_NONE;
+    r->payload = payload;
+}
+
+static inline void synth_kernel(struct synth *s, const char *name, uint64_t t0, uint64_t t1)
+{
+    uint32_t id = sst_writer_intern_cstr(s->w, name);
+    struct sst_rec_kernel *r = sst_writer_reserve(s->w, SST_REC_KERNEL, sizeof *r);
+    REQUIRE(r);
+    r->name = id, r->start_ns = t0, r->end_ns = t1, r->stream = 7;
+}
+
+static inline void synth_memcpy(struct synth *s, uint8_t kind, uint8_t src, uint64_t t0,
+                                uint64_t t1, uint64_t bytes)
+{
+    struct sst_rec_memcpy *r = sst_writer_reserve(s->w, SST_REC_MEMCPY, sizeof *r);
+    REQUIRE(r);
+    r->copy_kind = kind, r->src_kind = src, r->dst_kind = SST_MEM_DEVICE;
+    r->flags = SST_CF_ASYNC, r->start_ns = t0, r->end_ns = t1, r->bytes = bytes;
+}
+
+static inline void synth_memset(struct synth *s, uint64_t t0, uint64_t t1)
+{
+    struct sst_rec_memset *r = sst_writer_reserve(s->w, SST_REC_MEMSET, sizeof *r);
+    REQUIRE(r);
+    r->start_ns = t0, r->end_ns = t1, r->bytes = 64;
+}
+
+static inline void synth_api(struct synth *s, uint8_t domain, uint32_t cbid, uint64_t t0,
+                             uint64_t t1, uint32_t tid)
+{
+    struct sst_rec_api *r = sst_writer_reserve(s->w, SST_REC_API, sizeof *r);
+    REQUIRE(r);
+    r->domain = domain, r->cbid = cbid, r->start_ns = t0, r->end_ns = t1, r->tid = tid;
+}
+
+static inline void synth_sync(struct synth *s, uint64_t t0, uint64_t t1)
+{
+    struct sst_rec_sync *r = sst_writer_reserve(s->w, SST_REC_SYNC, sizeof *r);
+    REQUIRE(r);
+    r->kind = SST_SYNC_STREAM, r->start_ns = t0, r->end_ns = t1, r->stream = 7;
+}
+
+#endif

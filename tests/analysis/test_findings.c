@@ -1,0 +1,195 @@
+/*
+ * test_findings.c — the rules of src/analysis/ssa_findings.c on synthetic traces whose
+ * savings are known exactly, and the accuracy gate on the real planted H200 case.
+ *
+ * Gate (issue #5): on h200-dataloader-w0 (DataLoader num_workers=0, 101.9 ms/step measured)
+ * the top finding must be data loading and its estimated saving within +-20 % of the
+ * measured saving against the fixed twin h200-dataloader-w8 (8 workers + pinned, 16.5
+ * ms/step measured): 101.9 - 16.5 = 85.4 ms/step. The other gates of the issue (two causes in
+ * order, share within 5 points, the other planted cases) need fixtures that do not exist
+ * yet (issue #4's workloads) and are not tested here.
+ * Usage: test_findings FIXTURE_DIR
+ */
+#include "analysis/ssa.h"
+#include "synth.h"
+
+#define TID 100
+#define STEP_NS (10 * MS)
+
+static double absd(double x)
+{
+    return x < 0 ? -x : x;
+}
+
+static const struct ssa_finding *find_id(const struct ssa_findings *f, const char *id)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (strcmp(f->v[i].id, id) == 0) return &f->v[i];
+    return NULL;
+}
+
+/* Synthetic traces keep every step (keep_all); the fixtures get the report's defaults. */
+static void analyse_opts(const char *path, int keep_all, struct ssa_result **r,
+                         struct ssa_summary *s, struct ssa_findings *f)
+{
+    struct ssa_opts o = {0, keep_all};
+    CHECK_EQ(ssa_analyze_file(path, &o, r), 0);
+    REQUIRE(*r != NULL);
+    ssa_summarize(*r, s);
+    ssa_find(*r, s, f);
+    for (size_t i = 0; i < f->n; i++)
+        printf("  %s: %-20s %8.3f ms/step %5.1f %% %.3fx sev %s conf %s | %s\n", (*r)->path,
+               f->v[i].id, f->v[i].saving_ms, f->v[i].saving_pct, f->v[i].speedup,
+               ssa_level_name(f->v[i].severity), ssa_level_name(f->v[i].confidence),
+               f->v[i].evidence);
+}
+
+static void analyse(const char *path, struct ssa_result **r, struct ssa_summary *s,
+                    struct ssa_findings *f)
+{
+    analyse_opts(path, 1, r, s, f);
+}
+
+static void synth_env(struct synth *s, const char *key, const char *value)
+{
+    uint32_t k = sst_writer_intern_cstr(s->w, key), v = sst_writer_intern_cstr(s->w, value);
+    struct sst_rec_env *r = sst_writer_reserve(s->w, SST_REC_ENV, sizeof *r);
+    REQUIRE(r);
+    r->key = k, r->value = v;
+}
+
+/* Per 10 ms step (thread 100 main, 101 a second thread):
+ *   [0, 0.8)   fp32 sgemm                  exclusive 0.8 ms
+ *   [1, 2)     pinned H2D, 10 MB           -> pinned bandwidth 10 GB/s measured here
+ *   [3, 6)     pageable H2D, 10 MB         -> 3 ms; at 10 GB/s 1 ms: saving 2 ms (20 %)
+ *   [7, 7.5)   cudaStreamSynchronize (100) -> sync idle 0.5 ms (5 %)
+ *   [8, 8.3)   cudaFree on thread 101      -> alloc idle 0.3 ms (3 %)
+ * GPU busy 4.8 ms = 48 % < 50 %: the fp32 saving 0.8 x (1 - 1/2) is scaled by 0.48. */
+static void test_rules_synthetic(void)
+{
+    const char *path = ss_test_path("rules.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    synth_env(&s, "cpu_count", "12");
+    for (uint64_t k = 0; k < 5; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel(&s, "_Z18sgemm_largek_lds64ILb1ELb0ELi5ELi5ELi4ELi4ELi4ELi34EEvPfPKfS2_", o,
+                     o + 800 * US);
+        synth_memcpy(&s, SST_COPY_H2D, SST_MEM_PINNED, o + 1 * MS, o + 2 * MS, 10000000);
+        synth_memcpy(&s, SST_COPY_H2D, SST_MEM_PAGEABLE, o + 3 * MS, o + 6 * MS, 10000000);
+        synth_api(&s, SST_API_RUNTIME, 131, o + 7 * MS, o + 7500 * US, TID);
+        synth_api(&s, SST_API_RUNTIME, 22, o + 8 * MS, o + 8300 * US, 101);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    CHECK_EQ(r->cpu_count, 12);
+    REQUIRE(f.n == 4);
+    CHECK_STR(f.v[0].id, "pageable_h2d");
+    CHECK_STR(f.v[1].id, "sync_points");
+    CHECK_STR(f.v[2].id, "allocator_churn");
+    CHECK_STR(f.v[3].id, "no_mixed_precision");
+    CHECK(absd(f.v[0].saving_ms - 2.0) < 1e-6);
+    CHECK(absd(f.v[0].speedup - 1.25) < 1e-6);
+    CHECK_EQ(f.v[0].severity, SSA_HIGH);
+    CHECK_EQ(f.v[0].confidence, SSA_MEDIUM); /* bandwidth measured in this trace */
+    CHECK(absd(f.v[1].saving_ms - 0.5) < 1e-6);
+    CHECK_EQ(f.v[1].severity, SSA_MEDIUM);
+    CHECK(absd(f.v[2].saving_ms - 0.3) < 1e-6);
+    CHECK_EQ(f.v[2].severity, SSA_MEDIUM);
+    CHECK(absd(f.v[3].saving_ms - 0.4 * 0.48) < 1e-6);
+    CHECK_EQ(f.v[3].severity, SSA_LOW);
+    CHECK(find_id(&f, "data_loading") == NULL);
+    CHECK(find_id(&f, "launch_blocking") == NULL);
+    ssa_result_free(r);
+}
+
+/* CUDA_LAUNCH_BLOCKING=1 in the environment record is always a high-severity finding;
+ * "0" is not. Data ranges on a second thread size the DataLoader workers. */
+static void test_env_and_data(void)
+{
+    for (int blocking = 0; blocking < 2; blocking++) {
+        const char *path = ss_test_path(blocking ? "env1.sstrace" : "env0.sstrace");
+        struct synth s;
+        synth_open(&s, path);
+        synth_env(&s, "env.CUDA_LAUNCH_BLOCKING", blocking ? "1" : "0");
+        synth_env(&s, "cpu_affinity_count", "4");
+        for (uint64_t k = 0; k < 4; k++) {
+            uint64_t o = T0 + k * STEP_NS;
+            synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+            synth_nvtx(&s, SST_REC_NVTX_PUSH, o, 102, s.domain, s.data_msg, 0, 0);
+            synth_nvtx(&s, SST_REC_NVTX_POP, o + 8 * MS, 102, s.domain, 0, 0, 0);
+            synth_kernel(&s, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", o + 8 * MS,
+                         o + 9 * MS);
+            synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+        }
+        synth_close(&s);
+        struct ssa_result *r;
+        struct ssa_summary sum;
+        struct ssa_findings f;
+        analyse(path, &r, &sum, &f);
+        const struct ssa_finding *lb = find_id(&f, "launch_blocking");
+        CHECK(blocking ? lb != NULL : lb == NULL);
+        if (lb) CHECK_EQ(lb->severity, SSA_HIGH);
+        REQUIRE(f.n >= 1);
+        CHECK_STR(f.v[0].id, "data_loading"); /* 8 ms of 10 */
+        CHECK(absd(f.v[0].saving_ms - 8.0) < 1e-6);
+        /* loading 8 ms per batch, the rest 2 ms: 4 + 1 workers, capped at 4 - 1 CPUs */
+        CHECK_CONTAINS(f.v[0].fix, "num_workers=3");
+        ssa_result_free(r);
+    }
+}
+
+static void test_fixture_gate(const char *dir)
+{
+    char path[1024];
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    snprintf(path, sizeof path, "%s/h200-dataloader-w0.sstrace", dir);
+    analyse_opts(path, 0, &r, &sum, &f);
+    REQUIRE(f.n >= 1);
+    const double measured = 101.9 - 16.5; /* ms/step, bad -> fixed on the H200 */
+    printf("gate w0: top %s, estimated %.2f ms/step, measured %.2f ms/step, error %+.1f %%\n",
+           f.v[0].id, f.v[0].saving_ms, measured, 100 * (f.v[0].saving_ms - measured) / measured);
+    CHECK_STR(f.v[0].id, "data_loading");
+    CHECK(absd(f.v[0].saving_ms - measured) <= 0.20 * measured);
+    CHECK_EQ(f.v[0].severity, SSA_HIGH);
+    ssa_result_free(r);
+
+    /* the fixed twin: data loading is gone (nothing above low). It is still launch-bound
+     * (GPU busy 40 %, 390 kernels of median 7.9 us per step): that high finding is true of
+     * this trace (the next bottleneck after the data fix), so it is printed, not hidden. */
+    snprintf(path, sizeof path, "%s/h200-dataloader-w8.sstrace", dir);
+    analyse_opts(path, 0, &r, &sum, &f);
+    const struct ssa_finding *d = find_id(&f, "data_loading");
+    CHECK(d == NULL || d->severity == SSA_LOW);
+    ssa_result_free(r);
+
+    /* the GPU-bound bf16 MLP is clean: no finding above low severity */
+    snprintf(path, sizeof path, "%s/h200-gpubound-bf16.sstrace", dir);
+    analyse_opts(path, 0, &r, &sum, &f);
+    for (size_t i = 0; i < f.n; i++)
+        CHECK_EQ(f.v[i].severity, SSA_LOW);
+    ssa_result_free(r);
+
+    /* the small fp32 CNN is launch-bound */
+    snprintf(path, sizeof path, "%s/h200-cnn-launchbound.sstrace", dir);
+    analyse_opts(path, 0, &r, &sum, &f);
+    REQUIRE(f.n >= 1);
+    CHECK_STR(f.v[0].id, "launch_bound");
+    ssa_result_free(r);
+}
+
+int main(int argc, char **argv)
+{
+    REQUIRE(argc == 2);
+    test_rules_synthetic();
+    test_env_and_data();
+    test_fixture_gate(argv[1]);
+    return ss_test_result();
+}
