@@ -12,6 +12,8 @@ plain run of the same repetition:
   floor       a bare CUPTI client with the same activity kinds (bench/overhead/cupti_floor.c)
   torchprof   torch.profiler around the timed steps
   nsys        nsys profile -t cuda,nvtx --sample=none --cpuctxsw=none
+  light-no-K  light mode with CUPTI kinds K (driver, memory, runtime+driver, ...) left off
+              through STEPSCOPE_CUPTI_OFF, to find what light mode's cost is made of
 
 Usage: python3 bench/overhead/run_overhead.py --stepscope build/stepscope
            --floor build/libcupti_floor.so [--nsys PATH] [--reps 5] [--out results.json]
@@ -39,6 +41,10 @@ def command(config, workload, args, scratch):
     if config == "full":
         return rec + ["--mode", "full", "--"] + prog, env
     if config == "light":
+        return rec + ["--mode", "light", "--"] + prog, env
+    if config.startswith("light-no-"):
+        # light mode with some CUPTI kinds left off: which kind costs what
+        env["STEPSCOPE_CUPTI_OFF"] = config[len("light-no-"):].replace("+", ",")
         return rec + ["--mode", "light", "--"] + prog, env
     if config == "outside":
         return rec + ["--capture", "seconds:3600-3601", "--"] + prog, env
@@ -127,6 +133,9 @@ def main():
     ap.add_argument("--workloads", default="cnn,gpu")
     ap.add_argument("--cnn-steps", type=int, default=400)
     ap.add_argument("--gpu-steps", type=int, default=40)
+    ap.add_argument("--configs", help="comma list instead of the default set; e.g. "
+                    "plain,light,light-no-driver,light-no-memory,light-no-runtime+driver "
+                    "(light-no-K1+K2: light mode with STEPSCOPE_CUPTI_OFF=K1,K2)")
     ap.add_argument("--out")
     ap.add_argument("--budget-s", type=float, default=0,
                     help="start no repetition after this many seconds (0: no limit)")
@@ -136,6 +145,8 @@ def main():
     configs = ["plain", "full", "light", "outside", "floor", "torchprof"]
     if args.nsys:
         configs.append("nsys")
+    if args.configs:
+        configs = args.configs.split(",")
     results = {w: bench_workload(w, configs, args) for w in args.workloads.split(",")}
     table = markdown(results)
     print(table)

@@ -263,8 +263,47 @@ static const CUpti_ActivityKind k_both[] = {
     CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2};
 
+/* STEPSCOPE_CUPTI_OFF=kind,kind,... leaves activity kinds off, for the overhead benchmark
+ * (bench/overhead) to find what each kind costs; names: kernel, overhead, memcpy, memset,
+ * sync, memory, runtime, driver. Read once, at start, before any kind is enabled. */
+static const struct {
+    const char *name;
+    CUpti_ActivityKind kind;
+} k_kind_names[] = {
+    {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}, {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD},
+    {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},            {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY2},
+    {"memset", CUPTI_ACTIVITY_KIND_MEMSET},            {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+    {"memory", CUPTI_ACTIVITY_KIND_MEMORY2},           {"runtime", CUPTI_ACTIVITY_KIND_RUNTIME},
+    {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
+};
+static uint64_t g_kinds_off; /* bit (1 << kind) for each kind left off */
+
+static int name_in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
+    return 0;
+}
+
+static void read_kinds_off(void)
+{
+    const char *list = getenv("STEPSCOPE_CUPTI_OFF");
+    g_kinds_off = 0;
+    if (!list) return;
+    for (size_t i = 0; i < sizeof k_kind_names / sizeof k_kind_names[0]; i++)
+        if (name_in_list(list, k_kind_names[i].name))
+            g_kinds_off |= 1ull << k_kind_names[i].kind;
+}
+
+static int kind_off(CUpti_ActivityKind k)
+{
+    return (unsigned)k < 64 && (g_kinds_off >> k) & 1;
+}
+
 static CUptiResult set_kind(CUpti_ActivityKind k, int on)
 {
+    if (kind_off(k)) return CUPTI_SUCCESS;
     return on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
 }
 
@@ -287,11 +326,11 @@ static void set_api(int on)
 {
     const uint32_t *ids;
     size_t n;
-    if (g_api_per_call) {
+    if (g_api_per_call && !kind_off(CUPTI_ACTIVITY_KIND_RUNTIME)) {
         n = ssc_cupti_runtime_keep_list(&ids);
         g_api_per_call = set_api_calls(cuptiActivityEnableRuntimeApi, ids, n, on);
     }
-    if (g_api_per_call) {
+    if (g_api_per_call && !kind_off(CUPTI_ACTIVITY_KIND_DRIVER)) {
         n = ssc_cupti_driver_keep_list(&ids);
         g_api_per_call = set_api_calls(cuptiActivityEnableDriverApi, ids, n, on);
     }
@@ -395,6 +434,7 @@ static void write_cupti_version(void)
 
 static int start_locked(void)
 {
+    read_kinds_off();
     int rc = check_alone();
     if (rc != 0) return rc;
     const char *step;

@@ -57,6 +57,14 @@ conflict)
     ! grep -q "collector\|register_timestamp\|^enable" "$LOG" || fail "the collector used CUPTI despite the conflict"
     case "$(captures)" in *off:conflict*) ;; *) fail "no capture off:conflict record" ;; esac
     ;;
+kinds_off)
+    # The benchmark knob leaves the named kinds off: memcpy (1, 22) and sync (38); memset (2)
+    # and the kernel kind (10) stay on.
+    STEPSCOPE_CUPTI_OFF=memcpy,sync "$BIN" record -o "$OUT" -- "$PROG" >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    ! grep -qx "enable 1\|enable 22\|enable 38" "$LOG" || fail "a kind named in STEPSCOPE_CUPTI_OFF was enabled"
+    grep -qx "enable 2" "$LOG" && grep -qx "enable 10" "$LOG" || fail "kinds not named were left off"
+    ;;
 *)
     fail "unknown case"
     ;;
