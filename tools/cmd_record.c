@@ -2,7 +2,7 @@
  * cmd_record.c — `stepscope record`: run a program with the collector injected.
  *
  *   stepscope record [-o DIR] [--capture all|steps:A-B|seconds:A-B] [--mode full|light]
- *                    [--no-python-shim] [--memory-cap SIZE] [--sample-hz N] [-q]
+ *                    [--no-python-shim] [--memory-cap SIZE] [--sample-hz N] [-q] [--no-report]
  *                    -- PROGRAM [ARGS...]
  *
  * It checks the output folder before starting anything (a run that cannot be recorded is
@@ -10,7 +10,8 @@
  * libstepscope.so, puts the Python shim first on PYTHONPATH (and STEPSCOPE_MARKERS_LIB at the
  * libstepscope_markers.so next to libstepscope.so), runs the program, forwards the
  * signals a user or a scheduler sends, and exits as the program did. Then it prints on
- * stderr where the traces are and a short summary read back from them. The collector's
+ * stderr where the traces are, a short summary read back from them and the text report of
+ * the started process's trace (--no-report: without it). The collector's
  * settings travel in STEPSCOPE_* environment variables (read in src/collect/ssc_core.c).
  */
 #include <dirent.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "report.h"
 #include "trace/sst_reader.h"
 #include "util/ss_error.h"
 
@@ -41,6 +43,7 @@ struct record_opts {
     const char *sample_hz;
     int no_shim;
     int quiet;
+    int no_report;
 };
 
 static void usage(FILE *f)
@@ -56,7 +59,8 @@ static void usage(FILE *f)
                "      --no-python-shim   do not put the Python step/data markers on PYTHONPATH\n"
                "      --memory-cap SIZE  buffered records per process before dropping (64M)\n"
                "      --sample-hz N      host samples per second, 0 for none (default 10)\n"
-               "  -q, --quiet            no summary after the run\n"
+               "  -q, --quiet            no summary and no report after the run\n"
+               "      --no-report        no report after the run (the summary stays)\n"
                "  -h, --help             this text\n");
 }
 
@@ -121,6 +125,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o, int *prog_at
                                              {"sample-hz", required_argument, NULL, 's'},
                                              {"no-python-shim", no_argument, NULL, 'n'},
                                              {"quiet", no_argument, NULL, 'q'},
+                                             {"no-report", no_argument, NULL, 'R'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     int dd = 1;
@@ -150,6 +155,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o, int *prog_at
             break;
         case 'q':
             o->quiet = 1;
+            break;
+        case 'R':
+            o->no_report = 1;
             break;
         case 'h':
             usage(stdout);
@@ -349,15 +357,16 @@ static void install_forwarding(void)
     }
 }
 
-/* Child side, before exec: our handlers would become SIG_DFL anyway; the rest is inherited. */
+/* Child side before exec (our handlers would become SIG_DFL anyway), and our side once the
+ * program has ended. Signals that were ignored stay ignored. */
 static void restore_default_signals(void)
 {
     for (size_t i = 0; i < N_FORWARDED; i++)
         if (g_forwarding[i]) signal(k_forwarded[i], SIG_DFL);
 }
 
-/* fork + exec; returns the child's wait status, or -1. */
-static int run_program(char **argv)
+/* fork + exec; returns the child's wait status, or -1. *child is its pid. */
+static int run_program(char **argv, pid_t *child)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -373,6 +382,7 @@ static int run_program(char **argv)
         _exit(e == ENOENT ? 127 : 126);
     }
     g_child = pid;
+    *child = pid;
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) {
@@ -478,8 +488,14 @@ int cmd_record(int argc, char **argv)
         set_environment(&o, out_abs, lib) != 0)
         return CLI_EXIT_FAIL;
     install_forwarding();
-    int status = run_program(argv + prog_at);
+    pid_t child = 0;
+    int status = run_program(argv + prog_at, &child);
     if (status < 0) return CLI_EXIT_FAIL;
     if (!o.quiet) summarise(out_abs);
+    /* the program is gone: a Ctrl-C now must stop us (the report of a big trace takes a
+     * while), not be forwarded to nobody */
+    restore_default_signals();
+    /* the report never changes the exit status: a problem is one line on stderr */
+    if (!o.quiet && !o.no_report) report_after_record(stderr, out_abs, child);
     return exit_like(status);
 }

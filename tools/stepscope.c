@@ -25,6 +25,7 @@ struct cli_verb {
 static const struct cli_verb verbs[] = {
     {"record", "run a program with the collector injected; one trace per process", cmd_record},
     {"report", "where each training step's time goes: GPU busy by kernel class, GPU idle by cause", cmd_report},
+    {"diff", "compare two traces: step time speed-up, per category and per finding", cmd_diff},
     {"info", "summarise a trace: format, processes, devices, record counts, damage", cmd_info},
     {"dump", "print every record of a trace, one per line (text or JSON Lines)", cmd_dump},
 };

@@ -1,0 +1,180 @@
+#!/bin/bash
+# `stepscope report` formats and folders, `stepscope diff`, and the report at the end of
+# `stepscope record`. Usage:
+#   report_cases.sh CASE STEPSCOPE FIXTURES WORKDIR PYTHON MK_HOSTILE NVTX_PROG|none
+set -u
+case_name=$1 ss=$2 fx=$3 work=$4 py=$5 mkh=$6 nvtx=$7
+rm -rf "$work" && mkdir -p "$work" || exit 1
+fail() { echo "FAILED [$case_name]: $*" >&2; exit 1; }
+w0=$fx/h200-dataloader-w0.sstrace
+w8=$fx/h200-dataloader-w8.sstrace
+
+# An HTML file must hold only our own tags, no script, no external resource.
+check_html() {
+    "$py" - "$1" <<'PYEOF' || fail "html check of $1"
+import re, sys
+from html.parser import HTMLParser
+doc = open(sys.argv[1], encoding="utf-8").read()
+assert doc.startswith("<!DOCTYPE html>") and doc.rstrip().endswith("</html>"), "not whole"
+allowed = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "section",
+           "table", "tr", "th", "td", "span", "svg", "rect", "p", "ol", "li", "b", "br", "code"}
+class P(HTMLParser):
+    def handle_starttag(self, tag, attrs):
+        assert tag in allowed, "unexpected tag <%s>" % tag
+        for k, v in attrs:
+            assert not k.startswith("on"), "event handler attribute " + k
+            assert k != "src" and k != "href", "external resource " + k
+P().feed(doc)
+low = doc.lower()
+for bad in ("<script", "<img", "<link", "@import", "url(", "javascript:<"):
+    assert bad not in low, bad
+PYEOF
+}
+
+case $case_name in
+md)
+    out=$("$ss" report --format md "$w0") || fail "exit $?"
+    grep -q '^## stepscope report: ' <<<"$out" || fail "no heading"
+    grep -Eq '^\| data \| 8[0-9]\.[0-9]+ \| 8[0-9]\.[0-9] \|' <<<"$out" || fail "data row: $out"
+    grep -q '^|---|---:|---:|---|$' <<<"$out" || fail "no table"
+    grep -q '^### Findings' <<<"$out" || fail "no findings"
+    grep -q '^1\. \*\*\[high\] GPU waits for data loading' <<<"$out" || fail "top finding"
+    grep -q 'step time\*\*: median 101\.1' <<<"$out" || fail "headline"
+    ;;
+html)
+    "$ss" report --format html -o "$work/r.html" "$w0" || fail "exit $?"
+    check_html "$work/r.html"
+    grep -q '<svg' "$work/r.html" || fail "no chart"
+    grep -q 'timeline: not available' "$work/r.html" || fail "timeline not said"
+    grep -q 'Median step (step' "$work/r.html" || fail "no median step"
+    grep -q 'GPU waits for data loading' "$work/r.html" || fail "no finding"
+    grep -q 'fill="#c62828"><title>data: 8[0-9]' "$work/r.html" || fail "data rect"
+    [ ! -e "$work/r.html.tmp" ] || fail "tmp file left"
+    ;;
+hostile)
+    name="$work/a<script>\"'&x.sstrace"
+    "$mkh" "$name" || fail "mk-hostile"
+    "$ss" report --format html -v "$name" >"$work/h.html" || fail "html exit $?"
+    check_html "$work/h.html"
+    grep -q '&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&amp;amp;' "$work/h.html" ||
+        fail "kernel/command not escaped as expected"
+    grep -q 'a&lt;script&gt;&quot;&#39;&amp;x.sstrace' "$work/h.html" || fail "path not escaped"
+    ! grep -q $'\033' "$work/h.html" || fail "escape byte in html"
+    "$ss" report --format md -v "$name" >"$work/h.md" || fail "md exit $?"
+    ! grep -qi '<script\|<img\|<b ' "$work/h.md" || fail "raw tag in md"
+    grep -q '&lt;script&gt;' "$work/h.md" || fail "md: command not shown escaped"
+    ! grep -q $'\033' "$work/h.md" || fail "escape byte in md"
+    "$ss" report --format json -v "$name" | "$py" -c 'import json,sys; json.load(sys.stdin)' ||
+        fail "json"
+    out=$("$ss" report -v "$name") || fail "text exit $?"
+    ! grep -q $'\033' <<<"$out" || fail "escape byte in text"
+    ;;
+output)
+    "$ss" report -o "$work/r.txt" "$w0" >"$work/stdout" || fail "exit $?"
+    [ ! -s "$work/stdout" ] || fail "-o also wrote stdout"
+    grep -q 'GPU waits for data loading' "$work/r.txt" || fail "file content"
+    echo old >"$work/r.json"
+    "$ss" report --format json -o "$work/r.json" "$w0" || fail "overwrite exit $?"
+    "$py" -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/r.json" || fail "json file"
+    ls "$work" | grep -q '\.tmp$' && fail "tmp file left"
+    "$ss" report -o "$work/no/such/dir/r.txt" "$w0" 2>"$work/err"; rc=$?
+    [ $rc -eq 1 ] || fail "unwritable: exit $rc"
+    [ "$(wc -l <"$work/err")" -eq 1 ] || fail "unwritable: not one line"
+    : >"$work/empty.sstrace"
+    "$ss" report -o "$work/e.txt" "$work/empty.sstrace" 2>/dev/null; rc=$?
+    [ $rc -eq 1 ] && [ ! -e "$work/e.txt" ] && [ ! -e "$work/e.txt.tmp" ] ||
+        fail "unreadable input: exit $rc or a file left"
+    "$ss" report -o "" "$w0" 2>/dev/null; [ $? -eq 2 ] || fail "empty -o: want 2"
+    ;;
+folder)
+    d=$work/procs && mkdir "$d"
+    head -c 200 "$w0" >"$d/a-head.sstrace"          # no GPU records
+    cp "$w0" "$d/b-w0.sstrace"
+    cp "$fx/h200-cnn-launchbound.sstrace" "$d/c-cnn.sstrace"
+    echo "not a trace" >"$d/notes.txt"
+    out=$("$ss" report "$d") || fail "exit $?"
+    order=$(grep '^stepscope report: ' <<<"$out" | sed 's/.*\///')
+    [ "$order" = "$(printf 'b-w0.sstrace\nc-cnn.sstrace\na-head.sstrace')" ] ||
+        fail "sections not GPU-first: $order"
+    grep -q 'notes.txt' <<<"$out" && fail "a non-trace file was read"
+    "$ss" report --format json "$d" >"$work/d.json" || fail "json exit $?"
+    "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==3, len(d)' \
+        "$work/d.json" || fail "json array"
+    for f in md html; do
+        "$ss" report --format $f "$d" >"$work/d.$f" || fail "$f exit $?"
+    done
+    check_html "$work/d.html"
+    [ "$(grep -c '<section>' "$work/d.html")" -eq 3 ] || fail "html sections"
+    [ "$(grep -c '^## stepscope report' "$work/d.md")" -eq 3 ] || fail "md sections"
+    head -c 100 /dev/urandom >"$d/d-noise.sstrace"
+    out=$("$ss" report "$d" 2>"$work/err"); rc=$?
+    [ $rc -eq 1 ] || fail "damaged member: exit $rc"
+    [ "$(grep -c '^stepscope report: ' <<<"$out")" -eq 3 ] || fail "other sections lost"
+    grep -q 'd-noise' "$work/err" || fail "damaged member not named"
+    "$ss" report "$fx/h200-dataloader-w0.sstrace" "$d/c-cnn.sstrace" >/dev/null || fail "two"
+    mkdir "$work/none"
+    "$ss" report "$work/none" 2>"$work/err"; rc=$?
+    [ $rc -eq 1 ] && grep -q 'no .sstrace' "$work/err" || fail "empty folder: $rc"
+    ;;
+diff)
+    out=$("$ss" diff "$w0" "$w8") || fail "exit $?"
+    echo "$out"
+    grep -Eq '^  step time +median 101\.1[0-9] -> 16\.[5-9][0-9] ms +\(([5-6]\.[0-9]+)x' <<<"$out" ||
+        fail "speed-up line"
+    grep -Eq '^  data +8[0-9]\.[0-9]+ +[0-9]\.[0-9]+ +-8[0-9]\.[0-9]+' <<<"$out" || fail "data row"
+    grep -Eq '^  data_loading +.*resolved' <<<"$out" || fail "data_loading not resolved"
+    "$ss" diff --format json "$w0" "$w8" >"$work/d.json" || fail "json exit $?"
+    "$py" - "$work/d.json" <<'PYEOF' || fail "json content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "stepscope.diff" and d["version"] == 1
+assert 5.5 < d["speedup_median"] < 6.6, d["speedup_median"]
+assert abs(d["before"]["median_ms"] - 101.13) < 0.1 and abs(d["after"]["median_ms"] - 16.7) < 0.3
+cats = {c["name"]: c for c in d["categories"]}
+assert cats["data"]["before_ms_per_step"] > 80 and cats["data"]["after_ms_per_step"] < 5
+assert abs(cats["data"]["change_ms_per_step"] - (cats["data"]["after_ms_per_step"] - cats["data"]["before_ms_per_step"])) < 1e-9
+f = {x["id"]: x for x in d["findings"]}
+assert f["data_loading"]["status"] == "resolved" and f["data_loading"]["after_saving_ms_per_step"] is None
+PYEOF
+    out=$("$ss" diff "$w0" "$w0") || fail "same: exit $?"
+    grep -Eq '\(1\.00x' <<<"$out" || fail "same trace: not 1.00x"
+    ;;
+diff_usage)
+    "$ss" diff "$w0" >/dev/null 2>&1; [ $? -eq 2 ] || fail "one arg: want 2"
+    "$ss" diff "$w0" "$w8" "$w8" >/dev/null 2>&1; [ $? -eq 2 ] || fail "three args: want 2"
+    "$ss" diff --format xml "$w0" "$w8" >/dev/null 2>&1; [ $? -eq 2 ] || fail "format: want 2"
+    "$ss" diff "$w0" "$work/missing" 2>"$work/err" >/dev/null; rc=$?
+    [ $rc -eq 1 ] && [ "$(wc -l <"$work/err")" -eq 1 ] || fail "missing: exit $rc"
+    head -c 100 /dev/urandom >"$work/noise"
+    "$ss" diff "$work/noise" "$w8" >/dev/null 2>&1; [ $? -eq 1 ] || fail "noise: want 1"
+    "$ss" diff --help | grep -q 'usage: stepscope diff' || fail "--help"
+    "$ss" --help | grep -q '^  diff' || fail "verb not listed"
+    ;;
+record)
+    if [ "$nvtx" = none ]; then echo "skipped: the collector is not built"; exit 0; fi
+    "$ss" record -o "$work/o1" -- "$nvtx" steps >/dev/null 2>"$work/err"; rc=$?
+    [ $rc -eq 0 ] || fail "steps: exit $rc"
+    grep -q '^stepscope report: .*o1/.*\.sstrace' "$work/err" || fail "no report: $(cat "$work/err")"
+    grep -Eq '^  steps +[0-9]+ of 10 \(step_records' "$work/err" || fail "steps line: $(cat "$work/err")"
+    grep -q 'no GPU activity recorded' "$work/err" || fail "NVTX-only not said"
+    [ "$(grep -n 'stepscope report:' "$work/err" | cut -d: -f1)" -gt \
+      "$(grep -n 'traces in' "$work/err" | cut -d: -f1)" ] || fail "report before the summary"
+    "$ss" record -o "$work/o2" -- "$nvtx" normal >/dev/null 2>"$work/err"; rc=$?
+    [ $rc -eq 3 ] || fail "normal: exit $rc (the program's is 3)"
+    grep -q '^stepscope report: ' "$work/err" || fail "normal: no report"
+    "$ss" record -o "$work/o3" --no-report -- "$nvtx" steps >/dev/null 2>"$work/err" ||
+        fail "--no-report exit"
+    grep -q 'traces in' "$work/err" || fail "--no-report lost the summary"
+    ! grep -q 'stepscope report:' "$work/err" || fail "--no-report still reported"
+    # two processes: the report is the started one's (exec keeps its pid), not the largest
+    "$ss" record -o "$work/o5" -- sh -c "'$nvtx' normal >/dev/null; exec '$nvtx' steps" \
+        >/dev/null 2>"$work/err"
+    [ "$(ls "$work/o5"/*.sstrace | wc -l)" -ge 2 ] || fail "two processes: fewer traces"
+    grep -q '^  command    "[^"]*nvtx_prog steps"' "$work/err" || fail "not the started process"
+    "$ss" record -o "$work/o4" -- sh -c 'exit 5' >/dev/null 2>"$work/err"; rc=$?
+    [ $rc -eq 5 ] || fail "no trace: exit $rc"
+    grep -q 'no report: no trace was written' "$work/err" || fail "no trace: not said"
+    ;;
+*) fail "unknown case $case_name" ;;
+esac
+echo ok

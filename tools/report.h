@@ -1,0 +1,74 @@
+/*
+ * report.h — the writers of `stepscope report` (one per format) and what they share.
+ *
+ * The analysis (src/analysis/ssa.h) produces a struct ssa_result per trace; these files only
+ * print it: report_text.c (the one-screen text), report_json.c (docs/report-json.md),
+ * report_md.c (Markdown) and report_html.c (one self-contained HTML file). Every string from
+ * a trace goes through an escaper of its format. cmd_report.c parses the options, expands
+ * folders, orders processes and writes -o files atomically; cmd_diff.c compares two traces;
+ * cmd_record.c calls report_after_record() at the end of a run.
+ */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "analysis/ssa.h"
+
+struct json_out;
+
+enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_MD, REPORT_HTML };
+
+struct report_opts {
+    int format; /* enum report_format */
+    int verbose, color;
+    struct ssa_opts ssa;
+};
+
+#define TOP_KERNELS 10
+
+static inline double ms(uint64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+/* Opens and analyses path; a failure is one cli_error line ("stepscope VERB: FILE: ...").
+ * 0 with *out owned by the caller (ssa_result_free), or -1. */
+int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
+                struct ssa_result **out);
+
+/* Any kernel, copy or memset recorded for the process. */
+int report_has_gpu(const struct ssa_result *r);
+
+/* The step of median duration among the steady steps (NULL when there is none). */
+const struct ssa_step *report_median_step(const struct ssa_result *r);
+
+/* Ranked findings of r, none when it has no step markers (no per-step saving). */
+void report_findings(const struct ssa_result *r, const struct ssa_summary *s,
+                     struct ssa_findings *f);
+
+/* One trace each. f is where the report goes (stdout, stderr, a file). */
+void report_text(FILE *f, const struct ssa_result *r, const struct report_opts *o);
+void report_json(struct json_out *j, const struct ssa_result *r, const struct report_opts *o);
+void report_md(FILE *f, const struct ssa_result *r, const struct report_opts *o);
+
+/* HTML: one document around one section per trace. title is escaped. */
+void report_html_begin(FILE *f, const char *title);
+void report_html(FILE *f, const struct ssa_result *r, const struct report_opts *o);
+void report_html_end(FILE *f);
+
+/* Writes s HTML-escaped (& < > " ' and control bytes); NULL writes "-". */
+void html_escaped(FILE *f, const char *s);
+
+/* Writes s for a Markdown table cell or paragraph: HTML-escaped too (Markdown renders
+ * inline HTML), and | ` * _ [ ] \ backslash-escaped, newlines as spaces. NULL writes "-". */
+void md_escaped(FILE *f, const char *s);
+
+/* End of `stepscope record`: the text report of the trace of the process it started (the
+ * file whose PROCESS pid is child, else the largest .sstrace in dir) on f. Never fails the
+ * run: a problem is one line on f. */
+void report_after_record(FILE *f, const char *dir, pid_t child);
+
+#endif

@@ -1,0 +1,266 @@
+/*
+ * report_html.c — `stepscope report --format html`: ONE self-contained file (inline CSS and
+ * SVG, no external resource, no JavaScript) with, per process, the headline, a stacked bar
+ * of the categories, the median step's breakdown and the ranked findings.
+ *
+ * The analysis keeps per step the exclusive time of each category, not the intervals inside
+ * a step, so the "median step" panel is that step's category bar and the page says that a
+ * host/GPU timeline is not available rather than drawing invented intervals.
+ * Every string that came from a trace (paths, command lines, kernel names, and the findings'
+ * evidence, which quotes the trace) goes through html_escaped().
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report.h"
+#include "text_esc.h"
+
+/* One fill colour per category (enum ssa_cat order): greens/blues for compute, warm for
+ * copies and communication, greys/pinks for GPU idle. */
+static const char *const cat_fill[SSA_CAT_COUNT] = {
+    "#2e7d32", "#9e9d24", "#00838f", "#6a1b9a", "#1565c0", "#42a5f5", "#78909c",
+    "#ad1457", "#e65100", "#ef6c00", "#f9a825", "#ff7043", "#d84315", "#8d6e63",
+    "#c62828", "#f06292", "#ba68c8", "#4dd0e1", "#bdbdbd"};
+
+static const char *entity(uint32_t c)
+{
+    switch (c) {
+    case '&':
+        return "&amp;";
+    case '<':
+        return "&lt;";
+    case '>':
+        return "&gt;";
+    case '"':
+        return "&quot;";
+    case '\'':
+        return "&#39;";
+    default:
+        return NULL;
+    }
+}
+
+void html_escaped(FILE *f, const char *s)
+{
+    if (!s) {
+        fputc('-', f);
+        return;
+    }
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = utf8_decode(p + i, n - i, &cp);
+        const char *e = entity(cp);
+        if (e)
+            fputs(e, f);
+        else if (cp == UTF8_INVALID || text_cp_is_unsafe(cp))
+            fputs("&#xFFFD;", f);
+        else
+            fwrite(p + i, 1, len, f);
+        i += len;
+    }
+}
+
+void report_html_begin(FILE *f, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+          "stepscope report",
+          f);
+    if (title) {
+        fputs(": ", f);
+        html_escaped(f, title);
+    }
+    fputs("</title>\n<style>\n"
+          "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:960px;"
+          "color:#222;padding:0 1em}\n"
+          "section{border-top:2px solid #ccc;margin-top:2em}\n"
+          "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}\n"
+          "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+          "tr:nth-child(even){background:#f4f4f4}\n"
+          ".sw{display:inline-block;width:12px;height:12px;margin-right:6px;"
+          "vertical-align:middle}\n"
+          ".f{margin:1em 0;padding:.5em 1em;border-left:4px solid #999}\n"
+          ".high{border-color:#c62828}.medium{border-color:#ef6c00}.low{border-color:#9e9e9e}\n"
+          "code{word-break:break-all}.note{color:#666}\n"
+          "</style>\n</head>\n<body>\n<h1>stepscope report</h1>\n",
+          f);
+}
+
+void report_html_end(FILE *f)
+{
+    fputs("</body>\n</html>\n", f);
+}
+
+static void html_row(FILE *f, const char *label, const char *value)
+{
+    fprintf(f, "<tr><th>%s</th><td>", label);
+    html_escaped(f, value);
+    fputs("</td></tr>\n", f);
+}
+
+static void html_identity(FILE *f, const struct ssa_result *r, const struct ssa_summary *s)
+{
+    char buf[256];
+    fputs("<h2><code>", f);
+    html_escaped(f, r->path);
+    fputs("</code></h2>\n<table>\n", f);
+    snprintf(buf, sizeof buf,
+             "pid %" PRIu32 ", rank %" PRId32 "/%" PRId32 ", %" PRIu32 " device(s)", r->pid,
+             r->rank, r->world_size, r->n_devices);
+    html_row(f, "process", buf);
+    html_row(f, "device", r->device_name);
+    html_row(f, "command", r->cmdline);
+    snprintf(buf, sizeof buf, "%s; %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64 " copies",
+             r->state_line, r->records, r->kernels, r->memcpys);
+    html_row(f, "trace", buf);
+    if (r->step_source == SSA_STEPS_NONE)
+        snprintf(buf, sizeof buf, "no step markers: whole trace as one interval (%.1f ms)",
+                 ms(s->total_ns));
+    else
+        snprintf(buf, sizeof buf, "%zu of %zu (%s), %zu warm-up excluded", s->steps, r->n_steps,
+                 ssa_step_source_name(r->step_source), r->n_warmup);
+    html_row(f, "steps", buf);
+    if (s->steps && r->step_source != SSA_STEPS_NONE) {
+        snprintf(buf, sizeof buf, "median %.2f ms, p10 %.2f, p90 %.2f, mean %.2f; %.2f steps/s",
+                 ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
+        html_row(f, "step time", buf);
+    }
+    snprintf(buf, sizeof buf, "%.1f %%%s", s->gpu_busy_pct,
+             report_has_gpu(r) ? "" : " (no GPU activity recorded: every instant is GPU idle)");
+    html_row(f, "GPU busy", buf);
+    fputs("</table>\n", f);
+}
+
+#define SVG_W 900
+#define SVG_H 36
+
+/* A stacked bar of ns[] (one per category) with a <title> per piece as its tooltip. */
+static void html_bar(FILE *f, const uint64_t *ns, const char *what)
+{
+    uint64_t total = 0;
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        total += ns[c];
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "role=\"img\" aria-label=\"%s\">\n",
+            SVG_W, SVG_H, what);
+    double x = 0;
+    for (int c = 0; c < SSA_CAT_COUNT && total; c++) {
+        if (!ns[c]) continue;
+        double w = (double)SVG_W * (double)ns[c] / (double)total;
+        fprintf(f,
+                "<rect x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
+                "<title>%s: %.3f ms (%.1f %%)</title></rect>\n",
+                x, w, SVG_H, cat_fill[c], ssa_cat_name(c), ms(ns[c]),
+                100.0 * (double)ns[c] / (double)total);
+        x += w;
+    }
+    fputs("</svg>\n", f);
+}
+
+static void html_breakdown(FILE *f, const struct ssa_result *r, const struct ssa_summary *s)
+{
+    int per_step = r->step_source != SSA_STEPS_NONE;
+    uint64_t ns[SSA_CAT_COUNT];
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        ns[c] = (uint64_t)(s->cat_ms[c] * 1e6);
+    fputs("<h3>Where the step time goes</h3>\n", f);
+    html_bar(f, ns, "breakdown of the mean step by category");
+    fprintf(f, "<table>\n<tr><th>category</th><th>%s</th><th>%%</th><th>meaning</th></tr>\n",
+            per_step ? "ms/step" : "ms");
+    for (int c = 0; c < SSA_CAT_COUNT; c++) {
+        if (s->cat_pct[c] <= 0) continue;
+        double v = per_step ? s->cat_ms[c] : s->cat_ms[c] * (double)s->steps;
+        fprintf(f,
+                "<tr><td><span class=\"sw\" style=\"background:%s\"></span>%s</td>"
+                "<td class=\"n\">%.3f</td><td class=\"n\">%.1f</td><td>%s</td></tr>\n",
+                cat_fill[c], ssa_cat_name(c), v, s->cat_pct[c], ssa_cat_description(c));
+    }
+    fprintf(f,
+            "<tr><th>total</th><td class=\"n\">%.3f</td><td class=\"n\">100.0</td>"
+            "<td></td></tr>\n</table>\n",
+            per_step ? ms(s->mean_ns) : ms(s->total_ns));
+}
+
+static void html_median_step(FILE *f, const struct ssa_result *r)
+{
+    const struct ssa_step *st = report_median_step(r);
+    if (!st || r->step_source == SSA_STEPS_NONE) return;
+    fprintf(f, "<h3>Median step (step %" PRIu64 ", %.3f ms)</h3>\n", st->number,
+            ms(st->end_ns - st->begin_ns));
+    html_bar(f, st->cat_ns, "the median step by category");
+    fprintf(f,
+            "<p class=\"note\">%" PRIu32 " kernels, %" PRIu32 " launches, %" PRIu32
+            " syncs in this step. timeline: not available &mdash; the analysis keeps each "
+            "step's time per category, not the host and GPU intervals inside it.</p>\n",
+            st->n.kernels, st->n.launches, st->n.syncs);
+}
+
+static void html_findings(FILE *f, const struct ssa_result *r, const struct ssa_summary *s)
+{
+    struct ssa_findings fs;
+    report_findings(r, s, &fs);
+    fputs("<h3>Findings, ranked by estimated saving</h3>\n", f);
+    if (!fs.n) {
+        fprintf(f, "<p>none above %.0f %% of the step%s</p>\n", SSA_FINDING_MIN_PCT,
+                r->step_source == SSA_STEPS_NONE ? " (no step markers: no per-step saving)" : "");
+        return;
+    }
+    fputs("<ol>\n", f);
+    for (size_t i = 0; i < fs.n; i++) {
+        const struct ssa_finding *x = &fs.v[i];
+        fprintf(f, "<li class=\"f %s\"><b>[%s] ", ssa_level_name(x->severity),
+                ssa_level_name(x->severity));
+        html_escaped(f, x->title);
+        fprintf(f,
+                "</b><br>saves ~%.2f ms/step (%.0f %%, %.2f&times;), confidence %s<br>\n"
+                "<b>evidence:</b> ",
+                x->saving_ms, x->saving_pct, x->speedup, ssa_level_name(x->confidence));
+        html_escaped(f, x->evidence);
+        fputs("<br>\n<b>estimate:</b> ", f);
+        html_escaped(f, x->estimate);
+        fputs("<br>\n<b>fix:</b> <code>", f);
+        html_escaped(f, x->fix);
+        fputs("</code></li>\n", f);
+    }
+    fputs("</ol>\n", f);
+}
+
+static void html_top_kernels(FILE *f, const struct ssa_result *r)
+{
+    if (!r->n_knames) return;
+    fputs("<h3>Top kernels (whole trace)</h3>\n<table>\n<tr><th>ms</th><th>count</th>"
+          "<th>class</th><th>name</th></tr>\n",
+          f);
+    for (size_t i = 0; i < r->n_knames && i < TOP_KERNELS; i++) {
+        const struct ssa_kname *k = &r->knames[i];
+        fprintf(f,
+                "<tr><td class=\"n\">%.3f</td><td class=\"n\">%" PRIu64 "</td><td>%s</td>"
+                "<td><code>",
+                ms(k->total_ns), k->count, ssa_kclass_name(k->kclass));
+        html_escaped(f, r->kname_text[i]);
+        fputs("</code></td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+void report_html(FILE *f, const struct ssa_result *r, const struct report_opts *o)
+{
+    (void)o;
+    struct ssa_summary s;
+    ssa_summarize(r, &s);
+    fputs("<section>\n", f);
+    html_identity(f, r, &s);
+    if (!s.steps) {
+        fputs("<p>nothing to attribute: the trace has no timed records inside a step</p>\n"
+              "</section>\n",
+              f);
+        return;
+    }
+    html_breakdown(f, r, &s);
+    html_median_step(f, r);
+    html_findings(f, r, &s);
+    html_top_kernels(f, r);
+    fputs("</section>\n", f);
+}

@@ -1,0 +1,226 @@
+/*
+ * report_json.c — `stepscope report --format json`: one object per trace, the schema of
+ * docs/report-json.md (keys are only ever added within a version).
+ */
+#include "json_out.h"
+#include "report.h"
+
+/* ---- JSON (docs/report-json.md) ---- */
+
+static void json_kv_double(struct json_out *j, const char *key, double v)
+{
+    json_key(j, key);
+    json_double(j, v);
+}
+
+static void json_process(struct json_out *j, const struct ssa_result *r)
+{
+    json_key(j, "process");
+    json_begin_object(j);
+    json_kv_u64(j, "pid", r->pid);
+    json_kv_i64(j, "rank", r->rank);
+    json_kv_i64(j, "world_size", r->world_size);
+    json_kv_string(j, "cmdline", r->cmdline);
+    json_kv_string(j, "device", r->device_name);
+    json_kv_u64(j, "devices", r->n_devices);
+    json_end_object(j);
+    json_key(j, "trace");
+    json_begin_object(j);
+    json_kv_string(j, "state", r->state_line);
+    json_kv_bool(j, "closed", r->closed);
+    json_kv_bool(j, "truncated", r->truncated);
+    json_kv_u64(j, "bad_chunks", r->bad_chunks);
+    json_kv_u64(j, "problems", r->problems);
+    json_kv_u64(j, "records", r->records);
+    json_kv_u64(j, "kernels", r->kernels);
+    json_kv_u64(j, "memcpys", r->memcpys);
+    json_kv_u64(j, "memsets", r->memsets);
+    json_kv_u64(j, "api_calls", r->api_calls);
+    json_kv_u64(j, "dropped", r->dropped);
+    json_end_object(j);
+}
+
+static void json_steps(struct json_out *j, const struct ssa_result *r, const struct ssa_summary *s)
+{
+    json_key(j, "steps");
+    json_begin_object(j);
+    json_kv_string(j, "source", ssa_step_source_name(r->step_source));
+    json_kv_u64(j, "training_tid", r->train_tid);
+    json_kv_u64(j, "total", r->step_source == SSA_STEPS_NONE ? 0 : r->n_steps);
+    json_kv_u64(j, "warmup_excluded", r->n_warmup);
+    json_kv_bool(j, "warmup_autotune", r->warmup_autotune);
+    json_kv_u64(j, "analysed", r->step_source == SSA_STEPS_NONE ? 0 : s->steps);
+    json_kv_u64(j, "unended_ranges", r->dropped_step_ranges);
+    json_kv_double(j, "interval_ms", ms(s->total_ns));
+    json_kv_double(j, "median_ms", ms(s->median_ns));
+    json_kv_double(j, "p10_ms", ms(s->p10_ns));
+    json_kv_double(j, "p90_ms", ms(s->p90_ns));
+    json_kv_double(j, "mean_ms", ms(s->mean_ns));
+    json_kv_double(j, "steps_per_s", s->steps_per_s);
+    json_end_object(j);
+}
+
+static void json_categories(struct json_out *j, const struct ssa_summary *s, int per_step)
+{
+    json_kv_double(j, "gpu_busy_pct", s->gpu_busy_pct);
+    json_key(j, "categories");
+    json_begin_array(j);
+    for (int c = 0; c < SSA_CAT_COUNT; c++) {
+        json_begin_object(j);
+        json_kv_string(j, "name", ssa_cat_name(c));
+        json_kv_bool(j, "gpu_busy", c < SSA_CAT_FIRST_IDLE);
+        json_kv_double(j, "ms", s->cat_ms[c] * (double)s->steps);
+        json_key(j, "ms_per_step");
+        if (per_step)
+            json_double(j, s->cat_ms[c]);
+        else
+            json_null(j);
+        json_kv_double(j, "pct", s->cat_pct[c]);
+        json_end_object(j);
+    }
+    json_end_array(j);
+    json_key(j, "kernel_classes");
+    json_begin_array(j);
+    for (int k = 0; k < SSA_KC_COUNT; k++) {
+        json_begin_object(j);
+        json_kv_string(j, "name", ssa_kclass_name(k));
+        json_kv_double(j, "kernel_ms_per_step", s->steps ? s->kclass_ms[k] : 0);
+        json_end_object(j);
+    }
+    json_end_array(j);
+}
+
+static void json_per_step_means(struct json_out *j, const struct ssa_summary *s)
+{
+    json_key(j, "per_step");
+    json_begin_object(j);
+    json_kv_double(j, "kernels", s->kernels_per_step);
+    json_kv_double(j, "launches", s->launches_per_step);
+    json_kv_double(j, "syncs", s->syncs_per_step);
+    json_kv_double(j, "h2d_copies", s->h2d_copies_per_step);
+    json_kv_double(j, "h2d_mib", s->h2d_mib_per_step);
+    json_kv_double(j, "pageable_h2d_mib", s->pageable_h2d_mib_per_step);
+    json_end_object(j);
+}
+
+static void json_findings(struct json_out *j, const struct ssa_result *r,
+                          const struct ssa_summary *s, int per_step)
+{
+    struct ssa_findings f;
+    if (per_step)
+        ssa_find(r, s, &f);
+    else
+        f.n = 0; /* no steps, no per-step saving */
+    json_key(j, "findings");
+    json_begin_array(j);
+    for (size_t i = 0; i < f.n; i++) {
+        const struct ssa_finding *x = &f.v[i];
+        json_begin_object(j);
+        json_kv_string(j, "id", x->id);
+        json_kv_string(j, "title", x->title);
+        json_kv_string(j, "severity", ssa_level_name(x->severity));
+        json_kv_string(j, "confidence", ssa_level_name(x->confidence));
+        json_kv_double(j, "saving_ms_per_step", x->saving_ms);
+        json_kv_double(j, "saving_pct", x->saving_pct);
+        json_kv_double(j, "speedup", x->speedup);
+        json_kv_string(j, "evidence", x->evidence);
+        json_kv_string(j, "estimate", x->estimate);
+        json_kv_string(j, "fix", x->fix);
+        json_end_object(j);
+    }
+    json_end_array(j);
+}
+
+static void json_top_kernels(struct json_out *j, const struct ssa_result *r)
+{
+    json_key(j, "top_kernels");
+    json_begin_array(j);
+    for (size_t i = 0; i < r->n_knames && i < TOP_KERNELS; i++) {
+        json_begin_object(j);
+        json_kv_string(j, "name", r->kname_text[i]);
+        json_kv_string(j, "class", ssa_kclass_name(r->knames[i].kclass));
+        json_kv_u64(j, "count", r->knames[i].count);
+        json_kv_double(j, "total_ms", ms(r->knames[i].total_ns));
+        json_end_object(j);
+    }
+    json_end_array(j);
+}
+
+static void json_u64_array(struct json_out *j, const char *key, const void *v, size_t n, int is32)
+{
+    json_key(j, key);
+    json_begin_array(j);
+    for (size_t i = 0; i < n; i++)
+        json_u64(j, is32 ? ((const uint32_t *)v)[i] : ((const uint64_t *)v)[i]);
+    json_end_array(j);
+}
+
+static void json_step_counts(struct json_out *j, const struct ssa_step_counts *n)
+{
+    json_key(j, "counts");
+    json_begin_object(j);
+    json_kv_u64(j, "kernels", n->kernels);
+    json_u64_array(j, "kernels_by_class", n->kernels_by_class, SSA_KC_COUNT, 1);
+    json_u64_array(j, "kernel_ns_by_class", n->kernel_ns_by_class, SSA_KC_COUNT, 0);
+    json_kv_u64(j, "launches", n->launches);
+    json_kv_u64(j, "launch_api_ns", n->launch_api_ns);
+    json_kv_u64(j, "syncs", n->syncs);
+    json_kv_u64(j, "sync_api_ns", n->sync_api_ns);
+    json_kv_u64(j, "allocs", n->allocs);
+    json_kv_u64(j, "alloc_api_ns", n->alloc_api_ns);
+    json_u64_array(j, "copies", n->copies, SSA_COPY_KINDS, 1);
+    json_u64_array(j, "copy_bytes", n->copy_bytes, SSA_COPY_KINDS, 0);
+    json_u64_array(j, "copy_ns", n->copy_ns, SSA_COPY_KINDS, 0);
+    json_u64_array(j, "pageable_copies", n->pageable_copies, SSA_COPY_KINDS, 1);
+    json_u64_array(j, "pageable_bytes", n->pageable_bytes, SSA_COPY_KINDS, 0);
+    json_u64_array(j, "pageable_ns", n->pageable_ns, SSA_COPY_KINDS, 0);
+    json_kv_u64(j, "blocking_copies", n->blocking_copies);
+    json_kv_u64(j, "blocking_pageable_h2d_ns", n->blocking_pageable_h2d_ns);
+    json_kv_u64(j, "short_gaps", n->short_gaps);
+    json_kv_u64(j, "short_gap_ns", n->short_gap_ns);
+    json_kv_u64(j, "memsets", n->memsets);
+    json_kv_u64(j, "sync_records", n->sync_records);
+    json_kv_u64(j, "data_ranges", n->data_ranges);
+    json_kv_u64(j, "data_ns", n->data_ns);
+    json_end_object(j);
+}
+
+static void json_step_list(struct json_out *j, const struct ssa_result *r)
+{
+    json_key(j, "step_list");
+    json_begin_array(j);
+    for (size_t i = 0; r->steps && i < r->n_steps; i++) {
+        const struct ssa_step *st = &r->steps[i];
+        json_begin_object(j);
+        json_kv_u64(j, "number", st->number);
+        json_kv_u64(j, "begin_ns", st->begin_ns);
+        json_kv_u64(j, "end_ns", st->end_ns);
+        json_kv_bool(j, "warmup", st->warmup);
+        json_key(j, "cat_ns");
+        json_begin_object(j);
+        for (int c = 0; c < SSA_CAT_COUNT; c++)
+            json_kv_u64(j, ssa_cat_name(c), st->cat_ns[c]);
+        json_end_object(j);
+        json_step_counts(j, &st->n);
+        json_end_object(j);
+    }
+    json_end_array(j);
+}
+
+void report_json(struct json_out *j, const struct ssa_result *r, const struct report_opts *o)
+{
+    struct ssa_summary s;
+    ssa_summarize(r, &s);
+    json_begin_object(j);
+    json_kv_string(j, "schema", "stepscope.report");
+    json_kv_u64(j, "version", 1);
+    json_kv_string(j, "file", r->path);
+    json_process(j, r);
+    json_steps(j, r, &s);
+    json_categories(j, &s, r->step_source != SSA_STEPS_NONE);
+    json_per_step_means(j, &s);
+    json_findings(j, r, &s, r->step_source != SSA_STEPS_NONE);
+    json_top_kernels(j, r);
+    if (o->verbose) json_step_list(j, r);
+    json_end_object(j);
+}

@@ -1,0 +1,288 @@
+/*
+ * report_text.c — the text report of one analysed trace (`stepscope report`, and the end of
+ * `stepscope record`): headline, stacked bar, category table, kernel classes, findings;
+ * -v adds the top kernels and the per-step table. Every string from the trace is escaped.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report.h"
+#include "text_esc.h"
+
+/* The stream of the report being written: report_text() sets it, the helpers below use it
+ * (one report at a time; the CLI is single-threaded). */
+static FILE *out;
+
+#define BAR_WIDTH 64
+#define SMALL_CAT_PCT 0.1 /* without -v, rows below this share are summed in one */
+
+/* One character and one ANSI background colour per category for the bar. */
+static const char cat_glyph[SSA_CAT_COUNT] = {'G', 'F', 'A', 'O', 'R', 'E', 'K', 'N', 'h', 'd',
+                                              'x', 'p', 'y', 'm', 'D', 'S', 'M', 'L', '.'};
+static const int cat_color[SSA_CAT_COUNT] = {42, 43, 46, 45, 44,  44,  47,  45,  41, 41,
+                                             41, 41, 41, 47, 101, 103, 105, 106, 100};
+
+/* ---- text ---- */
+
+static void text_escaped(const char *s)
+{
+    if (s)
+        text_write_escaped(out, s, strlen(s), 1);
+    else
+        fputs("-", out);
+}
+
+static void text_identity(const struct ssa_result *r)
+{
+    fprintf(out, "stepscope report: ");
+    text_write_escaped(out, r->path, strlen(r->path), 0);
+    fprintf(out, "\n  process    pid %" PRIu32, r->pid);
+    if (r->rank >= 0) fprintf(out, " rank %" PRId32 "/%" PRId32, r->rank, r->world_size);
+    fprintf(out, ", %" PRIu32 " device%s", r->n_devices, r->n_devices == 1 ? "" : "s");
+    if (r->device_name) {
+        fprintf(out, ", first ");
+        text_escaped(r->device_name);
+    }
+    fprintf(out, "\n  command    ");
+    if (r->cmdline && strlen(r->cmdline) > 64) { /* one line: the start says what ran */
+        text_write_escaped(out, r->cmdline, 60, 1);
+        fputs("...", out);
+    } else {
+        text_escaped(r->cmdline);
+    }
+    fprintf(out,
+            "\n  trace      %s; %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64 " copies\n",
+            r->state_line, r->records, r->kernels, r->memcpys);
+    if (r->problems)
+        fprintf(out, "  damage     %" PRIu64 " problems, first: %s\n", r->problems,
+                r->first_problem);
+    if (r->dropped)
+        fprintf(out, "  dropped    %" PRIu64 " records lost while recording\n", r->dropped);
+}
+
+static void text_steps_line(const struct ssa_result *r, const struct ssa_summary *s)
+{
+    if (r->step_source == SSA_STEPS_NONE) {
+        fprintf(out, "  steps      no step markers: whole trace as one interval (%.1f ms)\n",
+                ms(s->total_ns));
+        return;
+    }
+    fprintf(out, "  steps      %zu of %zu (%s, thread %" PRIu32 ")", s->steps, r->n_steps,
+            ssa_step_source_name(r->step_source), r->train_tid);
+    if (r->n_warmup) fprintf(out, ", %zu warm-up excluded", r->n_warmup);
+    fprintf(out, "\n");
+    if (r->warmup_autotune)
+        fprintf(out,
+                "             step 0 ran kernels never seen again (autotuning, compilation)\n");
+    if (r->dropped_step_ranges)
+        fprintf(out, "             %" PRIu64 " step range(s) never ended: not counted\n",
+                r->dropped_step_ranges);
+    if (!s->steps) return;
+    fprintf(out, "  step time  median %.2f ms  p10 %.2f  p90 %.2f  mean %.2f  %.2f steps/s\n",
+            ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
+}
+
+/* Largest-remainder rounding of the percentages to BAR_WIDTH cells. */
+static void bar_cells(const struct ssa_summary *s, int cells[SSA_CAT_COUNT])
+{
+    double rem[SSA_CAT_COUNT];
+    int used = 0;
+    for (int c = 0; c < SSA_CAT_COUNT; c++) {
+        double exact = s->cat_pct[c] * BAR_WIDTH / 100.0;
+        cells[c] = (int)exact;
+        rem[c] = exact - cells[c];
+        used += cells[c];
+    }
+    while (used < BAR_WIDTH && s->total_ns) {
+        int best = 0;
+        for (int c = 1; c < SSA_CAT_COUNT; c++)
+            if (rem[c] > rem[best]) best = c;
+        cells[best]++, rem[best] = -1, used++;
+    }
+}
+
+static void text_bar(const struct ssa_summary *s, int color)
+{
+    int cells[SSA_CAT_COUNT];
+    bar_cells(s, cells);
+    fprintf(out, "\n  [");
+    for (int c = 0; c < SSA_CAT_COUNT; c++) {
+        if (!cells[c]) continue;
+        if (color) fprintf(out, "\033[%d;30m", cat_color[c]);
+        for (int i = 0; i < cells[c]; i++)
+            fputc(cat_glyph[c], out);
+        if (color) fprintf(out, "\033[0m");
+    }
+    fprintf(out, "]\n  ");
+    int col = 2;
+    for (int c = 0; c < SSA_CAT_COUNT; c++) {
+        if (!cells[c]) continue;
+        int w = 3 + (int)strlen(ssa_cat_name(c));
+        if (col + w > 78) fprintf(out, "\n  "), col = 2;
+        fprintf(out, " %c=%s", cat_glyph[c], ssa_cat_name(c));
+        col += w;
+    }
+    fprintf(out, "\n");
+}
+
+static void text_categories(const struct ssa_summary *s, int per_step, int verbose)
+{
+    int order[SSA_CAT_COUNT];
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        order[c] = c;
+    for (int i = 1; i < SSA_CAT_COUNT; i++) /* by time, largest first (insertion sort) */
+        for (int j = i; j > 0 && s->cat_pct[order[j]] > s->cat_pct[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1], order[j - 1] = t;
+        }
+    fprintf(out, "\n  %-20s %10s %7s\n", "category", per_step ? "ms/step" : "ms", "%");
+    int small = 0;
+    double small_pct = 0;
+    for (int i = 0; i < SSA_CAT_COUNT; i++) {
+        int c = order[i];
+        if (s->cat_pct[c] <= 0) continue;
+        if (!verbose && s->cat_pct[c] < SMALL_CAT_PCT) { /* one screen: -v shows them */
+            small++, small_pct += s->cat_pct[c];
+            continue;
+        }
+        double v = per_step ? s->cat_ms[c] : s->cat_ms[c] * (double)s->steps;
+        fprintf(out, "  %-20s %10.3f %7.1f%s%s\n", ssa_cat_name(c), v, s->cat_pct[c],
+                verbose ? "  " : "", verbose ? ssa_cat_description(c) : "");
+    }
+    if (small)
+        fprintf(out, "  %-20s %10s %7.2f  (%d categories under %.1f %%: -v)\n", "(others)", "",
+                small_pct, small, SMALL_CAT_PCT);
+    fprintf(out, "  %-20s %10.3f %7.1f  GPU busy %.1f %%\n", "total",
+            per_step ? ms(s->mean_ns) : ms(s->total_ns), 100.0, s->gpu_busy_pct);
+}
+
+static void text_kernels(const struct ssa_summary *s, int per_step)
+{
+    const char *unit = per_step ? "ms/step" : "ms";
+    double k = per_step ? 1.0 : (double)s->steps;
+    fprintf(out, "\n  kernel time by class (%s, overlaps not removed):\n   ", unit);
+    int any = 0, col = 3;
+    for (int c = 0; c < SSA_KC_COUNT; c++) {
+        if (s->kclass_ms[c] <= 0) continue;
+        char item[64];
+        int w = snprintf(item, sizeof item, " %s %.3f", ssa_kclass_name(c), s->kclass_ms[c] * k);
+        if (col + w > 78) fprintf(out, "\n   "), col = 3;
+        fputs(item, out);
+        col += w;
+        any = 1;
+    }
+    fprintf(out, "%s\n", any ? "" : " none");
+    if (!per_step) return;
+    fprintf(out,
+            "  per step: %.1f kernels, %.1f launches, %.1f syncs;\n"
+            "            %.1f H2D copies, %.2f MiB (%.2f MiB pageable)\n",
+            s->kernels_per_step, s->launches_per_step, s->syncs_per_step, s->h2d_copies_per_step,
+            s->h2d_mib_per_step, s->pageable_h2d_mib_per_step);
+}
+
+static void text_top_kernels(const struct ssa_result *r)
+{
+    fprintf(out, "\n  top kernels (whole trace)\n");
+    for (size_t i = 0; i < r->n_knames && i < TOP_KERNELS; i++) {
+        const struct ssa_kname *k = &r->knames[i];
+        fprintf(out, "  %10.3f ms %7" PRIu64 "x  %-11s ", ms(k->total_ns), k->count,
+                ssa_kclass_name(k->kclass));
+        const char *n = r->kname_text[i];
+        text_write_escaped(out, n, strlen(n) > 90 ? 90 : strlen(n), 0);
+        fprintf(out, "\n");
+    }
+}
+
+static int top_cat_of(const struct ssa_step *st)
+{
+    int best = 0;
+    for (int c = 1; c < SSA_CAT_COUNT; c++)
+        if (st->cat_ns[c] > st->cat_ns[best]) best = c;
+    return best;
+}
+
+static void text_step_table(const struct ssa_result *r)
+{
+    if (r->step_source == SSA_STEPS_NONE || !r->steps) return;
+    fprintf(out, "\n  %8s %10s %7s %-20s %8s %8s\n", "step", "ms", "busy%", "largest", "kernels",
+            "syncs");
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const struct ssa_step *st = &r->steps[i];
+        uint64_t d = st->end_ns - st->begin_ns, busy = 0;
+        for (int c = 0; c < SSA_CAT_FIRST_IDLE; c++)
+            busy += st->cat_ns[c];
+        fprintf(out, "  %8" PRIu64 " %10.3f %7.1f %-20s %8" PRIu32 " %8" PRIu32 "%s\n", st->number,
+                ms(d), d ? 100.0 * (double)busy / (double)d : 0, ssa_cat_name(top_cat_of(st)),
+                st->n.kernels, st->n.syncs, st->warmup ? "  warm-up" : "");
+    }
+}
+
+#define TEXT_FINDINGS 2 /* shown without -v: the report fits one screen */
+#define WRAP_COL 78
+
+/* Prints label then text, word-wrapped at WRAP_COL with continuation lines under the text. */
+static void text_wrapped(const char *label, const char *text)
+{
+    int indent = (int)strlen(label), col = indent;
+    fputs(label, out);
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        size_t w = strcspn(p, " ");
+        if (!w) break;
+        if (col > indent && col + 1 + (int)w > WRAP_COL)
+            fprintf(out, "\n%*s", indent, ""), col = indent;
+        else if (col > indent)
+            fputc(' ', out), col++;
+        text_write_escaped(out, p, w, 0);
+        col += (int)w;
+        p += w;
+    }
+    fputc('\n', out);
+}
+
+/* Ranked findings: title, saving, evidence, the fix (src/analysis/ssa_findings.c). */
+static void text_findings(const struct ssa_result *r, const struct ssa_summary *s, int verbose)
+{
+    struct ssa_findings f;
+    ssa_find(r, s, &f);
+    if (!f.n) {
+        fprintf(out, "\n  findings   none above %.0f %% of the step\n", SSA_FINDING_MIN_PCT);
+        return;
+    }
+    fprintf(out, "\n  findings, ranked by estimated saving\n");
+    size_t shown = verbose || f.n <= TEXT_FINDINGS ? f.n : TEXT_FINDINGS;
+    for (size_t i = 0; i < shown; i++) {
+        const struct ssa_finding *x = &f.v[i];
+        fprintf(out, "  %zu. [%s] %s\n     saves ~%.2f ms/step (%.0f %%, %.2fx), confidence %s\n",
+                i + 1, ssa_level_name(x->severity), x->title, x->saving_ms, x->saving_pct,
+                x->speedup, ssa_level_name(x->confidence));
+        text_wrapped("     evidence: ", x->evidence);
+        if (verbose) text_wrapped("     estimate: ", x->estimate);
+        text_wrapped("     fix:      ", x->fix);
+    }
+    if (shown < f.n) fprintf(out, "  (%zu more with -v)\n", f.n - shown);
+}
+
+void report_text(FILE *f, const struct ssa_result *r, const struct report_opts *o)
+{
+    out = f;
+    struct ssa_summary s;
+    ssa_summarize(r, &s);
+    text_identity(r);
+    text_steps_line(r, &s);
+    if (!s.steps) {
+        fprintf(out, "  nothing to attribute: the trace has no timed records inside a step\n");
+        return;
+    }
+    int per_step = r->step_source != SSA_STEPS_NONE;
+    if (r->kernels == 0 && r->memcpys == 0 && r->memsets == 0)
+        fprintf(out, "  no GPU activity recorded: every instant counts as GPU idle\n");
+    text_bar(&s, o->color);
+    text_categories(&s, per_step, o->verbose);
+    text_kernels(&s, per_step);
+    if (per_step) text_findings(r, &s, o->verbose);
+    if (!o->verbose) return;
+    text_top_kernels(r);
+    text_step_table(r);
+}
