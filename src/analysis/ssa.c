@@ -72,6 +72,7 @@ static int analyze(const char *path, const struct ssa_opts *opts, struct ssa_res
     rc = ssa_scan_run(r, sc, res);
     keep_reader_state(r, res);
     if (rc == 0) rc = ssa_steps_build(sc, res, opts);
+    if (rc == 0) rc = ssa_steps_warmup_plan(sc, res, opts);
     if (rc == 0) rc = keep_knames(sc, r, res);
     sst_reader_close(r);
     if (rc) return rc;
@@ -87,12 +88,19 @@ static int analyze(const char *path, const struct ssa_opts *opts, struct ssa_res
 
 int ssa_analyze_file(const char *path, const struct ssa_opts *opts, struct ssa_result **out)
 {
+    return ssa_analyze_file_ex(path, opts, 0, out);
+}
+
+int ssa_analyze_file_ex(const char *path, const struct ssa_opts *opts, unsigned flags,
+                        struct ssa_result **out)
+{
     *out = NULL;
     struct ssa_result *res = calloc(1, sizeof *res);
     struct ssa_scan sc;
     memset(&sc, 0, sizeof sc);
     if (!res) return SS_ENOMEM;
     res->rank = res->world_size = -1;
+    res->compact = (flags & SSA_COMPACT) != 0;
     res->path = strdup(path);
     int rc = res->path ? analyze(path, opts, res, &sc) : SS_ENOMEM;
     ssa_scan_free(&sc);
@@ -111,6 +119,7 @@ void ssa_result_free(struct ssa_result *r)
     free(r->cmdline);
     free(r->device_name);
     free(r->steps);
+    free(r->briefs);
     if (r->kname_text)
         for (size_t i = 0; i < r->n_knames; i++) free(r->kname_text[i]);
     free(r->kname_text);

@@ -124,6 +124,15 @@ struct ssa_step {
     struct ssa_step_counts n;
 };
 
+/* What stays of every step in every mode (ssa_result.briefs): enough for step statistics
+ * and a per-step table. In compact mode (SSA_COMPACT) it is all that stays per step. */
+struct ssa_step_brief {
+    uint64_t number, begin_ns, end_ns; /* as in struct ssa_step */
+    uint64_t busy_ns;                  /* GPU-busy time: categories before SSA_CAT_FIRST_IDLE */
+    uint8_t warmup;                    /* as in struct ssa_step */
+    uint8_t top_cat;                   /* the category with the most time (lowest on ties) */
+};
+
 enum ssa_step_source {
     SSA_STEPS_NONE = 0,     /* no markers: the whole trace as one interval */
     SSA_STEPS_RECORDS,      /* STEP records written by the collector */
@@ -178,6 +187,14 @@ struct ssa_result {
     uint64_t late_intervals; /* reached a step already swept (clock disorder); not counted */
     uint64_t problems;       /* damaged chunks and other reader problems */
     char first_problem[160];
+
+    /* every mode: n_steps briefs, one per step, in the order of steps */
+    struct ssa_step_brief *briefs;
+    /* compact mode (SSA_COMPACT): steps is NULL and `steady` holds the sums over the
+     * steady (non-warm-up) steps of cat_ns and of every count of struct ssa_step_counts
+     * (number, begin_ns, end_ns, warmup are 0). ssa_summarize and ssa_find read it. */
+    int compact;
+    struct ssa_step steady;
 };
 
 struct ssa_opts {
@@ -190,6 +207,15 @@ struct ssa_opts {
  * only). A truncated or damaged trace still succeeds: the result says what was read. */
 int ssa_analyze_file(const char *path, const struct ssa_opts *opts, struct ssa_result **out);
 void ssa_result_free(struct ssa_result *r);
+
+/* As ssa_analyze_file, with flags. SSA_COMPACT, for traces of millions of steps: keep per
+ * step only its brief (40 bytes instead of ~750) and sum the rest over the steady steps as
+ * the steps complete. result->steps is then NULL (n_steps still counts the steps): read
+ * result->briefs and result->steady; ssa_summarize and ssa_find work on either. Means may
+ * differ from the full mode's in the last digits (summed, then divided). */
+#define SSA_COMPACT 1u
+int ssa_analyze_file_ex(const char *path, const struct ssa_opts *opts, unsigned flags,
+                        struct ssa_result **out);
 
 /* The numbers of the report over the steady (non-warm-up) steps. */
 struct ssa_summary {

@@ -21,24 +21,39 @@
 #include "ssa_internal.h"
 #include "util/ss_error.h"
 
-struct edge {
-    uint64_t t;
-    uint32_t cat;
-    int32_t delta;
-};
+/* An edge packed in one word, so that sorting is a sort of integers: the time relative to
+ * the step's begin (clipped intervals never leave the step), then the category, then 1 for
+ * an interval's end. Steps shorter than 2^58 ns (9 years) fit. The order among edges of
+ * equal time does not matter: the sweep applies them all before the next stretch. */
+typedef uint64_t edge_t;
+#define EDGE_SHIFT 6
+#define EDGE_KEY(rel, cat, end) (((rel) << EDGE_SHIFT) | ((uint64_t)(cat) << 1) | (end))
+#define EDGE_REL(e) ((e) >> EDGE_SHIFT)
+#define EDGE_CAT(e) ((uint32_t)((e) >> 1) & 31u)
+#define EDGE_IS_END(e) ((e) & 1u)
+_Static_assert(SSA_CAT_COUNT <= 32, "a category fits in 5 bits of an edge");
 
 struct stepbuf {
-    struct edge *v;
+    edge_t *v;
     size_t n, cap;
 };
 
 #define SSA_POOL 16 /* spare buffers kept for reuse */
 
+struct open_step {
+    struct stepbuf buf;
+    struct ssa_step st; /* compact mode only: the step's full result while it is open */
+};
+
 struct attr {
     struct ssa_scan *sc;
     struct ssa_result *res;
     struct sst_reader *r;
-    struct stepbuf *bufs; /* one per step; empty once the step is finalised */
+    /* The steps still open, a ring indexed by step index: [fin_next, fin_next + ring_cap).
+     * Each has its edge buffer and, in compact mode, its full result until it is final. */
+    struct open_step *ring;
+    size_t ring_cap; /* a power of two */
+    int compact;
     struct stepbuf pool[SSA_POOL];
     size_t n_pool;
     size_t fin_next; /* steps before this one are final */
@@ -52,10 +67,45 @@ struct attr {
     int err;
 };
 
+/* Grows the ring until it holds step i; 0 or -1 when out of memory. */
+static __attribute__((noinline)) int ring_grow(struct attr *a, size_t i)
+{
+    size_t base = a->fin_next, cap = a->ring_cap, ncap = cap ? cap : 16;
+    while (i - base >= ncap) ncap *= 2;
+    struct open_step *v = calloc(ncap, sizeof *v);
+    if (!v) return -1;
+    for (size_t k = base; k < base + cap; k++) v[k & (ncap - 1)] = a->ring[k & (cap - 1)];
+    free(a->ring);
+    a->ring = v, a->ring_cap = ncap;
+    return 0;
+}
+
+/* The open step i (i >= fin_next), the ring grown to hold it; NULL when out of memory. */
+static inline struct open_step *open_of(struct attr *a, size_t i)
+{
+    if (i - a->fin_next >= a->ring_cap && ring_grow(a, i) != 0) return NULL;
+    struct open_step *o = &a->ring[i & (a->ring_cap - 1)];
+    if (a->compact && o->st.end_ns == 0) { /* first touch: the step's identity */
+        const struct ssa_step_brief *b = &a->res->briefs[i];
+        o->st.number = b->number, o->st.begin_ns = b->begin_ns, o->st.end_ns = b->end_ns;
+    }
+    return o;
+}
+
+/* The full result of step i: in compact mode only while it is open (else NULL). */
+static struct ssa_step *full_step(struct attr *a, size_t i)
+{
+    if (!a->compact) return &a->res->steps[i];
+    if (i < a->fin_next) return NULL;
+    struct open_step *o = open_of(a, i);
+    if (!o) a->err = SS_ENOMEM;
+    return o ? &o->st : NULL;
+}
+
 /* The first step whose end is after t (steps are sorted and do not overlap), or n_steps. */
 static size_t step_after(struct attr *a, uint64_t t)
 {
-    const struct ssa_step *s = a->res->steps;
+    const struct ssa_step_brief *s = a->res->briefs;
     size_t n = a->res->n_steps, c = a->cursor;
     if (c < n && s[c].end_ns > t && (c == 0 || s[c - 1].end_ns <= t)) return c;
     size_t lo = 0, hi = n;
@@ -72,28 +122,30 @@ static size_t step_after(struct attr *a, uint64_t t)
 static struct ssa_step *step_at(struct attr *a, uint64_t t, size_t *index)
 {
     size_t i = step_after(a, t);
-    if (i >= a->res->n_steps || a->res->steps[i].begin_ns > t) return NULL;
+    if (i >= a->res->n_steps || a->res->briefs[i].begin_ns > t) return NULL;
     *index = i;
-    return &a->res->steps[i];
+    struct ssa_step *st = full_step(a, i);
+    if (!st) a->late++; /* compact mode: a count for a step already summed (clock disorder) */
+    return st;
 }
 
 static int buf_push(struct attr *a, struct stepbuf *b, uint64_t s, uint64_t e, uint32_t cat)
-{
-    if (b->n + 2 > b->cap) {
+{ /* s, e: relative to the step's begin */
+    if (2 * (b->n + 2) > b->cap) { /* half the room: the radix sort's second array */
         if (b->cap == 0 && a->n_pool > 0) {
             *b = a->pool[--a->n_pool];
             b->n = 0;
         }
-        if (b->n + 2 > b->cap) {
+        if (2 * (b->n + 2) > b->cap) {
             size_t cap = b->cap ? b->cap * 2 : 256;
-            struct edge *v = realloc(b->v, cap * sizeof *v);
+            edge_t *v = realloc(b->v, cap * sizeof *v);
             if (!v) return SS_ENOMEM;
             b->v = v;
             b->cap = cap;
         }
     }
-    b->v[b->n++] = (struct edge){s, cat, 1};
-    b->v[b->n++] = (struct edge){e, cat, -1};
+    b->v[b->n++] = EDGE_KEY(s, cat, 0);
+    b->v[b->n++] = EDGE_KEY(e, cat, 1);
     a->buffered += 2;
     if (a->buffered > a->peak) a->peak = a->buffered;
     return 0;
@@ -108,15 +160,17 @@ static void add_interval(struct attr *a, uint64_t s, uint64_t e, uint32_t cat)
     }
     if (e == s) return;
     for (size_t i = step_after(a, s); i < a->res->n_steps; i++) {
-        struct ssa_step *st = &a->res->steps[i];
-        if (st->begin_ns >= e) break;
-        uint64_t cs = s > st->begin_ns ? s : st->begin_ns, ce = e < st->end_ns ? e : st->end_ns;
+        const struct ssa_step_brief *br = &a->res->briefs[i];
+        if (br->begin_ns >= e) break;
+        uint64_t cs = s > br->begin_ns ? s : br->begin_ns, ce = e < br->end_ns ? e : br->end_ns;
         if (ce <= cs) continue;
         if (i < a->fin_next) {
             a->late++;
             continue;
         }
-        if (buf_push(a, &a->bufs[i], cs, ce, cat)) {
+        struct open_step *o = open_of(a, i);
+        struct ssa_step *st = !o ? NULL : a->compact ? &o->st : &a->res->steps[i];
+        if (!st || buf_push(a, &o->buf, cs - br->begin_ns, ce - br->begin_ns, cat)) {
             a->err = SS_ENOMEM;
             return;
         }
@@ -126,17 +180,83 @@ static void add_interval(struct attr *a, uint64_t s, uint64_t e, uint32_t cat)
 
 /* ---- the sweep ---- */
 
-static int cmp_edge(const void *x, const void *y)
+/* Sorts n edges with an LSD radix sort, one byte per pass, skipping the bytes all keys
+ * share (a step of 8 ms needs 4 passes). tmp holds n edges. Returns the sorted array (v or
+ * tmp). Buffers are a few hundred edges per step: qsort's comparator calls were half of the
+ * analysis's time. */
+static edge_t *radix_sort(edge_t *v, edge_t *tmp, size_t n)
 {
-    const struct edge *p = x, *q = y;
-    return p->t < q->t ? -1 : p->t > q->t;
+    uint64_t all_or = 0, all_and = ~(uint64_t)0;
+    for (size_t i = 0; i < n; i++) all_or |= v[i], all_and &= v[i];
+    uint64_t differ = all_or ^ all_and;
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        if (!((differ >> shift) & 0xff)) continue;
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++) count[((v[i] >> shift) & 0xff) + 1]++;
+        for (size_t d = 1; d < 257; d++) count[d] += count[d - 1];
+        for (size_t i = 0; i < n; i++) tmp[count[(v[i] >> shift) & 0xff]++] = v[i];
+        edge_t *t = v;
+        v = tmp, tmp = t;
+    }
+    return v;
 }
 
-static uint32_t top_cat(const uint32_t *open)
+/* Insertion sort that gives up after `budget` moves (returns 0; v is then still a
+ * permutation of its input). Returns 1 when v is sorted. */
+static int insertion_sort(edge_t *v, size_t n, size_t budget)
 {
-    for (uint32_t c = 0; c < SSA_CAT_HOST; c++)
-        if (open[c]) return c;
-    return SSA_CAT_HOST;
+    for (size_t i = 1; i < n; i++) {
+        edge_t x = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1] > x) {
+            if (budget-- == 0) {
+                v[j] = x;
+                return 0;
+            }
+            v[j] = v[j - 1], j--;
+        }
+        v[j] = x;
+    }
+    return 1;
+}
+
+static edge_t *sort_part(edge_t *v, edge_t *tmp, size_t n)
+{
+    if (insertion_sort(v, n, 4 * n + 64)) return v;
+    return radix_sort(v, tmp, n);
+}
+
+/* Sorts the n edges of v (tmp has room for n more). The host's edges (one thread's calls
+ * follow each other) and the GPU's (one stream's work too) are each nearly in time order
+ * as they arrive, while the GPU's lag the host's by up to a queue's length: so each side
+ * is insertion-sorted apart (falling back to the radix sort when a side is not nearly
+ * sorted: many threads or streams) and the two are merged. Returns v or tmp. */
+static edge_t *sort_edges(edge_t *v, edge_t *tmp, size_t n)
+{
+    size_t nh = 0;
+    for (size_t i = 0; i < n; i++) nh += EDGE_CAT(v[i]) >= SSA_CAT_FIRST_IDLE;
+    size_t h = 0, g = nh;
+    for (size_t i = 0; i < n; i++) tmp[EDGE_CAT(v[i]) >= SSA_CAT_FIRST_IDLE ? h++ : g++] = v[i];
+    edge_t *hs = sort_part(tmp, v, nh), *gs = sort_part(tmp + nh, v + nh, n - nh);
+    /* merge into whichever array the halves are not in (each may have moved to v) */
+    edge_t *out = hs == tmp && gs == tmp + nh ? v : NULL;
+    if (!out) { /* a radix fallback left a half in v: copy both halves back into tmp */
+        if (hs != tmp) memcpy(tmp, hs, nh * sizeof *tmp);
+        if (gs != tmp + nh) memcpy(tmp + nh, gs, (n - nh) * sizeof *tmp);
+        hs = tmp, gs = tmp + nh, out = v;
+    }
+    size_t i = 0, j = 0, k = 0, ng = n - nh;
+    while (i < nh && j < ng) out[k++] = hs[i] <= gs[j] ? hs[i++] : gs[j++];
+    while (i < nh) out[k++] = hs[i++];
+    while (j < ng) out[k++] = gs[j++];
+    return out;
+}
+
+/* The highest-priority category with an open interval (bit c of mask: open[c] > 0). */
+static uint32_t top_cat(uint32_t mask)
+{
+    mask &= (1u << SSA_CAT_HOST) - 1; /* HOST is what is left when nothing else is open */
+    return mask ? (uint32_t)__builtin_ctz(mask) : SSA_CAT_HOST;
 }
 
 /* A run of GPU-idle stretches between two busy ones: short runs spent launching or in
@@ -167,38 +287,71 @@ static void idle_stretch(struct ssa_step *st, struct idle_run *run, uint32_t cat
     if (cat == SSA_CAT_LAUNCH || cat == SSA_CAT_HOST) run->lh_ns += t1 - t0;
 }
 
-static void sweep(struct ssa_step *st, struct edge *e, size_t n)
+static void sweep(struct ssa_step *st, const edge_t *e, size_t n)
 {
-    uint32_t open[SSA_CAT_COUNT] = {0};
+    uint32_t open[SSA_CAT_COUNT] = {0}, mask = 0;
     uint64_t prev = st->begin_ns;
     struct idle_run run = {0};
-    if (n > 1) qsort(e, n, sizeof *e, cmp_edge);
     for (size_t i = 0; i < n; i++) {
-        if (e[i].t > prev) {
-            uint32_t c = top_cat(open);
-            st->cat_ns[c] += e[i].t - prev;
-            idle_stretch(st, &run, c, prev, e[i].t);
-            prev = e[i].t;
+        uint64_t t = st->begin_ns + EDGE_REL(e[i]);
+        if (t > prev) {
+            uint32_t c = top_cat(mask);
+            st->cat_ns[c] += t - prev;
+            idle_stretch(st, &run, c, prev, t);
+            prev = t;
         }
-        open[e[i].cat] += (uint32_t)e[i].delta; /* -1 wraps back: counts stay exact */
+        uint32_t c = EDGE_CAT(e[i]);
+        open[c] += EDGE_IS_END(e[i]) ? (uint32_t)-1 : 1u; /* wraps back: counts stay exact */
+        mask = open[c] ? mask | (1u << c) : mask & ~(1u << c);
     }
-    st->cat_ns[top_cat(open)] += st->end_ns - prev;
+    st->cat_ns[top_cat(mask)] += st->end_ns - prev;
 }
 
-static void finalize_step(struct attr *a, size_t i)
+/* Sorts the step's edges (the buffer has room for n more: see buf_push) and sweeps them. */
+static void sort_and_sweep(struct ssa_step *st, struct stepbuf *b)
 {
-    struct stepbuf *b = &a->bufs[i];
-    sweep(&a->res->steps[i], b->v, b->n);
+    edge_t *v = b->v;
+    if (b->n <= 32) insertion_sort(v, b->n, SIZE_MAX);
+    else v = sort_edges(b->v, b->v + b->n, b->n);
+    sweep(st, v, b->n);
+}
+
+/* The brief's GPU-busy time and top category. */
+static void brief_from(struct ssa_step_brief *b, const struct ssa_step *st)
+{
+    b->busy_ns = 0;
+    b->top_cat = 0;
+    for (int c = 0; c < SSA_CAT_COUNT; c++) {
+        if (c < SSA_CAT_FIRST_IDLE) b->busy_ns += st->cat_ns[c];
+        if (st->cat_ns[c] > st->cat_ns[b->top_cat]) b->top_cat = (uint8_t)c;
+    }
+}
+
+/* Sweeps step fin_next, records its brief, and (compact mode) sums or keeps it aside. */
+static void finalize_next(struct attr *a)
+{
+    size_t i = a->fin_next;
+    struct open_step *o = open_of(a, i);
+    if (!o) {
+        a->err = SS_ENOMEM;
+        return;
+    }
+    struct ssa_step *st = a->compact ? &o->st : &a->res->steps[i];
+    struct stepbuf *b = &o->buf;
+    sort_and_sweep(st, b);
+    brief_from(&a->res->briefs[i], st);
+    if (a->compact) ssa_steps_fold(a->sc, a->res, i, st);
     a->buffered -= b->n;
     if (b->cap && a->n_pool < SSA_POOL) a->pool[a->n_pool++] = *b;
     else free(b->v);
-    memset(b, 0, sizeof *b);
+    memset(o, 0, sizeof *o);
+    a->fin_next++;
 }
 
 static void finalize_until(struct attr *a, uint64_t limit)
 {
-    while (a->fin_next < a->res->n_steps && a->res->steps[a->fin_next].end_ns <= limit)
-        finalize_step(a, a->fin_next++);
+    while (!a->err && a->fin_next < a->res->n_steps && a->res->briefs[a->fin_next].end_ns <= limit)
+        finalize_next(a);
 }
 
 /* ---- records ---- */
@@ -372,17 +525,17 @@ static void after_record(struct attr *a)
 {
     const struct ssa_scan *sc = a->sc;
     a->n_records++;
-    if (a->n_records % sc->block_size) return;
-    uint64_t next = a->n_records / sc->block_size; /* the next block */
+    if (a->n_records & (sc->block_size - 1)) return; /* a power of two */
+    uint64_t next = a->n_records >> sc->block_shift; /* the next block */
     finalize_until(a, next < sc->n_blocks ? a->sufmin[next] : UINT64_MAX);
 }
 
 static int attr_setup(struct attr *a)
 {
     const struct ssa_scan *sc = a->sc;
-    a->bufs = calloc(a->res->n_steps ? a->res->n_steps : 1, sizeof *a->bufs);
+    a->compact = a->res->compact;
     a->sufmin = malloc((sc->n_blocks ? sc->n_blocks : 1) * sizeof *a->sufmin);
-    if (!a->bufs || !a->sufmin) return SS_ENOMEM;
+    if (!a->sufmin) return SS_ENOMEM;
     uint64_t m = UINT64_MAX;
     for (size_t b = sc->n_blocks; b-- > 0;) {
         if (sc->block_min[b] < m) m = sc->block_min[b];
@@ -394,10 +547,9 @@ static int attr_setup(struct attr *a)
 
 static void attr_free(struct attr *a)
 {
-    if (a->bufs)
-        for (size_t i = 0; i < a->res->n_steps; i++) free(a->bufs[i].v);
+    for (size_t k = 0; k < a->ring_cap; k++) free(a->ring[k].buf.v);
     for (size_t i = 0; i < a->n_pool; i++) free(a->pool[i].v);
-    free(a->bufs);
+    free(a->ring);
     free(a->sufmin);
     ssa_stacks_free(&a->stacks);
 }
@@ -415,6 +567,7 @@ int ssa_attr_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
         rc = a.err;
     }
     if (rc == 0) finalize_until(&a, UINT64_MAX); /* the end: every step is complete */
+    if (rc == 0) rc = a.err;
     res->peak_buffered_intervals = a.peak / 2;
     res->late_intervals = a.late;
     attr_free(&a);

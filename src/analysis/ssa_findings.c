@@ -38,30 +38,36 @@ struct fctx {
  * shapes, so the confidence is low. */
 #define SSA_BF16_SPEEDUP 2.0
 
+/* Adds one step's counts (or, in compact mode, the steady steps' sums) divided by n. */
+static void ctx_add(struct fctx *c, const struct ssa_step_counts *k, double n)
+{
+    c->data_ranges += k->data_ranges / n;
+    c->data_range_ms += (double)k->data_ns / 1e6 / n;
+    c->h2d_bytes += (double)k->copy_bytes[SST_COPY_H2D] / n;
+    c->h2d_ms += (double)k->copy_ns[SST_COPY_H2D] / 1e6 / n;
+    c->pageable_bytes += (double)k->pageable_bytes[SST_COPY_H2D] / n;
+    c->pageable_ms += (double)k->pageable_ns[SST_COPY_H2D] / 1e6 / n;
+    c->pageable_copies += k->pageable_copies[SST_COPY_H2D] / n;
+    c->blocking_pageable_ms += (double)k->blocking_pageable_h2d_ns / 1e6 / n;
+    c->d2h_copies += k->copies[SST_COPY_D2H] / n;
+    c->syncs += k->syncs / n;
+    c->sync_api_ms += (double)k->sync_api_ns / 1e6 / n;
+    c->allocs += k->allocs / n;
+    c->alloc_api_ms += (double)k->alloc_api_ns / 1e6 / n;
+    c->short_gap_ms += (double)k->short_gap_ns / 1e6 / n;
+    c->short_gaps += k->short_gaps / n;
+}
+
 static void ctx_means(struct fctx *c)
 {
     const struct ssa_result *r = c->r;
     double n = (double)c->s->steps;
-    for (size_t i = 0; i < r->n_steps; i++) {
-        const struct ssa_step *st = &r->steps[i];
-        const struct ssa_step_counts *k = &st->n;
-        if (st->warmup) continue;
-        c->data_ranges += k->data_ranges / n;
-        c->data_range_ms += (double)k->data_ns / 1e6 / n;
-        c->h2d_bytes += (double)k->copy_bytes[SST_COPY_H2D] / n;
-        c->h2d_ms += (double)k->copy_ns[SST_COPY_H2D] / 1e6 / n;
-        c->pageable_bytes += (double)k->pageable_bytes[SST_COPY_H2D] / n;
-        c->pageable_ms += (double)k->pageable_ns[SST_COPY_H2D] / 1e6 / n;
-        c->pageable_copies += k->pageable_copies[SST_COPY_H2D] / n;
-        c->blocking_pageable_ms += (double)k->blocking_pageable_h2d_ns / 1e6 / n;
-        c->d2h_copies += k->copies[SST_COPY_D2H] / n;
-        c->syncs += k->syncs / n;
-        c->sync_api_ms += (double)k->sync_api_ns / 1e6 / n;
-        c->allocs += k->allocs / n;
-        c->alloc_api_ms += (double)k->alloc_api_ns / 1e6 / n;
-        c->short_gap_ms += (double)k->short_gap_ns / 1e6 / n;
-        c->short_gaps += k->short_gaps / n;
+    if (r->compact) {
+        ctx_add(c, &r->steady.n, n);
+        return;
     }
+    for (size_t i = 0; i < r->n_steps; i++)
+        if (!r->steps[i].warmup) ctx_add(c, &r->steps[i].n, n);
 }
 
 /* Median kernel duration, each name weighted by its count at its mean duration. */

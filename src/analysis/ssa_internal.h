@@ -102,8 +102,13 @@ struct ssa_scan {
     uint64_t *block_min;
     size_t n_blocks;
     uint64_t block_size; /* records per block; doubles when SSA_MAX_BLOCKS is reached */
+    unsigned block_shift; /* block_size == 1 << block_shift: no division per record */
     uint64_t n_records;
     int have_span;
+    /* warm-up by duration, known once steps are built (ssa_steps_warmup_plan) */
+    size_t warm_dur;
+    int autotune_possible; /* step 0 may still be excluded after pass 2 */
+    struct ssa_step step0; /* compact mode, autotune_possible: step 0, summed or not later */
 };
 
 /* Pass 1 over r: fills scan and the trace facts of res. 0 or a negative ss_error. */
@@ -112,6 +117,11 @@ void ssa_scan_free(struct ssa_scan *scan);
 
 /* Chooses the step source, the training thread, and builds res->steps. 0 or SS_ENOMEM. */
 int ssa_steps_build(struct ssa_scan *scan, struct ssa_result *res, const struct ssa_opts *o);
+/* Before pass 2: the warm-up steps that duration alone decides (scan->warm_dur). */
+int ssa_steps_warmup_plan(struct ssa_scan *scan, struct ssa_result *res, const struct ssa_opts *o);
+/* Compact mode, pass 2: step i is final; sums it into res->steady when it is steady. */
+void ssa_steps_fold(struct ssa_scan *scan, struct ssa_result *res, size_t i,
+                    const struct ssa_step *st);
 /* After pass 2: flags warm-up steps. */
 void ssa_steps_warmup(struct ssa_scan *scan, struct ssa_result *res, const struct ssa_opts *o);
 

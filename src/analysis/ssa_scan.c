@@ -31,7 +31,7 @@ static char *dup_string(struct sst_reader *r, uint32_t id)
 /* Records the earliest contribution time of the current record in its block. */
 static int note_block_time(struct ssa_scan *sc, uint64_t t)
 {
-    uint64_t b = sc->n_records / sc->block_size;
+    uint64_t b = sc->n_records >> sc->block_shift;
     while (b >= SSA_MAX_BLOCKS) { /* fold pairs of blocks: bounded memory */
         for (size_t i = 0; i < SSA_MAX_BLOCKS / 2; i++) {
             uint64_t x = sc->block_min[2 * i], y = sc->block_min[2 * i + 1];
@@ -40,7 +40,8 @@ static int note_block_time(struct ssa_scan *sc, uint64_t t)
         for (size_t i = SSA_MAX_BLOCKS / 2; i < SSA_MAX_BLOCKS; i++)
             sc->block_min[i] = UINT64_MAX;
         sc->block_size *= 2;
-        b = sc->n_records / sc->block_size;
+        sc->block_shift++;
+        b = sc->n_records >> sc->block_shift;
     }
     if (b >= sc->n_blocks) sc->n_blocks = b + 1;
     if (t < sc->block_min[b]) sc->block_min[b] = t;
@@ -305,6 +306,7 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
 int ssa_scan_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *res)
 {
     sc->block_size = 1024;
+    sc->block_shift = 10;
     sc->block_min = malloc(SSA_MAX_BLOCKS * sizeof *sc->block_min);
     if (!sc->block_min) return SS_ENOMEM;
     for (size_t i = 0; i < SSA_MAX_BLOCKS; i++) sc->block_min[i] = UINT64_MAX;

@@ -91,8 +91,8 @@ static int steps_from_cands(struct ssa_candlist *l, struct ssa_result *res)
     for (size_t i = 0; i + 1 < l->n; i++) /* overlapping markers: the later one wins */
         if (l->v[i].end > l->v[i + 1].begin) l->v[i].end = l->v[i + 1].begin;
     uint64_t med = median_duration(l);
-    res->steps = calloc(l->n ? l->n : 1, sizeof *res->steps);
-    if (!res->steps) return SS_ENOMEM;
+    res->briefs = calloc(l->n ? l->n : 1, sizeof *res->briefs);
+    if (!res->briefs) return SS_ENOMEM;
     size_t n = 0;
     for (size_t i = 0; i < l->n; i++) {
         struct ssa_cand *c = &l->v[i];
@@ -100,9 +100,9 @@ static int steps_from_cands(struct ssa_candlist *l, struct ssa_result *res)
         if (i + 1 < l->n && l->v[i + 1].begin - end <= SSA_TILE_GAP_STEPS * med)
             end = l->v[i + 1].begin;
         if (end <= c->begin) continue;
-        res->steps[n].number = c->number;
-        res->steps[n].begin_ns = c->begin;
-        res->steps[n].end_ns = end;
+        res->briefs[n].number = c->number;
+        res->briefs[n].begin_ns = c->begin;
+        res->briefs[n].end_ns = end;
         n++;
     }
     res->n_steps = n;
@@ -116,18 +116,60 @@ static int steps_as_windows(struct ssa_result *res, const struct ssa_opts *o)
     uint64_t w = o && o->window_ns ? o->window_ns : SSA_DEFAULT_WINDOW_NS;
     if (span / w >= SSA_MAX_WINDOWS) w = span / SSA_MAX_WINDOWS + 1;
     size_t n = (size_t)((span + w - 1) / w);
-    res->steps = calloc(n, sizeof *res->steps);
-    if (!res->steps) return SS_ENOMEM;
+    res->briefs = calloc(n, sizeof *res->briefs);
+    if (!res->briefs) return SS_ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        res->steps[i].number = i;
-        res->steps[i].begin_ns = res->first_ns + i * w;
-        res->steps[i].end_ns = i + 1 < n ? res->first_ns + (i + 1) * w : res->last_ns;
+        res->briefs[i].number = i;
+        res->briefs[i].begin_ns = res->first_ns + i * w;
+        res->briefs[i].end_ns = i + 1 < n ? res->first_ns + (i + 1) * w : res->last_ns;
     }
     res->n_steps = n;
     return 0;
 }
 
+/* Full mode: the per-step results, identified from the briefs. */
+static int full_steps(struct ssa_result *res)
+{
+    if (res->compact) return 0;
+    res->steps = calloc(res->n_steps ? res->n_steps : 1, sizeof *res->steps);
+    if (!res->steps) return SS_ENOMEM;
+    for (size_t i = 0; i < res->n_steps; i++) {
+        res->steps[i].number = res->briefs[i].number;
+        res->steps[i].begin_ns = res->briefs[i].begin_ns;
+        res->steps[i].end_ns = res->briefs[i].end_ns;
+    }
+    return 0;
+}
+
+/* The candidates are not needed once steps are built: their memory goes before pass 2, and
+ * the sources not chosen go before the steps are allocated (a trace of a million steps
+ * holds ~32 MB of candidates per source). */
+static void free_cands_except(struct ssa_scan *sc, const struct ssa_candlist *keep)
+{
+    struct ssa_candlist *lists[] = {&sc->step_recs, &sc->nvtx_steps, &sc->prof_steps};
+    for (int i = 0; i < 3; i++) {
+        if (lists[i] == keep) continue;
+        free(lists[i]->v);
+        memset(lists[i], 0, sizeof *lists[i]);
+    }
+}
+
+static void free_cands(struct ssa_scan *sc)
+{
+    free_cands_except(sc, NULL);
+}
+
+static int build_briefs(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o);
+
 int ssa_steps_build(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
+{
+    int rc = build_briefs(sc, res, o);
+    free_cands(sc);
+    return rc ? rc : full_steps(res);
+}
+
+/* Chooses the source and fills res->briefs. */
+static int build_briefs(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
 {
     struct ssa_candlist *lists[] = {&sc->step_recs, &sc->nvtx_steps, &sc->prof_steps};
     const int sources[] = {SSA_STEPS_RECORDS, SSA_STEPS_NVTX, SSA_STEPS_PROFILER};
@@ -143,19 +185,16 @@ int ssa_steps_build(struct ssa_scan *sc, struct ssa_result *res, const struct ss
         res->step_source = sources[i];
         res->train_tid = tid;
         res->train_tid_from_markers = 1;
+        free_cands_except(sc, l);
         return steps_from_cands(l, res);
     }
+    free_cands(sc);
     res->step_source = SSA_STEPS_NONE;
     res->train_tid = busiest_launcher(&sc->launch_by_tid);
     return steps_as_windows(res, o);
 }
 
 /* ---- warm-up ---- */
-
-static uint64_t dur(const struct ssa_step *s)
-{
-    return s->end_ns - s->begin_ns;
-}
 
 /* Kernel names of step 0 that never run again: autotuning tries, compilation, cuDNN plans. */
 static size_t names_only_in_first_step(const struct ssa_scan *sc)
@@ -168,48 +207,111 @@ static size_t names_only_in_first_step(const struct ssa_scan *sc)
 
 #define SSA_AUTOTUNE_NAMES 3 /* distinct names seen only in step 0 that say "autotuning" */
 
-void ssa_steps_warmup(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
+static uint64_t brief_dur(const struct ssa_step_brief *b)
+{
+    return b->end_ns - b->begin_ns;
+}
+
+int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
 {
     size_t n = res->n_steps;
-    if ((o && o->no_warmup) || res->step_source == SSA_STEPS_NONE || n < 2) return;
+    sc->warm_dur = 0;
+    sc->autotune_possible = 0;
+    if ((o && o->no_warmup) || res->step_source == SSA_STEPS_NONE || n < 2) return 0;
     uint64_t *d = malloc(n * sizeof *d);
-    if (!d) return;
+    if (!d) return SS_ENOMEM;
     size_t w = 0;
     while (w < n / 2) { /* never more than half the steps */
         size_t m = 0;
-        for (size_t i = w + 1; i < n; i++) d[m++] = dur(&res->steps[i]);
+        for (size_t i = w + 1; i < n; i++) d[m++] = brief_dur(&res->briefs[i]);
         uint64_t med = ssa_quantile_u64(d, m, 0.5);
-        if ((double)dur(&res->steps[w]) <= SSA_WARMUP_FACTOR * (double)med) break;
+        if ((double)brief_dur(&res->briefs[w]) <= SSA_WARMUP_FACTOR * (double)med) break;
         w++;
     }
-    if (w == 0 && n >= 3 && names_only_in_first_step(sc) >= SSA_AUTOTUNE_NAMES) {
+    free(d);
+    sc->warm_dur = w;
+    sc->autotune_possible = w == 0 && n >= 3;
+    return 0;
+}
+
+static void step_add(struct ssa_step *sum, const struct ssa_step *st)
+{
+    struct ssa_step_counts *s = &sum->n;
+    const struct ssa_step_counts *k = &st->n;
+    for (int c = 0; c < SSA_CAT_COUNT; c++) sum->cat_ns[c] += st->cat_ns[c];
+    s->kernels += k->kernels;
+    for (int c = 0; c < SSA_KC_COUNT; c++) {
+        s->kernels_by_class[c] += k->kernels_by_class[c];
+        s->kernel_ns_by_class[c] += k->kernel_ns_by_class[c];
+    }
+    s->launches += k->launches, s->syncs += k->syncs, s->allocs += k->allocs;
+    s->other_api += k->other_api;
+    s->launch_api_ns += k->launch_api_ns, s->sync_api_ns += k->sync_api_ns;
+    s->alloc_api_ns += k->alloc_api_ns;
+    for (int c = 0; c < SSA_COPY_KINDS; c++) {
+        s->copies[c] += k->copies[c], s->copy_bytes[c] += k->copy_bytes[c];
+        s->copy_ns[c] += k->copy_ns[c];
+        s->pageable_copies[c] += k->pageable_copies[c];
+        s->pageable_bytes[c] += k->pageable_bytes[c], s->pageable_ns[c] += k->pageable_ns[c];
+    }
+    s->blocking_copies += k->blocking_copies;
+    s->blocking_pageable_h2d_ns += k->blocking_pageable_h2d_ns;
+    s->memsets += k->memsets, s->memset_ns += k->memset_ns;
+    s->sync_records += k->sync_records, s->sync_record_ns += k->sync_record_ns;
+    s->data_ranges += k->data_ranges, s->data_ns += k->data_ns;
+    s->short_gap_ns += k->short_gap_ns, s->short_gaps += k->short_gaps;
+}
+
+void ssa_steps_fold(struct ssa_scan *sc, struct ssa_result *res, size_t i,
+                    const struct ssa_step *st)
+{
+    if (i < sc->warm_dur) return; /* warm-up: excluded */
+    if (i == 0 && sc->autotune_possible) sc->step0 = *st; /* decided after pass 2 */
+    else step_add(&res->steady, st);
+}
+
+void ssa_steps_warmup(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
+{
+    (void)o; /* decided by ssa_steps_warmup_plan */
+    size_t w = sc->warm_dur;
+    if (sc->autotune_possible && names_only_in_first_step(sc) >= SSA_AUTOTUNE_NAMES) {
         w = 1;
         res->warmup_autotune = 1;
+    } else if (sc->autotune_possible && res->compact) {
+        step_add(&res->steady, &sc->step0); /* step 0 is steady after all */
     }
-    for (size_t i = 0; i < w; i++) res->steps[i].warmup = 1;
+    for (size_t i = 0; i < w; i++) {
+        res->briefs[i].warmup = 1;
+        if (res->steps) res->steps[i].warmup = 1;
+    }
     res->n_warmup = w;
-    free(d);
 }
 
 /* ---- summary ---- */
 
+/* Means per step of what summary_counts reads, from one step's numbers (divide by n). */
+static void add_counts(struct ssa_summary *s, const struct ssa_step *st, double n)
+{
+    for (int c = 0; c < SSA_CAT_COUNT; c++) s->cat_ms[c] += (double)st->cat_ns[c] / 1e6 / n;
+    for (int k = 0; k < SSA_KC_COUNT; k++)
+        s->kclass_ms[k] += (double)st->n.kernel_ns_by_class[k] / 1e6 / n;
+    s->kernels_per_step += st->n.kernels / n;
+    s->launches_per_step += st->n.launches / n;
+    s->syncs_per_step += st->n.syncs / n;
+    s->h2d_copies_per_step += st->n.copies[SST_COPY_H2D] / n;
+    s->h2d_mib_per_step += (double)st->n.copy_bytes[SST_COPY_H2D] / 1048576.0 / n;
+    s->pageable_h2d_mib_per_step += (double)st->n.pageable_bytes[SST_COPY_H2D] / 1048576.0 / n;
+}
+
 static void summary_counts(const struct ssa_result *r, struct ssa_summary *s)
 {
     double n = (double)s->steps;
-    for (size_t i = 0; i < r->n_steps; i++) {
-        const struct ssa_step *st = &r->steps[i];
-        if (st->warmup) continue;
-        for (int c = 0; c < SSA_CAT_COUNT; c++) s->cat_ms[c] += (double)st->cat_ns[c] / 1e6 / n;
-        for (int k = 0; k < SSA_KC_COUNT; k++)
-            s->kclass_ms[k] += (double)st->n.kernel_ns_by_class[k] / 1e6 / n;
-        s->kernels_per_step += st->n.kernels / n;
-        s->launches_per_step += st->n.launches / n;
-        s->syncs_per_step += st->n.syncs / n;
-        s->h2d_copies_per_step += st->n.copies[SST_COPY_H2D] / n;
-        s->h2d_mib_per_step += (double)st->n.copy_bytes[SST_COPY_H2D] / 1048576.0 / n;
-        s->pageable_h2d_mib_per_step +=
-            (double)st->n.pageable_bytes[SST_COPY_H2D] / 1048576.0 / n;
+    if (r->compact) { /* the sums over the steady steps */
+        add_counts(s, &r->steady, n);
+        return;
     }
+    for (size_t i = 0; i < r->n_steps; i++)
+        if (!r->steps[i].warmup) add_counts(s, &r->steps[i], n);
 }
 
 void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s)
@@ -219,11 +321,14 @@ void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s)
     if (!d) return;
     uint64_t cat_total[SSA_CAT_COUNT] = {0};
     for (size_t i = 0; i < r->n_steps; i++) {
-        if (r->steps[i].warmup) continue;
-        d[s->steps++] = dur(&r->steps[i]);
-        s->total_ns += dur(&r->steps[i]);
-        for (int c = 0; c < SSA_CAT_COUNT; c++) cat_total[c] += r->steps[i].cat_ns[c];
+        const struct ssa_step_brief *b = &r->briefs[i];
+        if (b->warmup) continue;
+        d[s->steps++] = b->end_ns - b->begin_ns;
+        s->total_ns += b->end_ns - b->begin_ns;
+        if (!r->compact)
+            for (int c = 0; c < SSA_CAT_COUNT; c++) cat_total[c] += r->steps[i].cat_ns[c];
     }
+    if (r->compact) memcpy(cat_total, r->steady.cat_ns, sizeof cat_total);
     if (s->steps) {
         s->mean_ns = s->total_ns / s->steps;
         s->median_ns = ssa_quantile_u64(d, s->steps, 0.5);

@@ -180,10 +180,36 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* LSD radix sort, one byte per pass, skipping bytes all values share (step durations:
+ * ~4 passes); qsort for short arrays or when the scratch array cannot be had. */
+static void sort_u64(uint64_t *v, size_t n)
+{
+    uint64_t *tmp = n >= 256 ? malloc(n * sizeof *tmp) : NULL;
+    if (!tmp) {
+        qsort(v, n, sizeof *v, cmp_u64);
+        return;
+    }
+    uint64_t all_or = 0, all_and = ~(uint64_t)0, *src = v, *dst = tmp;
+    for (size_t i = 0; i < n; i++) all_or |= v[i], all_and &= v[i];
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        if (!(((all_or ^ all_and) >> shift) & 0xff)) continue;
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++) count[((src[i] >> shift) & 0xff) + 1]++;
+        for (size_t d = 1; d < 257; d++) count[d] += count[d - 1];
+        for (size_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+        uint64_t *t = src;
+        src = dst, dst = t;
+    }
+    if (src != v) memcpy(v, src, n * sizeof *v);
+    free(tmp);
+}
+
 uint64_t ssa_quantile_u64(uint64_t *v, size_t n, double q)
 {
     if (n == 0) return 0;
-    qsort(v, n, sizeof *v, cmp_u64);
+    size_t sorted = 1;
+    while (sorted < n && v[sorted - 1] <= v[sorted]) sorted++;
+    if (sorted < n) sort_u64(v, n); /* callers ask several quantiles of one array */
     double pos = q * (double)(n - 1); /* linear interpolation between closest ranks */
     size_t lo = (size_t)pos;
     if (lo + 1 >= n) return v[n - 1];
