@@ -284,19 +284,22 @@ static int rule_launch_blocking(const struct fctx *c, struct ssa_finding *f)
 struct rule {
     const char *id, *title;
     int (*detect)(const struct fctx *c, struct ssa_finding *f);
-    int always; /* speaks even below SSA_FINDING_MIN_PCT */
+    int always;    /* speaks even below SSA_FINDING_MIN_PCT */
+    int needs_gpu; /* prices GPU idle time: meaningless when no GPU activity was recorded */
 };
 
 static const struct rule rules[] = {
-    {"data_loading", "GPU waits for data loading", rule_data, 0},
-    {"pageable_h2d", "H2D copies from pageable memory", rule_pageable, 0},
-    {"sync_points", "hidden sync points stall the GPU", rule_sync, 0},
+    {"data_loading", "GPU waits for data loading", rule_data, 0, 1},
+    {"pageable_h2d", "H2D copies from pageable memory", rule_pageable, 0, 0},
+    {"sync_points", "hidden sync points stall the GPU", rule_sync, 0, 1},
     {"launch_bound", "launch-bound: many small kernels, GPU waits for the host", rule_launch_bound,
+     0, 1},
+    {"no_mixed_precision", "GEMM/conv in fp32/tf32: no mixed precision", rule_mixed_precision, 0,
      0},
-    {"no_mixed_precision", "GEMM/conv in fp32/tf32: no mixed precision", rule_mixed_precision, 0},
     {"allocator_churn", "cudaMalloc/cudaFree in steady state (allocator churn, empty_cache)",
-     rule_alloc, 0},
-    {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1},
+     rule_alloc, 0, 1},
+    {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1,
+     0},
 };
 _Static_assert(sizeof rules / sizeof rules[0] <= SSA_MAX_FINDINGS, "room for every rule");
 
@@ -323,7 +326,11 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, struct ss
     if (!s->steps || !s->mean_ns) return;
     struct fctx c;
     ctx_init(&c, r, s);
+    /* Without GPU records (CUPTI held by another tool, an NVTX-only program) every instant
+     * looks idle: the rules that price idle time would blame the host for nothing. */
+    int gpu_seen = c.busy_ms > 0;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        if (rules[i].needs_gpu && !gpu_seen) continue;
         struct ssa_finding f;
         memset(&f, 0, sizeof f);
         f.id = rules[i].id, f.title = rules[i].title;

@@ -185,11 +185,38 @@ static void test_fixture_gate(const char *dir)
     ssa_result_free(r);
 }
 
+/* Data ranges but no GPU record at all (CUPTI unavailable, NVTX-only program): nothing can
+ * be said about GPU idle time, so no idle-priced finding. */
+static void test_no_gpu_records(void)
+{
+    const char *path = ss_test_path("nogpu.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_nvtx(&s, SST_REC_NVTX_PUSH, o, 102, s.domain, s.data_msg, 0, 0);
+        synth_nvtx(&s, SST_REC_NVTX_POP, o + 8 * MS, 102, s.domain, 0, 0, 0);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    CHECK(sum.steps > 0);
+    CHECK(find_id(&f, "data_loading") == NULL);
+    CHECK(find_id(&f, "launch_bound") == NULL);
+    CHECK_EQ(f.n, 0);
+    ssa_result_free(r);
+}
+
 int main(int argc, char **argv)
 {
     REQUIRE(argc == 2);
     test_rules_synthetic();
     test_env_and_data();
+    test_no_gpu_records();
     test_fixture_gate(argv[1]);
     return ss_test_result();
 }
