@@ -219,7 +219,8 @@ static int parse_diff_args(int argc, char **argv, int *json, struct ssa_opts *ss
 static int load_side(struct side *x, const char *path, const struct ssa_opts *opts)
 {
     x->path = path;
-    if (report_load(VERB, path, opts, &x->r) != 0) return -1;
+    /* summaries and findings only: the compact analysis (issue #5's memory goal) */
+    if (report_load(VERB, path, opts, SSA_COMPACT, &x->r) != 0) return -1;
     ssa_summarize(x->r, &x->s);
     report_findings(x->r, &x->s, &x->f);
     return 0;

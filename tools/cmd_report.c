@@ -10,6 +10,10 @@
  * report_*.c; this file parses the options, expands folders into their traces, orders
  * the processes (GPU activity first) and writes -o FILE through FILE.tmp and a rename, so
  * a report that failed half-way is never left under the name asked for.
+ *
+ * Memory (issue #5): the analysis runs in compact mode (SSA_COMPACT: ~40 bytes per step)
+ * unless the report prints per-step detail (report_ssa_flags). JSON means may then differ
+ * from the full mode's in the last digits (summed, then divided); text is the same.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -53,17 +57,24 @@ static const char report_usage[] =
 /* ---- shared with diff and record ---- */
 
 int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
-                struct ssa_result **out)
+                unsigned flags, struct ssa_result **out)
 {
     struct cli_trace t; /* opened first for the CLI's one-line errors (directories...) */
     if (cli_trace_open(&t, verb, path, NULL, NULL) != 0) return -1;
     cli_trace_close(&t);
-    int rc = ssa_analyze_file(path, opts, out);
+    int rc = ssa_analyze_file_ex(path, opts, flags, out);
     if (rc) {
         cli_error(verb, path, "%s", ss_strerror(rc));
         return -1;
     }
     return 0;
+}
+
+unsigned report_ssa_flags(const struct report_opts *o)
+{
+    int per_step_detail = o->format == REPORT_HTML ||
+                          (o->verbose && (o->format == REPORT_TEXT || o->format == REPORT_JSON));
+    return per_step_detail ? 0u : SSA_COMPACT;
 }
 
 const struct ssa_step *report_median_step(const struct ssa_result *r)
@@ -327,8 +338,9 @@ int cmd_report(int argc, char **argv)
     int any_folder = 0;
     expand_args(&in, argc, argv, &any_folder);
     int status = in.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK, readable = 0;
+    unsigned flags = report_ssa_flags(&o);
     for (size_t i = 0; i < in.n; i++) {
-        if (report_load(VERB, in.v[i].path, &o.ssa, &in.v[i].r) != 0)
+        if (report_load(VERB, in.v[i].path, &o.ssa, flags, &in.v[i].r) != 0)
             status = CLI_EXIT_FAIL;
         else
             readable++;
@@ -401,7 +413,7 @@ void report_after_record(FILE *f, const char *dir, pid_t child)
     struct report_opts o;
     memset(&o, 0, sizeof o);
     struct ssa_result *r;
-    int rc = ssa_analyze_file(path, &o.ssa, &r);
+    int rc = ssa_analyze_file_ex(path, &o.ssa, report_ssa_flags(&o), &r);
     if (rc) {
         char shown[PATH_MAX];
         text_escape_to(shown, sizeof shown, path);

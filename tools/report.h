@@ -34,15 +34,23 @@ static inline double ms(uint64_t ns)
     return (double)ns / 1e6;
 }
 
-/* Opens and analyses path; a failure is one cli_error line ("stepscope VERB: FILE: ...").
+/* Opens and analyses path with ssa_analyze_file_ex's flags (0: full mode, SSA_COMPACT);
+ * a failure is one cli_error line ("stepscope VERB: FILE: ...").
  * 0 with *out owned by the caller (ssa_result_free), or -1. */
 int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
-                struct ssa_result **out);
+                unsigned flags, struct ssa_result **out);
+
+/* The analysis mode a report with options o needs: SSA_COMPACT (about 40 bytes per step,
+ * issue #5's memory goal) unless it prints per-step detail that the step briefs lack —
+ * the -v step table (text) and step list (json), and the html median-step panel — then
+ * 0, full mode. */
+unsigned report_ssa_flags(const struct report_opts *o);
 
 /* Any kernel, copy or memset recorded for the process. */
 int report_has_gpu(const struct ssa_result *r);
 
-/* The step of median duration among the steady steps (NULL when there is none). */
+/* The step of median duration among the steady steps (NULL when there is none, or when r
+ * is a compact result: it keeps no per-step categories). */
 const struct ssa_step *report_median_step(const struct ssa_result *r);
 
 /* Ranked findings of r, none when it has no step markers (no per-step saving). */

@@ -138,8 +138,9 @@ enum ssa_step_source {
     SSA_STEPS_RECORDS,      /* STEP records written by the collector */
     SSA_STEPS_NVTX,         /* NVTX "step" ranges in the "stepscope" domain */
     SSA_STEPS_PROFILER,     /* ProfilerStep#N ranges */
+    SSA_STEPS_DETECTED,     /* no markers: detected from the kernel sequence's period */
 };
-const char *ssa_step_source_name(int src); /* "none", "step_records", "nvtx", "profiler" */
+const char *ssa_step_source_name(int src); /* "none", "step_records", "nvtx", "profiler", "detected" */
 
 /* Per distinct kernel name over the whole trace (for "top kernels"). */
 struct ssa_kname {
@@ -200,6 +201,7 @@ struct ssa_result {
 struct ssa_opts {
     uint64_t window_ns; /* no markers: pseudo-step width used to stream (0: 100 ms) */
     int no_warmup;      /* keep every step */
+    int ignore_markers; /* detect steps from kernel periodicity even when markers exist */
 };
 
 /* Analyses the trace at path. On success *out owns the result (ssa_result_free).

@@ -3,10 +3,9 @@
  *
  * Source order: STEP records (the collector's conversion of the public API and the Python
  * shim's markers), else NVTX "step" ranges of the stepscope domain, else ProfilerStep#N
- * ranges, else none: the trace is then cut into windows only so that pass 2 can stream,
- * and the report treats them as one interval.
- * TODO(#5): detect steps from the periodicity of the kernel sequence when there are no
- * markers (the brief asks for it); until then "no step markers" is said plainly.
+ * ranges (all three skipped with ssa_opts.ignore_markers), else steps detected from the periodicity of the kernel sequence (ssa_period.c), else none:
+ * the trace is then cut into windows only so that pass 2 can stream, and the report treats
+ * them as one interval ("no step markers").
  *
  * Steps tile time: a step runs from its begin to the next step's begin, so work between
  * a marker's end and the next begin (data loading outside the user's step range, logging)
@@ -173,7 +172,7 @@ static int build_briefs(struct ssa_scan *sc, struct ssa_result *res, const struc
 {
     struct ssa_candlist *lists[] = {&sc->step_recs, &sc->nvtx_steps, &sc->prof_steps};
     const int sources[] = {SSA_STEPS_RECORDS, SSA_STEPS_NVTX, SSA_STEPS_PROFILER};
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3 && !(o && o->ignore_markers); i++) {
         struct ssa_candlist *l = lists[i];
         if (l->n == 0) continue;
         uint32_t tid = main_tid(l);
@@ -189,8 +188,16 @@ static int build_briefs(struct ssa_scan *sc, struct ssa_result *res, const struc
         return steps_from_cands(l, res);
     }
     free_cands(sc);
-    res->step_source = SSA_STEPS_NONE;
     res->train_tid = busiest_launcher(&sc->launch_by_tid);
+    int rc = ssa_period_detect(sc, res);
+    if (rc) return rc;
+    if (res->n_steps) {
+        res->step_source = SSA_STEPS_DETECTED;
+        return 0;
+    }
+    free(res->briefs); /* no period: the whole trace as one interval, said so */
+    res->briefs = NULL;
+    res->step_source = SSA_STEPS_NONE;
     return steps_as_windows(res, o);
 }
 

@@ -241,6 +241,6 @@ const char *ssa_cat_description(int cat)
 
 const char *ssa_step_source_name(int src)
 {
-    static const char *const names[] = {"none", "step_records", "nvtx", "profiler"};
-    return src >= 0 && src <= SSA_STEPS_PROFILER ? names[src] : NULL;
+    static const char *const names[] = {"none", "step_records", "nvtx", "profiler", "detected"};
+    return src >= 0 && src <= SSA_STEPS_DETECTED ? names[src] : NULL;
 }

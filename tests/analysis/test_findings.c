@@ -32,7 +32,7 @@ static const struct ssa_finding *find_id(const struct ssa_findings *f, const cha
 static void analyse_opts(const char *path, int keep_all, struct ssa_result **r,
                          struct ssa_summary *s, struct ssa_findings *f)
 {
-    struct ssa_opts o = {0, keep_all};
+    struct ssa_opts o = {.window_ns = 0, .no_warmup = keep_all};
     CHECK_EQ(ssa_analyze_file(path, &o, r), 0);
     REQUIRE(*r != NULL);
     ssa_summarize(*r, s);
