@@ -69,6 +69,8 @@ void report_html_end(FILE *f);
 
 /* Writes s HTML-escaped (& < > " ' and control bytes); NULL writes "-". */
 void html_escaped(FILE *f, const char *s);
+/* The HTML entity for & < > " ' (static storage), or NULL for any other code point. */
+const char *html_entity(uint32_t c);
 
 /* Writes s for a Markdown table cell or paragraph: HTML-escaped too (Markdown renders
  * inline HTML), and | ` * _ [ ] \ backslash-escaped, newlines as spaces. NULL writes "-". */

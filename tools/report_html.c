@@ -22,7 +22,7 @@ static const char *const cat_fill[SSA_CAT_COUNT] = {
     "#ad1457", "#e65100", "#ef6c00", "#f9a825", "#ff7043", "#d84315", "#8d6e63",
     "#c62828", "#f06292", "#ba68c8", "#4dd0e1", "#bdbdbd"};
 
-static const char *entity(uint32_t c)
+const char *html_entity(uint32_t c)
 {
     switch (c) {
     case '&':
@@ -51,7 +51,7 @@ void html_escaped(FILE *f, const char *s)
     for (size_t i = 0; i < n;) {
         uint32_t cp;
         size_t len = utf8_decode(p + i, n - i, &cp);
-        const char *e = entity(cp);
+        const char *e = html_entity(cp);
         if (e)
             fputs(e, f);
         else if (cp == UTF8_INVALID || text_cp_is_unsafe(cp))

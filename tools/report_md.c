@@ -20,16 +20,9 @@ void md_escaped(FILE *f, const char *s)
     for (size_t i = 0; i < n;) {
         uint32_t cp;
         size_t len = utf8_decode(p + i, n - i, &cp);
-        if (cp == '&')
-            fputs("&amp;", f);
-        else if (cp == '<')
-            fputs("&lt;", f);
-        else if (cp == '>')
-            fputs("&gt;", f);
-        else if (cp == '"')
-            fputs("&quot;", f);
-        else if (cp == '\'')
-            fputs("&#39;", f);
+        const char *e = html_entity(cp); /* Markdown renders inline HTML */
+        if (e)
+            fputs(e, f);
         else if (cp < 0x80 && strchr("\\`*_[]|#~!", (int)cp))
             fprintf(f, "\\%c", (char)cp);
         else if (cp == UTF8_INVALID)
