@@ -13,7 +13,11 @@ plain run of the same repetition:
   torchprof   torch.profiler around the timed steps
   nsys        nsys profile -t cuda,nvtx --sample=none --cpuctxsw=none
   light-no-K  light mode with CUPTI kinds K (driver, memory, runtime+driver, ...) left off
-              through STEPSCOPE_CUPTI_OFF, to find what light mode's cost is made of
+              through STEPSCOPE_CUPTI_OFF, to find what light mode's cost is made of;
+              light-no-all leaves every kind off (CUPTI loaded, nothing recorded by it)
+  X-noshim    configuration X (light, outside, ...) without the Python shim
+  X-nonvtx    configuration X with NVTX injection removed from the program's environment
+              (`env -u NVTX_INJECTION64_PATH`): what recording NVTX (cuDNN's, the shim's) costs
 
 Usage: python3 bench/overhead/run_overhead.py --stepscope build/stepscope
            --floor build/libcupti_floor.so [--nsys PATH] [--reps 5] [--out results.json]
@@ -32,10 +36,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "models.py")
 
 
+ALL_KINDS = "kernel,overhead,memcpy,memset,sync,memory,runtime,driver"
+
+
 def command(config, workload, args, scratch):
     prog = [sys.executable, MODELS, "--workload", workload, "--steps", str(args.steps[workload])]
-    rec = [args.stepscope, "record", "-o", os.path.join(scratch, config)]
+    rec = [args.stepscope, "record", "-q", "-o", os.path.join(scratch, config)]
     env = dict(os.environ)
+    if config.endswith("-nonvtx"):
+        config = config[:-len("-nonvtx")]
+        prog = ["env", "-u", "NVTX_INJECTION64_PATH"] + prog
+    if config.endswith("-noshim"):
+        config = config[:-len("-noshim")]
+        rec.append("--no-python-shim")
     if config == "plain":
         return prog, env
     if config == "full":
@@ -44,7 +57,8 @@ def command(config, workload, args, scratch):
         return rec + ["--mode", "light", "--"] + prog, env
     if config.startswith("light-no-"):
         # light mode with some CUPTI kinds left off: which kind costs what
-        env["STEPSCOPE_CUPTI_OFF"] = config[len("light-no-"):].replace("+", ",")
+        off = config[len("light-no-"):]
+        env["STEPSCOPE_CUPTI_OFF"] = ALL_KINDS if off == "all" else off.replace("+", ",")
         return rec + ["--mode", "light", "--"] + prog, env
     if config == "outside":
         return rec + ["--capture", "seconds:3600-3601", "--"] + prog, env
@@ -95,12 +109,15 @@ def summarise(samples, ratios):
 def bench_workload(workload, configs, args):
     samples = {c: [] for c in configs}
     ratios = {c: [] for c in configs}
+    rep_s = 0.0  # the last repetition's duration: no repetition starts that would end late
     for rep in range(args.reps):
-        if args.deadline and time.time() > args.deadline:
+        if args.deadline and time.time() + rep_s > args.deadline:
             print("budget reached: %s stopped after %d repetitions" % (workload, rep), flush=True)
             break
+        t0 = time.time()
         order = configs[rep % len(configs):] + configs[:rep % len(configs)]
         got = {c: run_once(c, workload, args) for c in order}
+        rep_s = time.time() - t0
         for c in configs:
             samples[c].append(got[c])
             base = got.get("plain")

@@ -226,7 +226,9 @@ def timed_run(args, cfg, rep, out, budget):
     name = "%s-r%d" % (cfg.key, rep)
     json_path = os.path.join(out, "runs", name + ".json")
     log_path = os.path.join(out, "logs", name + ".log")
-    if not budget.allows("timed %s" % name, estimate_s(cfg, args.steps, tiny=args.tiny)):
+    last = max([r.get("wall_s", 0) for r in cfg.runs] or [0])  # measured beats estimated
+    if not budget.allows("timed %s" % name,
+                         max(last, estimate_s(cfg, args.steps, tiny=args.tiny))):
         cfg.runs.append({"rep": rep, "status": "budget"})
         return
     extra = ["--json-out", json_path] + (["--steps", str(args.steps)] if args.steps else [])

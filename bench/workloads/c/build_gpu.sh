@@ -2,6 +2,8 @@
 # On the H200: builds train_cabi against the machine's torch 2.11 (libtorch_cuda linked) and runs
 # each planted cause bad and fixed, interleaved, REPS times, printing ms/step of each run.
 #   bench/workloads/c/build_gpu.sh [OUT_DIR]     (REPS=5 by default)
+# With STEPSCOPE=path/to/stepscope and RECORD_DIR=DIR it then records each case bad and fixed
+# once (DIR/<case>-<twin>/, 30 steps) for the report's accuracy tests.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 torch=${TORCH_DIR:-/opt/torch/.venv/lib/python3.12/site-packages/torch}
@@ -30,5 +32,15 @@ for c in "${cases[@]}"; do
       res=$("$bin" $common $shared $flags | grep '^result ')
       echo "case=$name twin=$twin rep=$r $res"
     done
+  done
+done
+[ -n "${STEPSCOPE:-}" ] && [ -n "${RECORD_DIR:-}" ] || exit 0
+for c in "${cases[@]}"; do
+  IFS='|' read -r name shared bad fixed <<<"$c"
+  for twin in bad fixed; do
+    flags=$bad; [ $twin = fixed ] && flags=$fixed
+    # shellcheck disable=SC2086
+    "$STEPSCOPE" record -q -o "$RECORD_DIR/$name-$twin" -- "$bin" $common $shared $flags \
+        --steps 40 --warmup 10 | grep '^result ' | sed "s/^/record case=$name twin=$twin /"
   done
 done
