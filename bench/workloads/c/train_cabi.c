@@ -174,7 +174,15 @@ static void config_defaults(config *c)
 {
     *c = (config){.cuda = 0, .batch = 256, .in = 256, .hidden = 512, .out = 16, .steps = 100,
                   .warmup = 5, .sync_every = 1, .ahead_batches = 8, .transform_iters = 8,
-                  .data = DATA_INLINE, .pinned = 0, .bf16 = 0, .lr = 0.05, .print_loss = 0};
+                  .data = DATA_INLINE, .pinned = 0, .bf16 = 0, .lr = 0, .print_loss = 0};
+}
+
+/* The stable SGD step of this two-layer net shrinks as the hidden layer widens (W2's gradient
+ * sums over hidden units): 0.05 up to 512 units, then 0.05 * 512 / hidden (a 65536-wide layer
+ * diverged within 9 steps at 0.05 on the H200). --lr overrides it. */
+static void config_resolve(config *c)
+{
+    if (c->lr == 0) c->lr = c->hidden <= 512 ? 0.05 : 0.05 * 512.0 / (double)c->hidden;
 }
 
 static void config_check(const config *c)
@@ -200,7 +208,10 @@ static void parse_args(int argc, char **argv, config *c)
         else if (!strcmp(f, "--in")) c->in = parse_long(f, v, 1);
         else if (!strcmp(f, "--hidden")) c->hidden = parse_long(f, v, 1);
         else if (!strcmp(f, "--out")) c->out = parse_long(f, v, 1);
-        else if (!strcmp(f, "--lr")) c->lr = strtod(v, NULL);
+        else if (!strcmp(f, "--lr")) {
+            c->lr = strtod(v, NULL);
+            if (!(c->lr > 0)) die("--lr must be positive");
+        }
         else if (!strcmp(f, "--data")) c->data = (enum data_mode)parse_choice(f, v, "inline", "thread", "ahead");
         else if (!strcmp(f, "--ahead-batches")) c->ahead_batches = parse_long(f, v, 1);
         else if (!strcmp(f, "--transform-iters")) c->transform_iters = (int)parse_long(f, v, 0);
@@ -209,6 +220,7 @@ static void parse_args(int argc, char **argv, config *c)
         else if (!strcmp(f, "--dtype")) c->bf16 = parse_choice(f, v, "fp32", "bf16", NULL);
         else { usage(stderr); die("unknown option '%s'", f); }
     }
+    config_resolve(c);
     config_check(c);
 }
 

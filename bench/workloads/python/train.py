@@ -36,6 +36,7 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.utils.data import DataLoader, Dataset  # noqa: E402
+import numpy as np  # noqa: E402
 
 EXIT_SKIP = 77
 LOG_EVERY = 100
@@ -79,14 +80,17 @@ class JpegImages(Dataset):
         return blurred.to(torch.uint8)
 
     def __getitem__(self, i):
+        # Crop and flip in numpy, as PIL/numpy transforms do: small torch ops per sample would
+        # each start an OpenMP parallel region over every core in the main process (the planted
+        # num_workers=0 case), which on the 64-core H200 host cost seconds per batch.
         rng = random.Random(i)
-        image = self._load(i)
+        image = self._load(i).numpy()
         _, h_src, w_src = image.shape
         top, left = rng.randint(0, h_src - self.img), rng.randint(0, w_src - self.img)
         out = image[:, top:top + self.img, left:left + self.img]
         if rng.random() < 0.5:
-            out = out.flip(-1)
-        return out.contiguous(), i % self.classes
+            out = out[:, :, ::-1]
+        return torch.from_numpy(np.ascontiguousarray(out)), i % self.classes
 
 
 class MemoryBatches(Dataset):
