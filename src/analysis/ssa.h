@@ -84,6 +84,10 @@ enum ssa_api_class ssa_api_class(uint8_t domain, uint32_t cbid);
 const char *ssa_api_name(uint8_t domain, uint32_t cbid); /* NULL when not in the table */
 
 #define SSA_SHORT_GAP_NS 100000ull /* 100 us: longer idle gaps are host work, not launching */
+/* A GPU-idle run that starts within this of a synchronising call's return (or while one is
+ * open) follows that sync: the GPU drained because the host waited, and the host work done
+ * before the next launch (reading back and processing results) is exposed. */
+#define SSA_POST_SYNC_NS 20000ull
 
 /* Copy directions counted per step (index = enum sst_copy_kind clamped to OTHER). */
 #define SSA_COPY_KINDS 9
@@ -114,6 +118,10 @@ struct ssa_step_counts {
      * host's per-kernel overhead between back-to-back kernels (launch-bound steps) */
     uint64_t short_gap_ns;
     uint32_t short_gaps;
+    /* GPU-idle runs that begin at a sync (SSA_POST_SYNC_NS): their launch + host time, the
+     * work the host does on synced results while the GPU has nothing queued */
+    uint64_t post_sync_ns;
+    uint32_t post_sync_runs;
 };
 
 struct ssa_step {

@@ -269,21 +269,46 @@ static int run_len_short(uint64_t t0, uint64_t t1)
 
 struct idle_run {
     uint64_t start, lh_ns; /* lh: launch + host time in the run */
-    int open, at_edge;
+    int open, at_edge, post_sync;
 };
 
+/* Where the sweep stands on synchronising calls: one open now, or when the last one ended;
+ * and whether the GPU's last busy time was a D2H copy (.cpu(), .item(): the host waits for
+ * it, in the copy call itself when the destination is pageable). */
+struct sync_watch {
+    uint64_t last_end;
+    int seen, after_d2h;
+};
+
+static int follows_sync(const struct sync_watch *w, int sync_open, uint64_t t)
+{
+    return sync_open || w->after_d2h ||
+           (w->seen && t >= w->last_end && t - w->last_end <= SSA_POST_SYNC_NS);
+}
+
+/* Closes the idle run at t; at_end: it reaches the step's end (so it is not a gap between
+ * kernels, but its time after a sync still counts). */
+static void close_run(struct ssa_step *st, struct idle_run *run, uint64_t t, int at_end)
+{
+    if (!run->open) return;
+    if (!run->at_edge && !at_end && run_len_short(run->start, t) && run->lh_ns) {
+        st->n.short_gap_ns += run->lh_ns; /* the launch-bound rule's: not counted twice */
+        st->n.short_gaps++;
+    } else if (run->post_sync && run->lh_ns) {
+        st->n.post_sync_ns += run->lh_ns;
+        st->n.post_sync_runs++;
+    }
+    run->open = 0;
+}
+
 static void idle_stretch(struct ssa_step *st, struct idle_run *run, uint32_t cat, uint64_t t0,
-                         uint64_t t1)
+                         uint64_t t1, int post_sync)
 {
     if (cat < SSA_CAT_FIRST_IDLE) { /* busy: closes the run */
-        if (run->open && !run->at_edge && run_len_short(run->start, t0) && run->lh_ns) {
-            st->n.short_gap_ns += run->lh_ns;
-            st->n.short_gaps++;
-        }
-        run->open = 0;
+        close_run(st, run, t0, 0);
         return;
     }
-    if (!run->open) *run = (struct idle_run){t0, 0, 1, t0 == st->begin_ns};
+    if (!run->open) *run = (struct idle_run){t0, 0, 1, t0 == st->begin_ns, post_sync};
     if (cat == SSA_CAT_LAUNCH || cat == SSA_CAT_HOST) run->lh_ns += t1 - t0;
 }
 
@@ -292,19 +317,26 @@ static void sweep(struct ssa_step *st, const edge_t *e, size_t n)
     uint32_t open[SSA_CAT_COUNT] = {0}, mask = 0;
     uint64_t prev = st->begin_ns;
     struct idle_run run = {0};
+    struct sync_watch sw = {0};
     for (size_t i = 0; i < n; i++) {
         uint64_t t = st->begin_ns + EDGE_REL(e[i]);
         if (t > prev) {
             uint32_t c = top_cat(mask);
             st->cat_ns[c] += t - prev;
-            idle_stretch(st, &run, c, prev, t);
+            idle_stretch(st, &run, c, prev, t, follows_sync(&sw, open[SSA_CAT_SYNC] > 0, prev));
+            if (c < SSA_CAT_FIRST_IDLE) sw.after_d2h = c == SSA_CAT_COPY_D2H;
             prev = t;
         }
         uint32_t c = EDGE_CAT(e[i]);
         open[c] += EDGE_IS_END(e[i]) ? (uint32_t)-1 : 1u; /* wraps back: counts stay exact */
         mask = open[c] ? mask | (1u << c) : mask & ~(1u << c);
+        if (c == SSA_CAT_SYNC && !open[c]) sw.last_end = t, sw.seen = 1;
     }
-    st->cat_ns[top_cat(mask)] += st->end_ns - prev;
+    uint32_t c = top_cat(mask);
+    st->cat_ns[c] += st->end_ns - prev;
+    if (st->end_ns > prev)
+        idle_stretch(st, &run, c, prev, st->end_ns, follows_sync(&sw, open[SSA_CAT_SYNC] > 0, prev));
+    close_run(st, &run, st->end_ns, 1);
 }
 
 /* Sorts the step's edges (the buffer has room for n more: see buf_push) and sweeps them. */

@@ -26,6 +26,7 @@ struct fctx {
     double d2h_copies, syncs, sync_api_ms;
     double allocs, alloc_api_ms;
     double short_gap_ms, short_gaps;
+    double post_sync_ms, post_sync_runs;
     double median_kernel_us;
 };
 
@@ -56,6 +57,8 @@ static void ctx_add(struct fctx *c, const struct ssa_step_counts *k, double n)
     c->alloc_api_ms += (double)k->alloc_api_ns / 1e6 / n;
     c->short_gap_ms += (double)k->short_gap_ns / 1e6 / n;
     c->short_gaps += k->short_gaps / n;
+    c->post_sync_ms += (double)k->post_sync_ns / 1e6 / n;
+    c->post_sync_runs += k->post_sync_runs / n;
 }
 
 static void ctx_means(struct fctx *c)
@@ -188,17 +191,23 @@ static int rule_pageable(const struct fctx *c, struct ssa_finding *f)
     return 1;
 }
 
+/* What-if "syncs removed, the host runs ahead": the GPU no longer drains at each sync, so
+ * both the wait and the host work done on the synced results before the next launch (a
+ * .cpu() then a CPU metric, print(loss.item())) stop being GPU idle time — once logged every
+ * N steps that work leaves the step. Short runs are the launch-bound rule's (no double count). */
 static int rule_sync(const struct fctx *c, struct ssa_finding *f)
 {
     double idle = c->s->cat_ms[SSA_CAT_SYNC];
-    if (idle <= 0 || c->syncs <= 0) return 0;
-    f->saving_ms = idle;
+    if (c->syncs <= 0 || idle + c->post_sync_ms <= 0) return 0;
+    f->saving_ms = idle + c->post_sync_ms;
     f->confidence = SSA_MEDIUM;
     SAY(f->evidence,
-        "%.1f synchronising calls/step (%.3f ms blocked), %.1f D2H copies/step; "
-        "GPU idle %.2f ms/step while the host waits",
-        c->syncs, c->sync_api_ms, c->d2h_copies, idle);
-    SAY(f->estimate, "sync-attributed GPU idle time: syncs removed, the host runs ahead");
+        "%.1f synchronising calls/step (%.3f ms blocked), %.1f D2H copies/step; GPU idle "
+        "%.2f ms/step in the waits and %.2f ms/step in host work right after them "
+        "(%.1f times/step) before the next launch",
+        c->syncs, c->sync_api_ms, c->d2h_copies, idle, c->post_sync_ms, c->post_sync_runs);
+    SAY(f->estimate, "sync-attributed GPU idle time plus the host work that follows each sync "
+                     "while the GPU has nothing queued: syncs removed, the host runs ahead");
     SAY(f->fix, "avoid .item(), .cpu(), print(tensor) and torch.cuda.synchronize() every step: "
                 "accumulate on the GPU and log every N steps");
     return 1;

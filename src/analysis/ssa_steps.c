@@ -267,6 +267,7 @@ static void step_add(struct ssa_step *sum, const struct ssa_step *st)
     s->sync_records += k->sync_records, s->sync_record_ns += k->sync_record_ns;
     s->data_ranges += k->data_ranges, s->data_ns += k->data_ns;
     s->short_gap_ns += k->short_gap_ns, s->short_gaps += k->short_gaps;
+    s->post_sync_ns += k->post_sync_ns, s->post_sync_runs += k->post_sync_runs;
 }
 
 void ssa_steps_fold(struct ssa_scan *sc, struct ssa_result *res, size_t i,
