@@ -31,13 +31,19 @@ struct fctx {
 };
 
 /* Pinned H2D bandwidth when the trace has no pinned copy to measure it on: measured on the
- * H200 fixture h200-dataloader-w0 (9633792 bytes in 270.6 us over PCIe Gen5, pinned source)
- * — 35.6 GB/s. Used for any GPU, with low confidence. */
-#define SSA_PINNED_H2D_BPS 35.6e9
-/* bf16 tensor-core GEMM/conv over fp32/tf32 on a tensor-core GPU: a conservative 2x (tf32 to
- * bf16 on Hopper is ~2x, plain fp32 much more); the trace cannot show the ratio for the same
- * shapes, so the confidence is low. */
-#define SSA_BF16_SPEEDUP 2.0
+ * H200 fixture tests/fixtures/workloads/traces/wide-none (128 MiB copies from pinned memory in
+ * 2.418 ms over PCIe Gen5: 55.5 GB/s; a 9.2 MiB copy of h200-dataloader-w0 reached only
+ * 35.6 GB/s, so the saving on small copies comes out a little high). Used for any GPU, low
+ * confidence. */
+#define SSA_PINNED_H2D_BPS 55.5e9
+/* bf16 tensor-core GEMM/conv over tf32 tensor cores: 2x, the ratio of their dense peaks on
+ * Hopper (989 vs 494 TFLOP/s). */
+#define SSA_BF16_OVER_TF32 2.0
+/* bf16 tensor-core GEMM over fp32 on CUDA cores (ffma/SIMT sgemm kernels, TF32 off): 15.7x,
+ * measured on the H200 fixture pair tests/fixtures/workloads/traces/mlp_big-fp32 and
+ * mlp_big-none (the same 2048/8192-wide GEMMs: 899 ms of fp32 GEMM kernels against 57.1 ms in
+ * bf16 over the same steps). */
+#define SSA_BF16_OVER_FP32_SIMT 15.7
 
 /* Adds one step's counts (or, in compact mode, the steady steps' sums) divided by n. */
 static void ctx_add(struct fctx *c, const struct ssa_step_counts *k, double n)
@@ -237,23 +243,52 @@ static int rule_launch_bound(const struct fctx *c, struct ssa_finding *f)
     return 1;
 }
 
+/* fp32 GEMM kernels that run on CUDA cores (TF32 off), not on tf32 tensor cores. */
+static int is_simt_fp32(const char *name)
+{
+    return !strstr(name, "tf32") && (strstr(name, "_ffma_") || strstr(name, "sgemm"));
+}
+
+/* The bf16 time of the trace's fp32/tf32 GEMM kernel time, per unit: each kernel at its own
+ * ratio (CUDA-core fp32 or tf32), weighted by its share of the fp32 GEMM time. */
+static double bf16_time_factor(const struct ssa_result *r, double *simt_share)
+{
+    double simt = 0, all = 0;
+    for (size_t i = 0; i < r->n_knames; i++) {
+        if (r->knames[i].kclass != SSA_KC_GEMM_FP32) continue;
+        double t = (double)r->knames[i].total_ns;
+        all += t;
+        if (r->kname_text && r->kname_text[i] && is_simt_fp32(r->kname_text[i])) simt += t;
+    }
+    *simt_share = all > 0 ? simt / all : 0;
+    return *simt_share / SSA_BF16_OVER_FP32_SIMT + (1 - *simt_share) / SSA_BF16_OVER_TF32;
+}
+
 static int rule_mixed_precision(const struct fctx *c, struct ssa_finding *f)
 {
     double fp32 = c->s->cat_ms[SSA_CAT_GEMM_FP32];
     if (fp32 <= 0) return 0;
-    double save = fp32 * (1 - 1 / SSA_BF16_SPEEDUP);
+    double simt_share;
+    double factor = bf16_time_factor(c->r, &simt_share);
+    double save = fp32 * (1 - factor);
     int host_bound = c->s->gpu_busy_pct < SSA_LAUNCHBOUND_BUSY_PCT;
     if (host_bound) save *= c->s->gpu_busy_pct / 100; /* faster kernels mostly widen idle */
     f->saving_ms = save;
     f->confidence = SSA_LOW;
     SAY(f->evidence,
-        "fp32/tf32 GEMM/conv %.2f ms/step exposed (%.0f %% of the step; "
-        "kernels %.2f ms/step), tensor-core bf16/fp16 %.2f ms/step",
+        "fp32/tf32 GEMM/conv %.2f ms/step exposed (%.0f %% of the step; kernels %.2f ms/step, "
+        "%.0f %% of it on CUDA cores with TF32 off), tensor-core bf16/fp16 %.2f ms/step",
         fp32, c->s->cat_pct[SSA_CAT_GEMM_FP32], c->s->kclass_ms[SSA_KC_GEMM_FP32],
-        c->s->kclass_ms[SSA_KC_GEMM_TC]);
-    SAY(f->estimate, "exposed fp32 GEMM time x (1 - 1/%.0f), assumed bf16 speed-up%s",
-        SSA_BF16_SPEEDUP, host_bound ? ", scaled by GPU busy share (host-bound step)" : "");
-    SAY(f->fix, "with torch.autocast(\"cuda\", dtype=torch.bfloat16): around forward and loss");
+        100 * simt_share, c->s->kclass_ms[SSA_KC_GEMM_TC]);
+    SAY(f->estimate,
+        "exposed fp32 GEMM time x (1 - %.3f): bf16 at %.1fx CUDA-core fp32 (measured on an "
+        "H200) and %.0fx tf32%s",
+        factor, SSA_BF16_OVER_FP32_SIMT, SSA_BF16_OVER_TF32,
+        host_bound ? ", scaled by GPU busy share (host-bound step)" : "");
+    SAY(f->fix, "with torch.autocast(\"cuda\", dtype=torch.bfloat16): around forward and loss%s",
+        simt_share > 0.5 ? "; at least torch.backends.cuda.matmul.allow_tf32 = True "
+                           "(torch.set_float32_matmul_precision(\"high\"))"
+                         : "");
     return 1;
 }
 

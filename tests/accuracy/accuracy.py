@@ -12,12 +12,14 @@ trace recorded of each case's bad configuration (tests/fixtures/workloads/traces
   saving   the estimated saving within +-20 % of the measured bad->fixed saving
   clean    the clean program gets no finding above low severity
 
-    accuracy.py STEPSCOPE FIXTURES [--gate CASE:GATE]   # one gate: exit 0 pass, 1 miss, 77 n/a
+    accuracy.py STEPSCOPE FIXTURES --gate CASE:GATE     # one gate: exit 0 pass, 1 miss, 77 n/a
+    accuracy.py STEPSCOPE FIXTURES --known-miss CASE:GATE  # 0 while it misses, 1 once it passes
     accuracy.py STEPSCOPE FIXTURES --table              # every gate of every case, as a table
 
 A gate is "n/a" (exit 77, ctest skips it visibly) where the truth cannot judge it: the case's
-fixed twin was not measurably faster, or the truth's own spread (p10..p90 of the bad runs) is
-wider than the gate's tolerance.
+fixed twin was not measurably faster, fewer than 3 runs of bad or fixed succeeded, or the
+truth's own uncertainty (half the p10..p90 width of the bad runs) is larger than the gate's
+tolerance (share: 5 points of the step; saving: 20 % of the measured saving).
 """
 import json
 import os
@@ -31,6 +33,7 @@ FINDING = {"data": "data_loading", "pageable": "pageable_h2d", "sync": "sync_poi
            "dp": "data_parallel"}
 SHARE_PP = 5.0
 SAVING_REL = 0.20
+MIN_RUNS = 3
 N_A = 77
 
 
@@ -84,6 +87,8 @@ def judge(entry, rep, gate):
     if not entry.get("saving_ms") or entry["saving_ms"] <= 0 or \
             (entry.get("check") and not entry["check"].get("ok") and "per_cause" not in entry):
         return "n/a", "truth: the fixed twin is not measurably faster"
+    if min(entry["bad"].get("n_ok", 0), entry["fixed"].get("n_ok", 0)) < MIN_RUNS:
+        return "n/a", "truth: fewer than %d good runs of bad or fixed" % MIN_RUNS
     spread = truth_spread_pct(entry.get("bad"))
     main = want[0]
     f = by_id.get(main)
@@ -98,8 +103,10 @@ def judge(entry, rep, gate):
         ok = abs(got - truth_pct) <= SHARE_PP
         return ("pass" if ok else "miss"), "%s share %.1f %% vs truth %.1f %%" % (main, got,
                                                                                 truth_pct)
-    if spread is not None and spread > 100 * SAVING_REL:
-        return "n/a", "truth too noisy: bad runs spread %.0f %% of the median" % spread
+    half_ms = (entry["bad"]["p90"] - entry["bad"]["p10"]) / 2
+    if half_ms > SAVING_REL * truth_ms:
+        return "n/a", "truth too noisy: bad runs +-%.2f ms around the median, tolerance %.2f ms" % (
+            half_ms, SAVING_REL * truth_ms)
     got = f["saving_ms_per_step"] if f else 0.0
     ok = abs(got - truth_ms) <= SAVING_REL * truth_ms
     return ("pass" if ok else "miss"), "%s saving %.2f ms vs truth %.2f ms (%+.0f %%)" % (
@@ -111,7 +118,7 @@ def load(fixtures):
         return {e["case"]: e for e in json.load(f) if "bad" in e}
 
 
-def one_gate(stepscope, fixtures, spec):
+def one_gate(stepscope, fixtures, spec, expect_miss=False):
     case, _, gate = spec.partition(":")
     entry = load(fixtures).get(case)
     if entry is None or gate not in gates_of(entry):
@@ -123,7 +130,13 @@ def one_gate(stepscope, fixtures, spec):
         return N_A
     status, detail = judge(entry, report(stepscope, trace), gate)
     print("%s %s: %s" % (status, spec, detail))
-    return {"pass": 0, "miss": 1, "n/a": N_A}[status]
+    if expect_miss and status == "pass":
+        print("this known miss now passes: move it to ACCURACY_PASS in tests/accuracy/"
+              "CMakeLists.txt and out of tests/accuracy/README.md")
+    codes = {"pass": 0, "miss": 1, "n/a": N_A}
+    if expect_miss:
+        codes = {"pass": 1, "miss": 0, "n/a": N_A}
+    return codes[status]
 
 
 def table(stepscope, fixtures):
@@ -141,8 +154,8 @@ def table(stepscope, fixtures):
 
 
 def main(argv):
-    if len(argv) == 4 and argv[2] == "--gate":
-        return one_gate(argv[0], argv[1], argv[3])
+    if len(argv) == 4 and argv[2] in ("--gate", "--known-miss"):
+        return one_gate(argv[0], argv[1], argv[3], argv[2] == "--known-miss")
     if len(argv) == 3 and argv[2] == "--table":
         return table(argv[0], argv[1])
     sys.stderr.write(__doc__)
