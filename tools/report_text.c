@@ -76,6 +76,11 @@ static void text_steps_line(const struct ssa_result *r, const struct ssa_summary
     if (r->warmup_autotune)
         fprintf(out,
                 "             step 0 ran kernels never seen again (autotuning, compilation)\n");
+    if (r->warmup_fill)
+        fprintf(out,
+                "             %zu of them ran faster than the steady pace (the host ran ahead "
+                "of the GPU\n             until its queue filled, or prefetched data ran out)\n",
+                r->warmup_fill);
     if (r->dropped_step_ranges)
         fprintf(out, "             %" PRIu64 " step range(s) never ended: not counted\n",
                 r->dropped_step_ranges);

@@ -184,6 +184,7 @@ struct ssa_result {
     struct ssa_step *steps;   /* sorted, non-overlapping; for SSA_STEPS_NONE: windows */
     size_t n_warmup;          /* flagged warm-up steps (the first ones) */
     int warmup_autotune;      /* step 0 excluded for extra kernels (autotuning, compile) */
+    size_t warmup_fill;       /* of n_warmup: fast leading steps (host ran ahead, queue fill) */
     uint64_t dropped_step_ranges; /* step ranges that never ended (program killed, shim) */
 
     /* names */

@@ -109,6 +109,8 @@ struct ssa_scan {
     size_t warm_dur;
     int autotune_possible; /* step 0 may still be excluded after pass 2 */
     struct ssa_step step0; /* compact mode, autotune_possible: step 0, summed or not later */
+    size_t fill_end;         /* steps [warm_dur, fill_end) may be a queue fill (after pass 2) */
+    struct ssa_step fill;    /* compact mode: their sum, summed or not later */
 };
 
 /* Pass 1 over r: fills scan and the trace facts of res. 0 or a negative ss_error. */

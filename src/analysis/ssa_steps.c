@@ -20,6 +20,9 @@
 
 #define SSA_TILE_GAP_STEPS 10     /* gaps up to this many median steps are tiled */
 #define SSA_WARMUP_FACTOR 1.5     /* a first step this much slower than the rest is warm-up */
+#define SSA_FILL_FACTOR 2.0       /* a leading step this much faster than the tail: queue fill */
+#define SSA_FILL_MIN_TAIL 3       /* steps in the last quarter needed to judge the tail */
+#define SSA_FILL_BUSY 0.9         /* GPU busy share of a fill step (the queue is not empty) */
 #define SSA_MAX_WINDOWS 4096      /* no markers: at most this many streaming windows */
 #define SSA_DEFAULT_WINDOW_NS 100000000ull
 
@@ -219,25 +222,63 @@ static uint64_t brief_dur(const struct ssa_step_brief *b)
     return b->end_ns - b->begin_ns;
 }
 
-int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
+/* Leading steps slower than SSA_WARMUP_FACTOR x the median of the rest (never more than
+ * half the steps). d: scratch room for n durations. */
+static size_t slow_first_steps(const struct ssa_result *res, uint64_t *d)
 {
-    size_t n = res->n_steps;
-    sc->warm_dur = 0;
-    sc->autotune_possible = 0;
-    if ((o && o->no_warmup) || res->step_source == SSA_STEPS_NONE || n < 2) return 0;
-    uint64_t *d = malloc(n * sizeof *d);
-    if (!d) return SS_ENOMEM;
-    size_t w = 0;
-    while (w < n / 2) { /* never more than half the steps */
+    size_t n = res->n_steps, w = 0;
+    while (w < n / 2) {
         size_t m = 0;
         for (size_t i = w + 1; i < n; i++) d[m++] = brief_dur(&res->briefs[i]);
         uint64_t med = ssa_quantile_u64(d, m, 0.5);
         if ((double)brief_dur(&res->briefs[w]) <= SSA_WARMUP_FACTOR * (double)med) break;
         w++;
     }
+    return w;
+}
+
+/* A transient of fast steps after warm-up: the host runs ahead of the GPU until the launch
+ * queue is full (then the GPU sets the pace), or drains batches a DataLoader prefetched.
+ * Host-side step marks come faster than the work they stand for until then, so the steady
+ * pace is the tail's: the last quarter's median. From `from`, the fill phase ends at the last
+ * step faster than tail / SSA_FILL_FACTOR with the GPU busy all along (SSA_FILL_BUSY: it had
+ * work queued; a step that is merely faster while the GPU idles is not a fill) within the
+ * first 3/4 of the steps, when most steps up to it are such. Returns the first steady step
+ * (`from` when there is no fill). Before pass 2 (busy_known 0) it gives the candidates by
+ * duration alone; after it, ssa_steps_warmup confirms them by GPU busy time. */
+static size_t fill_phase_end(const struct ssa_result *res, size_t from, uint64_t *d,
+                             int busy_known)
+{
+    size_t n = res->n_steps, q = n / 4;
+    if (q < SSA_FILL_MIN_TAIL || from >= n - q) return from;
+    for (size_t i = 0; i < q; i++) d[i] = brief_dur(&res->briefs[n - q + i]);
+    double fast = (double)ssa_quantile_u64(d, q, 0.5) / SSA_FILL_FACTOR;
+    size_t last = from, nfast = 0, fast_upto = 0;
+    for (size_t i = from; i < n - q; i++) {
+        const struct ssa_step_brief *b = &res->briefs[i];
+        double dur = (double)brief_dur(b);
+        if (dur >= fast || (busy_known && (double)b->busy_ns < SSA_FILL_BUSY * dur)) continue;
+        nfast++;
+        last = i + 1, fast_upto = nfast;
+    }
+    return fast_upto * 2 > last - from ? last : from;
+}
+
+int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
+{
+    size_t n = res->n_steps;
+    sc->warm_dur = 0;
+    sc->autotune_possible = 0;
+    res->warmup_fill = 0;
+    if ((o && o->no_warmup) || res->step_source == SSA_STEPS_NONE || n < 2) return 0;
+    uint64_t *d = malloc(n * sizeof *d);
+    if (!d) return SS_ENOMEM;
+    size_t w = slow_first_steps(res, d);
+    sc->fill_end = fill_phase_end(res, w, d, 0);
     free(d);
+    memset(&sc->fill, 0, sizeof sc->fill);
     sc->warm_dur = w;
-    sc->autotune_possible = w == 0 && n >= 3;
+    sc->autotune_possible = sc->fill_end == 0 && n >= 3;
     return 0;
 }
 
@@ -275,13 +316,32 @@ void ssa_steps_fold(struct ssa_scan *sc, struct ssa_result *res, size_t i,
 {
     if (i < sc->warm_dur) return; /* warm-up: excluded */
     if (i == 0 && sc->autotune_possible) sc->step0 = *st; /* decided after pass 2 */
+    else if (i < sc->fill_end) step_add(&sc->fill, st);   /* likewise */
     else step_add(&res->steady, st);
+}
+
+/* After pass 2: the fill candidates stand if their GPU was busy; the steps become warm-up.
+ * Returns the first steady step. */
+static size_t confirm_fill(struct ssa_scan *sc, struct ssa_result *res)
+{
+    size_t w = sc->warm_dur, f = sc->fill_end;
+    if (f > w) {
+        uint64_t *d = malloc(res->n_steps * sizeof *d);
+        size_t confirmed = d ? fill_phase_end(res, w, d, 1) : w;
+        free(d);
+        if (confirmed == f) {
+            res->warmup_fill = f - w;
+            return f;
+        }
+    }
+    if (f > w && res->compact) step_add(&res->steady, &sc->fill); /* steady after all */
+    return w;
 }
 
 void ssa_steps_warmup(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
 {
     (void)o; /* decided by ssa_steps_warmup_plan */
-    size_t w = sc->warm_dur;
+    size_t w = confirm_fill(sc, res);
     if (sc->autotune_possible && names_only_in_first_step(sc) >= SSA_AUTOTUNE_NAMES) {
         w = 1;
         res->warmup_autotune = 1;

@@ -152,6 +152,51 @@ static void test_warmup(void)
     ssa_result_free(r);
 }
 
+/* 12 steps: 6 fast ones (2 ms) after step 0, then 6 at 10 ms. busy: the fast steps keep
+ * the GPU busy (host ahead, queue filling: excluded as warm-up, in both modes) or leave it
+ * idle (merely faster steps: kept). */
+static void write_fill(const char *path, int busy)
+{
+    struct synth s;
+    synth_open(&s, path);
+    uint64_t t = T0;
+    for (uint64_t k = 0; k < 12; k++) {
+        uint64_t d = k >= 1 && k <= 6 ? 2 * MS : STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, t, k, TID);
+        synth_kernel(&s, "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32", t,
+                     t + (busy || d == STEP_NS ? d : d / 4));
+        synth_step(&s, SST_STEP_END, t + d, k, TID);
+        t += d;
+    }
+    synth_close(&s);
+}
+
+static void check_fill(const char *path, int busy, int flags)
+{
+    struct ssa_opts o = {.window_ns = 0};
+    struct ssa_result *r = NULL;
+    CHECK_EQ(ssa_analyze_file_ex(path, &o, flags, &r), 0);
+    REQUIRE(r != NULL);
+    struct ssa_summary sum;
+    ssa_summarize(r, &sum);
+    /* not busy: step 0 (10 ms) is slower than the median of the rest (2 ms): warm-up alone */
+    CHECK_EQ_U64(r->n_warmup, (busy ? 7 : 1));
+    CHECK_EQ_U64(r->warmup_fill, (busy ? 6 : 0));
+    CHECK_EQ_U64(sum.steps, (busy ? 5 : 11));
+    if (busy) CHECK_EQ_U64(sum.mean_ns, STEP_NS);
+    ssa_result_free(r);
+}
+
+static void test_queue_fill(void)
+{
+    for (int busy = 0; busy <= 1; busy++) {
+        const char *path = ss_test_path(busy ? "fill1.sstrace" : "fill0.sstrace");
+        write_fill(path, busy);
+        check_fill(path, busy, 0);
+        check_fill(path, busy, SSA_COMPACT);
+    }
+}
+
 /* A kernel across a step boundary is split between the two steps; steps tile time. */
 static void test_boundary_and_tiling(void)
 {
@@ -305,6 +350,7 @@ int main(void)
     test_exact_breakdown();
     test_threads();
     test_warmup();
+    test_queue_fill();
     test_boundary_and_tiling();
     test_step_sources();
     return ss_test_result();
