@@ -35,6 +35,7 @@ for c in "${cases[@]}"; do
   done
 done
 [ -n "${STEPSCOPE:-}" ] && [ -n "${RECORD_DIR:-}" ] || exit 0
+mkdir -p "$RECORD_DIR"
 for c in "${cases[@]}"; do
   IFS='|' read -r name shared bad fixed <<<"$c"
   for twin in bad fixed; do
