@@ -122,6 +122,10 @@ struct ssa_step_counts {
      * work the host does on synced results while the GPU has nothing queued */
     uint64_t post_sync_ns;
     uint32_t post_sync_runs;
+    /* the same for runs that begin right after an H2D copy: the host was blocked in a copy of
+     * pageable memory and then prepares the next tensor on the CPU */
+    uint64_t post_h2d_ns;
+    uint32_t post_h2d_runs;
 };
 
 struct ssa_step {

@@ -267,48 +267,60 @@ static int run_len_short(uint64_t t0, uint64_t t1)
     return t1 - t0 < SSA_SHORT_GAP_NS;
 }
 
+/* What a GPU-idle run follows: the GPU drained because the host waited for it. */
+enum run_after { AFTER_OTHER = 0, AFTER_SYNC, AFTER_H2D };
+
 struct idle_run {
     uint64_t start, lh_ns; /* lh: launch + host time in the run */
-    int open, at_edge, post_sync;
+    int open, at_edge;
+    enum run_after after;
 };
 
-/* Where the sweep stands on synchronising calls: one open now, or when the last one ended;
- * and whether the GPU's last busy time was a D2H copy (.cpu(), .item(): the host waits for
- * it, in the copy call itself when the destination is pageable). */
+/* Where the sweep stands on synchronising calls (one open now, or when the last one ended)
+ * and on the GPU's last busy category: a run right after a D2H copy follows a sync (.cpu(),
+ * .item(): the host waits for the copy); right after an H2D copy, the host was blocked in a
+ * copy from pageable memory (.to(device) of a tensor made on the CPU) and makes the next one. */
 struct sync_watch {
     uint64_t last_end;
-    int seen, after_d2h;
+    int seen;
+    uint32_t last_busy;
 };
 
-static int follows_sync(const struct sync_watch *w, int sync_open, uint64_t t)
+static enum run_after run_follows(const struct sync_watch *w, int sync_open, uint64_t t)
 {
-    return sync_open || w->after_d2h ||
-           (w->seen && t >= w->last_end && t - w->last_end <= SSA_POST_SYNC_NS);
+    if (w->last_busy == SSA_CAT_COPY_H2D) return AFTER_H2D;
+    if (sync_open || w->last_busy == SSA_CAT_COPY_D2H ||
+        (w->seen && t >= w->last_end && t - w->last_end <= SSA_POST_SYNC_NS))
+        return AFTER_SYNC;
+    return AFTER_OTHER;
 }
 
 /* Closes the idle run at t; at_end: it reaches the step's end (so it is not a gap between
- * kernels, but its time after a sync still counts). */
+ * kernels, but its time after a sync or copy still counts). */
 static void close_run(struct ssa_step *st, struct idle_run *run, uint64_t t, int at_end)
 {
     if (!run->open) return;
     if (!run->at_edge && !at_end && run_len_short(run->start, t) && run->lh_ns) {
         st->n.short_gap_ns += run->lh_ns; /* the launch-bound rule's: not counted twice */
         st->n.short_gaps++;
-    } else if (run->post_sync && run->lh_ns) {
+    } else if (run->after == AFTER_SYNC && run->lh_ns) {
         st->n.post_sync_ns += run->lh_ns;
         st->n.post_sync_runs++;
+    } else if (run->after == AFTER_H2D && run->lh_ns) {
+        st->n.post_h2d_ns += run->lh_ns;
+        st->n.post_h2d_runs++;
     }
     run->open = 0;
 }
 
 static void idle_stretch(struct ssa_step *st, struct idle_run *run, uint32_t cat, uint64_t t0,
-                         uint64_t t1, int post_sync)
+                         uint64_t t1, enum run_after after)
 {
     if (cat < SSA_CAT_FIRST_IDLE) { /* busy: closes the run */
         close_run(st, run, t0, 0);
         return;
     }
-    if (!run->open) *run = (struct idle_run){t0, 0, 1, t0 == st->begin_ns, post_sync};
+    if (!run->open) *run = (struct idle_run){t0, 0, 1, t0 == st->begin_ns, after};
     if (cat == SSA_CAT_LAUNCH || cat == SSA_CAT_HOST) run->lh_ns += t1 - t0;
 }
 
@@ -317,14 +329,14 @@ static void sweep(struct ssa_step *st, const edge_t *e, size_t n)
     uint32_t open[SSA_CAT_COUNT] = {0}, mask = 0;
     uint64_t prev = st->begin_ns;
     struct idle_run run = {0};
-    struct sync_watch sw = {0};
+    struct sync_watch sw = {0, 0, SSA_CAT_COUNT};
     for (size_t i = 0; i < n; i++) {
         uint64_t t = st->begin_ns + EDGE_REL(e[i]);
         if (t > prev) {
             uint32_t c = top_cat(mask);
             st->cat_ns[c] += t - prev;
-            idle_stretch(st, &run, c, prev, t, follows_sync(&sw, open[SSA_CAT_SYNC] > 0, prev));
-            if (c < SSA_CAT_FIRST_IDLE) sw.after_d2h = c == SSA_CAT_COPY_D2H;
+            idle_stretch(st, &run, c, prev, t, run_follows(&sw, open[SSA_CAT_SYNC] > 0, prev));
+            if (c < SSA_CAT_FIRST_IDLE) sw.last_busy = c;
             prev = t;
         }
         uint32_t c = EDGE_CAT(e[i]);
@@ -335,7 +347,8 @@ static void sweep(struct ssa_step *st, const edge_t *e, size_t n)
     uint32_t c = top_cat(mask);
     st->cat_ns[c] += st->end_ns - prev;
     if (st->end_ns > prev)
-        idle_stretch(st, &run, c, prev, st->end_ns, follows_sync(&sw, open[SSA_CAT_SYNC] > 0, prev));
+        idle_stretch(st, &run, c, prev, st->end_ns,
+                     run_follows(&sw, open[SSA_CAT_SYNC] > 0, prev));
     close_run(st, &run, st->end_ns, 1);
 }
 

@@ -26,7 +26,7 @@ struct fctx {
     double d2h_copies, syncs, sync_api_ms;
     double allocs, alloc_api_ms;
     double short_gap_ms, short_gaps;
-    double post_sync_ms, post_sync_runs;
+    double post_sync_ms, post_sync_runs, post_h2d_ms, post_h2d_runs;
     double median_kernel_us;
 };
 
@@ -65,6 +65,8 @@ static void ctx_add(struct fctx *c, const struct ssa_step_counts *k, double n)
     c->short_gaps += k->short_gaps / n;
     c->post_sync_ms += (double)k->post_sync_ns / 1e6 / n;
     c->post_sync_runs += k->post_sync_runs / n;
+    c->post_h2d_ms += (double)k->post_h2d_ns / 1e6 / n;
+    c->post_h2d_runs += k->post_h2d_runs / n;
 }
 
 static void ctx_means(struct fctx *c)
@@ -219,6 +221,31 @@ static int rule_sync(const struct fctx *c, struct ssa_finding *f)
     return 1;
 }
 
+#define SSA_PER_STEP 0.9 /* "every step", allowing a step that missed it */
+
+/* Tensors made on the CPU inside the step (targets, masks, noise, constants) and copied with
+ * a blocking .to(device): the host waits for each copy from pageable memory, then builds the
+ * next tensor while the GPU has nothing queued. What-if "created on the device": that host
+ * work becomes a few small kernels, so the GPU-idle host time right after H2D copies goes. */
+static int rule_cpu_tensors(const struct fctx *c, struct ssa_finding *f)
+{
+    /* once per step at least: a pattern of the loop, not a stray copy */
+    if (c->pageable_copies <= 0 || c->post_h2d_runs < SSA_PER_STEP || c->post_h2d_ms <= 0)
+        return 0;
+    f->saving_ms = c->post_h2d_ms;
+    f->confidence = SSA_MEDIUM;
+    SAY(f->evidence,
+        "%.1f H2D copies/step from pageable memory (%.2f MiB); after %.1f of them per step the "
+        "GPU waits %.2f ms/step while the host prepares the next data on the CPU",
+        c->pageable_copies, c->pageable_bytes / 1048576.0, c->post_h2d_runs, c->post_h2d_ms);
+    SAY(f->estimate, "GPU-idle host time right after H2D copies: the tensors made on the "
+                     "device instead, that host work and its waits leave the step");
+    SAY(f->fix, "create per-step tensors on the GPU (torch.full/zeros/randn(..., "
+                "device=\"cuda\"), tensor.to(device) once outside the loop for constants); "
+                "batches from a DataLoader: pin_memory=True + non_blocking=True");
+    return 1;
+}
+
 #define SSA_LAUNCHBOUND_BUSY_PCT 50.0
 #define SSA_SMALL_KERNEL_US 50.0
 #define SSA_MANY_KERNELS 20.0
@@ -336,6 +363,8 @@ static const struct rule rules[] = {
     {"data_loading", "GPU waits for data loading", rule_data, 0, 1},
     {"pageable_h2d", "H2D copies from pageable memory", rule_pageable, 0, 0},
     {"sync_points", "hidden sync points stall the GPU", rule_sync, 0, 1},
+    {"cpu_tensors", "tensors created on the CPU every step, then copied to the GPU",
+     rule_cpu_tensors, 0, 1},
     {"launch_bound", "launch-bound: many small kernels, GPU waits for the host", rule_launch_bound,
      0, 1},
     {"no_mixed_precision", "GEMM/conv in fp32/tf32: no mixed precision", rule_mixed_precision, 0,

@@ -89,21 +89,25 @@ static void test_rules_synthetic(void)
     struct ssa_findings f;
     analyse(path, &r, &sum, &f);
     CHECK_EQ(r->cpu_count, 12);
-    REQUIRE(f.n == 4);
-    CHECK_STR(f.v[0].id, "pageable_h2d");
-    CHECK_STR(f.v[1].id, "sync_points");
-    CHECK_STR(f.v[2].id, "no_mixed_precision");
-    CHECK_STR(f.v[3].id, "allocator_churn");
-    CHECK(absd(f.v[0].saving_ms - 2.0) < 1e-6);
-    CHECK(absd(f.v[0].speedup - 1.25) < 1e-6);
-    CHECK_EQ(f.v[0].severity, SSA_HIGH);
-    CHECK_EQ(f.v[0].confidence, SSA_MEDIUM); /* bandwidth measured in this trace */
-    CHECK(absd(f.v[1].saving_ms - 0.5) < 1e-6);
-    CHECK_EQ(f.v[1].severity, SSA_MEDIUM);
-    CHECK(absd(f.v[2].saving_ms - 0.8 * (1 - 1 / 15.7) * 0.48) < 1e-6);
+    /* The GPU idles after both copies while the host works: host time [2, 3) and, of
+     * [6, 10), all but the sync and the cudaFree: 1 + 3.2 ms of cpu_tensors. */
+    REQUIRE(f.n == 5);
+    CHECK_STR(f.v[0].id, "cpu_tensors");
+    CHECK_STR(f.v[1].id, "pageable_h2d");
+    CHECK_STR(f.v[2].id, "sync_points");
+    CHECK_STR(f.v[3].id, "no_mixed_precision");
+    CHECK_STR(f.v[4].id, "allocator_churn");
+    CHECK(absd(f.v[0].saving_ms - 4.2) < 1e-6);
+    CHECK(absd(f.v[1].saving_ms - 2.0) < 1e-6);
+    CHECK(absd(f.v[1].speedup - 1.25) < 1e-6);
+    CHECK_EQ(f.v[1].severity, SSA_HIGH);
+    CHECK_EQ(f.v[1].confidence, SSA_MEDIUM); /* bandwidth measured in this trace */
+    CHECK(absd(f.v[2].saving_ms - 0.5) < 1e-6);
     CHECK_EQ(f.v[2].severity, SSA_MEDIUM);
-    CHECK(absd(f.v[3].saving_ms - 0.3) < 1e-6);
+    CHECK(absd(f.v[3].saving_ms - 0.8 * (1 - 1 / 15.7) * 0.48) < 1e-6);
     CHECK_EQ(f.v[3].severity, SSA_MEDIUM);
+    CHECK(absd(f.v[4].saving_ms - 0.3) < 1e-6);
+    CHECK_EQ(f.v[4].severity, SSA_MEDIUM);
     CHECK(find_id(&f, "data_loading") == NULL);
     CHECK(find_id(&f, "launch_blocking") == NULL);
     ssa_result_free(r);
@@ -245,6 +249,47 @@ static void test_post_sync_host_work(void)
     ssa_result_free(r);
 }
 
+/* Per 10 ms step: a kernel [0, 2), a pageable H2D copy [2, 3) (a target tensor made on the
+ * CPU), 4 ms of host work building the next tensor, a second pageable copy [7, 7.5), 0.05 ms
+ * to the next kernel [7.55, 9.5) (too short to count). cpu_tensors: 4 ms. A pinned copy with
+ * host work after it in a second trace: pageable copies are what the rule needs. */
+static void write_cpu_tensors(const char *path, uint8_t mem)
+{
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 5; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel(&s, "elementwise_kernel", o, o + 2 * MS);
+        synth_memcpy(&s, SST_COPY_H2D, mem, o + 2 * MS, o + 3 * MS, 16000000);
+        synth_memcpy(&s, SST_COPY_H2D, mem, o + 7 * MS, o + 7500 * US, 8000000);
+        synth_kernel(&s, "elementwise_kernel", o + 7550 * US, o + 9500 * US);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+}
+
+static void test_cpu_tensors(void)
+{
+    const char *path = ss_test_path("cputensors.sstrace");
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    write_cpu_tensors(path, SST_MEM_PAGEABLE);
+    analyse(path, &r, &sum, &f);
+    const struct ssa_finding *ct = find_id(&f, "cpu_tensors");
+    REQUIRE(ct != NULL);
+    CHECK(absd(ct->saving_ms - 4.0) < 1e-6);
+    CHECK_STR(f.v[0].id, "cpu_tensors");
+    CHECK(find_id(&f, "sync_points") == NULL);
+    ssa_result_free(r);
+    path = ss_test_path("cputensors-pinned.sstrace");
+    write_cpu_tensors(path, SST_MEM_PINNED);
+    analyse(path, &r, &sum, &f);
+    CHECK(find_id(&f, "cpu_tensors") == NULL);
+    ssa_result_free(r);
+}
+
 int main(int argc, char **argv)
 {
     REQUIRE(argc == 2);
@@ -252,6 +297,7 @@ int main(int argc, char **argv)
     test_env_and_data();
     test_no_gpu_records();
     test_post_sync_host_work();
+    test_cpu_tensors();
     test_fixture_gate(argv[1]);
     return ss_test_result();
 }
