@@ -179,6 +179,7 @@ struct ssa_result {
     uint32_t cpu_count;          /* "cpu_count" env record; 0 unknown */
     uint32_t cpu_affinity_count; /* CPUs the process may run on; 0 unknown */
     int launch_blocking;         /* env.CUDA_LAUNCH_BLOCKING recorded and not "0" */
+    uint64_t kernel_devices;     /* bit d: this process ran kernels on device d (mod 64) */
 
     /* steps */
     int step_source;          /* enum ssa_step_source */

@@ -246,6 +246,31 @@ static int rule_cpu_tensors(const struct fctx *c, struct ssa_finding *f)
     return 1;
 }
 
+/* One process drives several GPUs: torch.nn.DataParallel (one replica thread per GPU under
+ * one GIL, the model replicated and the batch scattered every step). What-if "DDP, one
+ * process per GPU": the replicas' host work, serialised today, runs in parallel, so at least
+ * (n - 1)/n of the GPU-idle host and launch time goes; replicate/scatter/gather go too, which
+ * this lower bound leaves out. Counts NCCL-free multi-GPU programs (model parallel) too: the
+ * evidence names the devices so the user can tell. */
+static int rule_data_parallel(const struct fctx *c, struct ssa_finding *f)
+{
+    int n = __builtin_popcountll(c->r->kernel_devices);
+    if (n < 2) return 0;
+    double host = c->s->cat_ms[SSA_CAT_HOST] + c->s->cat_ms[SSA_CAT_LAUNCH];
+    f->saving_ms = host * (n - 1) / n;
+    f->confidence = SSA_LOW;
+    SAY(f->evidence,
+        "one process runs kernels on %d GPUs; GPU idle %.2f ms/step while its host threads "
+        "launch or run Python (%.0f %% of the step)",
+        n, host, 100 * host / c->step_ms);
+    SAY(f->estimate, "host + launch idle time x (n-1)/n: one process per GPU runs the replicas' "
+                     "host work in parallel instead of under one GIL (replicate and scatter, "
+                     "also gone, not counted)");
+    SAY(f->fix, "torch.nn.parallel.DistributedDataParallel, one process per GPU: "
+                "torchrun --nproc_per_node=%d train.py", n);
+    return 1;
+}
+
 #define SSA_LAUNCHBOUND_BUSY_PCT 50.0
 #define SSA_SMALL_KERNEL_US 50.0
 #define SSA_MANY_KERNELS 20.0
@@ -371,6 +396,8 @@ static const struct rule rules[] = {
      0},
     {"allocator_churn", "cudaMalloc/cudaFree in steady state (allocator churn, empty_cache)",
      rule_alloc, 0, 1},
+    {"data_parallel", "one process drives several GPUs (DataParallel): use DDP",
+     rule_data_parallel, 0, 1},
     {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1,
      0},
 };

@@ -58,6 +58,7 @@ static void note_span(struct ssa_scan *sc, struct ssa_result *res, uint64_t t0, 
 static int note_kernel(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
                        const struct sst_rec_kernel *k)
 {
+    res->kernel_devices |= 1ull << (k->device & 63);
     uint32_t *ix = ssa_idmap_get(&sc->kname_index, k->name);
     if (!ix) {
         if (sc->n_kn == sc->cap_kn) {

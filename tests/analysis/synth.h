@@ -51,12 +51,18 @@ static inline void synth_nvtx(struct synth *s, uint16_t type, uint64_t ts, uint3
     r->payload = payload;
 }
 
-static inline void synth_kernel(struct synth *s, const char *name, uint64_t t0, uint64_t t1)
+static inline void synth_kernel_on(struct synth *s, const char *name, uint64_t t0, uint64_t t1,
+                                   uint16_t device)
 {
     uint32_t id = sst_writer_intern_cstr(s->w, name);
     struct sst_rec_kernel *r = sst_writer_reserve(s->w, SST_REC_KERNEL, sizeof *r);
     REQUIRE(r);
-    r->name = id, r->start_ns = t0, r->end_ns = t1, r->stream = 7;
+    r->name = id, r->start_ns = t0, r->end_ns = t1, r->stream = 7, r->device = device;
+}
+
+static inline void synth_kernel(struct synth *s, const char *name, uint64_t t0, uint64_t t1)
+{
+    synth_kernel_on(s, name, t0, t1, 0);
 }
 
 static inline void synth_memcpy(struct synth *s, uint8_t kind, uint8_t src, uint64_t t0,

@@ -290,6 +290,43 @@ static void test_cpu_tensors(void)
     ssa_result_free(r);
 }
 
+/* One process with kernels on GPUs 0 and 1 and 8 ms of host time per 10 ms step:
+ * data_parallel saves 8 x (2 - 1) / 2 = 4 ms. The same on one GPU: no finding. */
+static void write_two_gpus(const char *path, uint16_t second)
+{
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 5; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel_on(&s, "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32", o, o + MS, 0);
+        synth_kernel_on(&s, "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32", o + MS,
+                        o + 2 * MS, second);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+}
+
+static void test_data_parallel(void)
+{
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    const char *path = ss_test_path("dp2.sstrace");
+    write_two_gpus(path, 1);
+    analyse(path, &r, &sum, &f);
+    const struct ssa_finding *dp = find_id(&f, "data_parallel");
+    REQUIRE(dp != NULL);
+    CHECK(absd(dp->saving_ms - 4.0) < 1e-6);
+    CHECK_EQ(dp->confidence, SSA_LOW);
+    ssa_result_free(r);
+    path = ss_test_path("dp1.sstrace");
+    write_two_gpus(path, 0);
+    analyse(path, &r, &sum, &f);
+    CHECK(find_id(&f, "data_parallel") == NULL);
+    ssa_result_free(r);
+}
+
 int main(int argc, char **argv)
 {
     REQUIRE(argc == 2);
@@ -298,6 +335,7 @@ int main(int argc, char **argv)
     test_no_gpu_records();
     test_post_sync_host_work();
     test_cpu_tensors();
+    test_data_parallel();
     test_fixture_gate(argv[1]);
     return ss_test_result();
 }
