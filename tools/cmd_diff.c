@@ -24,9 +24,8 @@ static const char diff_usage[] =
     "ms/step before -> after and the change, the step-time speed-up (median, and mean),\n"
     "and per finding its estimated saving before and after: resolved, new or changed.\n"
     "\n"
-    "  -f, --format FMT   text (default) or json (docs/report-json.md, \"stepscope.diff\")\n"
-    "      --no-warmup    keep the first steps even when they look like warm-up\n"
-    "  -h, --help         this text\n"
+    "  -f, --format FMT   text (default) or json (docs/report-json.md, "
+    "\"stepscope.diff\")\n" REPORT_STEP_HELP "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 done, 1 a trace could not be read, 2 usage error.\n";
 
@@ -194,7 +193,7 @@ static void print_json(const struct side *b, const struct side *a)
 static int parse_diff_args(int argc, char **argv, int *json, struct ssa_opts *ssa)
 {
     static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
-                                             {"no-warmup", no_argument, NULL, 'W'},
+                                             REPORT_STEP_LONGOPTS,
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     *json = 0;
@@ -206,7 +205,8 @@ static int parse_diff_args(int argc, char **argv, int *json, struct ssa_opts *ss
             return -1;
         }
         if (c == '?') return CLI_EXIT_USAGE;
-        if (c == 'W') ssa->no_warmup = 1;
+        if ((c == 'W' || c == 'w' || c == 'm') && report_step_option(VERB, c, optarg, ssa) != 0)
+            return CLI_EXIT_USAGE;
         if (c == 'f' && strcmp(optarg, "json") == 0)
             *json = 1;
         else if (c == 'f' && strcmp(optarg, "text") != 0)

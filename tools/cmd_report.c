@@ -16,6 +16,7 @@
  * from the full mode's in the last digits (summed, then divided); text is the same.
  */
 #include <inttypes.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,8 +46,7 @@ static const char report_usage[] =
     "  -f, --format FMT   text (default), json (docs/report-json.md), md (Markdown) or\n"
     "                     html (one self-contained file: chart, median step, findings)\n"
     "  -o, --output FILE  write the report to FILE (written whole, then renamed into place)\n"
-    "  -v, --verbose      also the top kernels and a table of every step\n"
-    "      --no-warmup    keep the first steps even when they look like warm-up\n"
+    "  -v, --verbose      also the top kernels and a table of every step\n" REPORT_STEP_HELP
     "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 every trace was analysed (a truncated one too: the report says so),\n"
@@ -56,8 +56,8 @@ static const char report_usage[] =
 
 /* ---- shared with diff and record ---- */
 
-int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
-                unsigned flags, struct ssa_result **out)
+int report_load(const char *verb, const char *path, const struct ssa_opts *opts, unsigned flags,
+                struct ssa_result **out)
 {
     struct cli_trace t; /* opened first for the CLI's one-line errors (directories...) */
     if (cli_trace_open(&t, verb, path, NULL, NULL) != 0) return -1;
@@ -301,11 +301,37 @@ static int parse_format(const char *s, struct report_opts *o)
     return cli_usage_error(VERB, "unknown format '%s' (text, json, md or html)", s);
 }
 
+int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts *o)
+{
+    uint64_t n;
+    regex_t re;
+    switch (c) {
+    case 'W':
+        o->no_warmup = 1;
+        return 0;
+    case 'w':
+        if (cli_parse_u64(arg, &n) != 0 || n > (uint64_t)SIZE_MAX / 2)
+            return cli_usage_error(verb, "--warmup wants a step count, not '%s'", arg);
+        o->warmup_fixed = 1, o->warmup_steps = (size_t)n;
+        return 0;
+    default: /* 'm' */
+        if (!*arg) return cli_usage_error(verb, "empty --step-marker");
+        if (strncmp(arg, "re:", 3) == 0) {
+            if (regcomp(&re, arg + 3, REG_EXTENDED | REG_NOSUB) != 0)
+                return cli_usage_error(verb, "--step-marker: '%s' is not a valid extended regex",
+                                       arg + 3);
+            regfree(&re);
+        }
+        o->step_marker = arg;
+        return 0;
+    }
+}
+
 static int parse_report_args(int argc, char **argv, struct report_opts *o, const char **out)
 {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-        {"verbose", no_argument, NULL, 'v'},      {"no-warmup", no_argument, NULL, 'W'},
+        {"verbose", no_argument, NULL, 'v'},      REPORT_STEP_LONGOPTS,
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     *out = NULL;
@@ -317,7 +343,8 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o, const
         }
         if (c == '?') return CLI_EXIT_USAGE;
         if (c == 'v') o->verbose = 1;
-        if (c == 'W') o->ssa.no_warmup = 1;
+        if ((c == 'W' || c == 'w' || c == 'm') && report_step_option(VERB, c, optarg, &o->ssa) != 0)
+            return CLI_EXIT_USAGE;
         if (c == 'o') *out = optarg;
         if (c == 'f' && parse_format(optarg, o) != 0) return CLI_EXIT_USAGE;
     }

@@ -34,11 +34,27 @@ static inline double ms(uint64_t ns)
     return (double)ns / 1e6;
 }
 
+/* The step options report and diff share, as getopt long options (val 'W', 'w', 'm') and
+ * their help lines. report_step_option applies one to o: 0, or a usage error's exit code
+ * (an unreadable count, a regex that does not compile). */
+#define REPORT_STEP_LONGOPTS                                                                       \
+    {"no-warmup", no_argument, NULL, 'W'}, {"warmup", required_argument, NULL, 'w'},               \
+    {                                                                                              \
+        "step-marker", required_argument, NULL, 'm'                                                \
+    }
+#define REPORT_STEP_HELP                                                                           \
+    "      --no-warmup    keep the first steps even when they look like warm-up\n"                 \
+    "      --warmup N     exclude exactly the first N steps as warm-up (no detection)\n"           \
+    "      --step-marker NAME  steps are the NVTX ranges named NAME (any domain), or\n"            \
+    "                     matching the extended regex after re: (re:^train_step); no\n"            \
+    "                     other step marker counts\n"
+int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts *o);
+
 /* Opens and analyses path with ssa_analyze_file_ex's flags (0: full mode, SSA_COMPACT);
  * a failure is one cli_error line ("stepscope VERB: FILE: ...").
  * 0 with *out owned by the caller (ssa_result_free), or -1. */
-int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
-                unsigned flags, struct ssa_result **out);
+int report_load(const char *verb, const char *path, const struct ssa_opts *opts, unsigned flags,
+                struct ssa_result **out);
 
 /* The analysis mode a report with options o needs: SSA_COMPACT (about 40 bytes per step,
  * issue #5's memory goal) unless it prints per-step detail that the step briefs lack —

@@ -50,6 +50,7 @@ static void json_steps(struct json_out *j, const struct ssa_result *r, const str
     json_kv_u64(j, "warmup_excluded", r->n_warmup);
     json_kv_bool(j, "warmup_autotune", r->warmup_autotune);
     json_kv_u64(j, "warmup_fill", r->warmup_fill);
+    json_kv_bool(j, "marker_unmatched", r->marker_unmatched);
     json_kv_u64(j, "analysed", r->step_source == SSA_STEPS_NONE ? 0 : s->steps);
     json_kv_u64(j, "unended_ranges", r->dropped_step_ranges);
     json_kv_double(j, "interval_ms", ms(s->total_ns));

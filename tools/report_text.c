@@ -71,6 +71,8 @@ static void text_steps_line(const struct ssa_result *r, const struct ssa_summary
             ssa_step_source_name(r->step_source), r->train_tid);
     if (r->n_warmup) fprintf(out, ", %zu warm-up excluded", r->n_warmup);
     fprintf(out, "\n");
+    if (r->marker_unmatched)
+        fprintf(out, "             no complete NVTX range matched --step-marker\n");
     if (r->step_source == SSA_STEPS_DETECTED)
         fprintf(out, "             no step markers: steps detected from kernel periodicity\n");
     if (r->warmup_autotune)

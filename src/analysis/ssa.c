@@ -69,7 +69,9 @@ static int analyze(const char *path, const struct ssa_opts *opts, struct ssa_res
     struct sst_reader *r = NULL;
     int rc = open_reader(path, res, &r);
     if (rc) return rc;
-    rc = ssa_scan_run(r, sc, res);
+    sc->msgs.marker = &sc->marker;
+    rc = ssa_marker_init(&sc->marker, opts ? opts->step_marker : NULL);
+    if (rc == 0) rc = ssa_scan_run(r, sc, res);
     keep_reader_state(r, res);
     if (rc == 0) rc = ssa_steps_build(sc, res, opts);
     if (rc == 0) rc = ssa_steps_warmup_plan(sc, res, opts);
@@ -121,7 +123,8 @@ void ssa_result_free(struct ssa_result *r)
     free(r->steps);
     free(r->briefs);
     if (r->kname_text)
-        for (size_t i = 0; i < r->n_knames; i++) free(r->kname_text[i]);
+        for (size_t i = 0; i < r->n_knames; i++)
+            free(r->kname_text[i]);
     free(r->kname_text);
     free(r->knames);
     free(r);

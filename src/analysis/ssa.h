@@ -22,26 +22,27 @@
 /* Exclusive categories, in priority order: at an instant where several apply, the first
  * wins. GPU-busy categories come first (compute before comm before copies, so copies and
  * NCCL count only where nothing computes), then the host's state for GPU-idle time: the
- * highest-priority state of any host thread of the process at that instant. The names are part of the JSON schema (docs/report-json.md). */
-#define SSA_CATS(X)                                                                            \
-    X(GEMM_TC, "compute.gemm_tc", "GEMM/conv, tensor cores (bf16/fp16/fp8)")                   \
-    X(GEMM_FP32, "compute.gemm_fp32", "GEMM/conv in fp32/tf32 or on CUDA cores")                                \
-    X(ATTENTION, "compute.attention", "attention kernels")                                     \
-    X(OPTIMIZER, "compute.optimizer", "optimizer kernels")                                     \
-    X(REDUCTION, "compute.reduction", "reductions, norms, softmax, pooling")                   \
-    X(ELEMENTWISE, "compute.elementwise", "elementwise, copies and fills as kernels")          \
-    X(COMPUTE_OTHER, "compute.other", "other kernels")                                         \
-    X(COMM, "comm", "NCCL communication not hidden under compute")                             \
-    X(COPY_H2D, "copy.h2d", "host-to-device copies not hidden under kernels")                  \
-    X(COPY_D2H, "copy.d2h", "device-to-host copies not hidden under kernels")                  \
-    X(COPY_D2D, "copy.d2d", "device-to-device copies not hidden under kernels")                \
-    X(COPY_P2P, "copy.p2p", "peer copies not hidden under kernels")                            \
-    X(COPY_OTHER, "copy.other", "other copies not hidden under kernels")                       \
-    X(MEMSET, "memset", "memsets not hidden under kernels or copies")                          \
-    X(DATA, "data", "GPU idle, a host thread in data loading")                               \
-    X(SYNC, "sync", "GPU idle, a host thread blocked in a synchronising call")               \
-    X(ALLOC, "alloc", "GPU idle, a host thread in cudaMalloc/cudaFree/host alloc")           \
-    X(LAUNCH, "launch", "GPU idle, a host thread in a kernel/copy launch API")               \
+ * highest-priority state of any host thread of the process at that instant. The names are part of
+ * the JSON schema (docs/report-json.md). */
+#define SSA_CATS(X)                                                                                \
+    X(GEMM_TC, "compute.gemm_tc", "GEMM/conv, tensor cores (bf16/fp16/fp8)")                       \
+    X(GEMM_FP32, "compute.gemm_fp32", "GEMM/conv in fp32/tf32 or on CUDA cores")                   \
+    X(ATTENTION, "compute.attention", "attention kernels")                                         \
+    X(OPTIMIZER, "compute.optimizer", "optimizer kernels")                                         \
+    X(REDUCTION, "compute.reduction", "reductions, norms, softmax, pooling")                       \
+    X(ELEMENTWISE, "compute.elementwise", "elementwise, copies and fills as kernels")              \
+    X(COMPUTE_OTHER, "compute.other", "other kernels")                                             \
+    X(COMM, "comm", "NCCL communication not hidden under compute")                                 \
+    X(COPY_H2D, "copy.h2d", "host-to-device copies not hidden under kernels")                      \
+    X(COPY_D2H, "copy.d2h", "device-to-host copies not hidden under kernels")                      \
+    X(COPY_D2D, "copy.d2d", "device-to-device copies not hidden under kernels")                    \
+    X(COPY_P2P, "copy.p2p", "peer copies not hidden under kernels")                                \
+    X(COPY_OTHER, "copy.other", "other copies not hidden under kernels")                           \
+    X(MEMSET, "memset", "memsets not hidden under kernels or copies")                              \
+    X(DATA, "data", "GPU idle, a host thread in data loading")                                     \
+    X(SYNC, "sync", "GPU idle, a host thread blocked in a synchronising call")                     \
+    X(ALLOC, "alloc", "GPU idle, a host thread in cudaMalloc/cudaFree/host alloc")                 \
+    X(LAUNCH, "launch", "GPU idle, a host thread in a kernel/copy launch API")                     \
     X(HOST, "host", "GPU idle, host threads doing other CPU work")
 
 enum ssa_cat {
@@ -106,7 +107,7 @@ struct ssa_step_counts {
     uint32_t pageable_copies[SSA_COPY_KINDS]; /* host side pageable */
     uint64_t pageable_bytes[SSA_COPY_KINDS];
     uint64_t pageable_ns[SSA_COPY_KINDS];
-    uint32_t blocking_copies; /* issued through a non-async API */
+    uint32_t blocking_copies;          /* issued through a non-async API */
     uint64_t blocking_pageable_h2d_ns; /* GPU time of pageable H2D copies with a blocking API */
     uint32_t memsets;
     uint64_t memset_ns;
@@ -129,9 +130,9 @@ struct ssa_step_counts {
 };
 
 struct ssa_step {
-    uint64_t number;  /* as the program counts it (marker payload), else the sequence */
+    uint64_t number; /* as the program counts it (marker payload), else the sequence */
     uint64_t begin_ns, end_ns;
-    int warmup;       /* excluded from the summary */
+    int warmup;                     /* excluded from the summary */
     uint64_t cat_ns[SSA_CAT_COUNT]; /* sums exactly to end_ns - begin_ns */
     struct ssa_step_counts n;
 };
@@ -146,13 +147,15 @@ struct ssa_step_brief {
 };
 
 enum ssa_step_source {
-    SSA_STEPS_NONE = 0,     /* no markers: the whole trace as one interval */
-    SSA_STEPS_RECORDS,      /* STEP records written by the collector */
-    SSA_STEPS_NVTX,         /* NVTX "step" ranges in the "stepscope" domain */
-    SSA_STEPS_PROFILER,     /* ProfilerStep#N ranges */
-    SSA_STEPS_DETECTED,     /* no markers: detected from the kernel sequence's period */
+    SSA_STEPS_NONE = 0, /* no markers: the whole trace as one interval */
+    SSA_STEPS_RECORDS,  /* STEP records written by the collector */
+    SSA_STEPS_NVTX,     /* NVTX "step" ranges in the "stepscope" domain */
+    SSA_STEPS_PROFILER, /* ProfilerStep#N ranges */
+    SSA_STEPS_DETECTED, /* no markers: detected from the kernel sequence's period */
+    SSA_STEPS_MARKER,   /* NVTX ranges named by the user (ssa_opts.step_marker) */
 };
-const char *ssa_step_source_name(int src); /* "none", "step_records", "nvtx", "profiler", "detected" */
+/* "none", "step_records", "nvtx", "profiler", "detected", "marker" */
+const char *ssa_step_source_name(int src);
 
 /* Per distinct kernel name over the whole trace (for "top kernels"). */
 struct ssa_kname {
@@ -166,15 +169,15 @@ struct ssa_result {
     char *path;
     uint32_t pid;
     int32_t rank, world_size;
-    char *cmdline;      /* NULL when the trace has no PROCESS record */
-    char *device_name;  /* first device, NULL when none */
+    char *cmdline;     /* NULL when the trace has no PROCESS record */
+    char *device_name; /* first device, NULL when none */
     uint32_t n_devices;
     int truncated, closed;
     uint32_t bad_chunks;
     char state_line[160];
     uint64_t records;
     uint64_t kernels, memcpys, memsets, api_calls, dropped;
-    uint64_t first_ns, last_ns; /* span of timestamped records; 0/0 when none */
+    uint64_t first_ns, last_ns;  /* span of timestamped records; 0/0 when none */
     uint32_t env_records;        /* ENV key/values read */
     uint32_t cpu_count;          /* "cpu_count" env record; 0 unknown */
     uint32_t cpu_affinity_count; /* CPUs the process may run on; 0 unknown */
@@ -182,14 +185,15 @@ struct ssa_result {
     uint64_t kernel_devices;     /* bit d: this process ran kernels on device d (mod 64) */
 
     /* steps */
-    int step_source;          /* enum ssa_step_source */
-    uint32_t train_tid;       /* 0 when no thread could be told apart */
+    int step_source;    /* enum ssa_step_source */
+    uint32_t train_tid; /* 0 when no thread could be told apart */
     int train_tid_from_markers;
     size_t n_steps;
-    struct ssa_step *steps;   /* sorted, non-overlapping; for SSA_STEPS_NONE: windows */
-    size_t n_warmup;          /* flagged warm-up steps (the first ones) */
-    int warmup_autotune;      /* step 0 excluded for extra kernels (autotuning, compile) */
-    size_t warmup_fill;       /* of n_warmup: fast leading steps (host ran ahead, queue fill) */
+    struct ssa_step *steps;       /* sorted, non-overlapping; for SSA_STEPS_NONE: windows */
+    size_t n_warmup;              /* flagged warm-up steps (the first ones) */
+    int warmup_autotune;          /* step 0 excluded for extra kernels (autotuning, compile) */
+    size_t warmup_fill;           /* of n_warmup: fast leading steps (host ran ahead, queue fill) */
+    int marker_unmatched;         /* ssa_opts.step_marker matched no complete range */
     uint64_t dropped_step_ranges; /* step ranges that never ended (program killed, shim) */
 
     /* names */
@@ -216,6 +220,11 @@ struct ssa_opts {
     uint64_t window_ns; /* no markers: pseudo-step width used to stream (0: 100 ms) */
     int no_warmup;      /* keep every step */
     int ignore_markers; /* detect steps from kernel periodicity even when markers exist */
+    /* Steps are the NVTX push/pop ranges of any domain named this, or matching the POSIX
+     * extended regex after "re:" (then no other marker counts). NULL: the usual sources. */
+    const char *step_marker;
+    int warmup_fixed; /* exclude exactly warmup_steps first steps instead of detecting */
+    size_t warmup_steps;
 };
 
 /* Analyses the trace at path. On success *out owns the result (ssa_result_free).
@@ -235,16 +244,16 @@ int ssa_analyze_file_ex(const char *path, const struct ssa_opts *opts, unsigned 
 
 /* The numbers of the report over the steady (non-warm-up) steps. */
 struct ssa_summary {
-    size_t steps;                      /* analysed (steady) steps */
+    size_t steps; /* analysed (steady) steps */
     uint64_t median_ns, p10_ns, p90_ns, mean_ns;
-    double steps_per_s;                /* 1 / mean step time */
-    double cat_ms[SSA_CAT_COUNT];      /* mean ms per step */
-    double cat_pct[SSA_CAT_COUNT];     /* share of the summed step time */
+    double steps_per_s;            /* 1 / mean step time */
+    double cat_ms[SSA_CAT_COUNT];  /* mean ms per step */
+    double cat_pct[SSA_CAT_COUNT]; /* share of the summed step time */
     double gpu_busy_pct;
-    double kclass_ms[SSA_KC_COUNT];    /* mean kernel time per step by class (not exclusive) */
+    double kclass_ms[SSA_KC_COUNT]; /* mean kernel time per step by class (not exclusive) */
     double kernels_per_step, launches_per_step, syncs_per_step;
     double h2d_copies_per_step, h2d_mib_per_step, pageable_h2d_mib_per_step;
-    uint64_t total_ns;                 /* summed step time */
+    uint64_t total_ns; /* summed step time */
 };
 void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s);
 
@@ -254,7 +263,7 @@ enum ssa_level { SSA_LOW = 0, SSA_MEDIUM, SSA_HIGH };
 const char *ssa_level_name(int level); /* "low", "medium", "high" */
 
 struct ssa_finding {
-    const char *id;     /* stable key: "data_loading", "pageable_h2d", ... */
+    const char *id; /* stable key: "data_loading", "pageable_h2d", ... */
     const char *title;
     double saving_ms;   /* estimated saving per step */
     double saving_pct;  /* of the mean step */

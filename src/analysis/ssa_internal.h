@@ -6,6 +6,7 @@
 #ifndef SSA_INTERNAL_H
 #define SSA_INTERNAL_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,12 +27,24 @@ uint32_t *ssa_idmap_get(const struct ssa_idmap *m, uint32_t key);
 uint32_t *ssa_idmap_put(struct ssa_idmap *m, uint32_t key, uint32_t val);
 
 /* ---- NVTX messages that mean something to the analysis ---- */
-enum ssa_msg { SSA_MSG_OTHER = 0, SSA_MSG_STEP, SSA_MSG_DATA, SSA_MSG_PROFILER };
+enum ssa_msg { SSA_MSG_OTHER = 0, SSA_MSG_STEP, SSA_MSG_DATA, SSA_MSG_PROFILER, SSA_MSG_USER };
+
+/* The user's step marker (ssa_opts.step_marker): a name, or a compiled regex. */
+struct ssa_marker {
+    const char *name; /* not owned */
+    size_t len;
+    regex_t re;
+    int is_re, active;
+};
+/* 0, or SS_EINVAL for a regex that does not compile. spec NULL: inactive. */
+int ssa_marker_init(struct ssa_marker *m, const char *spec);
+void ssa_marker_free(struct ssa_marker *m);
 
 /* Classifies (domain, message) string ids once and caches the answer. */
 struct ssa_msgcache {
-    struct ssa_idmap domains;  /* domain id -> 1 when it is "stepscope" */
-    struct ssa_idmap messages; /* message id -> enum ssa_msg (+ ProfilerStep number aside) */
+    struct ssa_idmap domains;        /* domain id -> 1 when it is "stepscope" */
+    struct ssa_idmap messages;       /* message id -> enum ssa_msg (+ ProfilerStep number aside) */
+    const struct ssa_marker *marker; /* not owned; NULL: none */
 };
 enum ssa_msg ssa_msg_kind(struct ssa_msgcache *c, struct sst_reader *r, uint32_t domain,
                           uint32_t message);
@@ -68,11 +81,11 @@ int ssa_stack_pop(struct ssa_stack *s, struct ssa_open_range *out);
 void ssa_stack_push(struct ssa_stack *s, const struct ssa_open_range *r);
 
 /* ---- pass 1 results ---- */
-struct ssa_cand {             /* a candidate step interval */
-    uint64_t begin, end;      /* end 0: never ended */
+struct ssa_cand {        /* a candidate step interval */
+    uint64_t begin, end; /* end 0: never ended */
     uint64_t number;
     uint32_t tid;
-    uint8_t mark;             /* a STEP MARK: a boundary, not an interval */
+    uint8_t mark; /* a STEP MARK: a boundary, not an interval */
 };
 struct ssa_candlist {
     struct ssa_cand *v;
@@ -90,10 +103,11 @@ struct ssa_knstat {
 #define SSA_MAX_BLOCKS 65536
 
 struct ssa_scan {
-    struct ssa_candlist step_recs, nvtx_steps, prof_steps;
-    struct ssa_idmap step_open;   /* tid -> index+1 into step_recs of an open BEGIN */
+    struct ssa_candlist step_recs, nvtx_steps, prof_steps, user_steps;
+    struct ssa_marker marker;       /* ssa_opts.step_marker, compiled */
+    struct ssa_idmap step_open;     /* tid -> index+1 into step_recs of an open BEGIN */
     struct ssa_idmap launch_by_tid; /* tid -> launch API calls */
-    struct ssa_idmap kname_index; /* name id -> index into kn */
+    struct ssa_idmap kname_index;   /* name id -> index into kn */
     struct ssa_knstat *kn;
     size_t n_kn, cap_kn;
     struct ssa_msgcache msgs;
@@ -101,7 +115,7 @@ struct ssa_scan {
     /* earliest time each block of records can contribute (see README: finalising steps) */
     uint64_t *block_min;
     size_t n_blocks;
-    uint64_t block_size; /* records per block; doubles when SSA_MAX_BLOCKS is reached */
+    uint64_t block_size;  /* records per block; doubles when SSA_MAX_BLOCKS is reached */
     unsigned block_shift; /* block_size == 1 << block_shift: no division per record */
     uint64_t n_records;
     int have_span;
@@ -109,8 +123,8 @@ struct ssa_scan {
     size_t warm_dur;
     int autotune_possible; /* step 0 may still be excluded after pass 2 */
     struct ssa_step step0; /* compact mode, autotune_possible: step 0, summed or not later */
-    size_t fill_end;         /* steps [warm_dur, fill_end) may be a queue fill (after pass 2) */
-    struct ssa_step fill;    /* compact mode: their sum, summed or not later */
+    size_t fill_end;       /* steps [warm_dur, fill_end) may be a queue fill (after pass 2) */
+    struct ssa_step fill;  /* compact mode: their sum, summed or not later */
 };
 
 /* Pass 1 over r: fills scan and the trace facts of res. 0 or a negative ss_error. */

@@ -130,6 +130,10 @@ static int note_nvtx(struct ssa_scan *sc, struct sst_reader *r, const struct sst
         c.number = ssa_profiler_step_number(r, o.message, sc->prof_steps.n);
         return ssa_cand_add(&sc->prof_steps, &c) ? SS_ENOMEM : 0;
     }
+    if (o.kind == SSA_MSG_USER) {
+        c.number = o.has_payload ? o.payload : sc->user_steps.n;
+        return ssa_cand_add(&sc->user_steps, &c) ? SS_ENOMEM : 0;
+    }
     return 0;
 }
 
@@ -176,17 +180,22 @@ static void note_env(struct sst_reader *r, struct ssa_result *res, const struct 
             if (v[i] < '0' || v[i] > '9') return;
             n = n * 10 + (uint32_t)(v[i] - '0');
         }
-        if (k[3] == '_' && k[4] == 'a') res->cpu_affinity_count = n; /* the usable ones */
-        else res->cpu_count = n;
+        if (k[3] == '_' && k[4] == 'a')
+            res->cpu_affinity_count = n; /* the usable ones */
+        else
+            res->cpu_count = n;
     } else if (klen == 24 && memcmp(k, "env.CUDA_LAUNCH_BLOCKING", 24) == 0) {
         res->launch_blocking = vlen > 0 && !(vlen == 1 && v[0] == '0');
     }
 }
 
-_Static_assert(offsetof(struct sst_rec_memset, start_ns) == offsetof(struct sst_rec_memcpy, start_ns) &&
-                   offsetof(struct sst_rec_memset, end_ns) == offsetof(struct sst_rec_memcpy, end_ns),
+_Static_assert(offsetof(struct sst_rec_memset, start_ns) ==
+                       offsetof(struct sst_rec_memcpy, start_ns) &&
+                   offsetof(struct sst_rec_memset, end_ns) ==
+                       offsetof(struct sst_rec_memcpy, end_ns),
                "memset and memcpy share their time fields");
-_Static_assert(offsetof(struct sst_rec_nvtx, ts_ns) == 8 && offsetof(struct sst_rec_step, ts_ns) == 8,
+_Static_assert(offsetof(struct sst_rec_nvtx, ts_ns) == 8 &&
+                   offsetof(struct sst_rec_step, ts_ns) == 8,
                "instant records keep ts_ns at offset 8");
 
 /* The interval [t0, t1] a timed record covers; 0 when it has no time. */
@@ -252,8 +261,12 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         rc = note_kernel(sc, r, res, &k);
         break;
     }
-    case SST_REC_MEMCPY: res->memcpys++; break;
-    case SST_REC_MEMSET: res->memsets++; break;
+    case SST_REC_MEMCPY:
+        res->memcpys++;
+        break;
+    case SST_REC_MEMSET:
+        res->memsets++;
+        break;
     case SST_REC_API: {
         struct sst_rec_api a;
         SSA_LOAD(h, a);
@@ -297,7 +310,8 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         res->dropped += d.count;
         break;
     }
-    default: break;
+    default:
+        break;
     }
     note_block_time(sc, contrib);
     sc->n_records++;
@@ -310,7 +324,8 @@ int ssa_scan_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
     sc->block_shift = 10;
     sc->block_min = malloc(SSA_MAX_BLOCKS * sizeof *sc->block_min);
     if (!sc->block_min) return SS_ENOMEM;
-    for (size_t i = 0; i < SSA_MAX_BLOCKS; i++) sc->block_min[i] = UINT64_MAX;
+    for (size_t i = 0; i < SSA_MAX_BLOCKS; i++)
+        sc->block_min[i] = UINT64_MAX;
     const struct sst_rec_header *h;
     int rc;
     while ((rc = sst_reader_next(r, &h)) == 1) {
@@ -325,11 +340,13 @@ void ssa_scan_free(struct ssa_scan *sc)
     free(sc->step_recs.v);
     free(sc->nvtx_steps.v);
     free(sc->prof_steps.v);
+    free(sc->user_steps.v);
     ssa_idmap_free(&sc->step_open);
     ssa_idmap_free(&sc->launch_by_tid);
     ssa_idmap_free(&sc->kname_index);
     free(sc->kn);
     ssa_msgcache_free(&sc->msgs);
+    ssa_marker_free(&sc->marker);
     ssa_stacks_free(&sc->stacks);
     free(sc->block_min);
     memset(sc, 0, sizeof *sc);

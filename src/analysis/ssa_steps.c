@@ -3,9 +3,9 @@
  *
  * Source order: STEP records (the collector's conversion of the public API and the Python
  * shim's markers), else NVTX "step" ranges of the stepscope domain, else ProfilerStep#N
- * ranges (all three skipped with ssa_opts.ignore_markers), else steps detected from the periodicity of the kernel sequence (ssa_period.c), else none:
- * the trace is then cut into windows only so that pass 2 can stream, and the report treats
- * them as one interval ("no step markers").
+ * ranges (all three skipped with ssa_opts.ignore_markers), else steps detected from the periodicity
+ * of the kernel sequence (ssa_period.c), else none: the trace is then cut into windows only so that
+ * pass 2 can stream, and the report treats them as one interval ("no step markers").
  *
  * Steps tile time: a step runs from its begin to the next step's begin, so work between
  * a marker's end and the next begin (data loading outside the user's step range, logging)
@@ -18,12 +18,12 @@
 #include "ssa_internal.h"
 #include "util/ss_error.h"
 
-#define SSA_TILE_GAP_STEPS 10     /* gaps up to this many median steps are tiled */
-#define SSA_WARMUP_FACTOR 1.5     /* a first step this much slower than the rest is warm-up */
-#define SSA_FILL_FACTOR 2.0       /* a leading step this much faster than the tail: queue fill */
-#define SSA_FILL_MIN_TAIL 3       /* steps in the last quarter needed to judge the tail */
-#define SSA_FILL_BUSY 0.9         /* GPU busy share of a fill step (the queue is not empty) */
-#define SSA_MAX_WINDOWS 4096      /* no markers: at most this many streaming windows */
+#define SSA_TILE_GAP_STEPS 10 /* gaps up to this many median steps are tiled */
+#define SSA_WARMUP_FACTOR 1.5 /* a first step this much slower than the rest is warm-up */
+#define SSA_FILL_FACTOR 2.0   /* a leading step this much faster than the tail: queue fill */
+#define SSA_FILL_MIN_TAIL 3   /* steps in the last quarter needed to judge the tail */
+#define SSA_FILL_BUSY 0.9     /* GPU busy share of a fill step (the queue is not empty) */
+#define SSA_MAX_WINDOWS 4096  /* no markers: at most this many streaming windows */
 #define SSA_DEFAULT_WINDOW_NS 100000000ull
 
 static int cmp_cand(const void *a, const void *b)
@@ -82,7 +82,8 @@ static uint64_t median_duration(const struct ssa_candlist *l)
 {
     uint64_t *d = malloc((l->n ? l->n : 1) * sizeof *d);
     if (!d) return 0;
-    for (size_t i = 0; i < l->n; i++) d[i] = l->v[i].end - l->v[i].begin;
+    for (size_t i = 0; i < l->n; i++)
+        d[i] = l->v[i].end - l->v[i].begin;
     uint64_t m = ssa_quantile_u64(d, l->n, 0.5);
     free(d);
     return m;
@@ -148,8 +149,9 @@ static int full_steps(struct ssa_result *res)
  * holds ~32 MB of candidates per source). */
 static void free_cands_except(struct ssa_scan *sc, const struct ssa_candlist *keep)
 {
-    struct ssa_candlist *lists[] = {&sc->step_recs, &sc->nvtx_steps, &sc->prof_steps};
-    for (int i = 0; i < 3; i++) {
+    struct ssa_candlist *lists[] = {&sc->step_recs, &sc->nvtx_steps, &sc->prof_steps,
+                                    &sc->user_steps};
+    for (int i = 0; i < 4; i++) {
         if (lists[i] == keep) continue;
         free(lists[i]->v);
         memset(lists[i], 0, sizeof *lists[i]);
@@ -175,7 +177,9 @@ static int build_briefs(struct ssa_scan *sc, struct ssa_result *res, const struc
 {
     struct ssa_candlist *lists[] = {&sc->step_recs, &sc->nvtx_steps, &sc->prof_steps};
     const int sources[] = {SSA_STEPS_RECORDS, SSA_STEPS_NVTX, SSA_STEPS_PROFILER};
-    for (int i = 0; i < 3 && !(o && o->ignore_markers); i++) {
+    int user = o && o->step_marker; /* the user's marker replaces the usual sources */
+    if (user) lists[0] = &sc->user_steps;
+    for (int i = 0; i < (user ? 1 : 3) && !(o && o->ignore_markers); i++) {
         struct ssa_candlist *l = lists[i];
         if (l->n == 0) continue;
         uint32_t tid = main_tid(l);
@@ -184,13 +188,14 @@ static int build_briefs(struct ssa_scan *sc, struct ssa_result *res, const struc
             res->dropped_step_ranges = dropped_before;
             continue;
         }
-        res->step_source = sources[i];
+        res->step_source = user ? SSA_STEPS_MARKER : sources[i];
         res->train_tid = tid;
         res->train_tid_from_markers = 1;
         free_cands_except(sc, l);
         return steps_from_cands(l, res);
     }
     free_cands(sc);
+    res->marker_unmatched = user;
     res->train_tid = busiest_launcher(&sc->launch_by_tid);
     int rc = ssa_period_detect(sc, res);
     if (rc) return rc;
@@ -229,7 +234,8 @@ static size_t slow_first_steps(const struct ssa_result *res, uint64_t *d)
     size_t n = res->n_steps, w = 0;
     while (w < n / 2) {
         size_t m = 0;
-        for (size_t i = w + 1; i < n; i++) d[m++] = brief_dur(&res->briefs[i]);
+        for (size_t i = w + 1; i < n; i++)
+            d[m++] = brief_dur(&res->briefs[i]);
         uint64_t med = ssa_quantile_u64(d, m, 0.5);
         if ((double)brief_dur(&res->briefs[w]) <= SSA_WARMUP_FACTOR * (double)med) break;
         w++;
@@ -246,12 +252,12 @@ static size_t slow_first_steps(const struct ssa_result *res, uint64_t *d)
  * first 3/4 of the steps, when most steps up to it are such. Returns the first steady step
  * (`from` when there is no fill). Before pass 2 (busy_known 0) it gives the candidates by
  * duration alone; after it, ssa_steps_warmup confirms them by GPU busy time. */
-static size_t fill_phase_end(const struct ssa_result *res, size_t from, uint64_t *d,
-                             int busy_known)
+static size_t fill_phase_end(const struct ssa_result *res, size_t from, uint64_t *d, int busy_known)
 {
     size_t n = res->n_steps, q = n / 4;
     if (q < SSA_FILL_MIN_TAIL || from >= n - q) return from;
-    for (size_t i = 0; i < q; i++) d[i] = brief_dur(&res->briefs[n - q + i]);
+    for (size_t i = 0; i < q; i++)
+        d[i] = brief_dur(&res->briefs[n - q + i]);
     double fast = (double)ssa_quantile_u64(d, q, 0.5) / SSA_FILL_FACTOR;
     size_t last = from, nfast = 0, fast_upto = 0;
     for (size_t i = from; i < n - q; i++) {
@@ -271,6 +277,11 @@ int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const str
     sc->autotune_possible = 0;
     res->warmup_fill = 0;
     if ((o && o->no_warmup) || res->step_source == SSA_STEPS_NONE || n < 2) return 0;
+    if (o && o->warmup_fixed) { /* the user's count: no detection */
+        sc->warm_dur = o->warmup_steps < n ? o->warmup_steps : n - 1;
+        sc->fill_end = 0;
+        return 0;
+    }
     uint64_t *d = malloc(n * sizeof *d);
     if (!d) return SS_ENOMEM;
     size_t w = slow_first_steps(res, d);
@@ -286,7 +297,8 @@ static void step_add(struct ssa_step *sum, const struct ssa_step *st)
 {
     struct ssa_step_counts *s = &sum->n;
     const struct ssa_step_counts *k = &st->n;
-    for (int c = 0; c < SSA_CAT_COUNT; c++) sum->cat_ns[c] += st->cat_ns[c];
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        sum->cat_ns[c] += st->cat_ns[c];
     s->kernels += k->kernels;
     for (int c = 0; c < SSA_KC_COUNT; c++) {
         s->kernels_by_class[c] += k->kernels_by_class[c];
@@ -316,9 +328,12 @@ void ssa_steps_fold(struct ssa_scan *sc, struct ssa_result *res, size_t i,
                     const struct ssa_step *st)
 {
     if (i < sc->warm_dur) return; /* warm-up: excluded */
-    if (i == 0 && sc->autotune_possible) sc->step0 = *st; /* decided after pass 2 */
-    else if (i < sc->fill_end) step_add(&sc->fill, st);   /* likewise */
-    else step_add(&res->steady, st);
+    if (i == 0 && sc->autotune_possible)
+        sc->step0 = *st; /* decided after pass 2 */
+    else if (i < sc->fill_end)
+        step_add(&sc->fill, st); /* likewise */
+    else
+        step_add(&res->steady, st);
 }
 
 /* After pass 2: the fill candidates stand if their GPU was busy; the steps become warm-up.
@@ -361,7 +376,8 @@ void ssa_steps_warmup(struct ssa_scan *sc, struct ssa_result *res, const struct 
 /* Means per step of what summary_counts reads, from one step's numbers (divide by n). */
 static void add_counts(struct ssa_summary *s, const struct ssa_step *st, double n)
 {
-    for (int c = 0; c < SSA_CAT_COUNT; c++) s->cat_ms[c] += (double)st->cat_ns[c] / 1e6 / n;
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        s->cat_ms[c] += (double)st->cat_ns[c] / 1e6 / n;
     for (int k = 0; k < SSA_KC_COUNT; k++)
         s->kclass_ms[k] += (double)st->n.kernel_ns_by_class[k] / 1e6 / n;
     s->kernels_per_step += st->n.kernels / n;
@@ -395,7 +411,8 @@ void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s)
         d[s->steps++] = b->end_ns - b->begin_ns;
         s->total_ns += b->end_ns - b->begin_ns;
         if (!r->compact)
-            for (int c = 0; c < SSA_CAT_COUNT; c++) cat_total[c] += r->steps[i].cat_ns[c];
+            for (int c = 0; c < SSA_CAT_COUNT; c++)
+                cat_total[c] += r->steps[i].cat_ns[c];
     }
     if (r->compact) memcpy(cat_total, r->steady.cat_ns, sizeof cat_total);
     if (s->steps) {

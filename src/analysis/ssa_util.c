@@ -2,10 +2,12 @@
  * ssa_util.c — the analysis's small containers: an id map, NVTX push/pop stacks, the NVTX
  * message classification cache, candidate step lists, quantiles, and the name tables.
  */
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ssa_internal.h"
+#include "util/ss_error.h"
 
 /* ---- id map ---- */
 
@@ -53,7 +55,8 @@ uint32_t *ssa_idmap_put(struct ssa_idmap *m, uint32_t key, uint32_t val)
     if (v) return v;
     if ((m->n + 1) * 2 > m->cap && idmap_grow(m) != 0) return NULL; /* load <= 1/2 */
     size_t i = idmap_slot(key, m->cap);
-    while (m->used[i]) i = (i + 1) & (m->cap - 1);
+    while (m->used[i])
+        i = (i + 1) & (m->cap - 1);
     m->used[i] = 1;
     m->keys[i] = key;
     m->vals[i] = val;
@@ -70,11 +73,27 @@ static int text_is(struct sst_reader *r, uint32_t id, const char *want)
     return s && len == strlen(want) && memcmp(s, want, len) == 0;
 }
 
-static enum ssa_msg classify_message(struct sst_reader *r, uint32_t message)
+/* Whether the message names the user's step marker (exact name, or its regex). */
+static int is_user_marker(const struct ssa_marker *m, const char *s, uint32_t len)
+{
+    if (!m || !m->active) return 0;
+    if (!m->is_re) return len == m->len && memcmp(s, m->name, len) == 0;
+    char *z = malloc((size_t)len + 1); /* regexec wants a C string */
+    if (!z) return 0;
+    memcpy(z, s, len);
+    z[len] = '\0';
+    int hit = strlen(z) == len && regexec(&m->re, z, 0, NULL, 0) == 0;
+    free(z);
+    return hit;
+}
+
+static enum ssa_msg classify_message(struct sst_reader *r, uint32_t message,
+                                     const struct ssa_marker *marker)
 {
     uint32_t len;
     const char *s = sst_reader_string(r, message, &len);
     if (!s) return SSA_MSG_OTHER;
+    if (is_user_marker(marker, s, len)) return SSA_MSG_USER;
     if (len == 4 && memcmp(s, "step", 4) == 0) return SSA_MSG_STEP;
     if (len == 4 && memcmp(s, "data", 4) == 0) return SSA_MSG_DATA;
     if (len > 13 && memcmp(s, "ProfilerStep#", 13) == 0) return SSA_MSG_PROFILER;
@@ -85,14 +104,35 @@ enum ssa_msg ssa_msg_kind(struct ssa_msgcache *c, struct sst_reader *r, uint32_t
                           uint32_t message)
 {
     uint32_t *m = ssa_idmap_get(&c->messages, message);
-    enum ssa_msg kind = m ? (enum ssa_msg)*m : classify_message(r, message);
+    enum ssa_msg kind = m ? (enum ssa_msg) * m : classify_message(r, message, c->marker);
     if (!m) ssa_idmap_put(&c->messages, message, kind); /* out of memory: just not cached */
-    if (kind == SSA_MSG_PROFILER || kind == SSA_MSG_OTHER) return kind;
+    if (kind == SSA_MSG_PROFILER || kind == SSA_MSG_OTHER || kind == SSA_MSG_USER) return kind;
     /* "step" and "data" count only in stepscope's own domain (docs/markers.md) */
     uint32_t *d = ssa_idmap_get(&c->domains, domain);
     int ours = d ? (int)*d : text_is(r, domain, "stepscope");
     if (!d) ssa_idmap_put(&c->domains, domain, (uint32_t)ours);
     return ours ? kind : SSA_MSG_OTHER;
+}
+
+int ssa_marker_init(struct ssa_marker *m, const char *spec)
+{
+    memset(m, 0, sizeof *m);
+    if (!spec) return 0;
+    if (strncmp(spec, "re:", 3) == 0) {
+        if (regcomp(&m->re, spec + 3, REG_EXTENDED | REG_NOSUB) != 0) return SS_EINVAL;
+        m->is_re = 1;
+    } else {
+        m->name = spec;
+        m->len = strlen(spec);
+    }
+    m->active = 1;
+    return 0;
+}
+
+void ssa_marker_free(struct ssa_marker *m)
+{
+    if (m->active && m->is_re) regfree(&m->re);
+    memset(m, 0, sizeof *m);
 }
 
 void ssa_msgcache_free(struct ssa_msgcache *c)
@@ -190,13 +230,17 @@ static void sort_u64(uint64_t *v, size_t n)
         return;
     }
     uint64_t all_or = 0, all_and = ~(uint64_t)0, *src = v, *dst = tmp;
-    for (size_t i = 0; i < n; i++) all_or |= v[i], all_and &= v[i];
+    for (size_t i = 0; i < n; i++)
+        all_or |= v[i], all_and &= v[i];
     for (unsigned shift = 0; shift < 64; shift += 8) {
         if (!(((all_or ^ all_and) >> shift) & 0xff)) continue;
         size_t count[257] = {0};
-        for (size_t i = 0; i < n; i++) count[((src[i] >> shift) & 0xff) + 1]++;
-        for (size_t d = 1; d < 257; d++) count[d] += count[d - 1];
-        for (size_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+        for (size_t i = 0; i < n; i++)
+            count[((src[i] >> shift) & 0xff) + 1]++;
+        for (size_t d = 1; d < 257; d++)
+            count[d] += count[d - 1];
+        for (size_t i = 0; i < n; i++)
+            dst[count[(src[i] >> shift) & 0xff]++] = src[i];
         uint64_t *t = src;
         src = dst, dst = t;
     }
@@ -208,8 +252,9 @@ uint64_t ssa_quantile_u64(uint64_t *v, size_t n, double q)
 {
     if (n == 0) return 0;
     size_t sorted = 1;
-    while (sorted < n && v[sorted - 1] <= v[sorted]) sorted++;
-    if (sorted < n) sort_u64(v, n); /* callers ask several quantiles of one array */
+    while (sorted < n && v[sorted - 1] <= v[sorted])
+        sorted++;
+    if (sorted < n) sort_u64(v, n);   /* callers ask several quantiles of one array */
     double pos = q * (double)(n - 1); /* linear interpolation between closest ranks */
     size_t lo = (size_t)pos;
     if (lo + 1 >= n) return v[n - 1];
@@ -241,6 +286,7 @@ const char *ssa_cat_description(int cat)
 
 const char *ssa_step_source_name(int src)
 {
-    static const char *const names[] = {"none", "step_records", "nvtx", "profiler", "detected"};
-    return src >= 0 && src <= SSA_STEPS_DETECTED ? names[src] : NULL;
+    static const char *const names[] = {"none",     "step_records", "nvtx",
+                                        "profiler", "detected",     "marker"};
+    return src >= 0 && src <= SSA_STEPS_MARKER ? names[src] : NULL;
 }

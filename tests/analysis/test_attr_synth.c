@@ -14,6 +14,7 @@
  */
 #include "analysis/ssa.h"
 #include "synth.h"
+#include "util/ss_error.h"
 
 #define TID 100
 #define STEP_NS (10 * MS)
@@ -30,8 +31,8 @@ static void host_records(struct synth *s, uint64_t k)
     synth_nvtx(s, SST_REC_NVTX_POP, o + 3 * MS, TID, s->domain, 0, 0, 0);
     synth_api(s, SST_API_RUNTIME, 211, o + 3000 * US, o + 3100 * US, TID); /* GPU busy */
     synth_api(s, SST_API_RUNTIME, 131, o + 7 * MS, o + 9 * MS, TID);       /* sync */
-    synth_api(s, SST_API_RUNTIME, 20, o + 9200 * US, o + 9400 * US, 200);  /* other thread: counts */
-    synth_api(s, SST_API_RUNTIME, 20, o + 9600 * US, o + 9700 * US, TID);  /* alloc */
+    synth_api(s, SST_API_RUNTIME, 20, o + 9200 * US, o + 9400 * US, 200); /* other thread: counts */
+    synth_api(s, SST_API_RUNTIME, 20, o + 9600 * US, o + 9700 * US, TID); /* alloc */
     synth_nvtx(s, SST_REC_NVTX_POP, o + STEP_NS, TID, s->domain, 0, 0, 0);
     synth_step(s, SST_STEP_END, o + STEP_NS, k, TID);
 }
@@ -58,7 +59,8 @@ static struct ssa_result *analyze(const char *path, int no_warmup)
 static void check_sum(const struct ssa_step *st)
 {
     uint64_t sum = 0;
-    for (int c = 0; c < SSA_CAT_COUNT; c++) sum += st->cat_ns[c];
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        sum += st->cat_ns[c];
     CHECK_EQ_U64(sum, st->end_ns - st->begin_ns);
 }
 
@@ -67,9 +69,9 @@ static void check_main_step(const struct ssa_step *st, uint64_t k)
     static const struct {
         int cat;
         uint64_t ns;
-    } want[] = {{SSA_CAT_DATA, 3 * MS},       {SSA_CAT_GEMM_TC, 4 * MS},  {SSA_CAT_COPY_H2D, 1 * MS},
-                {SSA_CAT_SYNC, 1 * MS},       {SSA_CAT_MEMSET, 100 * US}, {SSA_CAT_ALLOC, 300 * US},
-                {SSA_CAT_HOST, 600 * US},     {SSA_CAT_COMM, 0},          {SSA_CAT_LAUNCH, 0}};
+    } want[] = {{SSA_CAT_DATA, 3 * MS},   {SSA_CAT_GEMM_TC, 4 * MS},  {SSA_CAT_COPY_H2D, 1 * MS},
+                {SSA_CAT_SYNC, 1 * MS},   {SSA_CAT_MEMSET, 100 * US}, {SSA_CAT_ALLOC, 300 * US},
+                {SSA_CAT_HOST, 600 * US}, {SSA_CAT_COMM, 0},          {SSA_CAT_LAUNCH, 0}};
     CHECK_EQ_U64(st->number, k);
     CHECK_EQ_U64(st->end_ns - st->begin_ns, STEP_NS);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
@@ -100,7 +102,8 @@ static void test_exact_breakdown(void)
         host_records(&s, k);
         if (k >= DELAY) gpu_records(&s, k - DELAY); /* CUPTI's buffers arrive late */
     }
-    for (uint64_t k = N_STEPS - DELAY; k < N_STEPS; k++) gpu_records(&s, k);
+    for (uint64_t k = N_STEPS - DELAY; k < N_STEPS; k++)
+        gpu_records(&s, k);
     synth_close(&s);
 
     struct ssa_result *r = analyze(path, 0);
@@ -109,7 +112,8 @@ static void test_exact_breakdown(void)
     CHECK_EQ_U64(r->n_steps, N_STEPS);
     CHECK_EQ_U64(r->n_warmup, 0);
     CHECK_EQ_U64(r->late_intervals, 0);
-    for (size_t i = 0; i < r->n_steps && i < N_STEPS; i++) check_main_step(&r->steps[i], i);
+    for (size_t i = 0; i < r->n_steps && i < N_STEPS; i++)
+        check_main_step(&r->steps[i], i);
     /* bounded: only the steps still waiting for their GPU records are buffered */
     printf("peak buffered intervals: %zu of %d\n", r->peak_buffered_intervals, N_STEPS * 10);
     CHECK(r->peak_buffered_intervals < 3000);
@@ -197,6 +201,76 @@ static void test_queue_fill(void)
     }
 }
 
+/* The user's marker: 6 NVTX ranges "train_step" (another domain) of 10 ms each and, inside
+ * every second one, a range "fwd". Shim STEP records every 5 ms would win without the
+ * option. Exact name, regex, a name that matches nothing (steps from the kernels, said so),
+ * and --warmup 2. */
+static void write_user_marker(const char *path)
+{
+    struct synth s;
+    synth_open(&s, path);
+    uint32_t dom = sst_writer_intern_cstr(s.w, "mylib");
+    uint32_t msg = sst_writer_intern_cstr(s.w, "train_step");
+    uint32_t fwd = sst_writer_intern_cstr(s.w, "fwd");
+    for (uint64_t k = 0; k < 12; k++) {
+        uint64_t t = T0 + k * STEP_NS / 2;
+        synth_step(&s, SST_STEP_BEGIN, t, k, TID);
+        synth_step(&s, SST_STEP_END, t + STEP_NS / 2, k, TID);
+    }
+    for (uint64_t k = 0; k < 6; k++) {
+        uint64_t t = T0 + k * STEP_NS;
+        synth_nvtx(&s, SST_REC_NVTX_PUSH, t, TID, dom, msg, 0, 0);
+        if (k % 2 == 0) synth_nvtx(&s, SST_REC_NVTX_PUSH, t + MS, TID, dom, fwd, 0, 0);
+        synth_kernel(&s, "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32", t + MS, t + 3 * MS);
+        if (k % 2 == 0) synth_nvtx(&s, SST_REC_NVTX_POP, t + 3 * MS, TID, dom, 0, 0, 0);
+        synth_nvtx(&s, SST_REC_NVTX_POP, t + STEP_NS, TID, dom, 0, 0, 0);
+    }
+    synth_close(&s);
+}
+
+static struct ssa_result *analyze_marker(const char *path, const char *marker, int warmup)
+{
+    struct ssa_opts o = {.step_marker = marker,
+                         .warmup_fixed = warmup >= 0,
+                         .warmup_steps = warmup >= 0 ? (size_t)warmup : 0};
+    struct ssa_result *r = NULL;
+    CHECK_EQ(ssa_analyze_file(path, &o, &r), 0);
+    REQUIRE(r != NULL);
+    return r;
+}
+
+static void test_step_marker(void)
+{
+    const char *path = ss_test_path("marker.sstrace");
+    write_user_marker(path);
+    struct ssa_result *r = analyze_marker(path, NULL, -1);
+    CHECK_EQ(r->step_source, SSA_STEPS_RECORDS);
+    CHECK_EQ_U64(r->n_steps, 12);
+    ssa_result_free(r);
+    r = analyze_marker(path, "train_step", -1);
+    CHECK_EQ(r->step_source, SSA_STEPS_MARKER);
+    CHECK_EQ_U64(r->n_steps, 6);
+    CHECK(!r->marker_unmatched);
+    CHECK_EQ_U64(r->briefs[1].end_ns - r->briefs[1].begin_ns, STEP_NS);
+    ssa_result_free(r);
+    r = analyze_marker(path, "re:^(train_)?step$", 2);
+    CHECK_EQ(r->step_source, SSA_STEPS_MARKER);
+    CHECK_EQ_U64(r->n_steps, 6);
+    CHECK_EQ_U64(r->n_warmup, 2);
+    ssa_result_free(r);
+    r = analyze_marker(path, "re:^fw", -1); /* every second step: ranges 20 ms apart */
+    CHECK_EQ_U64(r->n_steps, 3);
+    ssa_result_free(r);
+    r = analyze_marker(path, "no_such_range", -1);
+    CHECK(r->marker_unmatched);
+    CHECK(r->step_source != SSA_STEPS_MARKER && r->step_source != SSA_STEPS_RECORDS);
+    ssa_result_free(r);
+    struct ssa_opts bad = {.step_marker = "re:("};
+    r = NULL;
+    CHECK_EQ(ssa_analyze_file(path, &bad, &r), SS_EINVAL);
+    CHECK(r == NULL);
+}
+
 /* A kernel across a step boundary is split between the two steps; steps tile time. */
 static void test_boundary_and_tiling(void)
 {
@@ -210,7 +284,7 @@ static void test_boundary_and_tiling(void)
     synth_step(&s, SST_STEP_END, T0 + 18 * MS, 1, TID);
     synth_kernel(&s, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEE",
                  T0 + 8 * MS, T0 + 12 * MS);
-    synth_sync(&s, T0 + 12 * MS, T0 + 15 * MS); /* no API records: SYNC records count */
+    synth_sync(&s, T0 + 12 * MS, T0 + 15 * MS);           /* no API records: SYNC records count */
     synth_step(&s, SST_STEP_BEGIN, T0 + 20 * MS, 2, TID); /* never ends: dropped */
     synth_close(&s);
     struct ssa_result *r = analyze(path, 1);
@@ -351,6 +425,7 @@ int main(void)
     test_threads();
     test_warmup();
     test_queue_fill();
+    test_step_marker();
     test_boundary_and_tiling();
     test_step_sources();
     return ss_test_result();

@@ -150,6 +150,26 @@ diff_usage)
     "$ss" diff --help | grep -q 'usage: stepscope diff' || fail "--help"
     "$ss" --help | grep -q '^  diff' || fail "verb not listed"
     ;;
+step_options)
+    # --warmup N, --step-marker NAME|re:REGEX; bad values: one error line, exit 2
+    for bad in "--warmup abc" "--warmup -1" "--step-marker re:(" "--step-marker="; do
+        # shellcheck disable=SC2086
+        "$ss" report $bad "$w0" >/dev/null 2>"$work/err"; rc=$?
+        [ $rc -eq 2 ] && [ "$(wc -l <"$work/err")" -eq 1 ] || fail "report $bad: exit $rc $(cat "$work/err")"
+        # shellcheck disable=SC2086
+        "$ss" diff $bad "$w0" "$w8" >/dev/null 2>&1; [ $? -eq 2 ] || fail "diff $bad: want 2"
+    done
+    "$ss" report --step-marker 're:(' "$w0" 2>&1 >/dev/null | grep -q 'not a valid extended regex' ||
+        fail "bad regex not named"
+    "$ss" report --format json --warmup 3 "$w0" >"$work/w3.json" || fail "warmup exit $?"
+    "$py" -c 'import json,sys; s=json.load(open(sys.argv[1]))["steps"]; assert s["warmup_excluded"] == 3 and s["analysed"] == s["total"] - 3, s' "$work/w3.json" || fail "--warmup 3"
+    # the shim's "data" ranges as steps: the source says marker, a name matching nothing says so
+    "$ss" report --format json --step-marker data "$w0" >"$work/m.json" || fail "marker exit $?"
+    grep -q '"source": *"marker"' "$work/m.json" || fail "marker source: $(head -c 400 "$work/m.json")"
+    "$ss" report --step-marker 're:^no_such' "$w0" >"$work/none.txt" || fail "unmatched exit $?"
+    grep -q 'no complete NVTX range matched --step-marker' "$work/none.txt" || fail "unmatched not said"
+    "$ss" report --help | grep -q -- '--step-marker NAME' || fail "help lacks --step-marker"
+    ;;
 record)
     if [ "$nvtx" = none ]; then echo "skipped: the collector is not built"; exit 0; fi
     "$ss" record -o "$work/o1" -- "$nvtx" steps >/dev/null 2>"$work/err"; rc=$?
