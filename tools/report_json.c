@@ -40,6 +40,28 @@ static void json_process(struct json_out *j, const struct ssa_result *r)
     json_end_object(j);
 }
 
+/* Up to 10 of the slowest steps over SSA_OUTLIER_FACTOR x the median. */
+static void json_outliers(struct json_out *j, const struct ssa_result *r,
+                          const struct ssa_summary *s)
+{
+    struct ssa_outlier o[10];
+    size_t n = ssa_outliers(r, s, o, 10);
+    json_kv_u64(j, "outliers_total", n);
+    json_key(j, "outliers");
+    json_begin_array(j);
+    for (size_t i = 0; i < n && i < 10; i++) {
+        json_begin_object(j);
+        json_kv_u64(j, "step", o[i].number);
+        json_kv_double(j, "ms", ms(o[i].dur_ns));
+        json_kv_double(j, "over_median_ms", ms(o[i].over_median_ns));
+        json_kv_string(j, "category", ssa_cat_name(o[i].cat));
+        json_kv_string(j, "category_is", o[i].excess ? "largest_excess" : "largest");
+        if (o[i].excess) json_kv_double(j, "category_excess_ms", ms(o[i].cat_excess_ns));
+        json_end_object(j);
+    }
+    json_end_array(j);
+}
+
 static void json_steps(struct json_out *j, const struct ssa_result *r, const struct ssa_summary *s)
 {
     json_key(j, "steps");
@@ -59,6 +81,7 @@ static void json_steps(struct json_out *j, const struct ssa_result *r, const str
     json_kv_double(j, "p90_ms", ms(s->p90_ns));
     json_kv_double(j, "mean_ms", ms(s->mean_ns));
     json_kv_double(j, "steps_per_s", s->steps_per_s);
+    json_outliers(j, r, s);
     json_end_object(j);
 }
 

@@ -60,6 +60,21 @@ static void text_identity(const struct ssa_result *r)
         fprintf(out, "  dropped    %" PRIu64 " records lost while recording\n", r->dropped);
 }
 
+/* The slowest steps over SSA_OUTLIER_FACTOR x the median, and the category that grew. */
+static void print_outliers(const struct ssa_result *r, const struct ssa_summary *s)
+{
+    struct ssa_outlier o[3];
+    size_t n = ssa_outliers(r, s, o, 3);
+    if (!n) return;
+    fprintf(out, "  outliers   %zu step%s over %.1fx the median:", n, n == 1 ? "" : "s",
+            SSA_OUTLIER_FACTOR);
+    for (size_t i = 0; i < n && i < 3; i++)
+        fprintf(out, "%s step %" PRIu64 " %.1f ms (+%.1f %s %s)", i ? "," : "", o[i].number,
+                ms(o[i].dur_ns), ms(o[i].over_median_ns),
+                o[i].excess ? "mostly" : "largest:", ssa_cat_name(o[i].cat));
+    fprintf(out, "\n");
+}
+
 static void text_steps_line(const struct ssa_result *r, const struct ssa_summary *s)
 {
     if (r->step_source == SSA_STEPS_NONE) {
@@ -89,6 +104,7 @@ static void text_steps_line(const struct ssa_result *r, const struct ssa_summary
     if (!s->steps) return;
     fprintf(out, "  step time  median %.2f ms  p10 %.2f  p90 %.2f  mean %.2f  %.2f steps/s\n",
             ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
+    print_outliers(r, s);
 }
 
 /* Largest-remainder rounding of the percentages to BAR_WIDTH cells. */

@@ -257,6 +257,21 @@ struct ssa_summary {
 };
 void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s);
 
+/* Outlier steps: steady steps longer than SSA_OUTLIER_FACTOR x the median, slowest first, and
+ * what made each slow — in full mode the category with the most time above the steady mean
+ * (excess 1), in compact mode only the step's largest category (excess 0). */
+#define SSA_OUTLIER_FACTOR 1.5
+struct ssa_outlier {
+    uint64_t number, dur_ns, over_median_ns;
+    int cat;    /* enum ssa_cat */
+    int excess; /* cat is the largest excess over the mean, not just the largest */
+    uint64_t cat_excess_ns;
+};
+/* Fills up to max outliers into out (slowest first); returns how many steps are outliers
+ * (may exceed max). */
+size_t ssa_outliers(const struct ssa_result *r, const struct ssa_summary *s,
+                    struct ssa_outlier *out, size_t max);
+
 /* ---- findings (ssa_findings.c: one table of rules, each a detector, a what-if estimate of
  * the saving measured on this trace's timeline, and the fix in the user's terms) ---- */
 enum ssa_level { SSA_LOW = 0, SSA_MEDIUM, SSA_HIGH };

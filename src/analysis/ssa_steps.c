@@ -399,6 +399,49 @@ static void summary_counts(const struct ssa_result *r, struct ssa_summary *s)
         if (!r->steps[i].warmup) add_counts(s, &r->steps[i], n);
 }
 
+/* The category of step i with the most time above the steady mean (full mode). */
+static int excess_cat(const struct ssa_result *r, const struct ssa_summary *s, size_t i,
+                      uint64_t *excess)
+{
+    int best = SSA_CAT_HOST;
+    double most = -1;
+    for (int c = 0; c < SSA_CAT_COUNT; c++) {
+        double over = (double)r->steps[i].cat_ns[c] - s->cat_ms[c] * 1e6;
+        if (over > most) most = over, best = c;
+    }
+    *excess = most > 0 ? (uint64_t)most : 0;
+    return best;
+}
+
+/* Inserts o into out[0..*n) (capacity max) keeping the slowest first. */
+static void keep_slowest(struct ssa_outlier *out, size_t *n, size_t max,
+                         const struct ssa_outlier *o)
+{
+    size_t at = *n < max ? (*n)++ : max;
+    while (at > 0 && out[at - 1].dur_ns < o->dur_ns) {
+        if (at < max) out[at] = out[at - 1];
+        at--;
+    }
+    if (at < max) out[at] = *o;
+}
+
+size_t ssa_outliers(const struct ssa_result *r, const struct ssa_summary *s,
+                    struct ssa_outlier *out, size_t max)
+{
+    size_t found = 0, kept = 0;
+    double limit = SSA_OUTLIER_FACTOR * (double)s->median_ns;
+    for (size_t i = 0; s->steps >= 3 && i < r->n_steps; i++) {
+        const struct ssa_step_brief *b = &r->briefs[i];
+        uint64_t d = b->end_ns - b->begin_ns;
+        if (b->warmup || (double)d <= limit) continue;
+        found++;
+        struct ssa_outlier o = {b->number, d, d - s->median_ns, b->top_cat, 0, 0};
+        if (r->steps) o.cat = excess_cat(r, s, i, &o.cat_excess_ns), o.excess = 1;
+        keep_slowest(out, &kept, max, &o);
+    }
+    return found;
+}
+
 void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s)
 {
     memset(s, 0, sizeof *s);

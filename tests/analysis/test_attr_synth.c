@@ -271,6 +271,40 @@ static void test_step_marker(void)
     CHECK(r == NULL);
 }
 
+/* 8 steps of 10 ms; step 5 lasts 30 ms, 20 of them in a cudaStreamSynchronize: the one
+ * outlier, +20 ms, made slow by sync (full mode) — compact mode names its largest category. */
+static void test_outliers(void)
+{
+    const char *path = ss_test_path("outliers.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    uint64_t t = T0;
+    for (uint64_t k = 0; k < 8; k++) {
+        uint64_t d = k == 5 ? 3 * STEP_NS : STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, t, k, TID);
+        synth_kernel(&s, "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32", t, t + 4 * MS);
+        if (k == 5) synth_api(&s, SST_API_RUNTIME, 131, t + 5 * MS, t + 25 * MS, TID);
+        synth_step(&s, SST_STEP_END, t + d, k, TID);
+        t += d;
+    }
+    synth_close(&s);
+    for (unsigned flags = 0; flags <= SSA_COMPACT; flags += SSA_COMPACT) {
+        struct ssa_opts o = {.window_ns = 0};
+        struct ssa_result *r = NULL;
+        CHECK_EQ(ssa_analyze_file_ex(path, &o, flags, &r), 0);
+        REQUIRE(r != NULL);
+        struct ssa_summary sum;
+        ssa_summarize(r, &sum);
+        struct ssa_outlier out[2];
+        CHECK_EQ_U64(ssa_outliers(r, &sum, out, 2), 1);
+        CHECK_EQ_U64(out[0].number, 5);
+        CHECK_EQ_U64(out[0].over_median_ns, 2 * STEP_NS);
+        CHECK_EQ(out[0].cat, SSA_CAT_SYNC);
+        CHECK_EQ(out[0].excess, flags == 0);
+        ssa_result_free(r);
+    }
+}
+
 /* A kernel across a step boundary is split between the two steps; steps tile time. */
 static void test_boundary_and_tiling(void)
 {
@@ -426,6 +460,7 @@ int main(void)
     test_warmup();
     test_queue_fill();
     test_step_marker();
+    test_outliers();
     test_boundary_and_tiling();
     test_step_sources();
     return ss_test_result();
