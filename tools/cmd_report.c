@@ -44,7 +44,8 @@ static const char report_usage[] =
     "process); with several processes, those with GPU activity come first.\n"
     "\n"
     "  -f, --format FMT   text (default), json (docs/report-json.md), md (Markdown) or\n"
-    "                     html (one self-contained file: chart, median step, findings)\n"
+    "                     html (one self-contained file: chart, the median step's\n"
+    "                     host/GPU timeline, findings)\n"
     "  -o, --output FILE  write the report to FILE (written whole, then renamed into place)\n"
     "  -v, --verbose      also the top kernels and a table of every step\n" REPORT_STEP_HELP
     "  -h, --help         this text\n"
@@ -74,6 +75,7 @@ unsigned report_ssa_flags(const struct report_opts *o)
 {
     int per_step_detail = o->format == REPORT_HTML ||
                           (o->verbose && (o->format == REPORT_TEXT || o->format == REPORT_JSON));
+    if (o->format == REPORT_HTML) return SSA_TIMELINE; /* full mode and the median step's lanes */
     return per_step_detail ? 0u : SSA_COMPACT;
 }
 
@@ -84,6 +86,7 @@ const struct ssa_step *report_median_step(const struct ssa_result *r)
     const struct ssa_step *best = NULL;
     uint64_t best_diff = UINT64_MAX;
     if (!r->steps) return NULL; /* compact analysis: per-step categories not kept */
+    if (r->timeline_step) return &r->steps[r->timeline_step - 1]; /* the step drawn */
     for (size_t i = 0; i < r->n_steps && s.steps; i++) {
         const struct ssa_step *st = &r->steps[i];
         if (st->warmup) continue;

@@ -3,13 +3,15 @@
  * SVG, no external resource, no JavaScript) with, per process, the headline, a stacked bar
  * of the categories, the median step's breakdown and the ranked findings.
  *
- * The analysis keeps per step the exclusive time of each category, not the intervals inside
- * a step, so the "median step" panel is that step's category bar and the page says that a
- * host/GPU timeline is not available rather than drawing invented intervals.
+ * The "median step" panel is that step's category bar and its timeline: one lane per GPU
+ * stream (kernels by class, copies, memsets) and per host thread (launch, sync and alloc API
+ * calls, data ranges), drawn from the intervals the analysis kept for that step
+ * (SSA_TIMELINE); without them the page says the timeline is not available.
  * Every string that came from a trace (paths, command lines, kernel names, and the findings'
  * evidence, which quotes the trace) goes through html_escaped().
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
@@ -183,6 +185,73 @@ static void html_breakdown(FILE *f, const struct ssa_result *r, const struct ssa
             per_step ? ms(s->mean_ns) : ms(s->total_ns));
 }
 
+#define TL_LANE_H 14
+#define TL_LABEL_W 150
+#define TL_MAX_LANES 32
+
+static int cmp_lane(const void *x, const void *y)
+{
+    const uint64_t *p = x, *q = y; /* host flag in bit 63 sorts GPU lanes first */
+    return *p < *q ? -1 : *p > *q;
+}
+
+/* The distinct lanes of the timeline (host flag in bit 63), sorted; at most TL_MAX_LANES. */
+static size_t tl_lanes(const struct ssa_result *r, uint64_t *lanes)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_timeline; i++) {
+        uint64_t key = r->timeline[i].lane | (uint64_t)r->timeline[i].host << 63;
+        size_t k = 0;
+        while (k < n && lanes[k] != key)
+            k++;
+        if (k == n && n < TL_MAX_LANES) lanes[n++] = key;
+    }
+    qsort(lanes, n, sizeof *lanes, cmp_lane);
+    return n;
+}
+
+static void tl_label(FILE *f, uint64_t key, size_t row)
+{
+    int host = (int)(key >> 63);
+    uint64_t lane = key & ~(1ull << 63);
+    fprintf(f, "<text x=\"0\" y=\"%zu\" font-size=\"10\">", row * TL_LANE_H + 10);
+    if (host)
+        fprintf(f, "host thread %" PRIu64 "</text>\n", lane);
+    else
+        fprintf(f, "GPU %" PRIu64 " stream %" PRIu64 "</text>\n", lane >> 32, lane & 0xffffffffu);
+}
+
+static void html_timeline(FILE *f, const struct ssa_result *r, const struct ssa_step *st)
+{
+    uint64_t lanes[TL_MAX_LANES];
+    size_t n = tl_lanes(r, lanes);
+    double span = (double)(st->end_ns - st->begin_ns), w = SVG_W - TL_LABEL_W;
+    if (!n || span <= 0) return;
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%zu\" "
+            "role=\"img\" aria-label=\"timeline of the median step\">\n",
+            SVG_W, n * TL_LANE_H);
+    for (size_t row = 0; row < n; row++)
+        tl_label(f, lanes[row], row);
+    for (size_t i = 0; i < r->n_timeline; i++) {
+        const struct ssa_tl_item *it = &r->timeline[i];
+        uint64_t key = it->lane | (uint64_t)it->host << 63;
+        size_t row = 0;
+        while (row < n && lanes[row] != key)
+            row++;
+        if (row == n) continue; /* past TL_MAX_LANES */
+        double x = TL_LABEL_W + w * (double)(it->start_ns - st->begin_ns) / span;
+        double bw = w * (double)(it->end_ns - it->start_ns) / span;
+        fprintf(f,
+                "<rect x=\"%.2f\" y=\"%zu\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
+                "<title>%s: %.3f ms at +%.3f ms</title></rect>\n",
+                x, row * TL_LANE_H + 1, bw < 0.5 ? 0.5 : bw, TL_LANE_H - 2, cat_fill[it->cat],
+                ssa_cat_name(it->cat), ms(it->end_ns - it->start_ns),
+                ms(it->start_ns - st->begin_ns));
+    }
+    fputs("</svg>\n", f);
+}
+
 static void html_median_step(FILE *f, const struct ssa_result *r)
 {
     const struct ssa_step *st = report_median_step(r);
@@ -192,9 +261,16 @@ static void html_median_step(FILE *f, const struct ssa_result *r)
     html_bar(f, st->cat_ns, "the median step by category");
     fprintf(f,
             "<p class=\"note\">%" PRIu32 " kernels, %" PRIu32 " launches, %" PRIu32
-            " syncs in this step. timeline: not available &mdash; the analysis keeps each "
-            "step's time per category, not the host and GPU intervals inside it.</p>\n",
+            " syncs in this step.",
             st->n.kernels, st->n.launches, st->n.syncs);
+    int drawn = r->timeline_step && &r->steps[r->timeline_step - 1] == st && r->n_timeline;
+    if (!drawn) {
+        fputs(" timeline: not available (no GPU or API intervals recorded in this step)</p>\n", f);
+        return;
+    }
+    fprintf(f, " Timeline: one lane per GPU stream and host thread%s; hover for times.</p>\n",
+            r->timeline_dropped ? " (truncated: too many intervals)" : "");
+    html_timeline(f, r, st);
 }
 
 static void html_findings(FILE *f, const struct ssa_result *r, const struct ssa_summary *s)

@@ -64,7 +64,7 @@ static int open_reader(const char *path, struct ssa_result *res, struct sst_read
 }
 
 static int analyze(const char *path, const struct ssa_opts *opts, struct ssa_result *res,
-                   struct ssa_scan *sc)
+                   struct ssa_scan *sc, int want_timeline)
 {
     struct sst_reader *r = NULL;
     int rc = open_reader(path, res, &r);
@@ -75,6 +75,7 @@ static int analyze(const char *path, const struct ssa_opts *opts, struct ssa_res
     keep_reader_state(r, res);
     if (rc == 0) rc = ssa_steps_build(sc, res, opts);
     if (rc == 0) rc = ssa_steps_warmup_plan(sc, res, opts);
+    if (rc == 0 && want_timeline) rc = ssa_steps_pick_timeline(sc, res);
     if (rc == 0) rc = keep_knames(sc, r, res);
     sst_reader_close(r);
     if (rc) return rc;
@@ -104,7 +105,7 @@ int ssa_analyze_file_ex(const char *path, const struct ssa_opts *opts, unsigned 
     res->rank = res->world_size = -1;
     res->compact = (flags & SSA_COMPACT) != 0;
     res->path = strdup(path);
-    int rc = res->path ? analyze(path, opts, res, &sc) : SS_ENOMEM;
+    int rc = res->path ? analyze(path, opts, res, &sc, (flags & SSA_TIMELINE) != 0) : SS_ENOMEM;
     ssa_scan_free(&sc);
     if (rc) {
         ssa_result_free(res);
@@ -127,5 +128,6 @@ void ssa_result_free(struct ssa_result *r)
             free(r->kname_text[i]);
     free(r->kname_text);
     free(r->knames);
+    free(r->timeline);
     free(r);
 }

@@ -157,6 +157,16 @@ enum ssa_step_source {
 /* "none", "step_records", "nvtx", "profiler", "detected", "marker" */
 const char *ssa_step_source_name(int src);
 
+/* One interval of the timeline step, clipped to it. lane: GPU (device << 32 | stream) or
+ * host thread id; cat: enum ssa_cat (kernels by class, copies, memset; for host threads
+ * launch, sync, alloc, data). */
+struct ssa_tl_item {
+    uint64_t start_ns, end_ns;
+    uint64_t lane;
+    uint8_t host; /* 1: a host thread's lane */
+    uint8_t cat;
+};
+
 /* Per distinct kernel name over the whole trace (for "top kernels"). */
 struct ssa_kname {
     uint32_t name_id;
@@ -189,11 +199,16 @@ struct ssa_result {
     uint32_t train_tid; /* 0 when no thread could be told apart */
     int train_tid_from_markers;
     size_t n_steps;
-    struct ssa_step *steps;       /* sorted, non-overlapping; for SSA_STEPS_NONE: windows */
-    size_t n_warmup;              /* flagged warm-up steps (the first ones) */
-    int warmup_autotune;          /* step 0 excluded for extra kernels (autotuning, compile) */
-    size_t warmup_fill;           /* of n_warmup: fast leading steps (host ran ahead, queue fill) */
-    int marker_unmatched;         /* ssa_opts.step_marker matched no complete range */
+    struct ssa_step *steps; /* sorted, non-overlapping; for SSA_STEPS_NONE: windows */
+    size_t n_warmup;        /* flagged warm-up steps (the first ones) */
+    int warmup_autotune;    /* step 0 excluded for extra kernels (autotuning, compile) */
+    size_t warmup_fill;     /* of n_warmup: fast leading steps (host ran ahead, queue fill) */
+    int marker_unmatched;   /* ssa_opts.step_marker matched no complete range */
+    /* SSA_TIMELINE: the chosen step (index + 1; 0: none) and its intervals, in record
+     * order; timeline_dropped counts those past SSA_TIMELINE_MAX */
+    size_t timeline_step;
+    struct ssa_tl_item *timeline;
+    size_t n_timeline, timeline_dropped;
     uint64_t dropped_step_ranges; /* step ranges that never ended (program killed, shim) */
 
     /* names */
@@ -239,6 +254,11 @@ void ssa_result_free(struct ssa_result *r);
  * result->briefs and result->steady; ssa_summarize and ssa_find work on either. Means may
  * differ from the full mode's in the last digits (summed, then divided). */
 #define SSA_COMPACT 1u
+/* SSA_TIMELINE: also keep the intervals of one steady step of median length (chosen by step
+ * duration before pass 2): kernels, copies and memsets per GPU stream, API calls by class and
+ * data ranges per host thread (result->timeline, at most SSA_TIMELINE_MAX). */
+#define SSA_TIMELINE 2u
+#define SSA_TIMELINE_MAX 20000
 int ssa_analyze_file_ex(const char *path, const struct ssa_opts *opts, unsigned flags,
                         struct ssa_result **out);
 

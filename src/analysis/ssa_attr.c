@@ -3,12 +3,12 @@
  *
  * Each record becomes at most one interval with a category: a kernel its class's, a copy
  * its direction's, a memset MEMSET; on any host thread of the process an API call
- * LAUNCH/SYNC/ALLOC by the one table (ssa_api_class.c) and a "data" range DATA. The interval is clipped to
- * every step it overlaps and kept in that step's buffer as two edges (+1 at its start, -1
- * at its end). Records arrive in file order, which is not time order (CUPTI delivers its
- * buffers late), so a step's buffer stays open until pass 1's block minima prove that no
- * later record can start before the step's end; then the step is swept and the buffer
- * goes back to a small pool. Memory: the edges of the steps still open, never the trace.
+ * LAUNCH/SYNC/ALLOC by the one table (ssa_api_class.c) and a "data" range DATA. The interval is
+ * clipped to every step it overlaps and kept in that step's buffer as two edges (+1 at its start,
+ * -1 at its end). Records arrive in file order, which is not time order (CUPTI delivers its buffers
+ * late), so a step's buffer stays open until pass 1's block minima prove that no later record can
+ * start before the step's end; then the step is swept and the buffer goes back to a small pool.
+ * Memory: the edges of the steps still open, never the trace.
  *
  * The sweep walks the sorted edges keeping a count of open intervals per category; each
  * stretch between two edges goes to the first category (enum order = priority) with an
@@ -30,7 +30,7 @@ typedef uint64_t edge_t;
 #define EDGE_KEY(rel, cat, end) (((rel) << EDGE_SHIFT) | ((uint64_t)(cat) << 1) | (end))
 #define EDGE_REL(e) ((e) >> EDGE_SHIFT)
 #define EDGE_CAT(e) ((uint32_t)((e) >> 1) & 31u)
-#define EDGE_IS_END(e) ((e) & 1u)
+#define EDGE_IS_END(e) ((e)&1u)
 _Static_assert(SSA_CAT_COUNT <= 32, "a category fits in 5 bits of an edge");
 
 struct stepbuf {
@@ -56,8 +56,8 @@ struct attr {
     int compact;
     struct stepbuf pool[SSA_POOL];
     size_t n_pool;
-    size_t fin_next; /* steps before this one are final */
-    size_t cursor;   /* last step found: records come mostly in time order */
+    size_t fin_next;          /* steps before this one are final */
+    size_t cursor;            /* last step found: records come mostly in time order */
     struct ssa_stacks stacks; /* NVTX push/pop per host thread: "data" ranges on any thread */
     int use_sync_records;
     uint64_t *sufmin; /* sufmin[b]: earliest contribution time of blocks b, b+1, ... */
@@ -71,10 +71,12 @@ struct attr {
 static __attribute__((noinline)) int ring_grow(struct attr *a, size_t i)
 {
     size_t base = a->fin_next, cap = a->ring_cap, ncap = cap ? cap : 16;
-    while (i - base >= ncap) ncap *= 2;
+    while (i - base >= ncap)
+        ncap *= 2;
     struct open_step *v = calloc(ncap, sizeof *v);
     if (!v) return -1;
-    for (size_t k = base; k < base + cap; k++) v[k & (ncap - 1)] = a->ring[k & (cap - 1)];
+    for (size_t k = base; k < base + cap; k++)
+        v[k & (ncap - 1)] = a->ring[k & (cap - 1)];
     free(a->ring);
     a->ring = v, a->ring_cap = ncap;
     return 0;
@@ -111,8 +113,10 @@ static size_t step_after(struct attr *a, uint64_t t)
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s[mid].end_ns > t) hi = mid;
-        else lo = mid + 1;
+        if (s[mid].end_ns > t)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
     a->cursor = lo;
     return lo;
@@ -130,7 +134,7 @@ static struct ssa_step *step_at(struct attr *a, uint64_t t, size_t *index)
 }
 
 static int buf_push(struct attr *a, struct stepbuf *b, uint64_t s, uint64_t e, uint32_t cat)
-{ /* s, e: relative to the step's begin */
+{                                  /* s, e: relative to the step's begin */
     if (2 * (b->n + 2) > b->cap) { /* half the room: the radix sort's second array */
         if (b->cap == 0 && a->n_pool > 0) {
             *b = a->pool[--a->n_pool];
@@ -187,14 +191,18 @@ static void add_interval(struct attr *a, uint64_t s, uint64_t e, uint32_t cat)
 static edge_t *radix_sort(edge_t *v, edge_t *tmp, size_t n)
 {
     uint64_t all_or = 0, all_and = ~(uint64_t)0;
-    for (size_t i = 0; i < n; i++) all_or |= v[i], all_and &= v[i];
+    for (size_t i = 0; i < n; i++)
+        all_or |= v[i], all_and &= v[i];
     uint64_t differ = all_or ^ all_and;
     for (unsigned shift = 0; shift < 64; shift += 8) {
         if (!((differ >> shift) & 0xff)) continue;
         size_t count[257] = {0};
-        for (size_t i = 0; i < n; i++) count[((v[i] >> shift) & 0xff) + 1]++;
-        for (size_t d = 1; d < 257; d++) count[d] += count[d - 1];
-        for (size_t i = 0; i < n; i++) tmp[count[(v[i] >> shift) & 0xff]++] = v[i];
+        for (size_t i = 0; i < n; i++)
+            count[((v[i] >> shift) & 0xff) + 1]++;
+        for (size_t d = 1; d < 257; d++)
+            count[d] += count[d - 1];
+        for (size_t i = 0; i < n; i++)
+            tmp[count[(v[i] >> shift) & 0xff]++] = v[i];
         edge_t *t = v;
         v = tmp, tmp = t;
     }
@@ -234,9 +242,11 @@ static edge_t *sort_part(edge_t *v, edge_t *tmp, size_t n)
 static edge_t *sort_edges(edge_t *v, edge_t *tmp, size_t n)
 {
     size_t nh = 0;
-    for (size_t i = 0; i < n; i++) nh += EDGE_CAT(v[i]) >= SSA_CAT_FIRST_IDLE;
+    for (size_t i = 0; i < n; i++)
+        nh += EDGE_CAT(v[i]) >= SSA_CAT_FIRST_IDLE;
     size_t h = 0, g = nh;
-    for (size_t i = 0; i < n; i++) tmp[EDGE_CAT(v[i]) >= SSA_CAT_FIRST_IDLE ? h++ : g++] = v[i];
+    for (size_t i = 0; i < n; i++)
+        tmp[EDGE_CAT(v[i]) >= SSA_CAT_FIRST_IDLE ? h++ : g++] = v[i];
     edge_t *hs = sort_part(tmp, v, nh), *gs = sort_part(tmp + nh, v + nh, n - nh);
     /* merge into whichever array the halves are not in (each may have moved to v) */
     edge_t *out = hs == tmp && gs == tmp + nh ? v : NULL;
@@ -246,9 +256,12 @@ static edge_t *sort_edges(edge_t *v, edge_t *tmp, size_t n)
         hs = tmp, gs = tmp + nh, out = v;
     }
     size_t i = 0, j = 0, k = 0, ng = n - nh;
-    while (i < nh && j < ng) out[k++] = hs[i] <= gs[j] ? hs[i++] : gs[j++];
-    while (i < nh) out[k++] = hs[i++];
-    while (j < ng) out[k++] = gs[j++];
+    while (i < nh && j < ng)
+        out[k++] = hs[i] <= gs[j] ? hs[i++] : gs[j++];
+    while (i < nh)
+        out[k++] = hs[i++];
+    while (j < ng)
+        out[k++] = gs[j++];
     return out;
 }
 
@@ -347,8 +360,7 @@ static void sweep(struct ssa_step *st, const edge_t *e, size_t n)
     uint32_t c = top_cat(mask);
     st->cat_ns[c] += st->end_ns - prev;
     if (st->end_ns > prev)
-        idle_stretch(st, &run, c, prev, st->end_ns,
-                     run_follows(&sw, open[SSA_CAT_SYNC] > 0, prev));
+        idle_stretch(st, &run, c, prev, st->end_ns, run_follows(&sw, open[SSA_CAT_SYNC] > 0, prev));
     close_run(st, &run, st->end_ns, 1);
 }
 
@@ -356,8 +368,10 @@ static void sweep(struct ssa_step *st, const edge_t *e, size_t n)
 static void sort_and_sweep(struct ssa_step *st, struct stepbuf *b)
 {
     edge_t *v = b->v;
-    if (b->n <= 32) insertion_sort(v, b->n, SIZE_MAX);
-    else v = sort_edges(b->v, b->v + b->n, b->n);
+    if (b->n <= 32)
+        insertion_sort(v, b->n, SIZE_MAX);
+    else
+        v = sort_edges(b->v, b->v + b->n, b->n);
     sweep(st, v, b->n);
 }
 
@@ -387,8 +401,10 @@ static void finalize_next(struct attr *a)
     brief_from(&a->res->briefs[i], st);
     if (a->compact) ssa_steps_fold(a->sc, a->res, i, st);
     a->buffered -= b->n;
-    if (b->cap && a->n_pool < SSA_POOL) a->pool[a->n_pool++] = *b;
-    else free(b->v);
+    if (b->cap && a->n_pool < SSA_POOL)
+        a->pool[a->n_pool++] = *b;
+    else
+        free(b->v);
     memset(o, 0, sizeof *o);
     a->fin_next++;
 }
@@ -401,12 +417,35 @@ static void finalize_until(struct attr *a, uint64_t limit)
 
 /* ---- records ---- */
 
+/* Keeps [s, e) on a lane when it overlaps the timeline step, clipped to it. */
+static void tl_add(struct attr *a, uint64_t s, uint64_t e, int host, uint64_t lane, uint32_t cat)
+{
+    struct ssa_result *res = a->res;
+    if (!res->timeline_step || !res->timeline) return;
+    const struct ssa_step_brief *b = &res->briefs[res->timeline_step - 1];
+    if (e <= b->begin_ns || s >= b->end_ns || e < s) return;
+    if (res->n_timeline == SSA_TIMELINE_MAX) {
+        res->timeline_dropped++;
+        return;
+    }
+    res->timeline[res->n_timeline++] =
+        (struct ssa_tl_item){s < b->begin_ns ? b->begin_ns : s, e > b->end_ns ? b->end_ns : e, lane,
+                             (uint8_t)host, (uint8_t)cat};
+}
+
+static uint64_t gpu_lane(uint16_t device, uint32_t stream)
+{
+    return (uint64_t)device << 32 | stream;
+}
+
 static void on_kernel(struct attr *a, const struct sst_rec_kernel *k)
 {
     uint32_t *ix = ssa_idmap_get(&a->sc->kname_index, k->name);
     struct ssa_knstat *kn = ix ? &a->sc->kn[*ix] : NULL;
     int kc = kn ? kn->kclass : SSA_KC_OTHER;
     add_interval(a, k->start_ns, k->end_ns, (uint32_t)ssa_kclass_cat(kc));
+    tl_add(a, k->start_ns, k->end_ns, 0, gpu_lane(k->device, k->stream),
+           (uint32_t)ssa_kclass_cat(kc));
     size_t i;
     struct ssa_step *st = step_at(a, k->start_ns, &i);
     if (!st) return;
@@ -422,11 +461,16 @@ static void on_kernel(struct attr *a, const struct sst_rec_kernel *k)
 static uint32_t copy_cat(uint8_t kind)
 {
     switch (kind) {
-    case SST_COPY_H2D: return SSA_CAT_COPY_H2D;
-    case SST_COPY_D2H: return SSA_CAT_COPY_D2H;
-    case SST_COPY_D2D: return SSA_CAT_COPY_D2D;
-    case SST_COPY_P2P: return SSA_CAT_COPY_P2P;
-    default: return SSA_CAT_COPY_OTHER;
+    case SST_COPY_H2D:
+        return SSA_CAT_COPY_H2D;
+    case SST_COPY_D2H:
+        return SSA_CAT_COPY_D2H;
+    case SST_COPY_D2D:
+        return SSA_CAT_COPY_D2D;
+    case SST_COPY_P2P:
+        return SSA_CAT_COPY_P2P;
+    default:
+        return SSA_CAT_COPY_OTHER;
     }
 }
 
@@ -440,6 +484,7 @@ static int host_side_pageable(const struct sst_rec_memcpy *m)
 static void on_memcpy(struct attr *a, const struct sst_rec_memcpy *m)
 {
     add_interval(a, m->start_ns, m->end_ns, copy_cat(m->copy_kind));
+    tl_add(a, m->start_ns, m->end_ns, 0, gpu_lane(m->device, m->stream), copy_cat(m->copy_kind));
     size_t i;
     struct ssa_step *st = step_at(a, m->start_ns, &i);
     if (!st) return;
@@ -461,6 +506,7 @@ static void on_memcpy(struct attr *a, const struct sst_rec_memcpy *m)
 static void on_memset(struct attr *a, const struct sst_rec_memset *m)
 {
     add_interval(a, m->start_ns, m->end_ns, SSA_CAT_MEMSET);
+    tl_add(a, m->start_ns, m->end_ns, 0, gpu_lane(m->device, m->stream), SSA_CAT_MEMSET);
     size_t i;
     struct ssa_step *st = step_at(a, m->start_ns, &i);
     if (!st) return;
@@ -475,16 +521,27 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
 {
     enum ssa_api_class cls = ssa_api_class(api->domain, api->cbid);
     static const uint32_t cat_of[] = {SSA_CAT_HOST, SSA_CAT_LAUNCH, SSA_CAT_SYNC, SSA_CAT_ALLOC};
-    if (cls != SSA_API_OTHER) add_interval(a, api->start_ns, api->end_ns, cat_of[cls]);
+    if (cls != SSA_API_OTHER) {
+        add_interval(a, api->start_ns, api->end_ns, cat_of[cls]);
+        tl_add(a, api->start_ns, api->end_ns, 1, api->tid, cat_of[cls]);
+    }
     size_t i;
     struct ssa_step *st = step_at(a, api->start_ns, &i);
     if (!st) return;
     uint64_t d = api->end_ns > api->start_ns ? api->end_ns - api->start_ns : 0;
     switch (cls) {
-    case SSA_API_LAUNCH: st->n.launches++, st->n.launch_api_ns += d; break;
-    case SSA_API_SYNC: st->n.syncs++, st->n.sync_api_ns += d; break;
-    case SSA_API_ALLOC: st->n.allocs++, st->n.alloc_api_ns += d; break;
-    default: st->n.other_api++; break;
+    case SSA_API_LAUNCH:
+        st->n.launches++, st->n.launch_api_ns += d;
+        break;
+    case SSA_API_SYNC:
+        st->n.syncs++, st->n.sync_api_ns += d;
+        break;
+    case SSA_API_ALLOC:
+        st->n.allocs++, st->n.alloc_api_ns += d;
+        break;
+    default:
+        st->n.other_api++;
+        break;
     }
 }
 
@@ -506,8 +563,7 @@ static void on_nvtx(struct attr *a, const struct sst_rec_nvtx *n)
     if (!stack) return; /* past SSA_NVTX_THREADS threads with ranges: ignored */
     if (n->h.type == SST_REC_NVTX_PUSH) {
         struct ssa_open_range o = {n->ts_ns, 0, n->message,
-                                   (uint8_t)ssa_msg_kind(&a->sc->msgs, a->r, n->domain,
-                                                         n->message),
+                                   (uint8_t)ssa_msg_kind(&a->sc->msgs, a->r, n->domain, n->message),
                                    0};
         ssa_stack_push(stack, &o);
         return;
@@ -515,6 +571,7 @@ static void on_nvtx(struct attr *a, const struct sst_rec_nvtx *n)
     struct ssa_open_range o;
     if (!ssa_stack_pop(stack, &o) || o.kind != SSA_MSG_DATA) return;
     add_interval(a, o.ts, n->ts_ns, SSA_CAT_DATA);
+    tl_add(a, o.ts, n->ts_ns, 1, n->tid, SSA_CAT_DATA);
     size_t i;
     struct ssa_step *st = step_at(a, o.ts, &i);
     if (st) st->n.data_ranges++;
@@ -560,7 +617,8 @@ static void attr_record(struct attr *a, const struct sst_rec_header *h)
         on_nvtx(a, &n);
         break;
     }
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -592,8 +650,10 @@ static int attr_setup(struct attr *a)
 
 static void attr_free(struct attr *a)
 {
-    for (size_t k = 0; k < a->ring_cap; k++) free(a->ring[k].buf.v);
-    for (size_t i = 0; i < a->n_pool; i++) free(a->pool[i].v);
+    for (size_t k = 0; k < a->ring_cap; k++)
+        free(a->ring[k].buf.v);
+    for (size_t i = 0; i < a->n_pool; i++)
+        free(a->pool[i].v);
     free(a->ring);
     free(a->sufmin);
     ssa_stacks_free(&a->stacks);

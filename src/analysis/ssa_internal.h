@@ -136,6 +136,10 @@ int ssa_steps_build(struct ssa_scan *scan, struct ssa_result *res, const struct 
 /* No markers: steps from the kernel sequence's period (ssa_period.c), two extra passes
  * over res->path. Fills res->briefs/n_steps (n_steps 0: no period). 0 or a negative ss_error. */
 int ssa_period_detect(const struct ssa_scan *scan, struct ssa_result *res);
+/* Before pass 2, for SSA_TIMELINE: the steady step (past warm-up and fill candidates) whose
+ * duration is nearest their median becomes res->timeline_step, with room for its items. */
+int ssa_steps_pick_timeline(struct ssa_scan *sc, struct ssa_result *res);
+
 /* Before pass 2: the warm-up steps that duration alone decides (scan->warm_dur). */
 int ssa_steps_warmup_plan(struct ssa_scan *scan, struct ssa_result *res, const struct ssa_opts *o);
 /* Compact mode, pass 2: step i is final; sums it into res->steady when it is steady. */

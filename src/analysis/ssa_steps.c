@@ -371,6 +371,26 @@ void ssa_steps_warmup(struct ssa_scan *sc, struct ssa_result *res, const struct 
     res->n_warmup = w;
 }
 
+int ssa_steps_pick_timeline(struct ssa_scan *sc, struct ssa_result *res)
+{
+    size_t first = sc->fill_end > sc->warm_dur ? sc->fill_end : sc->warm_dur;
+    if (res->step_source == SSA_STEPS_NONE || first >= res->n_steps) return 0;
+    size_t m = res->n_steps - first;
+    uint64_t *d = malloc(m * sizeof *d);
+    if (!d) return SS_ENOMEM;
+    for (size_t i = 0; i < m; i++)
+        d[i] = brief_dur(&res->briefs[first + i]);
+    uint64_t med = ssa_quantile_u64(d, m, 0.5), best = UINT64_MAX;
+    free(d);
+    for (size_t i = first; i < res->n_steps; i++) {
+        uint64_t x = brief_dur(&res->briefs[i]), diff = x > med ? x - med : med - x;
+        if (diff < best) best = diff, res->timeline_step = i + 1;
+    }
+    res->timeline = malloc(SSA_TIMELINE_MAX * sizeof *res->timeline);
+    if (!res->timeline) res->timeline_step = 0; /* no timeline rather than no report */
+    return 0;
+}
+
 /* ---- summary ---- */
 
 /* Means per step of what summary_counts reads, from one step's numbers (divide by n). */

@@ -303,6 +303,22 @@ static void test_outliers(void)
         CHECK_EQ(out[0].excess, flags == 0);
         ssa_result_free(r);
     }
+    /* SSA_TIMELINE keeps a 10 ms (median) step's intervals: its one kernel, on stream 7 */
+    struct ssa_opts o = {.window_ns = 0};
+    struct ssa_result *r = NULL;
+    CHECK_EQ(ssa_analyze_file_ex(path, &o, SSA_TIMELINE, &r), 0);
+    REQUIRE(r != NULL);
+    REQUIRE(r->timeline_step >= 1 && r->timeline_step <= 8);
+    CHECK(r->timeline_step != 6);
+    CHECK_EQ_U64(r->n_timeline, 1);
+    const struct ssa_step_brief *b = &r->briefs[r->timeline_step - 1];
+    CHECK_EQ_U64(r->timeline[0].start_ns, b->begin_ns);
+    CHECK_EQ_U64(r->timeline[0].end_ns - r->timeline[0].start_ns, 4 * MS);
+    CHECK_EQ_U64(r->timeline[0].lane, 7);
+    CHECK_EQ(r->timeline[0].host, 0);
+    CHECK_EQ(r->timeline[0].cat, SSA_CAT_GEMM_TC);
+    CHECK(r->steps != NULL); /* full mode */
+    ssa_result_free(r);
 }
 
 /* A kernel across a step boundary is split between the two steps; steps tile time. */

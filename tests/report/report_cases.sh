@@ -17,7 +17,8 @@ from html.parser import HTMLParser
 doc = open(sys.argv[1], encoding="utf-8").read()
 assert doc.startswith("<!DOCTYPE html>") and doc.rstrip().endswith("</html>"), "not whole"
 allowed = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "section",
-           "table", "tr", "th", "td", "span", "svg", "rect", "p", "ol", "li", "b", "br", "code"}
+           "table", "tr", "th", "td", "span", "svg", "rect", "text", "p", "ol", "li", "b", "br",
+           "code"}
 class P(HTMLParser):
     def handle_starttag(self, tag, attrs):
         assert tag in allowed, "unexpected tag <%s>" % tag
@@ -45,7 +46,10 @@ html)
     "$ss" report --format html -o "$work/r.html" "$w0" || fail "exit $?"
     check_html "$work/r.html"
     grep -q '<svg' "$work/r.html" || fail "no chart"
-    grep -q 'timeline: not available' "$work/r.html" || fail "timeline not said"
+    grep -q 'Timeline: one lane per GPU stream and host thread' "$work/r.html" || fail "no timeline"
+    grep -q '>GPU 0 stream [0-9]*</text>' "$work/r.html" || fail "no GPU lane"
+    grep -q '>host thread [0-9]*</text>' "$work/r.html" || fail "no host lane"
+    grep -q 'fill="#c62828"><title>data: [0-9.]* ms at +' "$work/r.html" || fail "no data interval"
     grep -q 'Median step (step' "$work/r.html" || fail "no median step"
     grep -q 'GPU waits for data loading' "$work/r.html" || fail "no finding"
     grep -q 'fill="#c62828"><title>data: 8[0-9]' "$work/r.html" || fail "data rect"
