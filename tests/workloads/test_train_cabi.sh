@@ -54,7 +54,8 @@ losses "$tmp/60.out" | awk 'NR == 1 { first = $1 } { last = $1 } END { exit !(la
 
 # Fixed twins compute what the planted ones do: same data, same losses.
 base="--steps 20 --warmup 1 --print-loss"
-for twin in "--data thread" "--data ahead --ahead-batches 20" "--data thread --sync-every 5"; do
+for twin in "--data thread" "--data thread --workers 3" "--data ahead --ahead-batches 20" \
+    "--data thread --sync-every 5"; do
   # shellcheck disable=SC2086
   "$bin" $base $twin >"$tmp/twin.out" 2>&1 || { cat "$tmp/twin.out"; fail "run $twin"; }
   # shellcheck disable=SC2086

@@ -15,12 +15,16 @@ bin="$out/train_cabi"
 nv=$(dirname "$torch")/nvidia
 export LD_LIBRARY_PATH="$torch/lib$(for d in "$nv"/*/lib "$nv"/lib; do [ -d "$d" ] && printf ':%s' "$d"; done)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 common="--device cuda --steps 60 --warmup 10"
-# case name | shared flags | planted | fixed. The data case helps only while host preparation
-# (data_ms_per_step of the thread twin) is shorter than the GPU step: tune --hidden if not.
+# case name | shared flags | planted | fixed. 2026-11-29 (H200): host preparation of a batch
+# (--transform-iters 1, 512 x 256) took 2.8 ms against ~1 ms of GPU work, so one producer
+# thread could not help (3.0 vs 3.2 ms/step): the data twin now uses 4 producer threads. The
+# sync case had a 0.15 ms step with nothing to overlap (no measurable cost); now each step
+# also prepares its batch inline (2.8 ms) against ~4 ms of GPU work, which a per-step loss
+# read serialises. Both sizes are still to be measured.
 cases=(
-  "data|--batch 512 --in 256 --hidden 65536 --out 8 --copy pinned --transform-iters 1 --sync-every 50|--data inline|--data thread"
+  "data|--batch 512 --in 256 --hidden 65536 --out 8 --copy pinned --transform-iters 1 --sync-every 50|--data inline|--data thread --workers 4"
   "copy|--batch 8192 --in 4096 --hidden 1024 --out 8 --data ahead --ahead-batches 4 --transform-iters 0 --sync-every 50|--copy pageable|--copy pinned"
-  "sync|--batch 64 --in 256 --hidden 512 --out 16 --data ahead --transform-iters 0 --copy pinned --steps 300 --warmup 50|--sync-every 1|--sync-every 50"
+  "sync|--batch 512 --in 256 --hidden 262144 --out 8 --data inline --transform-iters 1 --copy pinned|--sync-every 1|--sync-every 50"
   "dtype|--batch 4096 --in 4096 --hidden 8192 --out 64 --data ahead --ahead-batches 2 --transform-iters 0 --copy pinned --sync-every 50|--dtype fp32|--dtype bf16"
 )
 for c in "${cases[@]}"; do

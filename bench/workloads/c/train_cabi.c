@@ -8,8 +8,9 @@
  * the stepscope markers (include/stepscope/stepscope.h).
  *
  * Planted causes, each with its fixed twin (see README.md):
- *   --data inline|thread|ahead   costly per-sample transform in the step | in a producer thread |
- *                                all batches prepared before the loop
+ *   --data inline|thread|ahead   costly per-sample transform in the step | in producer threads
+ *                                (--workers N, batch k made by thread k mod N) | all batches
+ *                                prepared before the loop
  *   --copy pageable|pinned       H2D copy from malloc'd memory (blocking) | pinned, non_blocking
  *   --sync-every N               read the loss back to the host every N steps (1 = planted)
  *   --dtype fp32|bf16            GEMMs in fp32 | in bf16 with fp32 master weights
@@ -133,7 +134,7 @@ enum data_mode { DATA_INLINE, DATA_THREAD, DATA_AHEAD };
 typedef struct config {
     int cuda;
     int64_t batch, in, hidden, out;
-    long steps, warmup, sync_every, ahead_batches;
+    long steps, warmup, sync_every, ahead_batches, workers;
     int transform_iters;
     enum data_mode data;
     int pinned;
@@ -146,7 +147,8 @@ static void usage(FILE *f)
 {
     fputs("usage: train_cabi [--device cpu|cuda] [--steps N] [--warmup N] [--batch B]\n"
           "         [--in D] [--hidden H] [--out O] [--lr X] [--data inline|thread|ahead]\n"
-          "         [--ahead-batches N] [--transform-iters K] [--copy pageable|pinned]\n"
+          "         [--ahead-batches N] [--workers N] [--transform-iters K]\n"
+          "         [--copy pageable|pinned]\n"
           "         [--sync-every N] [--dtype fp32|bf16] [--print-loss]\n",
           f);
 }
@@ -173,7 +175,7 @@ static int parse_choice(const char *flag, const char *s, const char *a, const ch
 static void config_defaults(config *c)
 {
     *c = (config){.cuda = 0, .batch = 256, .in = 256, .hidden = 512, .out = 16, .steps = 100,
-                  .warmup = 5, .sync_every = 1, .ahead_batches = 8, .transform_iters = 8,
+                  .warmup = 5, .sync_every = 1, .ahead_batches = 8, .workers = 1, .transform_iters = 8,
                   .data = DATA_INLINE, .pinned = 0, .bf16 = 0, .lr = 0, .print_loss = 0};
 }
 
@@ -214,6 +216,7 @@ static void parse_args(int argc, char **argv, config *c)
         }
         else if (!strcmp(f, "--data")) c->data = (enum data_mode)parse_choice(f, v, "inline", "thread", "ahead");
         else if (!strcmp(f, "--ahead-batches")) c->ahead_batches = parse_long(f, v, 1);
+        else if (!strcmp(f, "--workers")) c->workers = parse_long(f, v, 1);
         else if (!strcmp(f, "--transform-iters")) c->transform_iters = (int)parse_long(f, v, 0);
         else if (!strcmp(f, "--copy")) c->pinned = parse_choice(f, v, "pageable", "pinned", NULL);
         else if (!strcmp(f, "--sync-every")) c->sync_every = parse_long(f, v, 1);
@@ -325,14 +328,14 @@ typedef struct producer {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     batch slots[QUEUE_DEPTH];
-    long produced, consumed, total;
+    long produced, consumed, total, first, stride; /* makes batches first, first + stride, ... */
     int stop;
 } producer;
 
 static void *producer_main(void *arg)
 {
     producer *p = arg;
-    for (long k = 0; k < p->total; k++) {
+    for (long k = p->first; k < p->total; k += p->stride) {
         batch b;
         make_batch(p->c, p->teacher, k, &b);
         pthread_mutex_lock(&p->mu);
@@ -346,12 +349,13 @@ static void *producer_main(void *arg)
     return NULL;
 }
 
-static void producer_start(producer *p, const config *c, const float *teacher)
+static void producer_start(producer *p, const config *c, const float *teacher, long first)
 {
     memset(p, 0, sizeof *p);
     p->c = c;
     p->teacher = teacher;
     p->total = c->steps;
+    p->first = first, p->stride = c->workers;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     if (pthread_create(&p->thread, NULL, producer_main, p)) die("pthread_create failed");
@@ -495,7 +499,7 @@ static double now_s(void)
 typedef struct feeder {
     const config *c;
     const float *teacher;
-    producer prod;
+    producer *prod; /* c->workers of them: batch k comes from prod[k % workers] */
     batch *ahead;
     AtenTensorHandle xd, td; /* device copies of the batch (cuda) */
 } feeder;
@@ -505,7 +509,11 @@ static void feeder_start(feeder *f, const config *c, const float *teacher)
     memset(f, 0, sizeof *f);
     f->c = c;
     f->teacher = teacher;
-    if (c->data == DATA_THREAD) producer_start(&f->prod, c, teacher);
+    if (c->data == DATA_THREAD) {
+        f->prod = calloc((size_t)c->workers, sizeof *f->prod);
+        if (!f->prod) die("out of memory");
+        for (long w = 0; w < c->workers; w++) producer_start(&f->prod[w], c, teacher, w);
+    }
     if (c->data == DATA_AHEAD) {
         f->ahead = calloc((size_t)c->ahead_batches, sizeof *f->ahead);
         if (!f->ahead) die("out of memory");
@@ -526,7 +534,7 @@ static void feeder_next(feeder *f, long k, AtenTensorHandle *x, AtenTensorHandle
     batch b;
     memset(hold, 0, sizeof *hold);
     if (c->data == DATA_AHEAD) b = f->ahead[k % c->ahead_batches];
-    else if (c->data == DATA_THREAD) b = producer_take(&f->prod);
+    else if (c->data == DATA_THREAD) b = producer_take(&f->prod[k % c->workers]);
     else make_batch(c, f->teacher, k, &b);
     if (c->data != DATA_AHEAD) *hold = b;
     if (!c->cuda) {
@@ -544,7 +552,8 @@ static void feeder_next(feeder *f, long k, AtenTensorHandle *x, AtenTensorHandle
 
 static void feeder_stop(feeder *f)
 {
-    if (f->c->data == DATA_THREAD) producer_stop(&f->prod);
+    for (long w = 0; f->prod && w < f->c->workers; w++) producer_stop(&f->prod[w]);
+    free(f->prod);
     for (long k = 0; f->ahead && k < f->c->ahead_batches; k++) free_batch(&f->ahead[k]);
     free(f->ahead);
     drop(&f->xd);
@@ -578,9 +587,10 @@ static void print_config(const config *c)
 {
     static const char *data[] = {"inline", "thread", "ahead"};
     printf("config device=%s batch=%lld in=%lld hidden=%lld out=%lld steps=%ld warmup=%ld "
-           "data=%s transform_iters=%d copy=%s sync_every=%ld dtype=%s lr=%g\n",
+           "data=%s workers=%ld transform_iters=%d copy=%s sync_every=%ld dtype=%s lr=%g\n",
            c->cuda ? "cuda" : "cpu", (long long)c->batch, (long long)c->in, (long long)c->hidden,
-           (long long)c->out, c->steps, c->warmup, data[c->data], c->transform_iters,
+           (long long)c->out, c->steps, c->warmup, data[c->data],
+           c->data == DATA_THREAD ? c->workers : 0, c->transform_iters,
            c->pinned ? "pinned" : "pageable", c->sync_every, c->bf16 ? "bf16" : "fp32", c->lr);
 }
 
