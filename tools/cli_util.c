@@ -2,14 +2,41 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "text_esc.h"
 #include "util/ss_error.h"
+
+int cli_write_atomic(const char *verb, const char *file, const char *what,
+                     int (*write)(FILE *f, void *ctx), void *ctx)
+{
+    char tmp[PATH_MAX];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", file) >= sizeof tmp) {
+        cli_error(verb, file, "path too long");
+        return CLI_EXIT_FAIL;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        cli_error(verb, tmp, "cannot create: %s", strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    int failed = write(f, ctx) != 0;
+    int bad = ferror(f), e = errno;
+    if (fclose(f) != 0 && !bad) bad = 1, e = errno;
+    if (!bad && !failed && rename(tmp, file) != 0) bad = 1, e = errno;
+    if (bad) cli_error(verb, file, "cannot write the %s: %s", what, strerror(e));
+    if (bad || failed) {
+        unlink(tmp);
+        return CLI_EXIT_FAIL;
+    }
+    return CLI_EXIT_OK;
+}
 
 void cli_error(const char *verb, const char *file, const char *fmt, ...)
 {

@@ -23,6 +23,7 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 /* ---- verbs (one file each) ---- */
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
@@ -79,6 +80,13 @@ void cli_trace_close(struct cli_trace *t);
 /* Flushes stdout and reports a write error (disk full, closed pipe) as one line.
  * Returns CLI_EXIT_OK or CLI_EXIT_FAIL. */
 int cli_finish_stdout(const char *verb);
+
+/* Writes FILE through FILE.tmp and a rename, so a reader never sees a partial file: write(f,
+ * ctx) writes the content and returns 0, or -1 after reporting its own error (then nothing
+ * is renamed). Write errors (disk full) are one cli_error line naming `what`. Returns
+ * CLI_EXIT_OK or CLI_EXIT_FAIL; the .tmp never stays behind. */
+int cli_write_atomic(const char *verb, const char *file, const char *what,
+                     int (*write)(FILE *f, void *ctx), void *ctx);
 
 /* Formats a duration in ns for people: "850ns", "12.3us", "4.56ms", "1.234s". */
 const char *cli_fmt_duration(char *buf, size_t cap, uint64_t ns);

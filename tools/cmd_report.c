@@ -258,31 +258,25 @@ static void write_report(FILE *f, const struct inputs *in, const struct report_o
     free(order);
 }
 
+struct report_job {
+    const struct inputs *in;
+    const struct report_opts *o;
+    int as_array;
+};
+
+static int write_report_job(FILE *f, void *ctx)
+{
+    const struct report_job *j = ctx;
+    write_report(f, j->in, j->o, j->as_array);
+    return 0;
+}
+
 /* -o FILE: written to FILE.tmp, renamed over FILE only when every byte made it. */
 static int write_to_file(const char *file, const struct inputs *in, const struct report_opts *o,
                          int as_array)
 {
-    char tmp[PATH_MAX];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", file) >= sizeof tmp) {
-        cli_error(VERB, file, "path too long");
-        return CLI_EXIT_FAIL;
-    }
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        cli_error(VERB, tmp, "cannot create: %s", strerror(errno));
-        return CLI_EXIT_FAIL;
-    }
-    write_report(f, in, o, as_array);
-    int bad = ferror(f);
-    int e = errno;
-    if (fclose(f) != 0 && !bad) bad = 1, e = errno;
-    if (!bad && rename(tmp, file) != 0) bad = 1, e = errno;
-    if (bad) {
-        cli_error(VERB, file, "cannot write the report: %s", strerror(e));
-        unlink(tmp);
-        return CLI_EXIT_FAIL;
-    }
-    return CLI_EXIT_OK;
+    struct report_job j = {in, o, as_array};
+    return cli_write_atomic(VERB, file, "report", write_report_job, &j);
 }
 
 /* ---- the verb ---- */

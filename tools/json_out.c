@@ -189,6 +189,21 @@ void json_double(struct json_out *j, double v)
     fputs(buf, j->f);
 }
 
+void json_ns_as_us(struct json_out *j, int64_t ns)
+{
+    before_item(j, 0);
+    char buf[32], *p = buf + sizeof buf;
+    uint64_t v = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+    for (int i = 0; i < 3; i++, v /= 10)
+        *--p = (char)('0' + v % 10);
+    *--p = '.';
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    if (ns < 0) *--p = '-';
+    fwrite(p, 1, (size_t)(buf + sizeof buf - p), j->f);
+}
+
 void json_bool(struct json_out *j, int v)
 {
     before_item(j, 0);

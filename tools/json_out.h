@@ -43,6 +43,9 @@ void json_string_n(struct json_out *j, const char *s, size_t n); /* s may hold a
 void json_u64(struct json_out *j, uint64_t v);
 void json_i64(struct json_out *j, int64_t v);
 void json_double(struct json_out *j, double v); /* NaN and infinities write null */
+/* ns / 1000 with exactly three decimals ("-12.345"): microseconds from nanoseconds without
+ * going through a double (fast, and exact at any magnitude). */
+void json_ns_as_us(struct json_out *j, int64_t ns);
 void json_bool(struct json_out *j, int v);
 void json_null(struct json_out *j);
 

@@ -28,6 +28,8 @@ static const struct cli_verb verbs[] = {
     {"diff", "compare two traces: step time speed-up, per category and per finding", cmd_diff},
     {"info", "summarise a trace: format, processes, devices, record counts, damage", cmd_info},
     {"dump", "print every record of a trace, one per line (text or JSON Lines)", cmd_dump},
+    {"export", "write a trace for Perfetto UI / chrome://tracing (Chrome Trace Event JSON)",
+     cmd_export},
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 

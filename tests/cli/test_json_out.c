@@ -101,6 +101,28 @@ static void test_structure(void)
     free(buf);
 }
 
+/* Microseconds from nanoseconds, exactly three decimals, any int64. */
+static void test_ns_as_us(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct json_out j;
+    json_init(&j, f, 0);
+    json_begin_array(&j);
+    const int64_t v[] = {
+        0, 1, 999, 1000, 12345, -1500, -1, 9223372036854775807, -9223372036854775807 - 1};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        json_ns_as_us(&j, v[i]);
+    json_end_array(&j);
+    json_finish(&j);
+    fclose(f);
+    expect_eq("ns as us", buf,
+              "[0.000,0.001,0.999,1.000,12.345,-1.500,-0.001,9223372036854775.807,"
+              "-9223372036854775.808]\n");
+    free(buf);
+}
+
 static void test_misuse(void)
 {
     FILE *f = fopen("/dev/null", "w");
@@ -125,6 +147,7 @@ int main(void)
 {
     test_strings();
     test_structure();
+    test_ns_as_us();
     test_misuse();
     if (failures) return 1;
     printf("ok\n");

@@ -174,6 +174,42 @@ step_options)
     grep -q 'no complete NVTX range matched --step-marker' "$work/none.txt" || fail "unmatched not said"
     "$ss" report --help | grep -q -- '--step-marker NAME' || fail "help lacks --step-marker"
     ;;
+export)
+    "$ss" export -o "$work/w0.json" "$w0" || fail "export exit $?"
+    [ ! -e "$work/w0.json.tmp" ] || fail "tmp file left"
+    "$py" - "$work/w0.json" <<'PYEOF' || fail "perfetto JSON check"
+import json, sys
+from collections import Counter
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+ph = Counter(e["ph"] for e in ev)
+kernels = [e for e in ev if e.get("cat") == "kernel"]
+assert len(kernels) == 3139, len(kernels)                      # as nsys counted (tests/real)
+assert all(e["dur"] >= 0 and e["pid"] >= 0x40000000 for e in kernels)
+starts = {e["id"] for e in ev if e["ph"] == "s"}
+ends = {e["id"] for e in ev if e["ph"] == "f"}
+assert starts and len(starts & ends) >= 0.95 * len(ends), (len(starts), len(ends))
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M"}
+assert any(v == "GPU 0" for v in names.values()) and "stepscope attribution" in names.values()
+attr = [e for e in ev if e.get("cat") == "stepscope"]
+assert len(attr) == 8 and all("gpu_busy_pct" in e["args"] for e in attr), len(attr)
+assert any(e["args"].get("data", 0) > 50 for e in attr)          # the data-loading plant
+assert ph["C"] > 0 and ph["B"] >= 9 and ph["X"] > 7000, ph
+PYEOF
+    # bad input: one error line, non-zero exit, no file left behind
+    "$ss" export "$w0" >/dev/null 2>&1; [ $? -eq 2 ] || fail "no -o: want 2"
+    "$ss" export -f nsys -o "$work/x" "$w0" >/dev/null 2>&1; [ $? -eq 2 ] || fail "format: want 2"
+    head -c 100 /dev/urandom >"$work/noise"
+    "$ss" export -o "$work/n.json" "$work/noise" 2>"$work/err" >/dev/null; rc=$?
+    [ $rc -eq 1 ] && [ "$(wc -l <"$work/err")" -eq 1 ] || fail "noise: exit $rc"
+    [ ! -e "$work/n.json" ] && [ ! -e "$work/n.json.tmp" ] || fail "noise: file written"
+    "$ss" export -o /nonexistent-dir/x.json "$w0" 2>"$work/err" >/dev/null; rc=$?
+    [ $rc -eq 1 ] && [ "$(wc -l <"$work/err")" -eq 1 ] || fail "unwritable: exit $rc"
+    head -c 60000 "$w0" >"$work/cut.sstrace"
+    "$ss" export -o "$work/cut.json" "$work/cut.sstrace" >/dev/null 2>&1; rc=$?
+    [ $rc -le 1 ] || fail "truncated: exit $rc"
+    [ $rc -eq 1 ] || "$py" -c 'import json,sys; assert json.load(open(sys.argv[1]))["metadata"]["trace-state"] == "incomplete"' "$work/cut.json" ||
+        fail "truncated: invalid JSON or not marked incomplete"
+    ;;
 record)
     if [ "$nvtx" = none ]; then echo "skipped: the collector is not built"; exit 0; fi
     "$ss" record -o "$work/o1" -- "$nvtx" steps >/dev/null 2>"$work/err"; rc=$?
