@@ -205,8 +205,8 @@ static void json_step_counts(struct json_out *j, const struct ssa_step_counts *n
     json_kv_u64(j, "short_gap_ns", n->short_gap_ns);
     json_kv_u64(j, "post_sync_runs", n->post_sync_runs);
     json_kv_u64(j, "post_sync_ns", n->post_sync_ns);
-    json_kv_u64(j, "post_h2d_runs", n->post_h2d_runs);
-    json_kv_u64(j, "post_h2d_ns", n->post_h2d_ns);
+    json_kv_u64(j, "pre_h2d_runs", n->pre_h2d_runs);
+    json_kv_u64(j, "pre_h2d_ns", n->pre_h2d_ns);
     json_kv_u64(j, "memsets", n->memsets);
     json_kv_u64(j, "sync_records", n->sync_records);
     json_kv_u64(j, "data_ranges", n->data_ranges);

@@ -125,8 +125,8 @@ struct ssa_step_counts {
     uint32_t post_sync_runs;
     /* the same for runs that begin right after an H2D copy: the host was blocked in a copy of
      * pageable memory and then prepares the next tensor on the CPU */
-    uint64_t post_h2d_ns;
-    uint32_t post_h2d_runs;
+    uint64_t pre_h2d_ns;
+    uint32_t pre_h2d_runs;
 };
 
 struct ssa_step {

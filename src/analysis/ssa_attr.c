@@ -26,6 +26,9 @@
  * an interval's end. Steps shorter than 2^58 ns (9 years) fit. The order among edges of
  * equal time does not matter: the sweep applies them all before the next stretch. */
 typedef uint64_t edge_t;
+/* An edge category beyond the public ones: a pageable H2D copy (copy.h2d to the sweep). */
+#define SSA_EDGE_H2D_PAGEABLE SSA_CAT_COUNT
+_Static_assert(SSA_EDGE_H2D_PAGEABLE < 32, "edge categories fit EDGE_CAT's 5 bits");
 #define EDGE_SHIFT 6
 #define EDGE_KEY(rel, cat, end) (((rel) << EDGE_SHIFT) | ((uint64_t)(cat) << 1) | (end))
 #define EDGE_REL(e) ((e) >> EDGE_SHIFT)
@@ -281,87 +284,110 @@ static int run_len_short(uint64_t t0, uint64_t t1)
 }
 
 /* What a GPU-idle run follows: the GPU drained because the host waited for it. */
-enum run_after { AFTER_OTHER = 0, AFTER_SYNC, AFTER_H2D };
+enum run_after { AFTER_OTHER = 0, AFTER_SYNC };
 
 struct idle_run {
     uint64_t start, lh_ns; /* lh: launch + host time in the run */
     int open, at_edge;
     enum run_after after;
+    int had_data; /* a data range in the run: what is copied next came from the loader */
 };
 
-/* Where the sweep stands on synchronising calls (one open now, or when the last one ended)
- * and on the GPU's last busy category: a run right after a D2H copy follows a sync (.cpu(),
- * .item(): the host waits for the copy); right after an H2D copy, the host was blocked in a
- * copy from pageable memory (.to(device) of a tensor made on the CPU) and makes the next one. */
+/* Where the sweep stands on synchronising calls (one open now, or when the last one ended,
+ * and how long it waited for the GPU) and on the GPU's last busy category: a run right after
+ * a D2H copy follows a sync (.cpu(), .item(): the host waits for the copy). */
 struct sync_watch {
     uint64_t last_end;
+    uint64_t wait_ns; /* GPU-busy time while the current (or last) sync was open */
     int seen;
     uint32_t last_busy;
 };
 
+/* Only a sync that actually waited for queued GPU work drained the queue: after a sync that
+ * returned at once (a host-bound loop) the GPU idles for the host's own reasons. */
+#define SSA_POST_SYNC_MIN_WAIT_NS 100000ull
+
 static enum run_after run_follows(const struct sync_watch *w, int sync_open, uint64_t t)
 {
-    if (w->last_busy == SSA_CAT_COPY_H2D) return AFTER_H2D;
-    if (sync_open || w->last_busy == SSA_CAT_COPY_D2H ||
-        (w->seen && t >= w->last_end && t - w->last_end <= SSA_POST_SYNC_NS))
-        return AFTER_SYNC;
-    return AFTER_OTHER;
+    if (w->last_busy == SSA_CAT_COPY_D2H) return AFTER_SYNC;
+    int at_sync = sync_open || (w->seen && t >= w->last_end && t - w->last_end <= SSA_POST_SYNC_NS);
+    return at_sync && w->wait_ns >= SSA_POST_SYNC_MIN_WAIT_NS ? AFTER_SYNC : AFTER_OTHER;
 }
 
-/* Closes the idle run at t; at_end: it reaches the step's end (so it is not a gap between
- * kernels, but its time after a sync or copy still counts). */
-static void close_run(struct ssa_step *st, struct idle_run *run, uint64_t t, int at_end)
+/* Closes the idle run at t. at_end: it reaches the step's end (so it is not a gap between
+ * kernels, but its time after a sync still counts). pageable: what ends it is an H2D copy
+ * from pageable memory — the host was making on the CPU the tensor it then copies (what it
+ * does right after a sync is then that, too: the more specific cause wins) — unless the run
+ * loaded data: then the copy is the loader's batch, pageable_h2d's case. */
+static void close_run(struct ssa_step *st, struct idle_run *run, uint64_t t, int at_end,
+                      int pageable)
 {
     if (!run->open) return;
     if (!run->at_edge && !at_end && run_len_short(run->start, t) && run->lh_ns) {
         st->n.short_gap_ns += run->lh_ns; /* the launch-bound rule's: not counted twice */
         st->n.short_gaps++;
+    } else if (pageable && !run->had_data && run->lh_ns) {
+        st->n.pre_h2d_ns += run->lh_ns;
+        st->n.pre_h2d_runs++;
     } else if (run->after == AFTER_SYNC && run->lh_ns) {
         st->n.post_sync_ns += run->lh_ns;
         st->n.post_sync_runs++;
-    } else if (run->after == AFTER_H2D && run->lh_ns) {
-        st->n.post_h2d_ns += run->lh_ns;
-        st->n.post_h2d_runs++;
     }
     run->open = 0;
 }
 
+/* cat: the segment's category; pageable: it is (also) a pageable H2D copy. */
 static void idle_stretch(struct ssa_step *st, struct idle_run *run, uint32_t cat, uint64_t t0,
-                         uint64_t t1, enum run_after after)
+                         uint64_t t1, enum run_after after, int pageable)
 {
     if (cat < SSA_CAT_FIRST_IDLE) { /* busy: closes the run */
-        close_run(st, run, t0, 0);
+        close_run(st, run, t0, 0, pageable && cat == SSA_CAT_COPY_H2D);
         return;
     }
-    if (!run->open) *run = (struct idle_run){t0, 0, 1, t0 == st->begin_ns, after};
+    if (!run->open) *run = (struct idle_run){t0, 0, 1, t0 == st->begin_ns, after, 0};
     if (cat == SSA_CAT_LAUNCH || cat == SSA_CAT_HOST) run->lh_ns += t1 - t0;
+    if (cat == SSA_CAT_DATA) run->had_data = 1;
+}
+
+/* One segment [t0, t1) of category c: what the sync watch learns from it. */
+static void watch_segment(struct sync_watch *sw, uint32_t c, int sync_open, uint64_t t0,
+                          uint64_t t1)
+{
+    if (c >= SSA_CAT_FIRST_IDLE) return;
+    sw->last_busy = c;
+    if (sync_open) sw->wait_ns += t1 - t0;
 }
 
 static void sweep(struct ssa_step *st, const edge_t *e, size_t n)
 {
-    uint32_t open[SSA_CAT_COUNT] = {0}, mask = 0;
+    uint32_t open[SSA_CAT_COUNT] = {0}, mask = 0, open_pageable = 0;
     uint64_t prev = st->begin_ns;
     struct idle_run run = {0};
-    struct sync_watch sw = {0, 0, SSA_CAT_COUNT};
+    struct sync_watch sw = {.last_busy = SSA_CAT_COUNT};
     for (size_t i = 0; i < n; i++) {
         uint64_t t = st->begin_ns + EDGE_REL(e[i]);
         if (t > prev) {
             uint32_t c = top_cat(mask);
             st->cat_ns[c] += t - prev;
-            idle_stretch(st, &run, c, prev, t, run_follows(&sw, open[SSA_CAT_SYNC] > 0, prev));
-            if (c < SSA_CAT_FIRST_IDLE) sw.last_busy = c;
+            idle_stretch(st, &run, c, prev, t, run_follows(&sw, open[SSA_CAT_SYNC] > 0, prev),
+                         open_pageable > 0);
+            watch_segment(&sw, c, open[SSA_CAT_SYNC] > 0, prev, t);
             prev = t;
         }
         uint32_t c = EDGE_CAT(e[i]);
-        open[c] += EDGE_IS_END(e[i]) ? (uint32_t)-1 : 1u; /* wraps back: counts stay exact */
+        uint32_t step = EDGE_IS_END(e[i]) ? (uint32_t)-1 : 1u; /* wraps back: counts stay exact */
+        if (c == SSA_EDGE_H2D_PAGEABLE) open_pageable += step, c = SSA_CAT_COPY_H2D;
+        if (c == SSA_CAT_SYNC && !open[c] && step == 1u) sw.wait_ns = 0; /* a new sync */
+        open[c] += step;
         mask = open[c] ? mask | (1u << c) : mask & ~(1u << c);
         if (c == SSA_CAT_SYNC && !open[c]) sw.last_end = t, sw.seen = 1;
     }
     uint32_t c = top_cat(mask);
     st->cat_ns[c] += st->end_ns - prev;
     if (st->end_ns > prev)
-        idle_stretch(st, &run, c, prev, st->end_ns, run_follows(&sw, open[SSA_CAT_SYNC] > 0, prev));
-    close_run(st, &run, st->end_ns, 1);
+        idle_stretch(st, &run, c, prev, st->end_ns,
+                     run_follows(&sw, open[SSA_CAT_SYNC] > 0, prev), 0);
+    close_run(st, &run, st->end_ns, 1, 0);
 }
 
 /* Sorts the step's edges (the buffer has room for n more: see buf_push) and sweeps them. */
@@ -483,7 +509,11 @@ static int host_side_pageable(const struct sst_rec_memcpy *m)
 
 static void on_memcpy(struct attr *a, const struct sst_rec_memcpy *m)
 {
-    add_interval(a, m->start_ns, m->end_ns, copy_cat(m->copy_kind));
+    /* pageable H2D copies carry their own edge category (counted as copy.h2d by the sweep)
+     * so the sweep can tell a blocking copy of a CPU-made tensor from a pinned async one */
+    int pageable_h2d = m->copy_kind == SST_COPY_H2D && host_side_pageable(m);
+    add_interval(a, m->start_ns, m->end_ns,
+                 pageable_h2d ? SSA_EDGE_H2D_PAGEABLE : copy_cat(m->copy_kind));
     tl_add(a, m->start_ns, m->end_ns, 0, gpu_lane(m->device, m->stream), copy_cat(m->copy_kind));
     size_t i;
     struct ssa_step *st = step_at(a, m->start_ns, &i);

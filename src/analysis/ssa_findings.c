@@ -26,7 +26,7 @@ struct fctx {
     double d2h_copies, syncs, sync_api_ms;
     double allocs, alloc_api_ms;
     double short_gap_ms, short_gaps;
-    double post_sync_ms, post_sync_runs, post_h2d_ms, post_h2d_runs;
+    double post_sync_ms, post_sync_runs, pre_h2d_ms, pre_h2d_runs;
     double median_kernel_us;
 };
 
@@ -65,8 +65,8 @@ static void ctx_add(struct fctx *c, const struct ssa_step_counts *k, double n)
     c->short_gaps += k->short_gaps / n;
     c->post_sync_ms += (double)k->post_sync_ns / 1e6 / n;
     c->post_sync_runs += k->post_sync_runs / n;
-    c->post_h2d_ms += (double)k->post_h2d_ns / 1e6 / n;
-    c->post_h2d_runs += k->post_h2d_runs / n;
+    c->pre_h2d_ms += (double)k->pre_h2d_ns / 1e6 / n;
+    c->pre_h2d_runs += k->pre_h2d_runs / n;
 }
 
 static void ctx_means(struct fctx *c)
@@ -224,22 +224,23 @@ static int rule_sync(const struct fctx *c, struct ssa_finding *f)
 #define SSA_PER_STEP 0.9 /* "every step", allowing a step that missed it */
 
 /* Tensors made on the CPU inside the step (targets, masks, noise, constants) and copied with
- * a blocking .to(device): the host waits for each copy from pageable memory, then builds the
- * next tensor while the GPU has nothing queued. What-if "created on the device": that host
- * work becomes a few small kernels, so the GPU-idle host time right after H2D copies goes. */
+ * .to(device): the host builds each on the CPU while the GPU has nothing queued (the copy
+ * before it blocked, being from pageable memory), then copies it. What-if "created on the
+ * device": that host work becomes a few small kernels, so the GPU-idle host time that ends
+ * in a pageable H2D copy goes. */
 static int rule_cpu_tensors(const struct fctx *c, struct ssa_finding *f)
 {
     /* once per step at least: a pattern of the loop, not a stray copy */
-    if (c->pageable_copies <= 0 || c->post_h2d_runs < SSA_PER_STEP || c->post_h2d_ms <= 0)
+    if (c->pageable_copies <= 0 || c->pre_h2d_runs < SSA_PER_STEP || c->pre_h2d_ms <= 0)
         return 0;
-    f->saving_ms = c->post_h2d_ms;
+    f->saving_ms = c->pre_h2d_ms;
     f->confidence = SSA_MEDIUM;
     SAY(f->evidence,
-        "%.1f H2D copies/step from pageable memory (%.2f MiB); after %.1f of them per step the "
-        "GPU waits %.2f ms/step while the host prepares the next data on the CPU",
-        c->pageable_copies, c->pageable_bytes / 1048576.0, c->post_h2d_runs, c->post_h2d_ms);
-    SAY(f->estimate, "GPU-idle host time right after H2D copies: the tensors made on the "
-                     "device instead, that host work and its waits leave the step");
+        "%.1f H2D copies/step from pageable memory (%.2f MiB); before %.1f of them per step the "
+        "GPU waits %.2f ms/step while the host makes the data on the CPU",
+        c->pageable_copies, c->pageable_bytes / 1048576.0, c->pre_h2d_runs, c->pre_h2d_ms);
+    SAY(f->estimate, "GPU-idle host time that ends in a pageable H2D copy: the tensors made "
+                     "on the device instead, that host work and its waits leave the step");
     SAY(f->fix, "create per-step tensors on the GPU (torch.full/zeros/randn(..., "
                 "device=\"cuda\"), tensor.to(device) once outside the loop for constants); "
                 "batches from a DataLoader: pin_memory=True + non_blocking=True");
