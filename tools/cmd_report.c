@@ -86,7 +86,8 @@ const struct ssa_step *report_median_step(const struct ssa_result *r)
     const struct ssa_step *best = NULL;
     uint64_t best_diff = UINT64_MAX;
     if (!r->steps) return NULL; /* compact analysis: per-step categories not kept */
-    if (r->timeline_step) return &r->steps[r->timeline_step - 1]; /* the step drawn */
+    if (r->timeline_step && !r->steps[r->timeline_step - 1].warmup) /* the step drawn */
+        return &r->steps[r->timeline_step - 1];
     for (size_t i = 0; i < r->n_steps && s.steps; i++) {
         const struct ssa_step *st = &r->steps[i];
         if (st->warmup) continue;
@@ -312,7 +313,7 @@ int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts
         o->warmup_fixed = 1, o->warmup_steps = (size_t)n;
         return 0;
     default: /* 'm' */
-        if (!*arg) return cli_usage_error(verb, "empty --step-marker");
+        if (!*arg || !strcmp(arg, "re:")) return cli_usage_error(verb, "empty --step-marker");
         if (strncmp(arg, "re:", 3) == 0) {
             if (regcomp(&re, arg + 3, REG_EXTENDED | REG_NOSUB) != 0)
                 return cli_usage_error(verb, "--step-marker: '%s' is not a valid extended regex",

@@ -120,8 +120,9 @@ static void html_identity(FILE *f, const struct ssa_result *r, const struct ssa_
         snprintf(buf, sizeof buf, "no step markers: whole trace as one interval (%.1f ms)",
                  ms(s->total_ns));
     else
-        snprintf(buf, sizeof buf, "%zu of %zu (%s), %zu warm-up excluded", s->steps, r->n_steps,
-                 ssa_step_source_name(r->step_source), r->n_warmup);
+        snprintf(buf, sizeof buf, "%zu of %zu (%s), %zu warm-up excluded%s", s->steps, r->n_steps,
+                 ssa_step_source_name(r->step_source), r->n_warmup,
+                 r->marker_unmatched ? "; no complete NVTX range matched --step-marker" : "");
     html_row(f, "steps", buf);
     if (s->steps && r->step_source != SSA_STEPS_NONE) {
         snprintf(buf, sizeof buf, "median %.2f ms, p10 %.2f, p90 %.2f, mean %.2f; %.2f steps/s",
@@ -195,16 +196,21 @@ static int cmp_lane(const void *x, const void *y)
     return *p < *q ? -1 : *p > *q;
 }
 
-/* The distinct lanes of the timeline (host flag in bit 63), sorted; at most TL_MAX_LANES. */
-static size_t tl_lanes(const struct ssa_result *r, uint64_t *lanes)
+/* The distinct lanes of the timeline (host flag in bit 63), sorted; at most TL_MAX_LANES,
+ * *more set when there were more (their intervals are not drawn). */
+static size_t tl_lanes(const struct ssa_result *r, uint64_t *lanes, int *more)
 {
     size_t n = 0;
+    *more = 0;
     for (size_t i = 0; i < r->n_timeline; i++) {
         uint64_t key = r->timeline[i].lane | (uint64_t)r->timeline[i].host << 63;
         size_t k = 0;
         while (k < n && lanes[k] != key)
             k++;
-        if (k == n && n < TL_MAX_LANES) lanes[n++] = key;
+        if (k == n && n < TL_MAX_LANES)
+            lanes[n++] = key;
+        else if (k == n)
+            *more = 1;
     }
     qsort(lanes, n, sizeof *lanes, cmp_lane);
     return n;
@@ -224,7 +230,13 @@ static void tl_label(FILE *f, uint64_t key, size_t row)
 static void html_timeline(FILE *f, const struct ssa_result *r, const struct ssa_step *st)
 {
     uint64_t lanes[TL_MAX_LANES];
-    size_t n = tl_lanes(r, lanes);
+    int more;
+    size_t n = tl_lanes(r, lanes, &more);
+    if (more)
+        fprintf(f,
+                "<p class=\"note\">Only the first %d lanes (GPU streams and host threads) "
+                "are drawn.</p>\n",
+                TL_MAX_LANES);
     double span = (double)(st->end_ns - st->begin_ns), w = SVG_W - TL_LABEL_W;
     if (!n || span <= 0) return;
     fprintf(f,

@@ -385,8 +385,8 @@ static void sweep(struct ssa_step *st, const edge_t *e, size_t n)
     uint32_t c = top_cat(mask);
     st->cat_ns[c] += st->end_ns - prev;
     if (st->end_ns > prev)
-        idle_stretch(st, &run, c, prev, st->end_ns,
-                     run_follows(&sw, open[SSA_CAT_SYNC] > 0, prev), 0);
+        idle_stretch(st, &run, c, prev, st->end_ns, run_follows(&sw, open[SSA_CAT_SYNC] > 0, prev),
+                     0);
     close_run(st, &run, st->end_ns, 1, 0);
 }
 
@@ -599,7 +599,7 @@ static void on_nvtx(struct attr *a, const struct sst_rec_nvtx *n)
         return;
     }
     struct ssa_open_range o;
-    if (!ssa_stack_pop(stack, &o) || o.kind != SSA_MSG_DATA) return;
+    if (!ssa_stack_pop(stack, &o) || ssa_msg_base(o.kind) != SSA_MSG_DATA) return;
     add_interval(a, o.ts, n->ts_ns, SSA_CAT_DATA);
     tl_add(a, o.ts, n->ts_ns, 1, n->tid, SSA_CAT_DATA);
     size_t i;

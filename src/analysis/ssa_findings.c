@@ -231,8 +231,7 @@ static int rule_sync(const struct fctx *c, struct ssa_finding *f)
 static int rule_cpu_tensors(const struct fctx *c, struct ssa_finding *f)
 {
     /* once per step at least: a pattern of the loop, not a stray copy */
-    if (c->pageable_copies <= 0 || c->pre_h2d_runs < SSA_PER_STEP || c->pre_h2d_ms <= 0)
-        return 0;
+    if (c->pageable_copies <= 0 || c->pre_h2d_runs < SSA_PER_STEP || c->pre_h2d_ms <= 0) return 0;
     f->saving_ms = c->pre_h2d_ms;
     f->confidence = SSA_MEDIUM;
     SAY(f->evidence,
@@ -256,7 +255,9 @@ static int rule_cpu_tensors(const struct fctx *c, struct ssa_finding *f)
 static int rule_data_parallel(const struct fctx *c, struct ssa_finding *f)
 {
     int n = __builtin_popcountll(c->r->kernel_devices);
-    if (n < 2) return 0;
+    /* a rank of a multi-process job (DDP: WORLD_SIZE set) that touched a second GPU is not
+     * DataParallel (which uses NCCL too, to broadcast the replicas: no help there) */
+    if (n < 2 || c->r->world_size > 1) return 0;
     double host = c->s->cat_ms[SSA_CAT_HOST] + c->s->cat_ms[SSA_CAT_LAUNCH];
     f->saving_ms = host * (n - 1) / n;
     f->confidence = SSA_LOW;
@@ -267,8 +268,10 @@ static int rule_data_parallel(const struct fctx *c, struct ssa_finding *f)
     SAY(f->estimate, "host + launch idle time x (n-1)/n: one process per GPU runs the replicas' "
                      "host work in parallel instead of under one GIL (replicate and scatter, "
                      "also gone, not counted)");
-    SAY(f->fix, "torch.nn.parallel.DistributedDataParallel, one process per GPU: "
-                "torchrun --nproc_per_node=%d train.py", n);
+    SAY(f->fix,
+        "torch.nn.parallel.DistributedDataParallel, one process per GPU: "
+        "torchrun --nproc_per_node=%d train.py",
+        n);
     return 1;
 }
 
@@ -331,8 +334,8 @@ static int rule_mixed_precision(const struct fctx *c, struct ssa_finding *f)
     SAY(f->evidence,
         "fp32/tf32 GEMM/conv %.2f ms/step exposed (%.0f %% of the step; kernels %.2f ms/step, "
         "%.0f %% of it on CUDA cores with TF32 off), tensor-core bf16/fp16 %.2f ms/step",
-        fp32, c->s->cat_pct[SSA_CAT_GEMM_FP32], c->s->kclass_ms[SSA_KC_GEMM_FP32],
-        100 * simt_share, c->s->kclass_ms[SSA_KC_GEMM_TC]);
+        fp32, c->s->cat_pct[SSA_CAT_GEMM_FP32], c->s->kclass_ms[SSA_KC_GEMM_FP32], 100 * simt_share,
+        c->s->kclass_ms[SSA_KC_GEMM_TC]);
     SAY(f->estimate,
         "exposed fp32 GEMM time x (1 - %.3f): bf16 at %.1fx CUDA-core fp32 (measured on an "
         "H200) and %.0fx tf32%s",
@@ -397,8 +400,8 @@ static const struct rule rules[] = {
      0},
     {"allocator_churn", "cudaMalloc/cudaFree in steady state (allocator churn, empty_cache)",
      rule_alloc, 0, 1},
-    {"data_parallel", "one process drives several GPUs (DataParallel): use DDP",
-     rule_data_parallel, 0, 1},
+    {"data_parallel", "one process drives several GPUs (DataParallel): use DDP", rule_data_parallel,
+     0, 1},
     {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1,
      0},
 };

@@ -27,7 +27,14 @@ uint32_t *ssa_idmap_get(const struct ssa_idmap *m, uint32_t key);
 uint32_t *ssa_idmap_put(struct ssa_idmap *m, uint32_t key, uint32_t val);
 
 /* ---- NVTX messages that mean something to the analysis ---- */
-enum ssa_msg { SSA_MSG_OTHER = 0, SSA_MSG_STEP, SSA_MSG_DATA, SSA_MSG_PROFILER, SSA_MSG_USER };
+enum ssa_msg { SSA_MSG_OTHER = 0, SSA_MSG_STEP, SSA_MSG_DATA, SSA_MSG_PROFILER };
+/* Or'ed into what ssa_msg_kind returns when the message also matches the user's step marker
+ * (it stays "data" or "step" besides: ssa_msg_base strips the bit). */
+#define SSA_MSG_USER_BIT 0x80u
+static inline enum ssa_msg ssa_msg_base(unsigned kind)
+{
+    return (enum ssa_msg)(kind & ~SSA_MSG_USER_BIT);
+}
 
 /* The user's step marker (ssa_opts.step_marker): a name, or a compiled regex. */
 struct ssa_marker {
@@ -65,7 +72,8 @@ struct ssa_open_range {
 };
 struct ssa_stack {
     uint32_t tid;
-    uint32_t depth; /* may exceed SSA_NVTX_DEPTH */
+    uint32_t depth;     /* may exceed SSA_NVTX_DEPTH */
+    uint32_t user_open; /* open ranges matching the user's step marker (outermost counts) */
     struct ssa_open_range r[SSA_NVTX_DEPTH];
 };
 struct ssa_stacks {

@@ -124,9 +124,9 @@ enum ssa_kclass ssa_kernel_class(const char *name)
 
 const char *ssa_kclass_name(int kc)
 {
-    static const char *const names[SSA_KC_COUNT] = {
-        "gemm_tc", "gemm_fp32", "attention", "optimizer",
-        "reduction", "elementwise", "other", "nccl"};
+    static const char *const names[SSA_KC_COUNT] = {"gemm_tc",   "gemm_fp32", "attention",
+                                                    "optimizer", "reduction", "elementwise",
+                                                    "other",     "nccl"};
     return kc >= 0 && kc < SSA_KC_COUNT ? names[kc] : NULL;
 }
 

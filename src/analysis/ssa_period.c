@@ -27,10 +27,10 @@
 #include "ssa_internal.h"
 #include "util/ss_error.h"
 
-#define SSA_PERIOD_CANDS 16          /* candidate anchors examined */
-#define SSA_PERIOD_MIN_STEPS 3       /* fewer occurrences cannot show a period */
+#define SSA_PERIOD_CANDS 16           /* candidate anchors examined */
+#define SSA_PERIOD_MIN_STEPS 3        /* fewer occurrences cannot show a period */
 #define SSA_PERIOD_MAX_OCC (1u << 20) /* occurrences kept over all candidates (~48 MB) */
-#define SSA_PERIOD_MATCH 0.6         /* share of intervals that must repeat */
+#define SSA_PERIOD_MATCH 0.6          /* share of intervals that must repeat */
 
 struct occ {
     uint64_t start, launch, last_end, hash;
@@ -85,9 +85,16 @@ static int add_cand(struct period *p, const struct ssa_knstat *k, size_t *total)
 static size_t shared_count(const uint64_t *sorted, size_t n, uint64_t c)
 {
     size_t lo = 0, hi = n;
-    while (lo < hi) { size_t m = (lo + hi) / 2; if (sorted[m] + 1 < c) lo = m + 1; else hi = m; }
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if (sorted[m] + 1 < c)
+            lo = m + 1;
+        else
+            hi = m;
+    }
     size_t k = 0;
-    for (size_t i = lo; i < n && sorted[i] <= c + 1; i++) k++;
+    for (size_t i = lo; i < n && sorted[i] <= c + 1; i++)
+        k++;
     return k;
 }
 
@@ -96,7 +103,8 @@ static int choose_cands(struct period *p, const struct ssa_scan *sc, size_t *tot
 {
     uint64_t *cnt = malloc((sc->n_kn ? sc->n_kn : 1) * sizeof *cnt);
     int rc = cnt ? 0 : SS_ENOMEM;
-    for (size_t i = 0; i < sc->n_kn && !rc; i++) cnt[i] = sc->kn[i].count;
+    for (size_t i = 0; i < sc->n_kn && !rc; i++)
+        cnt[i] = sc->kn[i].count;
     if (!rc) qsort(cnt, sc->n_kn, sizeof *cnt, cmp_u64);
     for (int pass = 0; pass < 2 && !rc; pass++) {
         size_t limit = pass == 0 ? SSA_PERIOD_CANDS / 2 : SSA_PERIOD_CANDS;
@@ -163,7 +171,13 @@ static int pass_a(struct period *p, const char *path)
 static size_t occ_at(const struct occ *o, size_t n, uint64_t t)
 {
     size_t lo = 0, hi = n;
-    while (lo < hi) { size_t m = (lo + hi) / 2; if (o[m].start <= t) lo = m + 1; else hi = m; }
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if (o[m].start <= t)
+            lo = m + 1;
+        else
+            hi = m;
+    }
     return lo ? lo - 1 : SIZE_MAX;
 }
 
@@ -178,7 +192,8 @@ static void bucket_kernel(struct period *p, const struct sst_rec_kernel *k)
         if (j != SIZE_MAX) o[j].nk++, o[j].hash += h;
         size_t e = k->end_ns ? occ_at(o, n, k->end_ns - 1) : SIZE_MAX;
         e = e == SIZE_MAX ? 0 : e + 1; /* the first occurrence starting at or after the end */
-        if (e < n && k->end_ns <= o[e].start && k->end_ns > o[e].last_end) o[e].last_end = k->end_ns;
+        if (e < n && k->end_ns <= o[e].start && k->end_ns > o[e].last_end)
+            o[e].last_end = k->end_ns;
     }
 }
 
@@ -213,7 +228,8 @@ static int score(struct period *p, struct pcand *c)
     uint64_t *v = malloc(m * sizeof *v);
     if (!v) return SS_ENOMEM;
     struct occ *o = p->o + c->off;
-    for (size_t j = 0; j < m; j++) v[j] = o[j].hash ^ mix64(o[j].nk + 0x9e37ull);
+    for (size_t j = 0; j < m; j++)
+        v[j] = o[j].hash ^ mix64(o[j].nk + 0x9e37ull);
     qsort(v, m, sizeof *v, cmp_u64);
     for (size_t i = 0, run = 1; i < m; i++, run++) {
         if (i + 1 < m && v[i + 1] == v[i]) continue;
@@ -266,7 +282,10 @@ int ssa_period_detect(const struct ssa_scan *sc, struct ssa_result *res)
     int rc = res->path ? choose_cands(&p, sc, &total) : 0;
     if (rc || p.nc == 0) goto out;
     p.o = malloc(total * sizeof *p.o);
-    if (!p.o) { rc = SS_ENOMEM; goto out; }
+    if (!p.o) {
+        rc = SS_ENOMEM;
+        goto out;
+    }
     if ((rc = pass_a(&p, res->path)) || (rc = pass_b(&p, res->path))) goto out;
     size_t fewest = SIZE_MAX; /* the shortest period: the names that run once per step */
     for (size_t i = 0; i < p.nc && !rc; i++) {

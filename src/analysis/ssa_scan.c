@@ -115,6 +115,7 @@ static int note_nvtx(struct ssa_scan *sc, struct sst_reader *r, const struct sst
         struct ssa_open_range o = {n->ts_ns, n->payload, n->message,
                                    (uint8_t)ssa_msg_kind(&sc->msgs, r, n->domain, n->message),
                                    n->payload_type != SST_PAYLOAD_NONE};
+        if (o.kind & SSA_MSG_USER_BIT) st->user_open++;
         ssa_stack_push(st, &o);
         return 0;
     }
@@ -122,6 +123,11 @@ static int note_nvtx(struct ssa_scan *sc, struct sst_reader *r, const struct sst
     if (!ssa_stack_pop(st, &o)) return 0;
     *contrib = o.ts < n->ts_ns ? o.ts : n->ts_ns;
     struct ssa_cand c = {o.ts, n->ts_ns >= o.ts ? n->ts_ns : o.ts, 0, n->tid, 0};
+    if ((o.kind & SSA_MSG_USER_BIT) && st->user_open && --st->user_open == 0) {
+        c.number = o.has_payload ? o.payload : sc->user_steps.n; /* the outermost match */
+        if (ssa_cand_add(&sc->user_steps, &c)) return SS_ENOMEM;
+    }
+    o.kind = (uint8_t)ssa_msg_base(o.kind);
     if (o.kind == SSA_MSG_STEP) {
         c.number = o.has_payload ? o.payload : sc->nvtx_steps.n;
         return ssa_cand_add(&sc->nvtx_steps, &c) ? SS_ENOMEM : 0;
@@ -129,10 +135,6 @@ static int note_nvtx(struct ssa_scan *sc, struct sst_reader *r, const struct sst
     if (o.kind == SSA_MSG_PROFILER) {
         c.number = ssa_profiler_step_number(r, o.message, sc->prof_steps.n);
         return ssa_cand_add(&sc->prof_steps, &c) ? SS_ENOMEM : 0;
-    }
-    if (o.kind == SSA_MSG_USER) {
-        c.number = o.has_payload ? o.payload : sc->user_steps.n;
-        return ssa_cand_add(&sc->user_steps, &c) ? SS_ENOMEM : 0;
     }
     return 0;
 }

@@ -20,7 +20,8 @@
 
 #define SSA_TILE_GAP_STEPS 10 /* gaps up to this many median steps are tiled */
 #define SSA_WARMUP_FACTOR 1.5 /* a first step this much slower than the rest is warm-up */
-#define SSA_FILL_FACTOR 2.0   /* a leading step this much faster than the tail: queue fill */
+#define SSA_FILL_FACTOR 4.0   /* a leading step this much faster than the tail: queue fill */
+#define SSA_FILL_SHARE_PCT 80 /* share of such steps in the fill phase */
 #define SSA_FILL_MIN_TAIL 3   /* steps in the last quarter needed to judge the tail */
 #define SSA_FILL_BUSY 0.9     /* GPU busy share of a fill step (the queue is not empty) */
 #define SSA_MAX_WINDOWS 4096  /* no markers: at most this many streaming windows */
@@ -246,12 +247,22 @@ static size_t slow_first_steps(const struct ssa_result *res, uint64_t *d)
 /* A transient of fast steps after warm-up: the host runs ahead of the GPU until the launch
  * queue is full (then the GPU sets the pace), or drains batches a DataLoader prefetched.
  * Host-side step marks come faster than the work they stand for until then, so the steady
- * pace is the tail's: the last quarter's median. From `from`, the fill phase ends at the last
- * step faster than tail / SSA_FILL_FACTOR with the GPU busy all along (SSA_FILL_BUSY: it had
- * work queued; a step that is merely faster while the GPU idles is not a fill) within the
- * first 3/4 of the steps, when most steps up to it are such. Returns the first steady step
+ * pace is the tail's: the last quarter's median. The fill phase starts at `from` with a step
+ * faster than tail / SSA_FILL_FACTOR with the GPU busy all along (SSA_FILL_BUSY: it had work
+ * queued; a step that is merely faster while the GPU idles is not a fill) and ends at the
+ * last such step within the first 3/4 of the steps, when SSA_FILL_SHARE_PCT of the steps up
+ * to it are such (a slowdown later in a run, or steps that alternate, are not a fill). Returns the
+ * first steady step
  * (`from` when there is no fill). Before pass 2 (busy_known 0) it gives the candidates by
  * duration alone; after it, ssa_steps_warmup confirms them by GPU busy time. */
+/* Step i is fast enough for a fill, and (once pass 2 told) its GPU was busy throughout. */
+static int fill_step(const struct ssa_result *res, size_t i, double fast, int busy_known)
+{
+    const struct ssa_step_brief *b = &res->briefs[i];
+    double dur = (double)brief_dur(b);
+    return dur < fast && (!busy_known || (double)b->busy_ns >= SSA_FILL_BUSY * dur);
+}
+
 static size_t fill_phase_end(const struct ssa_result *res, size_t from, uint64_t *d, int busy_known)
 {
     size_t n = res->n_steps, q = n / 4;
@@ -261,13 +272,13 @@ static size_t fill_phase_end(const struct ssa_result *res, size_t from, uint64_t
     double fast = (double)ssa_quantile_u64(d, q, 0.5) / SSA_FILL_FACTOR;
     size_t last = from, nfast = 0, fast_upto = 0;
     for (size_t i = from; i < n - q; i++) {
-        const struct ssa_step_brief *b = &res->briefs[i];
-        double dur = (double)brief_dur(b);
-        if (dur >= fast || (busy_known && (double)b->busy_ns < SSA_FILL_BUSY * dur)) continue;
+        if (!fill_step(res, i, fast, busy_known)) continue;
         nfast++;
         last = i + 1, fast_upto = nfast;
     }
-    return fast_upto * 2 > last - from ? last : from;
+    /* a leading phase: it starts at `from`, and nearly all of it is fast */
+    int leading = last > from && fill_step(res, from, fast, busy_known);
+    return leading && fast_upto * 100 >= SSA_FILL_SHARE_PCT * (last - from) ? last : from;
 }
 
 int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
@@ -289,7 +300,7 @@ int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const str
     free(d);
     memset(&sc->fill, 0, sizeof sc->fill);
     sc->warm_dur = w;
-    sc->autotune_possible = sc->fill_end == 0 && n >= 3;
+    sc->autotune_possible = w == 0 && n >= 3;
     return 0;
 }
 
@@ -358,10 +369,12 @@ void ssa_steps_warmup(struct ssa_scan *sc, struct ssa_result *res, const struct 
 {
     (void)o; /* decided by ssa_steps_warmup_plan */
     size_t w = confirm_fill(sc, res);
-    if (sc->autotune_possible && names_only_in_first_step(sc) >= SSA_AUTOTUNE_NAMES) {
-        w = 1;
+    /* a confirmed fill from step 0 already holds step 0 (then it is warm-up either way) */
+    int step0_open = sc->autotune_possible && !res->warmup_fill;
+    if (step0_open && names_only_in_first_step(sc) >= SSA_AUTOTUNE_NAMES) {
+        w = w > 1 ? w : 1;
         res->warmup_autotune = 1;
-    } else if (sc->autotune_possible && res->compact) {
+    } else if (step0_open && res->compact) {
         step_add(&res->steady, &sc->step0); /* step 0 is steady after all */
     }
     for (size_t i = 0; i < w; i++) {

@@ -87,37 +87,45 @@ static int is_user_marker(const struct ssa_marker *m, const char *s, uint32_t le
     return hit;
 }
 
-static enum ssa_msg classify_message(struct sst_reader *r, uint32_t message,
-                                     const struct ssa_marker *marker)
+static enum ssa_msg classify_base(const char *s, uint32_t len)
 {
-    uint32_t len;
-    const char *s = sst_reader_string(r, message, &len);
-    if (!s) return SSA_MSG_OTHER;
-    if (is_user_marker(marker, s, len)) return SSA_MSG_USER;
     if (len == 4 && memcmp(s, "step", 4) == 0) return SSA_MSG_STEP;
     if (len == 4 && memcmp(s, "data", 4) == 0) return SSA_MSG_DATA;
     if (len > 13 && memcmp(s, "ProfilerStep#", 13) == 0) return SSA_MSG_PROFILER;
     return SSA_MSG_OTHER;
 }
 
+static unsigned classify_message(struct sst_reader *r, uint32_t message,
+                                 const struct ssa_marker *marker)
+{
+    uint32_t len;
+    const char *s = sst_reader_string(r, message, &len);
+    if (!s) return SSA_MSG_OTHER;
+    unsigned user = is_user_marker(marker, s, len) ? SSA_MSG_USER_BIT : 0;
+    return user | classify_base(s, len);
+}
+
 enum ssa_msg ssa_msg_kind(struct ssa_msgcache *c, struct sst_reader *r, uint32_t domain,
                           uint32_t message)
 {
     uint32_t *m = ssa_idmap_get(&c->messages, message);
-    enum ssa_msg kind = m ? (enum ssa_msg) * m : classify_message(r, message, c->marker);
-    if (!m) ssa_idmap_put(&c->messages, message, kind); /* out of memory: just not cached */
-    if (kind == SSA_MSG_PROFILER || kind == SSA_MSG_OTHER || kind == SSA_MSG_USER) return kind;
+    unsigned full = m ? *m : classify_message(r, message, c->marker);
+    if (!m) ssa_idmap_put(&c->messages, message, full); /* out of memory: just not cached */
+    unsigned user = full & SSA_MSG_USER_BIT;
+    enum ssa_msg kind = ssa_msg_base(full);
+    if (kind == SSA_MSG_PROFILER || kind == SSA_MSG_OTHER) return (enum ssa_msg)(kind | user);
     /* "step" and "data" count only in stepscope's own domain (docs/markers.md) */
     uint32_t *d = ssa_idmap_get(&c->domains, domain);
     int ours = d ? (int)*d : text_is(r, domain, "stepscope");
     if (!d) ssa_idmap_put(&c->domains, domain, (uint32_t)ours);
-    return ours ? kind : SSA_MSG_OTHER;
+    return (enum ssa_msg)((ours ? kind : SSA_MSG_OTHER) | user);
 }
 
 int ssa_marker_init(struct ssa_marker *m, const char *spec)
 {
     memset(m, 0, sizeof *m);
     if (!spec) return 0;
+    if (!*spec || !strcmp(spec, "re:")) return SS_EINVAL; /* would match every range */
     if (strncmp(spec, "re:", 3) == 0) {
         if (regcomp(&m->re, spec + 3, REG_EXTENDED | REG_NOSUB) != 0) return SS_EINVAL;
         m->is_re = 1;
@@ -172,6 +180,7 @@ struct ssa_stack *ssa_stack_of(struct ssa_stacks *st, uint32_t tid)
     struct ssa_stack *s = &st->s[st->n++];
     s->tid = tid;
     s->depth = 0;
+    s->user_open = 0;
     return s;
 }
 

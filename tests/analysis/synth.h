@@ -19,9 +19,12 @@ struct synth {
 
 static inline void synth_open(struct synth *s, const char *path)
 {
-    struct sst_writer_opts o = {.chunk_bytes = 4096, .features = SST_FEAT_SYNTHETIC,
-                                .clock = SST_CLOCK_SYNTHETIC, .pid = 77,
-                                .start_mono_ns = T0, .start_unix_ns = 1};
+    struct sst_writer_opts o = {.chunk_bytes = 4096,
+                                .features = SST_FEAT_SYNTHETIC,
+                                .clock = SST_CLOCK_SYNTHETIC,
+                                .pid = 77,
+                                .start_mono_ns = T0,
+                                .start_unix_ns = 1};
     REQUIRE(sst_writer_open(path, &o, &s->w) == 0);
     s->domain = sst_writer_intern_cstr(s->w, "stepscope");
     s->step_msg = sst_writer_intern_cstr(s->w, "step");
@@ -33,8 +36,7 @@ static inline void synth_close(struct synth *s)
     REQUIRE(sst_writer_close(s->w, 0) == 0);
 }
 
-static inline void synth_step(struct synth *s, uint8_t phase, uint64_t ts, uint64_t n,
-                              uint32_t tid)
+static inline void synth_step(struct synth *s, uint8_t phase, uint64_t ts, uint64_t n, uint32_t tid)
 {
     struct sst_rec_step *r = sst_writer_reserve(s->w, SST_REC_STEP, sizeof *r);
     REQUIRE(r);

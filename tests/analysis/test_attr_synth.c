@@ -191,6 +191,43 @@ static void check_fill(const char *path, int busy, int flags)
     ssa_result_free(r);
 }
 
+/* Steps of the given durations (ms), the GPU busy throughout each. */
+static void write_busy_steps(const char *path, const uint64_t *ms_each, size_t n)
+{
+    struct synth s;
+    synth_open(&s, path);
+    uint64_t t = T0;
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t d = ms_each[k] * MS;
+        synth_step(&s, SST_STEP_BEGIN, t, k, TID);
+        synth_kernel(&s, "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32", t, t + d);
+        synth_step(&s, SST_STEP_END, t + d, k, TID);
+        t += d;
+    }
+    synth_close(&s);
+}
+
+/* Not a fill: a GPU-bound run that slows down later (30 x 10 ms, then 10 x 25 ms), and steps
+ * that alternate 8 and 30 ms. Nothing is excluded. */
+static void test_not_a_fill(void)
+{
+    uint64_t slow_tail[40], alternating[40];
+    for (size_t i = 0; i < 40; i++)
+        slow_tail[i] = i < 30 ? 10 : 25, alternating[i] = i % 2 ? 30 : 8;
+    const uint64_t *cases[] = {slow_tail, alternating};
+    for (int c = 0; c < 2; c++) {
+        const char *path = ss_test_path(c ? "alternating.sstrace" : "slowtail.sstrace");
+        write_busy_steps(path, cases[c], 40);
+        struct ssa_opts o = {.window_ns = 0};
+        struct ssa_result *r = NULL;
+        CHECK_EQ(ssa_analyze_file(path, &o, &r), 0);
+        REQUIRE(r != NULL);
+        CHECK_EQ_U64(r->warmup_fill, 0);
+        CHECK(r->n_warmup <= 1);
+        ssa_result_free(r);
+    }
+}
+
 static void test_queue_fill(void)
 {
     for (int busy = 0; busy <= 1; busy++) {
@@ -261,14 +298,20 @@ static void test_step_marker(void)
     r = analyze_marker(path, "re:^fw", -1); /* every second step: ranges 20 ms apart */
     CHECK_EQ_U64(r->n_steps, 3);
     ssa_result_free(r);
+    r = analyze_marker(path, "re:^(train_step|fwd)$", -1); /* nested matches: outermost only */
+    CHECK_EQ_U64(r->n_steps, 6);
+    ssa_result_free(r);
     r = analyze_marker(path, "no_such_range", -1);
     CHECK(r->marker_unmatched);
     CHECK(r->step_source != SSA_STEPS_MARKER && r->step_source != SSA_STEPS_RECORDS);
     ssa_result_free(r);
-    struct ssa_opts bad = {.step_marker = "re:("};
-    r = NULL;
-    CHECK_EQ(ssa_analyze_file(path, &bad, &r), SS_EINVAL);
-    CHECK(r == NULL);
+    const char *bad_specs[] = {"re:(", "re:", ""};
+    for (int i = 0; i < 3; i++) {
+        struct ssa_opts bad = {.step_marker = bad_specs[i]};
+        r = NULL;
+        CHECK_EQ(ssa_analyze_file(path, &bad, &r), SS_EINVAL);
+        CHECK(r == NULL);
+    }
 }
 
 /* 8 steps of 10 ms; step 5 lasts 30 ms, 20 of them in a cudaStreamSynchronize: the one
@@ -475,6 +518,7 @@ int main(void)
     test_threads();
     test_warmup();
     test_queue_fill();
+    test_not_a_fill();
     test_step_marker();
     test_outliers();
     test_boundary_and_tiling();
