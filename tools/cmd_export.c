@@ -196,73 +196,83 @@ static void on_thread(struct exporter *x, const struct sst_rec_header *h)
     if (s && x->pid) name_meta(x, "thread_name", x->pid, t.tid, s, len);
 }
 
+/* A GPU slice on its stream's track: opens the event and its args (the caller adds its own
+ * args and calls gpu_slice_end). name: the slice's name, or NULL with name_id (a string id). */
+struct gpu_work {
+    uint32_t device, stream, correlation, name_id;
+    uint64_t start, end;
+    const char *name, *cat;
+};
+
+static uint64_t gpu_slice_begin(struct exporter *x, const struct gpu_work *w)
+{
+    set_t0(x, w->start);
+    uint64_t pid = gpu_track(x, w->device, w->stream);
+    ev_begin(x, "X", pid, w->stream, w->start);
+    if (w->name)
+        json_kv_string(&x->j, "name", w->name);
+    else
+        ev_name_id(x, w->name_id, w->cat);
+    json_kv_string(&x->j, "cat", w->cat);
+    ev_dur(x, w->start, w->end);
+    json_key(&x->j, "args");
+    json_begin_object(&x->j);
+    json_kv_u64(&x->j, "correlation", w->correlation);
+    return pid;
+}
+
+/* Closes the args and the event, then draws the arrow from the launch. */
+static void gpu_slice_end(struct exporter *x, const struct gpu_work *w, uint64_t pid)
+{
+    json_end_object(&x->j);
+    json_end_object(&x->j);
+    flow(x, "f", pid, w->stream, w->start, w->correlation);
+}
+
+static void json_u64_triple(struct json_out *j, const char *key, uint64_t a, uint64_t b, uint64_t c)
+{
+    json_key(j, key);
+    json_begin_array(j);
+    json_u64(j, a), json_u64(j, b), json_u64(j, c);
+    json_end_array(j);
+}
+
 static void on_kernel(struct exporter *x, const struct sst_rec_header *h)
 {
     struct sst_rec_kernel k;
     LOAD(h, k);
-    set_t0(x, k.start_ns);
-    uint64_t pid = gpu_track(x, k.device, k.stream);
-    ev_begin(x, "X", pid, k.stream, k.start_ns);
-    ev_name_id(x, k.name, "kernel");
-    json_kv_string(&x->j, "cat", "kernel");
-    ev_dur(x, k.start_ns, k.end_ns);
-    json_key(&x->j, "args");
-    json_begin_object(&x->j);
-    json_key(&x->j, "grid");
-    json_begin_array(&x->j);
-    for (int i = 0; i < 3; i++)
-        json_u64(&x->j, k.grid[i]);
-    json_end_array(&x->j);
-    json_key(&x->j, "block");
-    json_begin_array(&x->j);
-    for (int i = 0; i < 3; i++)
-        json_u64(&x->j, k.block[i]);
-    json_end_array(&x->j);
+    struct gpu_work w = {k.device,   k.stream, k.correlation, k.name,
+                         k.start_ns, k.end_ns, NULL,          "kernel"};
+    uint64_t pid = gpu_slice_begin(x, &w);
+    json_u64_triple(&x->j, "grid", k.grid[0], k.grid[1], k.grid[2]);
+    json_u64_triple(&x->j, "block", k.block[0], k.block[1], k.block[2]);
     json_kv_u64(&x->j, "registers", k.registers);
-    json_kv_u64(&x->j, "correlation", k.correlation);
-    json_end_object(&x->j);
-    json_end_object(&x->j);
-    flow(x, "f", pid, k.stream, k.start_ns, k.correlation);
+    gpu_slice_end(x, &w, pid);
 }
 
 static void on_memcpy(struct exporter *x, const struct sst_rec_header *h)
 {
     struct sst_rec_memcpy m;
     LOAD(h, m);
-    set_t0(x, m.start_ns);
-    uint64_t pid = gpu_track(x, m.device, m.stream);
     char name[64];
     snprintf(name, sizeof name, "memcpy %s (%s to %s)", sst_copy_kind_name(m.copy_kind),
              sst_mem_kind_name(m.src_kind), sst_mem_kind_name(m.dst_kind));
-    ev_begin(x, "X", pid, m.stream, m.start_ns);
-    json_kv_string(&x->j, "name", name);
-    json_kv_string(&x->j, "cat", "memcpy");
-    ev_dur(x, m.start_ns, m.end_ns);
-    json_key(&x->j, "args");
-    json_begin_object(&x->j);
+    struct gpu_work w = {m.device,   m.stream, m.correlation, 0,
+                         m.start_ns, m.end_ns, name,          "memcpy"};
+    uint64_t pid = gpu_slice_begin(x, &w);
     json_kv_u64(&x->j, "bytes", m.bytes);
-    json_kv_u64(&x->j, "correlation", m.correlation);
-    json_end_object(&x->j);
-    json_end_object(&x->j);
-    flow(x, "f", pid, m.stream, m.start_ns, m.correlation);
+    gpu_slice_end(x, &w, pid);
 }
 
 static void on_memset(struct exporter *x, const struct sst_rec_header *h)
 {
     struct sst_rec_memset m;
     LOAD(h, m);
-    set_t0(x, m.start_ns);
-    uint64_t pid = gpu_track(x, m.device, m.stream);
-    ev_begin(x, "X", pid, m.stream, m.start_ns);
-    json_kv_string(&x->j, "name", "memset");
-    json_kv_string(&x->j, "cat", "memset");
-    ev_dur(x, m.start_ns, m.end_ns);
-    json_key(&x->j, "args");
-    json_begin_object(&x->j);
+    struct gpu_work w = {m.device,   m.stream, m.correlation, 0,
+                         m.start_ns, m.end_ns, "memset",      "memset"};
+    uint64_t pid = gpu_slice_begin(x, &w);
     json_kv_u64(&x->j, "bytes", m.bytes);
-    json_end_object(&x->j);
-    json_end_object(&x->j);
-    flow(x, "f", pid, m.stream, m.start_ns, m.correlation);
+    gpu_slice_end(x, &w, pid);
 }
 
 static void on_api(struct exporter *x, const struct sst_rec_header *h)
