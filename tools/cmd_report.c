@@ -73,9 +73,9 @@ int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
 
 unsigned report_ssa_flags(const struct report_opts *o)
 {
-    int per_step_detail = o->format == REPORT_HTML ||
-                          (o->verbose && (o->format == REPORT_TEXT || o->format == REPORT_JSON));
-    if (o->format == REPORT_HTML) return SSA_TIMELINE; /* full mode and the median step's lanes */
+    /* html: compact, plus the median step kept whole with its lanes */
+    if (o->format == REPORT_HTML) return SSA_COMPACT | SSA_TIMELINE;
+    int per_step_detail = o->verbose && (o->format == REPORT_TEXT || o->format == REPORT_JSON);
     return per_step_detail ? 0u : SSA_COMPACT;
 }
 
@@ -85,9 +85,10 @@ const struct ssa_step *report_median_step(const struct ssa_result *r)
     ssa_summarize(r, &s);
     const struct ssa_step *best = NULL;
     uint64_t best_diff = UINT64_MAX;
+    size_t ts = r->timeline_step;
+    if (ts && !r->briefs[ts - 1].warmup) /* the step drawn, kept whole in either mode */
+        return r->steps ? &r->steps[ts - 1] : &r->timeline_full;
     if (!r->steps) return NULL; /* compact analysis: per-step categories not kept */
-    if (r->timeline_step && !r->steps[r->timeline_step - 1].warmup) /* the step drawn */
-        return &r->steps[r->timeline_step - 1];
     for (size_t i = 0; i < r->n_steps && s.steps; i++) {
         const struct ssa_step *st = &r->steps[i];
         if (st->warmup) continue;

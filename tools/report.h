@@ -65,8 +65,9 @@ unsigned report_ssa_flags(const struct report_opts *o);
 /* Any kernel, copy or memset recorded for the process. */
 int report_has_gpu(const struct ssa_result *r);
 
-/* The step of median duration among the steady steps (NULL when there is none, or when r
- * is a compact result: it keeps no per-step categories). */
+/* The step of median duration among the steady steps: the timeline step when the analysis
+ * kept one (SSA_TIMELINE, either mode), else searched in full mode; NULL when there is none
+ * or r is a compact result without a timeline step. */
 const struct ssa_step *report_median_step(const struct ssa_result *r);
 
 /* Ranked findings of r, none when it has no step markers (no per-step saving). */

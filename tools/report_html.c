@@ -275,7 +275,8 @@ static void html_median_step(FILE *f, const struct ssa_result *r)
             "<p class=\"note\">%" PRIu32 " kernels, %" PRIu32 " launches, %" PRIu32
             " syncs in this step.",
             st->n.kernels, st->n.launches, st->n.syncs);
-    int drawn = r->timeline_step && &r->steps[r->timeline_step - 1] == st && r->n_timeline;
+    int drawn = r->timeline_step && r->n_timeline &&
+                st->begin_ns == r->briefs[r->timeline_step - 1].begin_ns;
     if (!drawn) {
         fputs(" timeline: not available (no GPU or API intervals recorded in this step)</p>\n", f);
         return;

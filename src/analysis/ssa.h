@@ -207,6 +207,7 @@ struct ssa_result {
     /* SSA_TIMELINE: the chosen step (index + 1; 0: none) and its intervals, in record
      * order; timeline_dropped counts those past SSA_TIMELINE_MAX */
     size_t timeline_step;
+    struct ssa_step timeline_full; /* compact mode: that step whole (steps is NULL) */
     struct ssa_tl_item *timeline;
     size_t n_timeline, timeline_dropped;
     uint64_t dropped_step_ranges; /* step ranges that never ended (program killed, shim) */

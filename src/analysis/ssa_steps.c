@@ -338,7 +338,8 @@ static void step_add(struct ssa_step *sum, const struct ssa_step *st)
 void ssa_steps_fold(struct ssa_scan *sc, struct ssa_result *res, size_t i,
                     const struct ssa_step *st)
 {
-    if (i < sc->warm_dur) return; /* warm-up: excluded */
+    if (res->timeline_step == i + 1) res->timeline_full = *st; /* the step drawn, whole */
+    if (i < sc->warm_dur) return;                              /* warm-up: excluded */
     if (i == 0 && sc->autotune_possible)
         sc->step0 = *st; /* decided after pass 2 */
     else if (i < sc->fill_end)
