@@ -24,6 +24,7 @@
 #include "analysis/ssa.h"
 #include "cmd.h"
 #include "json_out.h"
+#include "rec_fields.h"
 #include "trace/sst_format.h"
 #include "trace/sst_names.h"
 #include "trace/sst_reader.h"
@@ -34,6 +35,7 @@
 #define SSX_ATTR_TID 0x7ffffff0u  /* the attribution track of the training process */
 #define SSX_STEPS_TID 0x7ffffff1u /* STEP records */
 #define SSX_MAX_LANES 4096        /* named GPU streams kept (beyond: unnamed, still drawn) */
+#define SSX_RANGE_SLOTS 1024      /* NVTX start/end ranges remembered by id */
 
 static const char export_usage[] =
     "usage: stepscope export TRACE -o OUT [--format perfetto]\n"
@@ -63,6 +65,12 @@ struct exporter {
     uint64_t gpus; /* bit d: GPU d's process named */
     uint64_t last_cpu_ns, last_sample_ns;
     uint64_t events;
+    /* NVTX start/end ranges pair by range id and may cross threads: the start's message is
+     * kept in a small table (bounded; an end whose start was evicted gets a generic name) */
+    struct {
+        uint64_t id;
+        uint32_t message;
+    } ranges[SSX_RANGE_SLOTS];
 };
 
 /* ---- small writers ---- */
@@ -161,7 +169,8 @@ static void flow(struct exporter *x, const char *ph, uint64_t pid, uint64_t tid,
 
 /* ---- one handler per record type ---- */
 
-#define LOAD(h, dst) memcpy(&(dst), (h), sizeof(dst))
+/* Records shorter than today's struct (an older writer) are zero-filled: rec_load. */
+#define LOAD(h, dst) rec_load((h), &(dst), sizeof(dst))
 
 static void set_t0(struct exporter *x, uint64_t t)
 {
@@ -299,14 +308,6 @@ static void on_api(struct exporter *x, const struct sst_rec_header *h)
         flow(x, "s", x->pid, a.tid, a.start_ns, a.correlation);
 }
 
-/* NVTX start/end ranges pair by range id and may cross threads: the start's message is kept
- * in a small table (bounded; an end whose start was evicted gets a generic name). */
-#define SSX_RANGE_SLOTS 1024
-static struct {
-    uint64_t id;
-    uint32_t message;
-} g_ranges[SSX_RANGE_SLOTS];
-
 static void nvtx_args(struct exporter *x, const struct sst_rec_nvtx *n)
 {
     uint32_t len;
@@ -342,9 +343,9 @@ static void on_nvtx(struct exporter *x, const struct sst_rec_header *h)
     if (h->type == SST_REC_NVTX_START || h->type == SST_REC_NVTX_END) {
         size_t slot = n.range_id % SSX_RANGE_SLOTS;
         if (h->type == SST_REC_NVTX_START)
-            g_ranges[slot].id = n.range_id, g_ranges[slot].message = msg;
+            x->ranges[slot].id = n.range_id, x->ranges[slot].message = msg;
         else
-            msg = g_ranges[slot].id == n.range_id ? g_ranges[slot].message : SST_NO_STRING;
+            msg = x->ranges[slot].id == n.range_id ? x->ranges[slot].message : SST_NO_STRING;
         json_kv_u64(&x->j, "id", n.range_id);
     }
     if (h->type == SST_REC_NVTX_MARK) json_kv_string(&x->j, "s", "t");
