@@ -1,0 +1,48 @@
+/*
+ * ssi.h — interop: conversions between stepscope traces and other tools' formats (prefix ssi_).
+ *
+ * Importers turn a foreign capture into a stepscope trace file (.sstrace, written through
+ * sst_writer), so every import goes through the same analysis as a native trace. Exporters
+ * read a stepscope trace (sst_reader) and write another tool's format. All functions return
+ * 0 or a negative ss_error code; on failure they write one line for people into err (when
+ * err is not NULL) and leave no output file behind (outputs are written to a temporary name
+ * and renamed into place only when complete).
+ */
+#ifndef SSI_H
+#define SSI_H
+
+#include <stddef.h>
+
+enum ssi_format {
+    SSI_FMT_UNKNOWN = 0,
+    SSI_FMT_SSTRACE,     /* stepscope trace (SST_MAGIC) */
+    SSI_FMT_KINETO_JSON, /* torch.profiler Chrome trace JSON, plain text */
+    SSI_FMT_KINETO_GZ,   /* the same, gzip-compressed (.json.gz) */
+    SSI_FMT_SQLITE,      /* an SQLite database (nsys export --type sqlite) */
+};
+
+/* Sniffs the first bytes of the file at path. Returns an ssi_format (>= 0) or a negative
+ * ss_error code when the file cannot be read. */
+int ssi_detect(const char *path);
+const char *ssi_format_name(int fmt); /* "sstrace", "kineto-json", ...; static storage */
+
+/* Kineto JSON (plain or gzip) -> stepscope trace. Streaming: memory bounded by the number of
+ * distinct names and open ranges, not by the file size. (ssi_kineto.c) */
+int ssi_kineto_import(const char *in_path, const char *out_path, char *err, size_t errlen);
+
+/* nsys SQLite export -> stepscope trace. (ssi_nsys_import.c) */
+int ssi_nsys_import(const char *in_path, const char *out_path, char *err, size_t errlen);
+
+/* stepscope trace -> SQLite database in the nsys export schema. (ssi_nsys_export.c) */
+int ssi_nsys_export(const char *in_path, const char *out_path, char *err, size_t errlen);
+
+/* stepscope trace -> NVTXT (Nsight Systems' ImportNvtxt input). (ssi_nvtxt.c) */
+int ssi_nvtxt_export(const char *in_path, const char *out_path, char *err, size_t errlen);
+
+/* Any supported input -> a path the analysis can read. A native trace is returned as is
+ * (*out_path = strdup(in_path), *is_temp = 0); a foreign one is imported into a new file
+ * under $TMPDIR (or /tmp) made with mkstemp, *is_temp = 1: the caller unlinks it when done.
+ * The caller frees *out_path. (ssi_detect.c) */
+int ssi_open_any(const char *in_path, char **out_path, int *is_temp, char *err, size_t errlen);
+
+#endif
