@@ -2,14 +2,18 @@
 
 Each run trains for --steps steps after --warmup steps on synthetic data that lives on the
 GPU (so the only host work is launching), and prints one JSON line:
-{"workload":..., "ms_per_step":..., "steps":...}. ms/step is the wall time of the timed
-steps divided by their number, with one synchronize before and one after the window.
+{"workload":..., "ms_per_step":..., "steps":..., "windows_ms": [...]}. The timed steps are
+split into --windows equal windows, each with one synchronize before and after it; ms/step is
+the median of the windows' ms/step, so that a burst of interference from outside the program
+(the VM's other tenants) moves one window rather than the whole figure. ms_per_step_all is the
+plain total over all timed steps.
 
 --torch-profiler wraps the timed steps in torch.profiler (CPU + CUDA activities), the way
 users run it, so that its overhead is measured on the same program.
 """
 import argparse
 import json
+import statistics
 import time
 
 import torch
@@ -54,6 +58,7 @@ def main():
     ap.add_argument("--workload", choices=["cnn", "gpu"], default="cnn")
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--warmup", type=int, default=30)
+    ap.add_argument("--windows", type=int, default=1)
     ap.add_argument("--torch-profiler", action="store_true")
     args = ap.parse_args()
     device = "cuda"
@@ -66,16 +71,25 @@ def main():
         acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
         prof = torch.profiler.profile(activities=acts)
         prof.__enter__()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(args.steps):
-        train_step(model, opt, x, y, loss_fn, bf16)
-    torch.cuda.synchronize()
-    elapsed = time.perf_counter() - t0
+    windows = max(1, min(args.windows, args.steps))
+    per = [args.steps // windows + (1 if i < args.steps % windows else 0) for i in range(windows)]
+    window_ms = []
+    total = 0.0
+    for n in per:
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            train_step(model, opt, x, y, loss_fn, bf16)
+        torch.cuda.synchronize()
+        elapsed = time.perf_counter() - t0
+        total += elapsed
+        window_ms.append(1000.0 * elapsed / n)
     if prof is not None:
         prof.__exit__(None, None, None)
     print(json.dumps({"workload": args.workload, "steps": args.steps,
-                      "ms_per_step": 1000.0 * elapsed / args.steps}), flush=True)
+                      "ms_per_step": statistics.median(window_ms),
+                      "ms_per_step_all": 1000.0 * total / args.steps,
+                      "windows_ms": [round(w, 4) for w in window_ms]}), flush=True)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,8 @@ ALL_KINDS = "kernel,overhead,memcpy,memset,sync,memory,runtime,driver"
 
 
 def command(config, workload, args, scratch):
-    prog = [sys.executable, MODELS, "--workload", workload, "--steps", str(args.steps[workload])]
+    prog = [sys.executable, MODELS, "--workload", workload, "--steps", str(args.steps[workload]),
+            "--windows", str(args.windows)]
     rec = [args.stepscope, "record", "-q", "-o", os.path.join(scratch, config)]
     env = dict(os.environ)
     if config.endswith("-nonvtx"):
@@ -78,10 +79,16 @@ def run_once(config, workload, args):
     scratch = tempfile.mkdtemp(prefix="ssbench-")
     try:
         cmd, env = command(config, workload, args, scratch)
+        if args.taskset:
+            # Every configuration on the same cores: the stepscope CLI, the program and its
+            # threads (the collector's writer among them) inherit the affinity.
+            cmd = ["taskset", "-c", args.taskset] + cmd
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
         for line in p.stdout.splitlines():
             if line.startswith("{") and "ms_per_step" in line:
-                return json.loads(line)["ms_per_step"]
+                rec = json.loads(line)
+                args.raw.append(dict(rec, config=config))  # windows kept for the record
+                return rec["ms_per_step"]
         sys.stderr.write("%s/%s failed (rc %d): %s\n" % (workload, config, p.returncode,
                                                         p.stderr[-2000:]))
         return None
@@ -153,12 +160,17 @@ def main():
     ap.add_argument("--configs", help="comma list instead of the default set; e.g. "
                     "plain,light,light-no-driver,light-no-memory,light-no-runtime+driver "
                     "(light-no-K1+K2: light mode with STEPSCOPE_CUPTI_OFF=K1,K2)")
+    ap.add_argument("--windows", type=int, default=1,
+                    help="timed windows per run; ms/step is their median (models.py)")
+    ap.add_argument("--taskset", metavar="CPUS",
+                    help="run every configuration pinned to these cores (taskset -c CPUS)")
     ap.add_argument("--out")
     ap.add_argument("--budget-s", type=float, default=0,
                     help="start no repetition after this many seconds (0: no limit)")
     args = ap.parse_args()
     args.deadline = time.time() + args.budget_s if args.budget_s else 0
     args.steps = {"cnn": args.cnn_steps, "gpu": args.gpu_steps}
+    args.raw = []
     configs = ["plain", "full", "light", "outside", "floor", "torchprof"]
     if args.nsys:
         configs.append("nsys")
@@ -169,7 +181,8 @@ def main():
     print(table)
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"results": results, "table": table}, f, indent=1)
+            json.dump({"results": results, "table": table, "runs": args.raw,
+                       "argv": sys.argv[1:]}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ EXIT_SKIP = 77
 LOG_EVERY = 100
 SILU_CHUNKS = 32
 LABEL_SMOOTHING = 0.1
+JPEG_INTRAOP_THREADS = 4
 
 
 # ----------------------------------------------------------------------------- data
@@ -504,6 +505,13 @@ def main(argv=None):
     if args.profile_kineto and args.steps < 2:
         fail("--profile-kineto needs --steps >= 2")
     notes = []
+    if w["input"] == "jpeg" and torch.get_num_threads() > JPEG_INTRAOP_THREADS:
+        # The JPEG pipeline runs in the main process when num_workers=0 (the planted case):
+        # collate's torch ops over all cores of a large shared host made its step swing from
+        # 0.08 to 2.3 s between runs. Few intra-op threads make both twins repeatable; the GPU
+        # work is unaffected.
+        torch.set_num_threads(JPEG_INTRAOP_THREADS)
+        notes.append("intra-op threads %d (JPEG pipeline)" % JPEG_INTRAOP_THREADS)
     dev = setup_device(args)
     rank, world = 0, 1
     if args.case in C.MULTI_GPU_CASES and "dp" not in args.planted:
