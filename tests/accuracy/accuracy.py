@@ -17,7 +17,8 @@ trace recorded of each case's bad configuration (tests/fixtures/workloads/traces
     accuracy.py STEPSCOPE FIXTURES --table              # every gate of every case, as a table
 
 A gate is "n/a" (exit 77, ctest skips it visibly) where the truth cannot judge it: the case's
-fixed twin was not measurably faster, fewer than 3 runs of bad or fixed succeeded, or the
+fixed twin was not measurably faster, the committed trace predates the workload's current
+definition (traces/stale.json), fewer than 3 runs of bad or fixed succeeded, or the
 truth's own uncertainty (half the p10..p90 width of the bad runs) is larger than the gate's
 tolerance (share: 5 points of the step; saving: 20 % of the measured saving).
 """
@@ -43,7 +44,19 @@ def report(stepscope, trace):
     return json.loads(out)
 
 
+def stale_reason(fixtures, config):
+    """Why the committed trace of config no longer matches the truth (traces/stale.json: the
+    workload was redefined after the trace was recorded), or None."""
+    path = os.path.join(fixtures, "traces", "stale.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f).get(config)
+
+
 def trace_of(fixtures, config):
+    if stale_reason(fixtures, config):
+        return None
     path = os.path.join(fixtures, "traces", config + ".sstrace")
     if os.path.exists(path):
         return path
@@ -126,7 +139,9 @@ def one_gate(stepscope, fixtures, spec, expect_miss=False):
         return 2
     trace = trace_of(fixtures, entry["bad"]["config"])
     if trace is None:
-        print("n/a: no trace of %s" % entry["bad"]["config"])
+        why = stale_reason(fixtures, entry["bad"]["config"])
+        print("n/a: %s" % ("stale trace of %s: %s" % (entry["bad"]["config"], why) if why
+                           else "no trace of %s" % entry["bad"]["config"]))
         return N_A
     status, detail = judge(entry, report(stepscope, trace), gate)
     print("%s %s: %s" % (status, spec, detail))
@@ -145,7 +160,9 @@ def table(stepscope, fixtures):
         trace = trace_of(fixtures, entry["bad"]["config"])
         rep = report(stepscope, trace) if trace else None
         for gate in gates_of(entry):
-            status, detail = judge(entry, rep, gate) if rep else ("n/a", "no trace")
+            why = stale_reason(fixtures, entry["bad"]["config"])
+            status, detail = judge(entry, rep, gate) if rep else (
+                "n/a", "stale trace: " + why if why else "no trace")
             rows.append((case, gate, status, detail))
     print("| case | gate | result | detail |\n|---|---|---|---|")
     for r in rows:
