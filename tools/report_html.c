@@ -129,6 +129,13 @@ static void html_identity(FILE *f, const struct ssa_result *r, const struct ssa_
                  ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
         html_row(f, "step time", buf);
     }
+    if (s->host_ahead) {
+        snprintf(buf, sizeof buf,
+                 "the GPU ran behind the host (%.1f launches, %.1f GPU operations per step): "
+                 "these step times understate the training step",
+                 s->launches_per_step, s->gpu_ops_per_step);
+        html_row(f, "caution", buf);
+    }
     snprintf(buf, sizeof buf, "%.1f %%%s", s->gpu_busy_pct,
              report_has_gpu(r) ? "" : " (no GPU activity recorded: every instant is GPU idle)");
     html_row(f, "GPU busy", buf);

@@ -73,6 +73,7 @@ static void json_steps(struct json_out *j, const struct ssa_result *r, const str
     json_kv_bool(j, "warmup_autotune", r->warmup_autotune);
     json_kv_u64(j, "warmup_fill", r->warmup_fill);
     json_kv_bool(j, "marker_unmatched", r->marker_unmatched);
+    json_kv_bool(j, "host_ahead", s->host_ahead);
     json_kv_u64(j, "analysed", r->step_source == SSA_STEPS_NONE ? 0 : s->steps);
     json_kv_u64(j, "unended_ranges", r->dropped_step_ranges);
     json_kv_double(j, "interval_ms", ms(s->total_ns));
@@ -121,6 +122,7 @@ static void json_per_step_means(struct json_out *j, const struct ssa_summary *s)
     json_begin_object(j);
     json_kv_double(j, "kernels", s->kernels_per_step);
     json_kv_double(j, "launches", s->launches_per_step);
+    json_kv_double(j, "gpu_ops", s->gpu_ops_per_step);
     json_kv_double(j, "syncs", s->syncs_per_step);
     json_kv_double(j, "h2d_copies", s->h2d_copies_per_step);
     json_kv_double(j, "h2d_mib", s->h2d_mib_per_step);

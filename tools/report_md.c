@@ -62,6 +62,11 @@ static void md_headline(FILE *f, const struct ssa_result *r, const struct ssa_su
                 "- **step time**: median %.2f ms, p10 %.2f, p90 %.2f, mean %.2f; "
                 "%.2f steps/s\n",
                 ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
+    if (s->host_ahead)
+        fprintf(f,
+                "- **caution**: the GPU ran behind the host (%.1f launches, %.1f GPU operations "
+                "per step): these step times understate the training step\n",
+                s->launches_per_step, s->gpu_ops_per_step);
     fprintf(f, "- **GPU busy**: %.1f %%%s\n", s->gpu_busy_pct,
             report_has_gpu(r) ? "" : " (no GPU activity recorded: every instant is GPU idle)");
 }

@@ -104,6 +104,15 @@ static void text_steps_line(const struct ssa_result *r, const struct ssa_summary
     if (!s->steps) return;
     fprintf(out, "  step time  median %.2f ms  p10 %.2f  p90 %.2f  mean %.2f  %.2f steps/s\n",
             ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
+    if (s->host_ahead)
+        fprintf(out,
+                "  caution    the GPU ran behind the host: of %.1f launches per step, %.1f "
+                "GPU operations\n             ran inside the steps (%.0f %%); the rest ran "
+                "after them, so these step\n             times show the host's enqueue pace "
+                "and understate the training step:\n             record more steps, or a "
+                "window that ends with a sync\n",
+                s->launches_per_step, s->gpu_ops_per_step,
+                100.0 * s->gpu_ops_per_step / s->launches_per_step);
     print_outliers(r, s);
 }
 

@@ -417,6 +417,10 @@ static void add_counts(struct ssa_summary *s, const struct ssa_step *st, double 
     s->kernels_per_step += st->n.kernels / n;
     s->launches_per_step += st->n.launches / n;
     s->syncs_per_step += st->n.syncs / n;
+    uint32_t ops = st->n.kernels + st->n.memsets;
+    for (int k = 0; k < SSA_COPY_KINDS; k++)
+        ops += st->n.copies[k];
+    s->gpu_ops_per_step += ops / n;
     s->h2d_copies_per_step += st->n.copies[SST_COPY_H2D] / n;
     s->h2d_mib_per_step += (double)st->n.copy_bytes[SST_COPY_H2D] / 1048576.0 / n;
     s->pageable_h2d_mib_per_step += (double)st->n.pageable_bytes[SST_COPY_H2D] / 1048576.0 / n;
@@ -503,6 +507,8 @@ void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s)
             if (c < SSA_CAT_FIRST_IDLE) s->gpu_busy_pct += s->cat_pct[c];
         }
         summary_counts(r, s);
+        s->host_ahead = s->launches_per_step >= SSA_AHEAD_MIN_LAUNCHES &&
+                        s->gpu_ops_per_step < SSA_AHEAD_RATIO * s->launches_per_step;
     }
     free(d);
 }

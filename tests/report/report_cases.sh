@@ -33,6 +33,22 @@ PYEOF
 }
 
 case $case_name in
+host_ahead)
+    # C-ABI fixtures (H200): the pinned-copy twin never waits for the GPU inside its 40 steps
+    # (its steps show 0.3 ms of enqueueing against a 5.3 ms training step); the pageable twin
+    # blocks on every copy, so its steps are the real ones.
+    cabi=$fx/workloads/cabi
+    out=$("$ss" report "$cabi/copy-fixed.sstrace") || fail "exit $?"
+    grep -q 'caution    the GPU ran behind the host' <<<"$out" || fail "no caution: $out"
+    out=$("$ss" report "$cabi/copy-bad.sstrace") || fail "exit $?"
+    grep -q 'caution' <<<"$out" && fail "caution on a host-paced trace: $out"
+    "$ss" report --format json "$cabi/copy-fixed.sstrace" | "$py" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["steps"]["host_ahead"] is True, d["steps"]' || fail "json host_ahead"
+    "$ss" report --format md "$cabi/copy-fixed.sstrace" | grep -q '^- \*\*caution\*\*' ||
+        fail "md caution"
+    ;;
 md)
     out=$("$ss" report --format md "$w0") || fail "exit $?"
     grep -q '^## stepscope report: ' <<<"$out" || fail "no heading"
