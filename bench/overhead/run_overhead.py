@@ -41,9 +41,10 @@ ALL_KINDS = "kernel,overhead,memcpy,memset,sync,memory,runtime,driver"
 
 def command(config, workload, args, scratch):
     prog = [sys.executable, MODELS, "--workload", workload, "--steps", str(args.steps[workload]),
-            "--windows", str(args.windows)]
+            "--windows", str(args.windows)] + (["--pin-main"] if args.pin_main else [])
     rec = [args.stepscope, "record", "-q", "-o", os.path.join(scratch, config)]
     env = dict(os.environ)
+    env["PYTHONHASHSEED"] = "0"  # the same dict layouts in every run
     if config.endswith("-nonvtx"):
         config = config[:-len("-nonvtx")]
         prog = ["env", "-u", "NVTX_INJECTION64_PATH"] + prog
@@ -164,6 +165,8 @@ def main():
                     help="timed windows per run; ms/step is their median (models.py)")
     ap.add_argument("--taskset", metavar="CPUS",
                     help="run every configuration pinned to these cores (taskset -c CPUS)")
+    ap.add_argument("--pin-main", action="store_true",
+                    help="models.py --pin-main: the launching thread alone on one core")
     ap.add_argument("--out")
     ap.add_argument("--budget-s", type=float, default=0,
                     help="start no repetition after this many seconds (0: no limit)")
