@@ -203,25 +203,30 @@ static int rule_pageable(const struct fctx *c, struct ssa_finding *f)
  * both the wait and the host work done on the synced results before the next launch (a
  * .cpu() then a CPU metric, print(loss.item())) stop being GPU idle time — once logged every
  * N steps that work leaves the step. Short runs are the launch-bound rule's (no double count). */
+#define SSA_PER_STEP 0.9 /* "every step", allowing a step that missed it */
+
 static int rule_sync(const struct fctx *c, struct ssa_finding *f)
 {
     double idle = c->s->cat_ms[SSA_CAT_SYNC];
     if (c->syncs <= 0 || idle + c->post_sync_ms <= 0) return 0;
-    f->saving_ms = idle + c->post_sync_ms;
+    /* D2H copies every step are what .item()/.cpu() wait for: logging every N steps takes
+     * their exposed time out of the step too. */
+    double d2h = c->d2h_copies >= SSA_PER_STEP ? c->s->cat_ms[SSA_CAT_COPY_D2H] : 0;
+    f->saving_ms = idle + c->post_sync_ms + d2h;
     f->confidence = SSA_MEDIUM;
     SAY(f->evidence,
         "%.1f synchronising calls/step (%.3f ms blocked), %.1f D2H copies/step; GPU idle "
         "%.2f ms/step in the waits and %.2f ms/step in host work right after them "
-        "(%.1f times/step) before the next launch",
-        c->syncs, c->sync_api_ms, c->d2h_copies, idle, c->post_sync_ms, c->post_sync_runs);
+        "(%.1f times/step) before the next launch; D2H copies exposed %.2f ms/step",
+        c->syncs, c->sync_api_ms, c->d2h_copies, idle, c->post_sync_ms, c->post_sync_runs,
+        c->s->cat_ms[SSA_CAT_COPY_D2H]);
     SAY(f->estimate, "sync-attributed GPU idle time plus the host work that follows each sync "
-                     "while the GPU has nothing queued: syncs removed, the host runs ahead");
+                     "while the GPU has nothing queued, plus the exposed time of D2H copies "
+                     "made every step: syncs removed, the host runs ahead");
     SAY(f->fix, "avoid .item(), .cpu(), print(tensor) and torch.cuda.synchronize() every step: "
                 "accumulate on the GPU and log every N steps");
     return 1;
 }
-
-#define SSA_PER_STEP 0.9 /* "every step", allowing a step that missed it */
 
 /* Tensors made on the CPU inside the step (targets, masks, noise, constants) and copied with
  * .to(device): the host builds each on the CPU while the GPU has nothing queued (the copy
