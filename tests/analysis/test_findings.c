@@ -220,7 +220,8 @@ static void test_no_gpu_records(void)
  * the copied data until a kernel at [4.5, 6): 3 ms GPU idle right after the copy. A sync
  * [5.9, 6.2) outlasts that kernel: 0.2 ms sync idle, then 50 us of host work before a kernel
  * at 6.25 (the idle run [6, 6.25) began in the sync and is over 100 us: it counts). The 2 ms
- * host gap [6.3, 8.3) follows a kernel, not a sync: it stays out. Saving 0.2 + 3 + 0.05. */
+ * host gap [6.3, 8.3) follows a kernel, not a sync: it stays out. Saving 0.2 + 3 + 0.05, plus
+ * the D2H copy's 0.5 ms exposed (made every step: logging every N steps removes it too). */
 static void test_post_sync_host_work(void)
 {
     const char *path = ss_test_path("postsync.sstrace");
@@ -244,7 +245,7 @@ static void test_post_sync_host_work(void)
     analyse(path, &r, &sum, &f);
     const struct ssa_finding *sync = find_id(&f, "sync_points");
     REQUIRE(sync != NULL);
-    CHECK(absd(sync->saving_ms - 3.25) < 1e-6);
+    CHECK(absd(sync->saving_ms - 3.75) < 1e-6);
     CHECK_STR(f.v[0].id, "sync_points");
     ssa_result_free(r);
 }
