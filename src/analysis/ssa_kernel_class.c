@@ -83,6 +83,7 @@ static const struct kc_rule kc_rules[] = {
     {{"bn_bw"}, SSA_KC_REDUCTION},
     {{"layer_norm"}, SSA_KC_REDUCTION},
     {{"LayerNorm"}, SSA_KC_REDUCTION},
+    {{"GammaBetaBackward"}, SSA_KC_REDUCTION}, /* layer norm's weight grads; Kineto demangles */
     {{"RowwiseMoments"}, SSA_KC_REDUCTION},
     {{"Welford"}, SSA_KC_REDUCTION},
     {{"softmax"}, SSA_KC_REDUCTION},

@@ -267,6 +267,11 @@ static const struct named other_names[] = {
     {"sm90_xmma_gemm_e4m3bf16_e4m3f32_f32_tn_n_tilesize128x128x128", SSA_KC_GEMM_TC},
     {"triton_poi_fused_add_mul_0", SSA_KC_ELEMENTWISE},
     {"triton_red_fused_native_layer_norm_1", SSA_KC_REDUCTION},
+    /* as torch.profiler writes it (demangled; the collector's mangled name also matches) */
+    {"void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernelTemplate<float, float, "
+     "32u, 16u, 32u, true, false>(long, long, float const*, float const*, float const*, float "
+     "const*, float*, float*)",
+     SSA_KC_REDUCTION},
     {"triton_tem_fused_mm_2", SSA_KC_GEMM_TC},
     {"_ZN2at6native53_GLOBAL__N__vectorized_layer_norm_kernelIN3c108BFloat16EfEEvifPKT_", SSA_KC_REDUCTION},
     {"my_custom_kernel", SSA_KC_OTHER},
