@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "interop/ssi.h"
 #include "text_esc.h"
 #include "util/ss_error.h"
 
@@ -17,15 +18,23 @@ int cli_write_atomic(const char *verb, const char *file, const char *what,
                      int (*write)(FILE *f, void *ctx), void *ctx)
 {
     char tmp[PATH_MAX];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", file) >= sizeof tmp) {
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", file) >= sizeof tmp) {
         cli_error(verb, file, "path too long");
         return CLI_EXIT_FAIL;
     }
-    FILE *f = fopen(tmp, "w");
+    /* A fresh, unpredictable name (O_EXCL): a link planted at a fixed "FILE.tmp" in a shared
+     * folder would have been followed. Then the mode a plain create would have had. */
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        cli_error(verb, tmp, "cannot create: %s", strerror(errno));
+        int e = errno;
+        if (fd >= 0) close(fd), unlink(tmp);
+        cli_error(verb, file, "cannot create: %s", strerror(e));
         return CLI_EXIT_FAIL;
     }
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
     int failed = write(f, ctx) != 0;
     int bad = ferror(f), e = errno;
     if (fclose(f) != 0 && !bad) bad = 1, e = errno;
@@ -122,6 +131,15 @@ static void trace_problem(void *ctx, int err, uint64_t offset, const char *msg)
         t->on_problem(t->problem_ctx, err, offset, msg);
 }
 
+/* The file to read for path: path itself, or a foreign capture imported (ssi_open_any). */
+static int resolve_input(struct cli_trace *t)
+{
+    char err[512] = "";
+    int rc = ssi_open_any(t->path, &t->local_path, &t->local_is_temp, err, sizeof err);
+    if (rc) cli_error(t->verb, t->path, "%s", err[0] ? err : ss_strerror(rc));
+    return rc ? -1 : 0;
+}
+
 int cli_trace_open(struct cli_trace *t, const char *verb, const char *path,
                    sst_problem_fn on_problem, void *problem_ctx)
 {
@@ -132,14 +150,16 @@ int cli_trace_open(struct cli_trace *t, const char *verb, const char *path,
         cli_error(verb, path, "is a directory, not a trace file");
         return -1;
     }
+    if (resolve_input(t) != 0) return -1;
     struct sst_reader_opts opts = {.on_problem = trace_problem, .problem_ctx = t};
-    int rc = sst_reader_open(path, &opts, &t->r);
+    int rc = sst_reader_open(t->local_path, &opts, &t->r);
     if (rc < 0) {
         if (t->open_detail[0])
             cli_error(verb, path, "%s (%s)", ss_strerror(rc), t->open_detail);
         else
             cli_error(verb, path, "%s", ss_strerror(rc));
         t->r = NULL;
+        cli_trace_close(t);
         return -1;
     }
     t->opened = 1;
@@ -150,6 +170,10 @@ void cli_trace_close(struct cli_trace *t)
 {
     sst_reader_close(t->r);
     t->r = NULL;
+    if (t->local_is_temp && t->local_path) unlink(t->local_path);
+    free(t->local_path);
+    t->local_path = NULL;
+    t->local_is_temp = 0;
 }
 
 int cli_finish_stdout(const char *verb)

@@ -27,6 +27,7 @@ int cmd_export(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* ---- messages ---- */
 
@@ -57,7 +58,9 @@ int cli_parse_u64(const char *s, uint64_t *out);
 
 /* An open trace as the verbs use it. Problems the reader finds while opening (a cut
  * header...) are kept for the one error line instead of being printed on their own; after
- * a successful open they go to the verb's callback. Lives on the verb's stack. */
+ * a successful open they go to the verb's callback. Lives on the verb's stack. A foreign
+ * capture (torch.profiler JSON, nsys SQLite: src/interop/ssi.h) is imported into a temporary
+ * trace, local_path, which the reader reads and cli_trace_close removes. */
 struct cli_trace {
     struct sst_reader *r;
     const char *verb, *path;
@@ -65,14 +68,17 @@ struct cli_trace {
     void *problem_ctx;
     int opened;
     char open_detail[256]; /* the reader's last message while opening */
+    char *local_path;      /* the file read: a copy of path, or the imported trace */
+    int local_is_temp;     /* local_path is a temporary import (removed at close) */
 };
 
 /* Opens path, turning every failure into one cli_error line ("is a directory" for
- * directories, the reader's detail otherwise). Returns 0 (t->r is the reader) or -1. */
+ * directories, the importer's or the reader's detail otherwise). Returns 0 (t->r is the
+ * reader, t->local_path the file it reads) or -1. */
 int cli_trace_open(struct cli_trace *t, const char *verb, const char *path,
                    sst_problem_fn on_problem, void *problem_ctx);
 
-/* Closes the reader; safe on a trace that failed to open. */
+/* Closes the reader and removes a temporary import; safe on a trace that failed to open. */
 void cli_trace_close(struct cli_trace *t);
 
 /* ---- output ---- */

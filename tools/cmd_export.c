@@ -1,6 +1,7 @@
 /*
  * cmd_export.c — `stepscope export TRACE -o OUT --format perfetto`: the trace as Chrome Trace
- * Event JSON, which Perfetto UI (ui.perfetto.dev) and chrome://tracing open.
+ * Event JSON, which Perfetto UI (ui.perfetto.dev) and chrome://tracing open. The formats
+ * nsys-sqlite and nvtxt are written by src/interop (ssi_nsys_export, ssi_nvtxt_export).
  *
  * Streamed: each record becomes its event as the reader meets it, so memory does not grow
  * with the trace (the JSON writer keeps a nesting stack; the per-process tables below hold
@@ -23,6 +24,7 @@
 
 #include "analysis/ssa.h"
 #include "cmd.h"
+#include "interop/ssi.h"
 #include "json_out.h"
 #include "rec_fields.h"
 #include "trace/sst_format.h"
@@ -38,15 +40,21 @@
 #define SSX_RANGE_SLOTS 1024      /* NVTX start/end ranges remembered by id */
 
 static const char export_usage[] =
-    "usage: stepscope export TRACE -o OUT [--format perfetto]\n"
+    "usage: stepscope export TRACE -o OUT [--format perfetto|nsys-sqlite|nvtxt]\n"
     "\n"
-    "Writes TRACE in another tool's format. perfetto: Chrome Trace Event JSON for Perfetto\n"
-    "UI and chrome://tracing: host threads (CUDA API calls, NVTX ranges, step markers, CPU\n"
-    "and RSS counters), one track per GPU stream (kernels, copies, memsets), flow arrows\n"
-    "from each launch to its GPU work, and stepscope's attribution of every step.\n"
+    "Writes TRACE in another tool's format.\n"
+    "  perfetto     Chrome Trace Event JSON for Perfetto UI and chrome://tracing: host threads\n"
+    "               (CUDA API calls, NVTX ranges, step markers, CPU and RSS counters), one\n"
+    "               track per GPU stream (kernels, copies, memsets), flow arrows from each\n"
+    "               launch to its GPU work, and stepscope's attribution of every step.\n"
+    "  nsys-sqlite  an SQLite database in the schema of `nsys export --type sqlite`\n"
+    "               (Nsight Systems 2025.3.1): kernels, copies, memsets, syncs, CUDA API\n"
+    "               calls, NVTX ranges, threads, GPUs; `nsys stats` and `nsys analyze` read it.\n"
+    "  nvtxt        NVTXT text (Nsight Systems' ImportNvtxt): the steps, their attributed\n"
+    "               time per category, and the trace's NVTX ranges.\n"
     "\n"
     "  -o, --output OUT   the file to write (written whole, then renamed into place)\n"
-    "  -f, --format FMT   perfetto (the default)\n"
+    "  -f, --format FMT   perfetto (the default), nsys-sqlite or nvtxt\n"
     "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 written, 1 the trace could not be read or OUT not written, 2 usage.\n";
@@ -501,6 +509,7 @@ static void export_metadata(struct exporter *x, const char *path)
 struct export_job {
     struct exporter *x;
     const char *path;
+    const char *local; /* the file analysed: path, or its import (cli_trace.local_path) */
 };
 
 static int write_perfetto(FILE *f, void *ctx)
@@ -520,20 +529,36 @@ static int write_perfetto(FILE *f, void *ctx)
         cli_error(VERB, job->path, "cannot read the trace: %s", ss_strerror(rc));
         return -1;
     }
-    if (export_attribution(x, job->path) != 0) return -1;
+    if (export_attribution(x, job->local) != 0) return -1;
     json_end_array(&x->j);
     export_metadata(x, job->path);
     json_end_object(&x->j);
     return json_finish(&x->j) == 0 ? 0 : -1;
 }
 
-static int parse_export_args(int argc, char **argv, const char **out)
+enum export_format { EXPORT_PERFETTO, EXPORT_NSYS_SQLITE, EXPORT_NVTXT };
+
+static int parse_format(const char *s, enum export_format *fmt)
+{
+    if (strcmp(s, "perfetto") == 0)
+        *fmt = EXPORT_PERFETTO;
+    else if (strcmp(s, "nsys-sqlite") == 0)
+        *fmt = EXPORT_NSYS_SQLITE;
+    else if (strcmp(s, "nvtxt") == 0)
+        *fmt = EXPORT_NVTXT;
+    else
+        return -1;
+    return 0;
+}
+
+static int parse_export_args(int argc, char **argv, const char **out, enum export_format *fmt)
 {
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
                                              {"format", required_argument, NULL, 'f'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     *out = NULL;
+    *fmt = EXPORT_PERFETTO;
     cli_opt_reset();
     for (int c; (c = cli_getopt(VERB, argc, argv, "o:f:h", longopts)) != -1;) {
         if (c == 'h') {
@@ -542,23 +567,47 @@ static int parse_export_args(int argc, char **argv, const char **out)
         }
         if (c == '?') return CLI_EXIT_USAGE;
         if (c == 'o') *out = optarg;
-        if (c == 'f' && strcmp(optarg, "perfetto") != 0)
-            return cli_usage_error(VERB, "unknown format '%s' (perfetto)", optarg);
+        if (c == 'f' && parse_format(optarg, fmt) != 0)
+            return cli_usage_error(VERB, "unknown format '%s' (perfetto, nsys-sqlite, nvtxt)",
+                                   optarg);
     }
     if (argc - optind != 1) return cli_usage_error(VERB, "want one TRACE");
     if (!*out || !**out) return cli_usage_error(VERB, "missing -o OUT");
     return 0;
 }
 
+/* nsys-sqlite and nvtxt live in src/interop (ssi.h): they open the trace (local: the file
+ * cli_trace_open resolved, an import for a foreign capture) themselves, write OUT through a
+ * temporary file, and on success may leave a warning in err (a cut trace). */
+static int export_interop(enum export_format fmt, const char *path, const char *local,
+                          const char *out)
+{
+    char err[512] = "";
+    int rc = fmt == EXPORT_NSYS_SQLITE ? ssi_nsys_export(local, out, err, sizeof err)
+                                       : ssi_nvtxt_export(local, out, err, sizeof err);
+    if (rc) {
+        cli_error(VERB, path, "%s", err[0] ? err : ss_strerror(rc));
+        return CLI_EXIT_FAIL;
+    }
+    if (err[0]) cli_error(VERB, path, "%s", err);
+    return CLI_EXIT_OK;
+}
+
 int cmd_export(int argc, char **argv)
 {
     const char *out;
-    int rc = parse_export_args(argc, argv, &out);
+    enum export_format fmt;
+    int rc = parse_export_args(argc, argv, &out, &fmt);
     if (rc == -1) return cli_finish_stdout(VERB);
     if (rc) return rc;
     const char *path = argv[optind];
     struct cli_trace t;
     if (cli_trace_open(&t, VERB, path, NULL, NULL) != 0) return CLI_EXIT_FAIL;
+    if (fmt != EXPORT_PERFETTO) { /* the interop writers read t.local_path themselves */
+        rc = export_interop(fmt, path, t.local_path, out);
+        cli_trace_close(&t);
+        return rc;
+    }
     struct exporter *x = calloc(1, sizeof *x); /* the lane table is large for the stack */
     if (!x) {
         cli_trace_close(&t);
@@ -566,7 +615,7 @@ int cmd_export(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     x->r = t.r;
-    struct export_job job = {x, path};
+    struct export_job job = {x, path, t.local_path};
     rc = cli_write_atomic(VERB, out, "export", write_perfetto, &job);
     free(x);
     cli_trace_close(&t);

@@ -55,7 +55,7 @@ static void usage(FILE *f)
                "\n"
                "  -o, --output DIR       output folder (default ./stepscope-<timestamp>/)\n"
                "      --capture SPEC     all | steps:A-B | seconds:A-B (default all)\n"
-               "      --mode MODE        full | light (light: no kernel records) (default full)\n"
+               "      --mode MODE        full | light (light: API calls, copies) (default full)\n"
                "      --no-python-shim   do not put the Python step/data markers on PYTHONPATH\n"
                "      --memory-cap SIZE  buffered records per process before dropping (64M)\n"
                "      --sample-hz N      host samples per second, 0 for none (default 10)\n"
@@ -333,8 +333,10 @@ static const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 static void forward_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
+    int saved_errno = errno; /* kill() may set it under the interrupted code's feet */
     int from_process = si && (si->si_code == SI_USER || si->si_code == SI_QUEUE);
     if (g_child > 0 && from_process && si->si_pid != g_child) kill(g_child, sig);
+    errno = saved_errno;
 }
 
 #define N_FORWARDED (sizeof k_forwarded / sizeof k_forwarded[0])

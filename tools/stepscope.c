@@ -30,6 +30,8 @@ static const struct cli_verb verbs[] = {
     {"dump", "print every record of a trace, one per line (text or JSON Lines)", cmd_dump},
     {"export", "write a trace for Perfetto UI / chrome://tracing (Chrome Trace Event JSON)",
      cmd_export},
+    {"import", "convert a torch.profiler (Kineto) JSON trace or nsys SQLite export to a trace",
+     cmd_import},
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 

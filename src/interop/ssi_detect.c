@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -43,4 +44,55 @@ int ssi_detect(const char *path)
     if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) return SSI_FMT_KINETO_GZ;
     if (looks_like_json(b, (size_t)n)) return SSI_FMT_KINETO_JSON;
     return SSI_FMT_UNKNOWN;
+}
+
+/* A new empty file under $TMPDIR (or /tmp) for an imported trace; its path in *out (owned). */
+static int make_temp(char **out, char *err, size_t errlen)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    size_t cap = strlen(dir) + 32;
+    char *path = malloc(cap);
+    if (!path) return snprintf(err, errlen, "out of memory"), SS_ENOMEM;
+    snprintf(path, cap, "%s/stepscope-import-XXXXXX", dir);
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(err, errlen, "cannot create a temporary file in %s: %s", dir, strerror(e));
+        free(path);
+        return ss_from_errno(e);
+    }
+    close(fd);
+    *out = path;
+    return 0;
+}
+
+/* Foreign formats are imported into a temporary trace. Anything else (a native trace, an
+ * unknown or unreadable file) is returned as is: the trace reader then says what is wrong
+ * with it, in the same words as for any trace. */
+int ssi_open_any(const char *in_path, char **out_path, int *is_temp, char *err, size_t errlen)
+{
+    char scratch[8];
+    if (!err || !errlen) err = scratch, errlen = sizeof scratch;
+    err[0] = '\0';
+    *out_path = NULL;
+    *is_temp = 0;
+    int fmt = ssi_detect(in_path);
+    if (fmt != SSI_FMT_KINETO_JSON && fmt != SSI_FMT_KINETO_GZ && fmt != SSI_FMT_SQLITE) {
+        *out_path = strdup(in_path);
+        return *out_path ? 0 : (snprintf(err, errlen, "out of memory"), SS_ENOMEM);
+    }
+    char *tmp = NULL;
+    int rc = make_temp(&tmp, err, errlen);
+    if (rc) return rc;
+    rc = fmt == SSI_FMT_SQLITE ? ssi_nsys_import(in_path, tmp, err, errlen)
+                               : ssi_kineto_import(in_path, tmp, err, errlen);
+    if (rc) {
+        unlink(tmp);
+        free(tmp);
+        return rc;
+    }
+    *out_path = tmp;
+    *is_temp = 1;
+    return 0;
 }

@@ -1,0 +1,300 @@
+/*
+ * ssi_kineto.c — torch.profiler (Kineto) Chrome-trace JSON -> stepscope trace, streamed.
+ *
+ * zlib reads the input (gzip, or plain text, which gzread passes through), 256 KiB at a time;
+ * yajl parses it with callbacks (ssi_kineto_parse.c) that hand each finished event to the
+ * emitter (ssi_kineto_emit.c), which appends records to an sst_writer on a temporary file
+ * next to the output; the file is renamed into place only when the whole input was read and
+ * the trace closed. Memory does not grow with the input: yajl holds one token at a time, and
+ * tokens are capped (KI_TOKEN_MAX) by a small scanner that runs ahead of yajl, because yajl
+ * would otherwise buffer a string of any length whole; nesting is capped by the callbacks
+ * (KI_MAX_DEPTH). Every failure is one line in err and no output file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+#include "interop/ssi.h"
+#include "ssi_kineto_internal.h"
+#include "trace/sst_zstd.h"
+#include "util/ss_error.h"
+
+#define KI_READ_CHUNK (256u << 10)
+
+/* The token guard: lengths of the string or bare token (number, literal) being read. */
+struct tokscan {
+    uint8_t in_str, esc;
+    uint64_t run;
+};
+
+static int is_json_break(unsigned char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ',' || c == ':' || c == '[' ||
+           c == ']' || c == '{' || c == '}';
+}
+
+/* Inside a string: jumps to the next quote or backslash. Returns the index after the span. */
+static size_t scan_string(struct tokscan *t, const unsigned char *b, size_t i, size_t n)
+{
+    if (t->esc) {
+        t->esc = 0, t->run++;
+        return i + 1;
+    }
+    const unsigned char *quote = memchr(b + i, '"', n - i);
+    size_t stop = quote ? (size_t)(quote - b) : n;
+    const unsigned char *bs = memchr(b + i, '\\', stop - i);
+    if (bs) stop = (size_t)(bs - b);
+    t->run += stop - i;
+    if (stop < n) {
+        if (b[stop] == '\\')
+            t->esc = 1, t->run++;
+        else
+            t->in_str = 0, t->run = 0;
+        stop++;
+    }
+    return stop;
+}
+
+/* Outside strings: up to the next quote. Numbers and literals are short, so a whole span
+ * that cannot reach the limit is skipped with one memchr; only a long one is walked. */
+static size_t scan_outside(struct tokscan *t, const unsigned char *b, size_t i, size_t n)
+{
+    const unsigned char *quote = memchr(b + i, '"', n - i);
+    size_t stop = quote ? (size_t)(quote - b) : n;
+    if (stop - i + t->run <= KI_TOKEN_MAX) {
+        size_t k = stop; /* the run at the stop: bytes since the last break */
+        while (k > i && !is_json_break(b[k - 1]))
+            k--;
+        t->run = k > i ? stop - k : t->run + (stop - i);
+    } else {
+        for (; i < stop && t->run <= KI_TOKEN_MAX; i++)
+            t->run = is_json_break(b[i]) ? 0 : t->run + 1;
+        if (t->run > KI_TOKEN_MAX) return i;
+    }
+    if (stop < n) t->in_str = 1, t->run = 0, stop++;
+    return stop;
+}
+
+/* Index of the byte where a token grows past KI_TOKEN_MAX, or n when none does. */
+static size_t tokscan_feed(struct tokscan *t, const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        i = t->in_str ? scan_string(t, b, i, n) : scan_outside(t, b, i, n);
+        if (t->run > KI_TOKEN_MAX)
+            return i - (t->run - KI_TOKEN_MAX - 1 < i ? (size_t)(t->run - KI_TOKEN_MAX - 1) : 0);
+    }
+    return n;
+}
+
+/* ---- the import ---- */
+
+struct kimport {
+    const char *in_path, *out_path;
+    char tmp_path[4096];
+    gzFile gz;
+    yajl_handle y;
+    struct tokscan ts;
+    uint64_t offset; /* uncompressed bytes given to yajl */
+    struct ki_out out;
+    struct ki_parser p;
+    unsigned char buf[KI_READ_CHUNK];
+    char *err;
+    size_t errlen;
+};
+
+static int say(struct kimport *k, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int say(struct kimport *k, int rc, const char *fmt, ...)
+{
+    if (k->err && k->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(k->err, k->errlen, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
+}
+
+static int open_input(struct kimport *k)
+{
+    int fd = open(k->in_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return say(k, ss_from_errno(errno), "cannot open: %s", strerror(errno));
+    k->gz = gzdopen(fd, "rb");
+    if (!k->gz) {
+        close(fd);
+        return say(k, SS_ENOMEM, "cannot read: out of memory");
+    }
+    gzbuffer(k->gz, KI_READ_CHUNK);
+    return 0;
+}
+
+static int open_output(struct kimport *k)
+{
+    if ((size_t)snprintf(k->tmp_path, sizeof k->tmp_path, "%s.tmp.XXXXXX", k->out_path) >=
+        sizeof k->tmp_path)
+        return say(k, SS_EINVAL, "output path too long");
+    k->out.fd = mkstemp(k->tmp_path);
+    if (k->out.fd < 0) {
+        k->tmp_path[0] = '\0';
+        return say(k, ss_from_errno(errno), "cannot create %s: %s", k->out_path, strerror(errno));
+    }
+    return 0;
+}
+
+/* zlib's verdict after a short read: truncated, corrupted, or fine (end of input). */
+static int gz_status(struct kimport *k)
+{
+    int zerr;
+    const char *m = gzerror(k->gz, &zerr);
+    switch (zerr) {
+    case Z_OK:
+    case Z_STREAM_END:
+        return 0;
+    case Z_BUF_ERROR:
+        return say(k, SS_ETRUNC, "gzip data is truncated");
+    case Z_ERRNO:
+        return say(k, ss_from_errno(errno), "cannot read: %s", strerror(errno));
+    case Z_MEM_ERROR:
+        return say(k, SS_ENOMEM, "out of memory while decompressing");
+    default:
+        return say(k, SS_ECORRUPT, "gzip data is corrupted (%s)", m ? m : "?");
+    }
+}
+
+/* yajl's error as one line (its text ends with a newline; some with a period). */
+static int yajl_failure(struct kimport *k)
+{
+    if (k->p.err) return say(k, k->p.err, "%s", k->p.msg); /* a callback stopped it */
+    uint64_t at = k->offset + yajl_get_bytes_consumed(k->y);
+    unsigned char *e = yajl_get_error(k->y, 0, NULL, 0);
+    char line[160];
+    snprintf(line, sizeof line, "%s", e ? (const char *)e : "parse error");
+    if (e) yajl_free_error(k->y, e);
+    line[strcspn(line, "\n")] = '\0';
+    size_t len = strlen(line);
+    if (len && line[len - 1] == '.') line[len - 1] = '\0';
+    return say(k, SS_ECORRUPT, "not valid JSON at byte %llu: %s", (unsigned long long)at, line);
+}
+
+static int feed(struct kimport *k, const unsigned char *b, size_t n)
+{
+    size_t bad = tokscan_feed(&k->ts, b, n);
+    if (bad < n || k->ts.run > KI_TOKEN_MAX)
+        return say(k, SS_ETOOBIG, "a JSON string or number longer than %u MiB at byte %llu",
+                   KI_TOKEN_MAX >> 20, (unsigned long long)(k->offset + bad));
+    if (yajl_parse(k->y, b, n) != yajl_status_ok) return yajl_failure(k);
+    k->offset += n;
+    return 0;
+}
+
+/* Reads and parses the whole input. */
+static int parse_all(struct kimport *k)
+{
+    for (int first = 1;; first = 0) {
+        int n = gzread(k->gz, k->buf, sizeof k->buf);
+        if (n < 0) {
+            int rc = gz_status(k);
+            return rc ? rc : say(k, SS_EIO, "cannot read");
+        }
+        if (n == 0) break;
+        size_t skip = first && n >= 3 && memcmp(k->buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; /* BOM */
+        int rc = feed(k, k->buf + skip, (size_t)n - skip);
+        if (rc) return rc;
+    }
+    int rc = gz_status(k);
+    if (rc) return rc;
+    if (k->offset == 0) return say(k, SS_EEMPTY, "file is empty");
+    if (yajl_complete_parse(k->y) != yajl_status_ok) {
+        if (k->p.err) return say(k, k->p.err, "%s", k->p.msg);
+        return say(k, SS_ETRUNC, "truncated: the JSON ends at byte %llu inside the document",
+                   (unsigned long long)k->offset);
+    }
+    return 0;
+}
+
+/* After parsing: is it a Kineto trace with something in it? */
+static int check_kineto(struct kimport *k)
+{
+    if (!k->p.seen_events)
+        return say(k, SS_EINVAL, "not a torch.profiler trace: no \"traceEvents\" array");
+    if (k->p.n_events == 0) return say(k, SS_EINVAL, "\"traceEvents\" is empty");
+    if (k->out.recognised == 0)
+        return say(k, SS_EINVAL,
+                   "not a torch.profiler (Kineto) trace: none of its %llu events has a Kineto "
+                   "category",
+                   (unsigned long long)k->p.n_events);
+    return 0;
+}
+
+/* Closes the writer (a trace with no timed event still gets its header and process). */
+static int finish_output(struct kimport *k)
+{
+    struct ki_out *o = &k->out;
+    char msg[256];
+    int rc = ki_emit_finish(o, msg, sizeof msg);
+    if (rc) return say(k, rc, "%s", msg);
+    if (!o->w)
+        return say(k, SS_EINVAL,
+                   "nothing to import: no GPU activity, CUDA API call or annotation among its "
+                   "%llu events",
+                   (unsigned long long)o->events);
+    struct sst_writer *w = o->w;
+    o->w = NULL;
+    rc = sst_writer_close(w, o->last_ns > o->first_ns ? o->last_ns : o->first_ns);
+    if (rc) return say(k, rc, "cannot write the trace: %s", ss_strerror(rc));
+    if (rename(k->tmp_path, k->out_path) != 0)
+        return say(k, ss_from_errno(errno), "cannot rename the trace into place: %s",
+                   strerror(errno));
+    k->tmp_path[0] = '\0'; /* nothing to remove */
+    return 0;
+}
+
+static void cleanup(struct kimport *k)
+{
+    if (k->y) yajl_free(k->y);
+    if (k->gz) gzclose(k->gz);
+    if (k->out.w)
+        sst_writer_abandon(k->out.w, 0);
+    else if (k->out.fd >= 0)
+        close(k->out.fd);
+    sst_zstd_compressor_free(&k->out.zc);
+    if (k->tmp_path[0]) unlink(k->tmp_path);
+}
+
+int ssi_kineto_import(const char *in_path, const char *out_path, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    struct kimport *k = calloc(1, sizeof *k);
+    if (!k) {
+        if (err && errlen) snprintf(err, errlen, "out of memory");
+        return SS_ENOMEM;
+    }
+    k->in_path = in_path, k->out_path = out_path, k->err = err, k->errlen = errlen;
+    k->out.fd = -1;
+    k->out.rank = k->out.world_size = -1;
+    k->out.src_name = in_path;
+    k->p.out = &k->out;
+    int rc = open_input(k);
+    if (!rc) rc = open_output(k);
+    if (!rc) {
+        k->y = yajl_alloc(ki_callbacks(), NULL, &k->p);
+        if (!k->y) rc = say(k, SS_ENOMEM, "out of memory");
+    }
+    if (!rc) {
+        yajl_config(k->y, yajl_dont_validate_strings, 1); /* names pass through as given */
+        rc = parse_all(k);
+    }
+    if (!rc) rc = check_kineto(k);
+    if (!rc) rc = finish_output(k);
+    cleanup(k);
+    free(k);
+    return rc;
+}

@@ -1,0 +1,204 @@
+/*
+ * ssi_kineto_internal.h — what the Kineto importer's files share (prefix ki_, private to
+ * src/interop/ssi_kineto*.c).
+ *
+ * ssi_kineto.c       the driver: input (zlib reads plain and gzip alike), the token-size guard,
+ *                    yajl, the temporary output and its rename; error lines
+ * ssi_kineto_parse.c the yajl callbacks: a stack of frames that knows where in the document
+ *                    it is, and fills one event (struct ki_event) at a time
+ * ssi_kineto_emit.c  one finished event -> stepscope records (sst_writer)
+ * ssi_kineto_map.c   names -> numbers: categories, memcpy/memset/sync kinds, API cbids; the
+ *                    exact decimal parser for timestamps
+ *
+ * Memory is bounded by constants (the frame stack, one event's fields, a name buffer, a
+ * correlation cache, a few pending copies) plus the writer's interned strings; nothing grows
+ * with the number of events.
+ */
+#ifndef SSI_KINETO_INTERNAL_H
+#define SSI_KINETO_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "trace/sst_format.h"
+#include "trace/sst_writer.h"
+
+#define KI_MAX_DEPTH 32                /* JSON nesting the importer follows; deeper: error */
+#define KI_TOKEN_MAX (16u << 20)       /* longest string or number token accepted */
+#define KI_NAME_MAX SST_STRING_MAX     /* event names are kept up to what a record holds */
+#define KI_ARG_NAME_MAX 1024           /* args.name of metadata events (thread names) */
+#define KI_VALUE_MAX 64                /* top-level version strings */
+#define KI_MAX_DEVICES 64              /* deviceProperties entries kept */
+#define KI_TS_LIMIT (INT64_C(1) << 62) /* |time| in ns beyond this is absurd */
+#define KI_CORR_SLOTS 65536            /* API correlation -> async flag, direct-mapped */
+#define KI_PENDING 64                  /* copies waiting for their API call */
+
+/* Event categories ("cat") the importer tells apart; KC_OTHER is any other text. */
+enum ki_cat {
+    KC_NONE = 0, /* no "cat" key */
+    KC_OTHER,
+    KC_KERNEL,
+    KC_MEMCPY,
+    KC_MEMSET,
+    KC_RUNTIME,
+    KC_DRIVER,
+    KC_SYNC,
+    KC_USER_ANNOTATION,
+    KC_CPU_OP,
+    KC_PYTHON,
+    KC_GPU_ANNOTATION,
+    KC_KNOWN_SKIPPED, /* a Kineto category with nothing to import (ac2g flows, overhead...) */
+};
+
+/* Fields of an event object and of its "args" that the importer reads: bits of ki_event.have. */
+enum ki_field {
+    KF_PH = 1u << 0,
+    KF_CAT = 1u << 1,
+    KF_NAME = 1u << 2,
+    KF_PID = 1u << 3,
+    KF_TID = 1u << 4,
+    KF_TS = 1u << 5,
+    KF_DUR = 1u << 6,
+    KF_DEVICE = 1u << 7,
+    KF_STREAM = 1u << 8,
+    KF_CORR = 1u << 9,
+    KF_BYTES = 1u << 10,
+    KF_REGS = 1u << 11,
+    KF_SHMEM = 1u << 12,
+    KF_CBID = 1u << 13,
+    KF_GRID = 1u << 14,
+    KF_BLOCK = 1u << 15,
+    KF_EVENT_ID = 1u << 16,
+    KF_ARG_NAME = 1u << 17,
+    KF_SRC_DEV = 1u << 18,
+    KF_DST_DEV = 1u << 19,
+    KF_ARGS = 1u << 20,
+};
+
+/* One event of traceEvents, as far as it was read. Strings point into buffers the parser
+ * owns (valid until the next event). pid/tid may be JSON strings: *_num says they parsed as
+ * numbers. */
+struct ki_event {
+    uint64_t index;      /* position in traceEvents, for messages */
+    uint32_t have;       /* enum ki_field bits */
+    uint32_t bad;        /* fields present with a wrong type or an absurd value */
+    const char *bad_msg; /* the first of them, said as an error line (when bad != 0) */
+    char ph;
+    uint8_t cat;
+    uint8_t pid_num, tid_num;
+    int64_t pid, tid;
+    int64_t ts, dur; /* ns; ts relative to baseTimeNanoseconds */
+    const char *name;
+    size_t name_len;
+    const char *arg_name;
+    size_t arg_name_len;
+    int64_t device, stream, corr, bytes, regs, shmem, cbid, event_id, src_dev, dst_dev;
+    int64_t grid[3], block[3];
+};
+
+struct ki_device {
+    int64_t id, total_mem, cc_major, cc_minor, sms;
+    char name[128];
+};
+
+/* A copy or memset waiting for its API call, which says whether it was issued async. */
+struct ki_pending {
+    uint32_t corr;
+    uint16_t type; /* SST_REC_MEMCPY or SST_REC_MEMSET */
+    union {
+        struct sst_rec_memcpy c;
+        struct sst_rec_memset s;
+    } r;
+};
+
+/* What the importer knows about the trace outside traceEvents, and the output. */
+struct ki_out {
+    struct sst_writer *w; /* NULL until the first event (the header needs the pid) */
+    int fd;               /* the temporary output, until the writer owns it */
+    struct sst_compressor zc;
+    const char *src_name; /* the input's path as given, for the import.source env record */
+    int64_t base_ns;
+    int have_base, base_late; /* base_late: baseTimeNanoseconds came after the first event */
+    uint32_t pid;             /* the profiled process: pid of the first host-side event */
+    int have_pid;
+    int32_t rank, world_size;
+    char driver_ver[KI_VALUE_MAX], runtime_ver[KI_VALUE_MAX], cupti_ver[KI_VALUE_MAX];
+    struct ki_device dev[KI_MAX_DEVICES];
+    size_t n_dev, n_dev_written;
+    uint64_t first_ns, last_ns;
+    uint32_t dom_stepscope, msg_data; /* string ids, 0 until the first data range */
+    /* correlation id -> 1 + (API was async); 0: not seen (direct-mapped, newest wins) */
+    uint32_t corr_key[KI_CORR_SLOTS];
+    uint8_t corr_async[KI_CORR_SLOTS];
+    struct ki_pending pending[KI_PENDING];
+    size_t n_pending;
+    /* counts, for the env records and for "is this Kineto at all" */
+    uint64_t events, recognised, imported, skipped_cpu, skipped_other, unknown_cbid;
+};
+
+/* ---- ssi_kineto_parse.c ---- */
+
+/* Where the parser is: the kind of each open container. */
+enum ki_frame {
+    KFR_SKIP = 0, /* something the importer does not read: only nesting is followed */
+    KFR_TOP,      /* the document object */
+    KFR_EVENTS,   /* traceEvents */
+    KFR_EVENT,    /* one event */
+    KFR_ARGS,     /* its args */
+    KFR_DIMS,     /* args.grid / args.block */
+    KFR_DEVPROPS, /* deviceProperties */
+    KFR_DEV,      /* one of them */
+    KFR_DIST,     /* distributedInfo */
+};
+
+struct ki_parser {
+    struct ki_out *out;
+    uint8_t frame[KI_MAX_DEPTH]; /* enum ki_frame of each open container */
+    uint8_t key[KI_MAX_DEPTH];   /* the member being read in each open object */
+    int depth;
+    int dim;           /* next index of grid/block */
+    int seen_events;   /* a traceEvents array was met */
+    uint64_t n_events; /* events started */
+    struct ki_event ev;
+    struct ki_device dev;
+    char name_buf[KI_NAME_MAX + 8];
+    char arg_name_buf[KI_ARG_NAME_MAX];
+    char bad_msg[200];
+    int err;       /* negative ss_error that stopped the parse; 0 */
+    char msg[320]; /* its line */
+};
+
+const yajl_callbacks *ki_callbacks(void);
+
+/* ---- ssi_kineto_map.c ---- */
+
+enum ki_cat ki_cat_of(const char *s, size_t n);
+/* JSON number text -> value * 10^scale (scale 3: microseconds -> ns), rounded to nearest.
+ * 0, or -1 when it does not fit in +-KI_TS_LIMIT. */
+int ki_parse_scaled(const char *s, size_t n, int scale, int64_t *out);
+/* "Memcpy HtoD (Pageable -> Device)" -> copy kind and memory kinds (0 when unknown). */
+void ki_memcpy_kinds(const char *name, size_t n, uint8_t *kind, uint8_t *src, uint8_t *dst);
+uint8_t ki_memset_kind(const char *name, size_t n); /* "Memset (Device)" */
+uint8_t ki_sync_kind(const char *name, size_t n);   /* "Stream Sync" ... */
+/* CUPTI cbid of an API call named as Kineto names it ("cudaLaunchKernel", "cuLaunchKernel"):
+ * the version suffix stripped. 0 when the name is not in the analysis's table. */
+uint32_t ki_cbid_of(uint8_t domain, const char *name, size_t n);
+/* What stepscope does with a Kineto annotation name: 0 skip, 1 keep as a range, 2 step
+ * marker (ProfilerStep#N), 3 data loading (enumerate(DataLoader)#...). */
+enum ki_range { KR_SKIP = 0, KR_RANGE, KR_STEP, KR_DATA };
+enum ki_range ki_range_kind(uint8_t cat, const char *name, size_t n);
+/* "thread 24110 (pt_autograd_0)" -> "pt_autograd_0" (the name itself when not that form). */
+void ki_thread_name(const char *s, size_t n, const char **out, size_t *out_len);
+
+/* ---- ssi_kineto_emit.c ---- */
+
+/* Turns one complete event into records. 0, or a negative ss_error with msg filled. */
+int ki_emit_event(struct ki_out *o, const struct ki_event *e, char *msg, size_t cap);
+/* A deviceProperties entry (written at once, or when the writer opens). */
+int ki_add_device(struct ki_out *o, const struct ki_device *d);
+/* After the last event: pending copies, the import's counts. 0 or a negative ss_error. */
+int ki_emit_finish(struct ki_out *o, char *msg, size_t cap);
+
+#endif

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# gpu_faults.sh [CASE...] — the fault matrix's rows for the CUPTI path, on the H200 machine.
+#
+#   bash tests/reliability/gpu_faults.sh            # from the repository root: every case
+#   bash tests/reliability/gpu_faults.sh nsys kill  # some
+#
+# Uses the build in $BUILD (default build-gpu-rel/, built here when it lacks stepscope,
+# libstepscope.so or rel_check; on the GPU machine source bench/gpu/deps.sh first), then runs tests/reliability/gpu_prog.py (torch on CUDA)
+# once alone and once under `stepscope record` per case, and checks that its stdout and exit
+# status are the same, and what the trace must show (rel_check, `stepscope info`):
+#   kill        SIGKILL mid-run: exit 137, trace readable, last kernel <= 1 s before the kill
+#   term        SIGTERM (Python's default: death): exit 143, trace complete (closed)
+#   int         SIGINT to `record` (forwarded): KeyboardInterrupt handled, exit 5, trace closed
+#   abort       os.abort(): exit 134, trace readable, <= 1 s of kernels lost
+#   exit        os._exit(3): exit 3, trace readable, <= 1 s of kernels lost
+#   fsize       RLIMIT_FSIZE 1 MiB: exit 0 (no SIGXFSZ), one stderr line, trace readable
+#   memcap      --memory-cap 256K: exit 0, drops counted and shown by info and report
+#   dataloader  DataLoader(num_workers=16): exit 0, 17 traces... (workers that touch no CUDA
+#               and no NVTX write none: at least the main one), every trace readable
+#   profiler    torch.profiler inside: it still sees CUDA kernels (same stdout), exit 0
+#   nsys        nsys around the program: same stdout and exit, nsys's report has kernels,
+#               stepscope says "another CUPTI client" or recorded no kernels
+# Prints PASS/FAIL per case; exits 1 if any failed. Results go to docs/reliability.md.
+# Output under ${OUT:-/tmp/ss-gpu-faults}. Needs the torch venv of BRIEF.md (PY=...) and, for
+# the nsys case, bench/gpu/nsys_env.sh's Nsight Systems. As a job of bench/gpu/jobs.py:
+#   faults | 1 | build | . bench/gpu/deps.sh; OUT=$JOB_OUT BUILD=build-gpu bash tests/reliability/gpu_faults.sh > $JOB_OUT/faults.log 2>&1
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUTDIR=${OUT:-/tmp/ss-gpu-faults}
+BUILD=${BUILD:-$ROOT/build-gpu-rel}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+PY=${PY:-/opt/torch/.venv/bin/python3}
+PROG="$ROOT/tests/reliability/gpu_prog.py"
+export PATH=/usr/local/cuda/bin:$PATH
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}
+mkdir -p "$OUTDIR"
+if [ ! -x "$BUILD/stepscope" ] || [ ! -f "$BUILD/libstepscope.so" ] || [ ! -x "$BUILD/rel_check" ]; then
+    cmake -S "$ROOT" -B "$BUILD" >"$OUTDIR/cmake.log" 2>&1 &&
+        cmake --build "$BUILD" -j16 --target stepscope stepscope_collector rel_check >>"$OUTDIR/cmake.log" 2>&1 ||
+        { tail -30 "$OUTDIR/cmake.log"; exit 1; }
+fi
+SS=$BUILD/stepscope CHECK=$BUILD/rel_check
+FAILS=0
+
+wait_file() { for _ in $(seq 600); do [ -s "$1" ] && return 0; sleep 0.1; done; return 1; }
+fact() { grep -e "${2:-.}" "$W/facts" | head -1 | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# plain/rec ARGS: the program alone / under record; stdout in plain.out / rec.out
+plain() { "$PY" "$PROG" "$@" >"$W/plain.out" 2>"$W/plain.err"; plain_rc=$?; }
+rec() {
+    "$SS" record -o "$W/out" --no-report "${RECOPTS[@]}" -- "$PY" "$PROG" "$@" >"$W/rec.out" 2>"$W/rec.err"
+    rec_rc=$?
+    return $rec_rc # so that `wait` on a backgrounded rec gets it
+}
+
+check() { # check CASE EXPECTED_RC: returns 1 on the first failed expectation, printing it
+    local c=$1 want=$2
+    [ "$plain_rc" = "$want" ] || { echo "FAIL: $c: plain exit $plain_rc, expected $want"; return 1; }
+    [ "$rec_rc" = "$plain_rc" ] || { echo "FAIL: $c: exit $rec_rc under record, $plain_rc alone"; return 1; }
+    cmp -s "$W/plain.out" "$W/rec.out" || { echo "FAIL: $c: stdout differs: $(head -c 200 "$W/rec.out")"; return 1; }
+    "$CHECK" "$W/out" >"$W/facts" || { echo "FAIL: $c: a trace cannot be opened"; return 1; }
+    for t in "$W"/out/*.sstrace; do
+        "$SS" info "$t" >"$W/info.txt" 2>&1 || { echo "FAIL: $c: info exit $?"; return 1; }
+    done
+    ! grep -q "bad_chunks=[1-9]\|malformed=[1-9]\|undefined_refs=[1-9]" "$W/facts" ||
+        { echo "FAIL: $c: damaged trace"; return 1; }
+    return 0
+}
+
+expect() { # expect WHAT COMMAND...: runs COMMAND; on failure prints "FAIL: case: WHAT"
+    "${@:2}" || { echo "FAIL: $CASE: $1"; return 1; }
+}
+
+lost_ok() { # lost_ok CASE FAULT_UNIX_NS
+    local last lost
+    last=$(fact last_kernel_unix_ns)
+    [ -n "$last" ] && [ "$last" -gt 0 ] || { echo "FAIL: $1: no kernel in the trace"; return 1; }
+    lost=$((($2 - last) / 1000000))
+    echo "  $1: last kernel ${lost} ms before the fault"
+    [ "$lost" -le 1000 ] || { echo "FAIL: $1: ${lost} ms of kernels lost"; return 1; }
+}
+
+run_case() {
+    local c=$1
+    CASE=$c
+    W=$OUTDIR/$c
+    rm -rf "$W" && mkdir -p "$W"
+    RECOPTS=()
+    case $c in
+    kill)
+        rec loop 20 "$W/ready" &
+        local rp=$!
+        wait_file "$W/ready" || { echo "FAIL: kill: not ready"; return 1; }
+        sleep 3
+        kill -KILL "$(cat "$W/ready")"
+        local t=$(date +%s%N)
+        wait "$rp"
+        rec_rc=$?
+        plain_rc=137 && cp "$W/rec.out" "$W/plain.out" # no stdout to compare: killed
+        check kill 137 && expect "a killed trace cannot be closed" [ "$(fact closed)" = 0 ] && lost_ok kill "$t"
+        ;;
+    term | int)
+        local sig=TERM want=143
+        [ "$c" = int ] && sig=INT want=5
+        set -m
+        "$PY" "$PROG" loop 20 "$W/ready.plain" >"$W/plain.out" 2>"$W/plain.err" &
+        local pp=$!
+        wait_file "$W/ready.plain" && sleep 1 && kill -$sig "$pp"
+        wait "$pp"
+        plain_rc=$?
+        "$SS" record -o "$W/out" --no-report -- "$PY" "$PROG" loop 20 "$W/ready" \
+            >"$W/rec.out" 2>"$W/rec.err" &
+        local rp=$! # record itself: it forwards the signal
+        wait_file "$W/ready" && sleep 1 && kill -$sig "$rp"
+        wait "$rp"
+        rec_rc=$?
+        set +m
+        check "$c" "$want" && expect "trace not closed" [ "$(fact closed)" = 1 ]
+        ;;
+    abort | exit)
+        local want=134
+        [ "$c" = exit ] && want=3
+        plain "$c" "$W/t.plain"
+        rec "$c" "$W/t"
+        check "$c" "$want" && lost_ok "$c" "$(cat "$W/t")"
+        ;;
+    fsize)
+        plain loop 5 "$W/ready.plain"
+        mkdir -p "$W/out"
+        prlimit --fsize=1048576 -- "$SS" record -o "$W/out" --no-report -- "$PY" "$PROG" loop 5 "$W/ready" \
+            >"$W/rec.out" 2>"$W/rec.err"
+        rec_rc=$?
+        check fsize 0 && expect "no message about the failed write" grep -q "^stepscope: cannot write" "$W/rec.err"
+        ;;
+    memcap)
+        RECOPTS=(--memory-cap 256K)
+        plain loop 3 "$W/ready.plain"
+        rec loop 3 "$W/ready"
+        check memcap 0 || return 1
+        "$SS" info "$W"/out/*.sstrace >"$W/info-all.txt" 2>&1
+        "$SS" report "$W"/out/*.sstrace >"$W/report.txt" 2>&1
+        expect "no drops counted" [ "$(fact dropped)" -gt 0 ] &&
+            expect "info does not show the drops" grep -q "^  dropped  *[1-9]" "$W/info-all.txt" &&
+            expect "report does not show the drops" grep -q "dropped  *[1-9][0-9]* records lost" "$W/report.txt"
+        ;;
+    dataloader)
+        plain dataloader
+        rec dataloader
+        check dataloader 0 &&
+            expect "a trace not closed" [ "$(grep -c 'closed=1' "$W/facts")" = "$(ls "$W"/out/*.sstrace | wc -l)" ]
+        ;;
+    profiler)
+        plain profiler
+        rec profiler
+        check profiler 0 && expect "torch.profiler saw no kernel" grep -qx "profiler saw CUDA kernels: yes" "$W/rec.out"
+        ;;
+    nsys)
+        # shellcheck source=/dev/null
+        . "$ROOT/bench/gpu/nsys_env.sh"
+        plain loop 3 "$W/ready.plain"
+        "$NSYS" profile -t cuda,nvtx --sample=none --cpuctxsw=none -o "$W/nsys" --force-overwrite true \
+            "$SS" record -o "$W/out" --no-report -- "$PY" "$PROG" loop 3 "$W/ready" >"$W/rec.all" 2>"$W/rec.err"
+        rec_rc=$?
+        grep -x "loop done" "$W/rec.all" >"$W/rec.out" # nsys adds its own lines to stdout
+        check nsys 0 || return 1
+        "$NSYS" stats --report cuda_gpu_kern_sum "$W/nsys.nsys-rep" >"$W/nsys-stats.txt" 2>&1
+        grep -q "gemm\|Kernel\|kernel" "$W/nsys-stats.txt" || { echo "FAIL: nsys: its report has no kernels"; return 1; }
+        grep -q "another CUPTI" "$W/rec.err" || [ "$(fact kernels)" = 0 ] ||
+            { echo "FAIL: nsys: no notice, and $(fact kernels) kernels recorded beside nsys"; return 1; }
+        ;;
+    *)
+        echo "FAIL: unknown case $c"
+        return 1
+        ;;
+    esac
+}
+
+cases=("$@")
+[ ${#cases[@]} -gt 0 ] || cases=(kill term int abort exit fsize memcap dataloader profiler nsys)
+for c in "${cases[@]}"; do
+    if run_case "$c"; then echo "PASS: $c"; else FAILS=$((FAILS + 1)); echo "  (logs in $OUTDIR/$c)"; fi
+done
+echo "gpu_faults: ${#cases[@]} cases, $FAILS failed"
+[ "$FAILS" = 0 ]
