@@ -178,7 +178,7 @@ static void flow(struct exporter *x, const char *ph, uint64_t pid, uint64_t tid,
 /* ---- one handler per record type ---- */
 
 /* Records shorter than today's struct (an older writer) are zero-filled: rec_load. */
-#define LOAD(h, dst) rec_load((h), &(dst), sizeof(dst))
+#define LOAD(h, dst) sst_rec_load((h), &(dst), sizeof(dst))
 
 static void set_t0(struct exporter *x, uint64_t t)
 {

@@ -85,14 +85,14 @@ static void note_problem(void *ctx, int err, uint64_t offset, const char *msg)
 /* Keeps a copy of a record in a capped list (the counter keeps counting past the cap). */
 #define KEEP(list, n, cap, h)                                                                      \
     do {                                                                                           \
-        if ((n) < (cap)) rec_load((h), &(list)[(n)], sizeof((list)[0]));                           \
+        if ((n) < (cap)) sst_rec_load((h), &(list)[(n)], sizeof((list)[0]));                           \
         (n)++;                                                                                     \
     } while (0)
 
 static void note_dropped(struct info_acc *a, const struct sst_rec_header *h)
 {
     struct sst_rec_dropped d;
-    rec_load(h, &d, sizeof d);
+    sst_rec_load(h, &d, sizeof d);
     a->dropped_total = sat_add(a->dropped_total, d.count);
     a->dropped_by_source[d.source] = sat_add(a->dropped_by_source[d.source], d.count);
 }

@@ -146,17 +146,10 @@ static void f_flags(struct rec_sink *s, const char *key, unsigned flags,
 
 /* ---- one printer per record type ---- */
 
-void rec_load(const struct sst_rec_header *h, void *dst, size_t size)
-{
-    size_t have = h->size < size ? h->size : size;
-    memset(dst, 0, size);
-    memcpy(dst, h, have);
-}
-
 static void p_string(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_string r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_u64(s, "id", r.id);
     f_u64(s, "len", r.len);
     /* The text is the record's own bytes; never trust len beyond the record's size. */
@@ -173,7 +166,7 @@ static void p_string(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_process(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_process r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_u64(s, "pid", r.pid);
     f_u64(s, "ppid", r.ppid);
     f_i64(s, "rank", r.rank);
@@ -188,7 +181,7 @@ static void p_process(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_thread(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_thread r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_u64(s, "t", r.ts_ns);
     f_u64(s, "tid", r.tid);
     f_str(s, "name", r.name);
@@ -197,7 +190,7 @@ static void p_thread(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_env(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_env r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_str(s, "key", r.key);
     f_str(s, "value", r.value);
 }
@@ -205,7 +198,7 @@ static void p_env(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_device(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_device r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_u64(s, "dev", r.device);
     f_u64(s, "sms", r.sm_count);
     f_u64(s, "cc_major", r.cc_major);
@@ -221,7 +214,7 @@ static void p_device(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_kernel(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_kernel r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_span(s, r.start_ns, r.end_ns);
     f_u64(s, "dev", r.device);
     f_u64(s, "stream", r.stream);
@@ -239,7 +232,7 @@ static void p_kernel(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_memcpy(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_memcpy r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_span(s, r.start_ns, r.end_ns);
     f_enum(s, "kind", sst_copy_kind_name(r.copy_kind), r.copy_kind);
     f_enum(s, "src", sst_mem_kind_name(r.src_kind), r.src_kind);
@@ -258,7 +251,7 @@ static void p_memcpy(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_memset(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_memset r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_span(s, r.start_ns, r.end_ns);
     f_enum(s, "mem", sst_mem_kind_name(r.mem_kind), r.mem_kind);
     f_u64(s, "bytes", r.bytes);
@@ -272,7 +265,7 @@ static void p_memset(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_sync(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_sync r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_span(s, r.start_ns, r.end_ns);
     f_enum(s, "kind", sst_sync_kind_name(r.kind), r.kind);
     f_u64(s, "dev", r.device);
@@ -284,7 +277,7 @@ static void p_sync(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_api(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_api r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_span(s, r.start_ns, r.end_ns);
     f_enum(s, "domain", sst_api_domain_name(r.domain), r.domain);
     f_u64(s, "cbid", r.cbid);
@@ -336,7 +329,7 @@ static void f_payload(struct rec_sink *s, uint8_t type, uint64_t bits)
 static void p_nvtx(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_nvtx r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_u64(s, "t", r.ts_ns);
     f_u64(s, "tid", r.tid);
     if (h->type == SST_REC_NVTX_START || h->type == SST_REC_NVTX_END)
@@ -351,7 +344,7 @@ static void p_nvtx(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_nvtx_domain(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_nvtx_domain r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_u64(s, "t", r.ts_ns);
     f_str(s, "name", r.name);
 }
@@ -359,7 +352,7 @@ static void p_nvtx_domain(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_host_sample(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_host_sample r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_u64(s, "t", r.ts_ns);
     f_u64(s, "threads", r.threads);
     f_u64(s, "children", r.children);
@@ -377,7 +370,7 @@ static void p_host_sample(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_dropped(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_dropped r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_u64(s, "t", r.ts_ns);
     f_enum(s, "source", sst_drop_source_name(r.source), r.source);
     if (r.rec_type)
@@ -390,7 +383,7 @@ static void p_dropped(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_capture(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_capture r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_u64(s, "t", r.ts_ns);
     f_name(s, "state", r.on ? "on" : "off");
     f_enum(s, "reason", sst_capture_reason_name(r.reason), r.reason);
@@ -400,7 +393,7 @@ static void p_capture(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_step(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_step r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_u64(s, "t", r.ts_ns);
     f_enum(s, "phase", sst_step_phase_name(r.phase), r.phase);
     f_enum(s, "source", sst_step_source_name(r.source), r.source);
@@ -411,7 +404,7 @@ static void p_step(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_memory(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_memory r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_u64(s, "t", r.ts_ns);
     f_enum(s, "op", sst_memop_name(r.op), r.op);
     f_enum(s, "mem", sst_mem_kind_name(r.mem_kind), r.mem_kind);
@@ -425,7 +418,7 @@ static void p_memory(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_overhead(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_overhead r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_span(s, r.start_ns, r.end_ns);
     f_u64(s, "kind", r.kind); /* CUpti_ActivityOverheadKind, kept as CUPTI numbers it */
     f_u64(s, "tid", r.tid);
@@ -434,7 +427,7 @@ static void p_overhead(struct rec_sink *s, const struct sst_rec_header *h)
 static void p_notice(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_notice r;
-    rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     f_u64(s, "t", r.ts_ns);
     f_enum(s, "level", sst_notice_level_name(r.level), r.level);
     f_enum(s, "code", sst_notice_code_name(r.code), r.code);

@@ -35,8 +35,5 @@ void rec_json_string(struct json_out *j, const struct sst_reader *rd, uint32_t i
  * carries no timestamp (STRING, ENV, DEVICE...). */
 int rec_time_range(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1);
 
-/* Copies the fixed part of a record into a struct of `size` bytes, zero-filling what the
- * record lacks; records are read through copies so no cast depends on alignment. */
-void rec_load(const struct sst_rec_header *h, void *dst, size_t size);
 
 #endif

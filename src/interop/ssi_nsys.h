@@ -140,15 +140,6 @@ char *ssi_nsys_demangle(const char *mangled, size_t len);
  * Writes at most cap-1 bytes and a NUL into out; returns the length written. */
 size_t ssi_nsys_short_name(const char *demangled, size_t len, char *out, size_t cap);
 
-/* Copies the fixed part of a record into a struct of `size` bytes, zero-filling what a record
- * from an older writer lacks (records are read through copies: no alignment assumptions). */
-static inline void ssi_rec_load(const struct sst_rec_header *h, void *dst, size_t size)
-{
-    size_t have = h->size < size ? h->size : size;
-    __builtin_memset(dst, 0, size);
-    __builtin_memcpy(dst, h, have);
-}
-
 /* ---- output files written whole (ssi_nsys_sql.c) ---- */
 
 /* Creates an empty temporary file next to out_path ("OUT.tmp-XXXXXX", mode 0644 minus umask)

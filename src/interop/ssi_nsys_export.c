@@ -234,7 +234,7 @@ static void bind_gpu(struct xp *x, enum xp_stmt s, uint64_t start, uint64_t end,
 static void on_kernel(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_kernel k;
-    ssi_rec_load(h, &k, sizeof k);
+    sst_rec_load(h, &k, sizeof k);
     const struct xp_kname *n = kname_ids(x, k.name);
     bind_gpu(x, XS_KERNEL, k.start_ns, k.end_ns, k.device, k.stream, k.correlation);
     xp_bind_i64(x, XS_KERNEL, 8, n->demangled);
@@ -256,7 +256,7 @@ static void on_kernel(struct xp *x, const struct sst_rec_header *h)
 static void on_memcpy(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_memcpy m;
-    ssi_rec_load(h, &m, sizeof m);
+    sst_rec_load(h, &m, sizeof m);
     bind_gpu(x, XS_MEMCPY, m.start_ns, m.end_ns, m.device, m.stream, m.correlation);
     if (m.bytes > INT64_MAX) m.bytes = INT64_MAX;
     xp_bind_i64(x, XS_MEMCPY, 8, (int64_t)m.bytes);
@@ -273,7 +273,7 @@ static void on_memcpy(struct xp *x, const struct sst_rec_header *h)
 static void on_memset(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_memset m;
-    ssi_rec_load(h, &m, sizeof m);
+    sst_rec_load(h, &m, sizeof m);
     bind_gpu(x, XS_MEMSET, m.start_ns, m.end_ns, m.device, m.stream, m.correlation);
     xp_bind_i64(x, XS_MEMSET, 8, m.value);
     xp_bind_i64(x, XS_MEMSET, 9, m.bytes > INT64_MAX ? INT64_MAX : (int64_t)m.bytes);
@@ -284,7 +284,7 @@ static void on_memset(struct xp *x, const struct sst_rec_header *h)
 static void on_sync(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_sync s;
-    ssi_rec_load(h, &s, sizeof s);
+    sst_rec_load(h, &s, sizeof s);
     bind_gpu(x, XS_SYNC, s.start_ns, s.end_ns, s.device, s.stream, s.correlation);
     xp_bind_i64(x, XS_SYNC, 8, s.kind);
     xp_bind_i64(x, XS_SYNC, 9, s.event);
@@ -312,7 +312,7 @@ static int64_t api_name_id(struct xp *x, uint8_t domain, uint32_t cbid)
 static void on_api(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_api a;
-    ssi_rec_load(h, &a, sizeof a);
+    sst_rec_load(h, &a, sizeof a);
     if (a.domain != SST_API_RUNTIME && a.domain != SST_API_DRIVER) {
         x->skipped[SST_REC_API]++;
         return;
@@ -383,7 +383,7 @@ static void process_name(struct xp *x, const struct sst_rec_process *p, char *ou
 static void on_process(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_process p;
-    ssi_rec_load(h, &p, sizeof p);
+    sst_rec_load(h, &p, sizeof p);
     x->pid = p.pid;
     char name[256];
     process_name(x, &p, name, sizeof name);
@@ -407,7 +407,7 @@ static void on_process(struct xp *x, const struct sst_rec_header *h)
 static void on_thread(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_thread t;
-    ssi_rec_load(h, &t, sizeof t);
+    sst_rec_load(h, &t, sizeof t);
     uint32_t len;
     const char *s = xp_trace_str(x, t.name, &len);
     xp_bind_i64(x, XS_THREAD, 1, xp_string(x, s, len));
@@ -429,7 +429,7 @@ static void device_meta(struct xp *x, const struct sst_rec_device *d)
 static void on_device(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_device d;
-    ssi_rec_load(h, &d, sizeof d);
+    sst_rec_load(h, &d, sizeof d);
     uint32_t len;
     const char *name = xp_trace_str(x, d.name, &len);
     char nm[256], bus[32], sql[1024];
@@ -454,7 +454,7 @@ static void on_device(struct xp *x, const struct sst_rec_header *h)
 static void on_env(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_env e;
-    ssi_rec_load(h, &e, sizeof e);
+    sst_rec_load(h, &e, sizeof e);
     uint32_t kl, vl;
     const char *k = xp_trace_str(x, e.key, &kl), *v = xp_trace_str(x, e.value, &vl);
     if (!kl) return;
@@ -476,7 +476,7 @@ static void diag(struct xp *x, uint64_t ts, int severity, const char *text)
 static void on_notice(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_notice n;
-    ssi_rec_load(h, &n, sizeof n);
+    sst_rec_load(h, &n, sizeof n);
     uint32_t len;
     const char *s = xp_trace_str(x, n.message, &len);
     char text[600];
@@ -487,7 +487,7 @@ static void on_notice(struct xp *x, const struct sst_rec_header *h)
 static void on_dropped(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_dropped d;
-    ssi_rec_load(h, &d, sizeof d);
+    sst_rec_load(h, &d, sizeof d);
     const char *src = sst_drop_source_name(d.source);
     char text[160];
     snprintf(text, sizeof text, "stepscope: %" PRIu64 " records dropped (%s)", d.count,

@@ -51,7 +51,7 @@ static int64_t domain_id(struct xp *x, uint32_t dom, const char *name, uint64_t 
 void xp_nvtx_domain(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_nvtx_domain d;
-    ssi_rec_load(h, &d, sizeof d);
+    sst_rec_load(h, &d, sizeof d);
     if (d.name) domain_id(x, d.name, NULL, d.ts_ns);
 }
 
@@ -239,7 +239,7 @@ static void on_end(struct xp *x, const struct sst_rec_nvtx *n)
 void xp_nvtx(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_nvtx n;
-    ssi_rec_load(h, &n, sizeof n);
+    sst_rec_load(h, &n, sizeof n);
     switch (h->type) {
     case SST_REC_NVTX_PUSH:
         on_push(x, &n);
@@ -266,7 +266,7 @@ void xp_nvtx(struct xp *x, const struct sst_rec_header *h)
 void xp_step(struct xp *x, const struct sst_rec_header *h)
 {
     struct sst_rec_step s;
-    ssi_rec_load(h, &s, sizeof s);
+    sst_rec_load(h, &s, sizeof s);
     /* markers (api, pyshim, user) are NVTX "step" ranges in the trace already */
     if (s.source == SST_STEPSRC_API || s.source == SST_STEPSRC_PYSHIM ||
         s.source == SST_STEPSRC_USER)

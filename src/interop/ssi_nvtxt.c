@@ -292,7 +292,7 @@ static void write_steps(struct nt *t, const struct ssa_result *res)
 static void on_thread(struct nt *t, const struct sst_rec_header *h)
 {
     struct sst_rec_thread r;
-    ssi_rec_load(h, &r, sizeof r);
+    sst_rec_load(h, &r, sizeof r);
     uint32_t len;
     const char *s = str_of(t, r.name, &len);
     if (!len) return;
@@ -374,7 +374,7 @@ static void on_record(struct nt *t, const struct sst_rec_header *h)
     default:
         return;
     }
-    ssi_rec_load(h, &n, sizeof n);
+    sst_rec_load(h, &n, sizeof n);
     if (h->type == SST_REC_NVTX_START) {
         on_start(t, &n);
     } else if (h->type == SST_REC_NVTX_END) {

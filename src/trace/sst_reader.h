@@ -12,6 +12,7 @@
 #ifndef SST_READER_H
 #define SST_READER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -60,6 +61,16 @@ const struct sst_file_header *sst_reader_header(const struct sst_reader *r);
 /* Next record: returns 1 and sets *rec (valid until the next call), 0 at the end of the
  * readable data, or a negative ss_error (strict mode, I/O error). */
 int sst_reader_next(struct sst_reader *r, const struct sst_rec_header **rec);
+
+/* Copies the fixed part of record h into a struct of `size` bytes, zero-filling what a record
+ * from an older writer lacks (records are read through copies: no alignment assumptions, and
+ * a record shorter than today's struct reads as if its newer fields were 0). */
+static inline void sst_rec_load(const struct sst_rec_header *h, void *dst, size_t size)
+{
+    size_t have = h->size < size ? h->size : size;
+    __builtin_memset(dst, 0, size);
+    __builtin_memcpy(dst, h, have);
+}
 
 /* The text of an interned string and its length; NULL when id is 0 or was never defined
  * (e.g. its STRING record sat in a damaged chunk). Valid until sst_reader_close. */
