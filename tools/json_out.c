@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,20 @@ void json_init(struct json_out *j, FILE *f, int pretty)
     memset(j, 0, sizeof *j);
     j->f = f;
     j->pretty = pretty;
+    /* The CLI writes each stream from one thread: stdio's per-call locking was a third of
+     * the Perfetto export's time (millions of small writes). */
+    __fsetlocking(f, FSETLOCKING_BYCALLER);
+}
+
+/* Decimal digits of v, written with one fwrite (fprintf's parsing cost more than the work). */
+static void put_u64(FILE *f, uint64_t v, int negative)
+{
+    char buf[24], *p = buf + sizeof buf;
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    if (negative) *--p = '-';
+    fwrite(p, 1, (size_t)(buf + sizeof buf - p), f);
 }
 
 static void newline_indent(struct json_out *j)
@@ -166,13 +181,13 @@ void json_string(struct json_out *j, const char *s)
 void json_u64(struct json_out *j, uint64_t v)
 {
     before_item(j, 0);
-    fprintf(j->f, "%" PRIu64, v);
+    put_u64(j->f, v, 0);
 }
 
 void json_i64(struct json_out *j, int64_t v)
 {
     before_item(j, 0);
-    fprintf(j->f, "%" PRId64, v);
+    put_u64(j->f, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
 void json_double(struct json_out *j, double v)
