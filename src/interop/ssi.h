@@ -6,7 +6,9 @@
  * read a stepscope trace (sst_reader) and write another tool's format. All functions return
  * 0 or a negative ss_error code; on failure they write one line for people into err (when
  * err is not NULL) and leave no output file behind (outputs are written to a temporary name
- * and renamed into place only when complete).
+ * and renamed into place only when complete). The exporters may also return 0 with a warning
+ * in err (a cut or damaged input trace: what could be read was exported); callers print a
+ * non-empty err either way.
  */
 #ifndef SSI_H
 #define SSI_H
