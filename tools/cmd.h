@@ -28,6 +28,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 /* ---- messages ---- */
 

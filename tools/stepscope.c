@@ -32,6 +32,8 @@ static const struct cli_verb verbs[] = {
      cmd_export},
     {"import", "convert a torch.profiler (Kineto) JSON trace or nsys SQLite export to a trace",
      cmd_import},
+    {"doctor", "check this machine for training: driver, CUDA, cuDNN, torch, limits, storage",
+     cmd_doctor},
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 
