@@ -308,8 +308,10 @@ static int skip_damage(struct sst_reader *r, enum chunk_check why)
         r->st.first_bad_offset = at;
     uint64_t end = next != NO_OFFSET ? next : r->file_size;
     r->st.bad_bytes += end - at;
-    problem(r, SS_ECORRUPT, at, "chunk %" PRId32 " at offset %" PRIu64 ": %s, skipped",
-            r->st.last_seq + 1, at, why == CHUNK_SHORT ? "length runs past the file" : r->reason);
+    /* the chunk after the last good one; int64: a hostile seq of INT32_MAX must not overflow */
+    problem(r, SS_ECORRUPT, at, "chunk %" PRId64 " at offset %" PRIu64 ": %s, skipped",
+            (int64_t)r->st.last_seq + 1, at,
+            why == CHUNK_SHORT ? "length runs past the file" : r->reason);
     if (r->opts.strict)
         return SS_ECORRUPT;
     if (next == NO_OFFSET) {
