@@ -18,6 +18,7 @@
 
 #include "analysis/ssa.h"
 #include "fuzz_nsys_rows.h"
+#include "fuzz_util.h"
 #include "interop/ssi.h"
 #include "trace/sst_reader.h"
 
@@ -33,36 +34,9 @@ static char g_dir[] = "/tmp/stepscope-fuzz-nsys-XXXXXX";
 static char g_in[sizeof g_dir + 32], g_out[sizeof g_dir + 32];
 static struct fz_schema g_schema;
 
-static int is_dot(const char *n)
-{
-    return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
-}
-
 static void remove_dir(void)
 {
-    DIR *d = opendir(g_dir);
-    struct dirent *de;
-    char p[sizeof g_dir + 300];
-    while (d && (de = readdir(d)) != NULL) {
-        if (is_dot(de->d_name)) continue;
-        snprintf(p, sizeof p, "%s/%s", g_dir, de->d_name);
-        unlink(p);
-    }
-    if (d) closedir(d);
-    rmdir(g_dir);
-}
-
-/* Only the input database may be in the folder. */
-static int only_input_left(void)
-{
-    DIR *d = opendir(g_dir);
-    CHECK(d != NULL);
-    struct dirent *de;
-    int others = 0;
-    while ((de = readdir(d)) != NULL)
-        others += !is_dot(de->d_name) && strcmp(de->d_name, "in.sqlite") != 0;
-    closedir(d);
-    return others == 0;
+    fz_dir_remove(g_dir);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -167,6 +141,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(memchr(err, '\0', sizeof err) != NULL);
         CHECK(strchr(err, '\n') == NULL);
     }
-    CHECK(only_input_left());
+    CHECK(fz_dir_count_except(g_dir, "in.sqlite") == 0); /* only the input */
     return 0;
 }

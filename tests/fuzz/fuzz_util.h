@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -101,6 +102,39 @@ static inline void fz_file_set(struct fz_file *f, const uint8_t *data, size_t si
         if (n <= 0) abort();
         done += (size_t)n;
     }
+}
+
+/* The scratch folder of an importer target: what it holds besides `keep` (NULL: nothing is
+ * kept), and removing it with its files at exit. */
+static inline int fz_is_dot(const char *n)
+{
+    return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
+}
+
+static inline int fz_dir_count_except(const char *dir, const char *keep)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    struct dirent *de;
+    int n = 0;
+    while ((de = readdir(d)) != NULL)
+        n += !fz_is_dot(de->d_name) && !(keep && strcmp(de->d_name, keep) == 0);
+    closedir(d);
+    return n;
+}
+
+static inline void fz_dir_remove(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char p[4096];
+    while (d && (de = readdir(d)) != NULL) {
+        if (fz_is_dot(de->d_name)) continue;
+        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        unlink(p);
+    }
+    if (d) closedir(d);
+    rmdir(dir);
 }
 
 #endif
