@@ -59,6 +59,7 @@ check() { # check CASE EXPECTED_RC: returns 1 on the first failed expectation, p
     [ "$rec_rc" = "$plain_rc" ] || { echo "FAIL: $c: exit $rec_rc under record, $plain_rc alone"; return 1; }
     cmp -s "$W/plain.out" "$W/rec.out" || { echo "FAIL: $c: stdout differs: $(head -c 200 "$W/rec.out")"; return 1; }
     "$CHECK" "$W/out" >"$W/facts" || { echo "FAIL: $c: a trace cannot be opened"; return 1; }
+    local t # not the caller's t (kill's fault time): bash scopes dynamically
     for t in "$W"/out/*.sstrace; do
         "$SS" info "$t" >"$W/info.txt" 2>&1 || { echo "FAIL: $c: info exit $?"; return 1; }
     done
