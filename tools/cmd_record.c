@@ -8,8 +8,9 @@
  * It checks the output folder before starting anything (a run that cannot be recorded is
  * refused, not wasted), points CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH at
  * libstepscope.so, puts the Python shim first on PYTHONPATH (and STEPSCOPE_MARKERS_LIB at the
- * libstepscope_markers.so next to libstepscope.so), runs the program, forwards the
- * signals a user or a scheduler sends, and exits as the program did. Then it prints on
+ * libstepscope_markers.so next to libstepscope.so), runs the program as a job of its own
+ * (tools/record_job.c: its own process group and the terminal, the signals sent to record
+ * forwarded once, Ctrl-Z stops mirrored), and exits as the program did. Then it prints on
  * stderr where the traces are, a short summary read back from them and the text report of
  * the started process's trace (--no-report: without it). The collector's
  * settings travel in STEPSCOPE_* environment variables (read in src/collect/ssc_core.c).
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "record_job.h"
 #include "report.h"
 #include "trace/sst_reader.h"
 #include "util/ss_error.h"
@@ -323,78 +325,6 @@ static int set_environment(const struct record_opts *o, const char *out_abs, con
     return rc;
 }
 
-/* ---- running the program ---------------------------------------------------------------- */
-
-static volatile sig_atomic_t g_child;
-static const int k_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-
-/* Sends on what someone sent us. Signals from the terminal (Ctrl-C) already reached the
- * program, which is in our process group: forwarding those would deliver them twice. */
-static void forward_signal(int sig, siginfo_t *si, void *uc)
-{
-    (void)uc;
-    int saved_errno = errno; /* kill() may set it under the interrupted code's feet */
-    int from_process = si && (si->si_code == SI_USER || si->si_code == SI_QUEUE);
-    if (g_child > 0 && from_process && si->si_pid != g_child) kill(g_child, sig);
-    errno = saved_errno;
-}
-
-#define N_FORWARDED (sizeof k_forwarded / sizeof k_forwarded[0])
-static int g_forwarding[N_FORWARDED]; /* our handler is installed for k_forwarded[i] */
-
-/* A signal we were started ignoring (nohup, a background job) is left ignored, here and in
- * the program: the program must see the dispositions it would have had without us. */
-static void install_forwarding(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = forward_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < N_FORWARDED; i++) {
-        struct sigaction prev;
-        if (sigaction(k_forwarded[i], NULL, &prev) != 0) continue;
-        if (!(prev.sa_flags & SA_SIGINFO) && prev.sa_handler == SIG_IGN) continue;
-        g_forwarding[i] = sigaction(k_forwarded[i], &sa, NULL) == 0;
-    }
-}
-
-/* Child side before exec (our handlers would become SIG_DFL anyway), and our side once the
- * program has ended. Signals that were ignored stay ignored. */
-static void restore_default_signals(void)
-{
-    for (size_t i = 0; i < N_FORWARDED; i++)
-        if (g_forwarding[i]) signal(k_forwarded[i], SIG_DFL);
-}
-
-/* fork + exec; returns the child's wait status, or -1. *child is its pid. */
-static int run_program(char **argv, pid_t *child)
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        cli_error(VERB, NULL, "cannot start the program: %s", strerror(errno));
-        return -1;
-    }
-    if (pid == 0) {
-        restore_default_signals();
-        execvp(argv[0], argv);
-        int e = errno;
-        cli_error(VERB, argv[0], "%s", e == ENOENT ? "command not found" : strerror(e));
-        _exit(e == ENOENT ? 127 : 126);
-    }
-    g_child = pid;
-    *child = pid;
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) {
-            cli_error(VERB, NULL, "lost the program: %s", strerror(errno));
-            return -1;
-        }
-    g_child = 0;
-    return status;
-}
-
 /* ---- summary ---------------------------------------------------------------------------- */
 
 struct trace_sum {
@@ -489,14 +419,12 @@ int cmd_record(int argc, char **argv)
         prepare_out_dir(o.out_dir, out_abs, sizeof out_abs) != 0 ||
         set_environment(&o, out_abs, lib) != 0)
         return CLI_EXIT_FAIL;
-    install_forwarding();
     pid_t child = 0;
-    int status = run_program(argv + prog_at, &child);
+    /* returns with our signals as they were: a Ctrl-C during the summary or the report (that
+     * of a big trace takes a while) stops us, it is not forwarded to a program that is gone */
+    int status = record_job_run(argv + prog_at, &child);
     if (status < 0) return CLI_EXIT_FAIL;
     if (!o.quiet) summarise(out_abs);
-    /* the program is gone: a Ctrl-C now must stop us (the report of a big trace takes a
-     * while), not be forwarded to nobody */
-    restore_default_signals();
     /* the report never changes the exit status: a problem is one line on stderr */
     if (!o.quiet && !o.no_report) report_after_record(stderr, out_abs, child);
     return exit_like(status);

@@ -6,7 +6,12 @@
  *   rel_prog sigint READY       own SIGINT handler installed before the first NVTX call (as
  *                               Python does); records until SIGINT; prints the number of
  *                               SIGINTs received; exits 5
+ *   rel_prog sigterm READY      the same with SIGTERM: prints "sigterm handled: N"; exits 6
+ *   rel_prog sigusr1 READY      the same with SIGUSR1: prints "sigusr1 handled: N"; exits 9
  *   rel_prog sigdfl READY       no handler: records until a signal kills it
+ *   rel_prog readline READY     records, then reads one line from stdin (a terminal in the
+ *                               pty tests: it must not be stopped by SIGTTIN), prints it as
+ *                               "read: LINE"; exits 0 (7 at end of input, 8 on a read error)
  *   rel_prog abort TIMEFILE     records for 2 s, writes the CLOCK_REALTIME ns of the fault to
  *                               TIMEFILE, prints, abort()s
  *   rel_prog uexit TIMEFILE     the same, then _exit(3) (no atexit, no stdio flush: what it
@@ -66,27 +71,40 @@ static void write_ready(const char *path)
     if (fclose(f) != 0 || rename(tmp, path) != 0) exit(90);
 }
 
-static volatile sig_atomic_t g_sigints;
-static void on_sigint(int sig)
+static volatile sig_atomic_t g_caught;
+static void on_signal(int sig)
 {
     (void)sig;
-    g_sigints++;
+    g_caught++;
 }
 
-static int run_sigint(const char *ready)
+/* sigint / sigterm: a handler that counts; a duplicated signal shows as a count of 2. */
+static int run_caught(int sig, const char *name, const char *ready, int exit_code)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_signal;
+    sigaction(sig, &sa, NULL);
     ranges("before-ready", 1000);
     write_ready(ready);
     uint64_t t0 = now_ns();
-    while (!g_sigints && now_ns() - t0 < 20000000000ull)
+    while (!g_caught && now_ns() - t0 < 20000000000ull)
         ranges("waiting", 100);
     sleep_ms(300); /* a second, duplicated signal would arrive by now */
-    printf("sigint handled: %d\n", (int)g_sigints);
-    return 5;
+    printf("%s handled: %d\n", name, (int)g_caught);
+    return exit_code;
+}
+
+static int run_readline(const char *ready)
+{
+    char line[256];
+    ranges("before-ready", 1000);
+    write_ready(ready);
+    if (!fgets(line, sizeof line, stdin)) return ferror(stdin) ? 8 : 7;
+    line[strcspn(line, "\r\n")] = '\0';
+    ranges("after-read", 100);
+    printf("read: %s\n", line);
+    return 0;
 }
 
 static int run_sigdfl(const char *ready)
@@ -252,7 +270,10 @@ static int run_longrun(int seconds, const char *file, long pause_us)
 int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "";
-    if (!strcmp(m, "sigint") && argc > 2) return run_sigint(argv[2]);
+    if (!strcmp(m, "sigint") && argc > 2) return run_caught(SIGINT, "sigint", argv[2], 5);
+    if (!strcmp(m, "sigterm") && argc > 2) return run_caught(SIGTERM, "sigterm", argv[2], 6);
+    if (!strcmp(m, "sigusr1") && argc > 2) return run_caught(SIGUSR1, "sigusr1", argv[2], 9);
+    if (!strcmp(m, "readline") && argc > 2) return run_readline(argv[2]);
     if (!strcmp(m, "sigdfl") && argc > 2) return run_sigdfl(argv[2]);
     if (!strcmp(m, "abort") && argc > 2) return run_abort(argv[2]);
     if (!strcmp(m, "uexit") && argc > 2) return run_uexit(argv[2]);

@@ -55,6 +55,45 @@ info_ok() {
         fail "damaged trace"
 }
 
+# proc_state PID: the process's state letter (R, S, T...) from /proc/PID/stat.
+proc_state() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1; }
+
+# wait_state PID REGEX: up to 20 s for the process's state letter to match.
+wait_state() {
+    for _ in $(seq 200); do
+        [[ "$(proc_state "$1")" =~ ^$2$ ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# send SIG pid|group PID: to that process alone, or to its whole process group.
+send() {
+    if [ "$2" = group ]; then kill -"$1" -- "-$3"; else kill -"$1" "$3"; fi
+}
+
+# signalled MODE SIG pid|group: rel_prog MODE alone, then under record, each sent SIG once
+# it is ready (see send) -> plain.out, rec.out, $plain_rc, $rec_rc. set -m: background jobs
+# get a process group of their own (the program's alone, record's under record), and a shell
+# without job control would start them with SIGINT ignored, which record rightly keeps.
+signalled() {
+    local mode=$1 sig=$2 target=$3 pid
+    set -m
+    "$PROG" "$mode" "$W/ready.plain" >"$W/plain.out" 2>&1 &
+    pid=$!
+    wait_file "$W/ready.plain"
+    send "$sig" "$target" "$pid"
+    wait "$pid"
+    plain_rc=$?
+    "$BIN" record -o "$OUT" --no-report -- "$PROG" "$mode" "$W/ready" >"$W/rec.out" 2>"$W/rec.err" &
+    pid=$!
+    wait_file "$W/ready"
+    send "$sig" "$target" "$pid"
+    wait "$pid"
+    rec_rc=$?
+    set +m
+}
+
 # The last NVTX record is at most 1 s before the fault (CLOCK_REALTIME ns in $1).
 lost_at_most_1s() {
     local last fault
@@ -67,72 +106,82 @@ lost_at_most_1s() {
 }
 
 case $CASE in
-sigint)
-    # A handler installed before the collector (as Python's); SIGINT sent to `record`, which
-    # forwards it: the handler runs once, the program ends as it chose, the trace is complete.
-    # (set -m: without job control a shell starts background jobs with SIGINT ignored, and
-    # `record` rightly keeps an ignored signal ignored.)
-    set -m
-    "$PROG" sigint "$W/ready.plain" >"$W/plain.out" 2>&1 &
-    pid=$!
-    wait_file "$W/ready.plain"
-    kill -INT "$pid"
-    wait "$pid"
-    plain_rc=$?
-    "$BIN" record -o "$OUT" --no-report -- "$PROG" sigint "$W/ready" >"$W/rec.out" 2>"$W/rec.err" &
-    pid=$!
-    wait_file "$W/ready"
-    kill -INT "$pid"
-    wait "$pid"
-    rec_rc=$?
-    set +m
-    same_as_plain 5
+sigint | sigint_group | sigterm | sigterm_group | sigusr1_group)
+    # A handler installed before the collector (as Python's). The signal goes to `record`
+    # alone (sigint, sigterm: `kill PID`, which record forwards) or to its whole process group
+    # (_group: `kill -- -PGID`, as a script or a scheduler signals a job; Ctrl-C is
+    # pty_job.py's): either way the handler runs once, the program ends as it chose, and the
+    # trace is complete. (SIGUSR1: Slurm's --signal; by default it would end record alone.)
+    sig=${CASE%_group}
+    target=pid
+    [ "$sig" != "$CASE" ] && target=group
+    case $sig in sigint) code=5 ;; sigterm) code=6 ;; *) code=9 ;; esac
+    name=${sig#sig}
+    signalled "$sig" "${name^^}" "$target"
+    same_as_plain "$code"
+    grep -qx "$sig handled: 1" "$W/rec.out" || fail "the handler did not run exactly once"
     facts
     [ "$(fact closed)" = 1 ] || fail "trace not closed"
     [ "$(fact push.before-ready)" = 1000 ] || fail "records before the signal missing"
     info_ok
     ;;
-sigint_group)
-    # Ctrl-C or a scheduler signalling the whole process group: `record` and the program both
-    # receive it; the program must still see exactly one SIGINT.
-    set -m # background jobs get their own process group
-    "$PROG" sigint "$W/ready.plain" >"$W/plain.out" 2>&1 &
-    pid=$!
-    wait_file "$W/ready.plain"
-    kill -INT -- "-$pid"
-    wait "$pid"
-    plain_rc=$?
+sigint_default | sigterm_default)
+    # No handler: the program dies of the signal (SIGINT sent to record: 130; SIGTERM sent to
+    # the group: 143), record dies of the same one, and the trace is complete.
+    if [ "$CASE" = sigint_default ]; then signalled sigdfl INT pid; else signalled sigdfl TERM group; fi
+    same_as_plain "$([ "$CASE" = sigint_default ] && echo 130 || echo 143)"
+    facts
+    [ "$(fact closed)" = 1 ] || fail "trace not closed after the signal"
+    info_ok
+    ;;
+sigtstp)
+    # `kill -TSTP` / `kill -CONT` sent to record (not from a terminal): the program stops and
+    # continues with it, then SIGINT ends it as usual.
+    set -m
     "$BIN" record -o "$OUT" --no-report -- "$PROG" sigint "$W/ready" >"$W/rec.out" 2>"$W/rec.err" &
-    pid=$!
+    rpid=$!
     wait_file "$W/ready"
-    kill -INT -- "-$pid"
-    wait "$pid"
+    ppid=$(cat "$W/ready")
+    kill -TSTP "$rpid"
+    # wait returns once the job stops (and bash breaks out of any loop running when a job
+    # stops on SIGTSTP, so no polling loop here)
+    wait "$rpid"
+    rec_rc=$?
+    [ "$rec_rc" = 148 ] || fail "record did not stop on SIGTSTP (wait: $rec_rc)"
+    [ "$(proc_state "$ppid")" = T ] || fail "the program did not stop with record"
+    kill -CONT "$rpid"
+    wait_state "$ppid" '[RS]' || fail "the program was not continued with record"
+    kill -INT "$rpid"
+    wait "$rpid"
     rec_rc=$?
     set +m
-    same_as_plain 5
+    [ "$rec_rc" = 5 ] || fail "record exit $rec_rc, expected the program's 5"
+    grep -qx "sigint handled: 1" "$W/rec.out" || fail "stdout: $(cat "$W/rec.out")"
     facts
     [ "$(fact closed)" = 1 ] || fail "trace not closed"
     ;;
-sigint_default)
-    # No handler: the program dies of SIGINT (130 to the shell) and the trace is complete.
+stop_program)
+    # A process stops the program alone (kill -TSTP PID, as kill -STOP or a debugger would):
+    # record keeps waiting rather than stop too (whoever stopped the program will continue
+    # the program, not record); continued, the program ends as usual and record with it.
     set -m
-    "$PROG" sigdfl "$W/ready.plain" >"$W/plain.out" 2>&1 &
-    pid=$!
-    wait_file "$W/ready.plain"
-    kill -INT "$pid"
-    wait "$pid"
-    plain_rc=$?
-    "$BIN" record -o "$OUT" --no-report -- "$PROG" sigdfl "$W/ready" >"$W/rec.out" 2>"$W/rec.err" &
-    pid=$!
+    "$BIN" record -o "$OUT" --no-report -- "$PROG" sigint "$W/ready" >"$W/rec.out" 2>"$W/rec.err" &
+    rpid=$!
     wait_file "$W/ready"
-    kill -INT "$pid"
-    wait "$pid"
+    ppid=$(cat "$W/ready")
+    kill -TSTP "$ppid"
+    wait_state "$ppid" T || fail "the program did not stop"
+    sleep 0.3
+    [ "$(proc_state "$rpid")" != T ] || fail "record stopped with a program stopped by someone else"
+    kill -CONT "$ppid"
+    wait_state "$ppid" '[RS]' || fail "the program was not continued"
+    kill -INT "$rpid"
+    wait "$rpid"
     rec_rc=$?
     set +m
-    same_as_plain 130
+    [ "$rec_rc" = 5 ] || fail "record exit $rec_rc, expected the program's 5"
     facts
-    [ "$(fact closed)" = 1 ] || fail "trace not closed after SIGINT"
-    info_ok
+    [ "$(fact closed)" = 1 ] || fail "trace not closed"
     ;;
 sigkill)
     # SIGKILL from outside (the OOM killer, a scheduler): nothing can run; the trace reads up
