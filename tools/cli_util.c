@@ -51,13 +51,15 @@ void cli_error(const char *verb, const char *file, const char *fmt, ...)
 {
     char name[512];
     va_list ap;
-    fflush(stdout); /* keep stdout and stderr in order when both go to a terminal */
+    fflush(stdout);    /* keep stdout and stderr in order when both go to a terminal */
+    flockfile(stderr); /* one whole line: `report` loads traces on several threads */
     fprintf(stderr, "stepscope %s: ", verb);
     if (file) fprintf(stderr, "%s: ", text_escape_to(name, sizeof name, file));
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+    funlockfile(stderr);
 }
 
 int cli_usage_error(const char *verb, const char *fmt, ...)

@@ -7,7 +7,9 @@
  *
  * It checks the output folder before starting anything (a run that cannot be recorded is
  * refused, not wasted), points CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH at
- * libstepscope.so, puts the Python shim first on PYTHONPATH (and STEPSCOPE_MARKERS_LIB at the
+ * libstepscope.so (unless another tool such as nsys already named its own library there: that
+ * one stays, record says so in one line, and with both taken runs the program unchanged and
+ * writes no trace), puts the Python shim first on PYTHONPATH (and STEPSCOPE_MARKERS_LIB at the
  * libstepscope_markers.so next to libstepscope.so), runs the program as a job of its own
  * (tools/record_job.c: its own process group and the terminal, the signals sent to record
  * forwarded once, Ctrl-Z stops mirrored), and exits as the program did. Then it prints on
@@ -32,6 +34,7 @@
 #include "cmd.h"
 #include "record_job.h"
 #include "report.h"
+#include "text_esc.h"
 #include "trace/sst_reader.h"
 #include "util/ss_error.h"
 
@@ -309,11 +312,76 @@ static int set_markers_lib(const char *collector)
     return setenv("STEPSCOPE_MARKERS_LIB", path, 1);
 }
 
-static int set_environment(const struct record_opts *o, const char *out_abs, const char *lib)
+/* ---- injection variables another tool already set --------------------------------------- */
+
+/* The CUDA driver and NVTX each load ONE injection library, named by these variables. A tool
+ * that runs record (nsys, another profiler) has put its own there: replacing it would take
+ * the GPU (or NVTX) away from that tool without a word, so record leaves it and records what
+ * still reaches the collector. The collector learns it from STEPSCOPE_FOREIGN_* and marks
+ * its trace (src/collect/ssc_core.c). */
+struct injection {
+    const char *cuda; /* CUDA_INJECTION64_PATH of another tool, NULL: ours to set */
+    const char *nvtx; /* NVTX_INJECTION64_PATH of another tool, NULL: ours to set */
+};
+
+/* var's value when it names a library other than lib; NULL when unset, empty or lib itself
+ * (a record inside record, a link to lib). A path that does not resolve is another tool's:
+ * the user set it, the driver's answer to it is not ours to change. */
+static const char *foreign_injection(const char *var, const char *lib)
 {
-    int rc = 0;
-    rc |= setenv("CUDA_INJECTION64_PATH", lib, 1);
-    rc |= setenv("NVTX_INJECTION64_PATH", lib, 1);
+    const char *v = getenv(var);
+    if (!v || !*v) return NULL;
+    char *r = realpath(v, NULL);
+    int ours = r && strcmp(r, lib) == 0;
+    free(r);
+    return ours ? NULL : v;
+}
+
+/* One line on stderr, before the program starts, saying who keeps what. */
+static void say_foreign(const struct injection *in)
+{
+    char c[512], n[512];
+    if (in->cuda) text_escape_to(c, sizeof c, in->cuda);
+    if (in->nvtx) text_escape_to(n, sizeof n, in->nvtx);
+    if (in->cuda && in->nvtx)
+        cli_error(VERB, NULL,
+                  "CUDA_INJECTION64_PATH (%s) and NVTX_INJECTION64_PATH (%s) name another "
+                  "tool, which keeps the GPU activity and the NVTX ranges: no stepscope trace "
+                  "will be written for this run",
+                  c, n);
+    else if (in->cuda)
+        cli_error(VERB, NULL,
+                  "CUDA_INJECTION64_PATH names another tool (%s), which keeps the GPU "
+                  "activity: stepscope records NVTX ranges and host data only",
+                  c);
+    else if (in->nvtx)
+        cli_error(VERB, NULL,
+                  "NVTX_INJECTION64_PATH names another tool (%s), which keeps the NVTX ranges "
+                  "(step markers): stepscope records GPU activity and host data only",
+                  n);
+}
+
+/* var=lib; or, when another tool holds var, mark=its library for the collector. Without one,
+ * mark is removed, so that a value from an outer record cannot linger. */
+static int set_injection_var(const char *var, const char *mark, const char *foreign,
+                             const char *lib)
+{
+    if (foreign) return setenv(mark, foreign, 1);
+    return setenv(var, lib, 1) | unsetenv(mark);
+}
+
+static int set_injection(const struct injection *in, const char *lib)
+{
+    return set_injection_var("CUDA_INJECTION64_PATH", "STEPSCOPE_FOREIGN_CUDA_INJECTION", in->cuda,
+                             lib) |
+           set_injection_var("NVTX_INJECTION64_PATH", "STEPSCOPE_FOREIGN_NVTX_INJECTION", in->nvtx,
+                             lib);
+}
+
+static int set_environment(const struct record_opts *o, const char *out_abs, const char *lib,
+                           const struct injection *in)
+{
+    int rc = set_injection(in, lib);
     rc |= setenv("STEPSCOPE_OUTPUT_DIR", out_abs, 1);
     rc |= setenv("STEPSCOPE_CAPTURE", o->capture ? o->capture : "all", 1);
     rc |= setenv("STEPSCOPE_MODE", o->mode ? o->mode : "full", 1);
@@ -404,28 +472,47 @@ static int exit_like(int status)
     return 128 + sig;
 }
 
+/* Finds the collector, then sets up the output folder and the program's environment. Returns
+ * 1 when the collector is injected, 0 when another tool holds both injection variables (the
+ * program then runs unchanged: nothing of ours would load, so no folder is made), or -1 after
+ * saying why the run is refused. */
+static int prepare(const struct record_opts *o, char *out_abs, size_t cap)
+{
+    char lib[PATH_MAX];
+    if (find_collector(lib, sizeof lib) != 0) return -1;
+    struct injection in = {foreign_injection("CUDA_INJECTION64_PATH", lib),
+                           foreign_injection("NVTX_INJECTION64_PATH", lib)};
+    if (in.cuda && in.nvtx) {
+        say_foreign(&in); /* even with -q: the user asked for a trace and gets none */
+        return 0;
+    }
+    if (prepare_out_dir(o->out_dir, out_abs, cap) != 0 ||
+        set_environment(o, out_abs, lib, &in) != 0)
+        return -1;
+    if (!o->quiet) say_foreign(&in);
+    return 1;
+}
+
 int cmd_record(int argc, char **argv)
 {
     struct record_opts o = {0};
     int prog_at = 0;
     int rc = parse_args(argc, argv, &o, &prog_at);
     if (rc != CLI_EXIT_OK) return rc < 0 ? CLI_EXIT_OK : rc;
-    char dflt[64], out_abs[PATH_MAX], lib[PATH_MAX];
+    char dflt[64], out_abs[PATH_MAX];
     if (!o.out_dir) {
         default_out_dir(dflt, sizeof dflt);
         o.out_dir = dflt;
     }
-    if (find_collector(lib, sizeof lib) != 0 ||
-        prepare_out_dir(o.out_dir, out_abs, sizeof out_abs) != 0 ||
-        set_environment(&o, out_abs, lib) != 0)
-        return CLI_EXIT_FAIL;
+    int injected = prepare(&o, out_abs, sizeof out_abs);
+    if (injected < 0) return CLI_EXIT_FAIL;
     pid_t child = 0;
     /* returns with our signals as they were: a Ctrl-C during the summary or the report (that
      * of a big trace takes a while) stops us, it is not forwarded to a program that is gone */
     int status = record_job_run(argv + prog_at, &child);
     if (status < 0) return CLI_EXIT_FAIL;
-    if (!o.quiet) summarise(out_abs);
+    if (!o.quiet && injected) summarise(out_abs);
     /* the report never changes the exit status: a problem is one line on stderr */
-    if (!o.quiet && !o.no_report) report_after_record(stderr, out_abs, child);
+    if (!o.quiet && !o.no_report && injected) report_after_record(stderr, out_abs, child);
     return exit_like(status);
 }

@@ -11,11 +11,19 @@
  * the processes (GPU activity first) and writes -o FILE through FILE.tmp and a rename, so
  * a report that failed half-way is never left under the name asked for.
  *
+ * Several traces are analysed at once, on up to one thread per online CPU (at most 64; -j):
+ * each result lands in its argument's slot, so the output does not depend on which finished
+ * first. Over the traces of a multi-GPU job (ranks of one world size: torchrun), the ranks
+ * are compared first (src/analysis/ssa_ranks.c, printed by report_ranks.c): the straggler,
+ * why and its price; each rank's result is annotated so that its comm finding does not count
+ * waiting for the straggler as communication.
+ *
  * Memory (issue #5): the analysis runs in compact mode (SSA_COMPACT: ~40 bytes per step)
  * unless the report prints per-step detail (report_ssa_flags). JSON means may then differ
  * from the full mode's in the last digits (summed, then divided); text is the same.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +35,7 @@
 #include <sys/stat.h>
 
 #include "analysis/ssa.h"
+#include "analysis/ssa_env.h"
 #include "cmd.h"
 #include "json_out.h"
 #include "report.h"
@@ -41,14 +50,19 @@ static const char report_usage[] =
     "training thread was doing (data loading, sync, launch, alloc, other host work).\n"
     "Steps come from the step markers (public API, Python shim, ProfilerStep#N); warm-up\n"
     "steps are excluded and counted. A DIR stands for the .sstrace files in it (one per\n"
-    "process); with several processes, those with GPU activity come first.\n"
+    "process); with several processes, those with GPU activity come first. The ranks of\n"
+    "a multi-GPU job (torchrun: one trace per rank) are compared first: per rank its step\n"
+    "time, GPU busy, NCCL and exposed communication; the straggler, why, and what the\n"
+    "other ranks wait for it (over 8 ranks only its and the median rank's sections: -v).\n"
     "\n"
     "  -f, --format FMT   text (default), json (docs/report-json.md), md (Markdown) or\n"
     "                     html (one self-contained file: chart, the median step's\n"
     "                     host/GPU timeline, findings)\n"
     "  -o, --output FILE  write the report to FILE (written whole, then renamed into place)\n"
-    "  -v, --verbose      also the top kernels and a table of every step\n" REPORT_STEP_HELP
-    "  -h, --help         this text\n"
+    "  -v, --verbose      also the top kernels and a table of every step, and the section\n"
+    "                     of every rank\n"
+    "  -j, --jobs N       analyse up to N traces at once (default: one per online CPU,\n"
+    "                     at most 64)\n" REPORT_STEP_HELP "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 every trace was analysed (a truncated one too: the report says so),\n"
     "1 a trace could not be read, 2 usage error.\n";
@@ -111,6 +125,16 @@ void report_findings(const struct ssa_result *r, const struct ssa_summary *s,
         f->n = 0; /* no steps, no per-step saving */
 }
 
+const char *report_gpu_left_to(const struct ssa_result *r)
+{
+    struct ssa_env_facts f;
+    ssa_env_facts_of(r, &f);
+    const char *lib = ssa_env_get(&f, "collector.foreign_cuda_injection");
+    if (lib && *lib) return lib;
+    const char *conflict = ssa_env_get(&f, "cupti.conflict");
+    return conflict && strcmp(conflict, "0") != 0 ? "another CUPTI client" : NULL;
+}
+
 int report_has_gpu(const struct ssa_result *r)
 {
     return r->kernels + r->memcpys + r->memsets > 0;
@@ -127,6 +151,9 @@ struct inputs {
     struct input *v;
     size_t n, cap;
     int failed; /* an argument gave nothing readable */
+    /* after loading: the results in argument order (NULL: unreadable) and their ranks */
+    struct ssa_result **rs;
+    struct ssa_job job; /* job.n >= 2: a multi-rank job */
 };
 
 static int add_input(struct inputs *in, const char *path)
@@ -193,23 +220,113 @@ static void free_inputs(struct inputs *in)
         free(in->v[i].path);
     }
     free(in->v);
+    free(in->rs);
+    ssa_job_free(&in->job);
 }
 
-/* Section order for people: processes with GPU activity first, else argument order. */
-static void order_sections(const struct inputs *in, size_t *order)
+/* ---- loading: several traces at once ---- */
+
+#define REPORT_MAX_THREADS 64
+
+struct load_pool {
+    struct inputs *in;
+    const struct ssa_opts *opts;
+    unsigned flags;
+    size_t next;   /* the next input to take (atomic) */
+    size_t failed; /* inputs that could not be read (atomic) */
+};
+
+/* Takes inputs until none is left; each result goes to its own slot. */
+static void *load_worker(void *arg)
+{
+    struct load_pool *p = arg;
+    for (;;) {
+        size_t i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
+        if (i >= p->in->n) return NULL;
+        struct input *x = &p->in->v[i];
+        if (report_load(VERB, x->path, p->opts, p->flags, &x->r) != 0)
+            __atomic_fetch_add(&p->failed, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static size_t load_threads(size_t n, unsigned jobs)
+{
+    long cpus = jobs ? (long)jobs : sysconf(_SC_NPROCESSORS_ONLN);
+    size_t t = cpus > 0 ? (size_t)cpus : 1;
+    if (t > n) t = n;
+    if (t > REPORT_MAX_THREADS) t = REPORT_MAX_THREADS;
+    return t ? t : 1;
+}
+
+/* Analyses every input; the calling thread is one of the workers, and a thread that cannot
+ * be started leaves its share to the others. Returns how many inputs failed. */
+static size_t load_all(struct inputs *in, const struct report_opts *o)
+{
+    struct load_pool p = {in, &o->ssa, report_ssa_flags(o), 0, 0};
+    pthread_t th[REPORT_MAX_THREADS];
+    size_t want = load_threads(in->n, o->jobs), started = 0;
+    while (started + 1 < want && pthread_create(&th[started], NULL, load_worker, &p) == 0)
+        started++;
+    load_worker(&p);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    return p.failed;
+}
+
+/* The results in argument order, and the ranks of a multi-GPU job among them. */
+static int compare_ranks(struct inputs *in)
+{
+    in->rs = calloc(in->n ? in->n : 1, sizeof *in->rs);
+    if (!in->rs) return -1;
+    for (size_t i = 0; i < in->n; i++)
+        in->rs[i] = in->v[i].r;
+    if (ssa_ranks_analyze((const struct ssa_result *const *)in->rs, in->n, &in->job) != 0)
+        return -1;
+    ssa_ranks_annotate(in->rs, &in->job);
+    return 0;
+}
+
+/* Over REPORT_RANK_SECTIONS ranks and without -v, of the ranks' sections only the
+ * straggler's (or slowest rank's) and the median rank's are printed: hide[input] set for the
+ * others. Returns how many are hidden. */
+static size_t hide_rank_sections(const struct inputs *in, const struct report_opts *o,
+                                 unsigned char *hide)
+{
+    const struct ssa_job *j = &in->job;
+    if (o->verbose || j->n <= REPORT_RANK_SECTIONS || j->n_usable < 2) return 0;
+    size_t n = 0;
+    for (size_t k = 0; k < j->n; k++)
+        if (k != j->straggler && k != j->reference) hide[j->ranks[k].input] = 1, n++;
+    return n;
+}
+
+/* Section order for people: processes with GPU activity first, else argument order. Returns
+ * how many sections. */
+static size_t order_sections(const struct inputs *in, const unsigned char *hide, size_t *order)
 {
     size_t k = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < in->n; i++)
-            if (in->v[i].r && report_has_gpu(in->v[i].r) == !pass) order[k++] = i;
+            if (in->v[i].r && !hide[i] && report_has_gpu(in->v[i].r) == !pass) order[k++] = i;
+    return k;
 }
 
 /* ---- writing ---- */
 
+/* A multi-rank job: {"schema": "stepscope.job", ..., "ranks": {...}, "processes": [...]}. */
 static void write_json(FILE *f, const struct inputs *in, const struct report_opts *o, int as_array)
 {
     struct json_out j;
     json_init(&j, f, 1);
+    int job = in->job.n >= 2;
+    if (job) {
+        json_begin_object(&j);
+        json_kv_string(&j, "schema", "stepscope.job");
+        json_kv_u64(&j, "version", 1);
+        json_key(&j, "ranks");
+        report_ranks_json(&j, &in->job, (const struct ssa_result *const *)in->rs);
+        json_key(&j, "processes");
+    }
     if (as_array) json_begin_array(&j);
     for (size_t i = 0; i < in->n; i++) {
         if (in->v[i].r) {
@@ -222,14 +339,29 @@ static void write_json(FILE *f, const struct inputs *in, const struct report_opt
         }
     }
     if (as_array) json_end_array(&j);
+    if (job) json_end_object(&j);
     if (as_array || (in->n && in->v[0].r)) json_finish(&j);
 }
 
+static void write_ranks(FILE *f, const struct inputs *in, const struct report_opts *o,
+                        size_t hidden)
+{
+    const struct ssa_result *const *rs = (const struct ssa_result *const *)in->rs;
+    if (o->format == REPORT_TEXT)
+        report_ranks_text(f, &in->job, rs, hidden);
+    else if (o->format == REPORT_MD)
+        report_ranks_md(f, &in->job, rs, hidden);
+    else
+        report_ranks_html(f, &in->job, rs, hidden);
+}
+
 static void write_sections(FILE *f, const struct inputs *in, const struct report_opts *o,
-                           const size_t *order, size_t n)
+                           const size_t *order, size_t n, size_t hidden)
 {
     if (o->format == REPORT_HTML) report_html_begin(f, n == 1 ? in->v[order[0]].path : NULL);
-    if (o->format == REPORT_MD && n > 1) fprintf(f, "# stepscope report: %zu processes\n\n", n);
+    if (o->format == REPORT_MD && n + hidden > 1)
+        fprintf(f, "# stepscope report: %zu processes\n\n", n + hidden);
+    if (in->job.n >= 2) write_ranks(f, in, o, hidden);
     for (size_t k = 0; k < n; k++) {
         const struct ssa_result *r = in->v[order[k]].r;
         if (o->format == REPORT_TEXT) {
@@ -251,16 +383,17 @@ static void write_report(FILE *f, const struct inputs *in, const struct report_o
         write_json(f, in, o, as_array);
         return;
     }
-    size_t *order = calloc(in->n ? in->n : 1, sizeof *order), n = 0;
-    if (!order) {
+    size_t *order = calloc(in->n ? in->n : 1, sizeof *order);
+    unsigned char *hide = calloc(in->n ? in->n : 1, 1);
+    if (order && hide) {
+        size_t hidden = hide_rank_sections(in, o, hide);
+        size_t n = order_sections(in, hide, order);
+        if (n) write_sections(f, in, o, order, n, hidden);
+    } else {
         cli_error(VERB, NULL, "out of memory");
-        return;
     }
-    order_sections(in, order);
-    for (size_t i = 0; i < in->n; i++)
-        n += in->v[i].r != NULL;
-    if (n) write_sections(f, in, o, order, n);
     free(order);
+    free(hide);
 }
 
 struct report_job {
@@ -329,16 +462,28 @@ int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts
     }
 }
 
+static int parse_jobs(const char *s, struct report_opts *o)
+{
+    uint64_t n;
+    if (cli_parse_u64(s, &n) != 0 || n == 0)
+        return cli_usage_error(VERB, "--jobs wants a thread count from 1, not '%s'", s);
+    o->jobs = n > REPORT_MAX_THREADS ? REPORT_MAX_THREADS : (unsigned)n;
+    return 0;
+}
+
 static int parse_report_args(int argc, char **argv, struct report_opts *o, const char **out)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-        {"verbose", no_argument, NULL, 'v'},      REPORT_STEP_LONGOPTS,
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"verbose", no_argument, NULL, 'v'},
+                                             {"jobs", required_argument, NULL, 'j'},
+                                             REPORT_STEP_LONGOPTS,
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     *out = NULL;
     cli_opt_reset();
-    for (int c; (c = cli_getopt(VERB, argc, argv, "f:o:vh", longopts)) != -1;) {
+    for (int c; (c = cli_getopt(VERB, argc, argv, "f:o:vj:h", longopts)) != -1;) {
         if (c == 'h') {
             fputs(report_usage, stdout);
             return -1;
@@ -349,6 +494,7 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o, const
             return CLI_EXIT_USAGE;
         if (c == 'o') *out = optarg;
         if (c == 'f' && parse_format(optarg, o) != 0) return CLI_EXIT_USAGE;
+        if (c == 'j' && parse_jobs(optarg, o) != 0) return CLI_EXIT_USAGE;
     }
     if (optind >= argc) return cli_usage_error(VERB, "missing TRACE");
     if (*out && !**out) return cli_usage_error(VERB, "empty --output file name");
@@ -366,13 +512,13 @@ int cmd_report(int argc, char **argv)
     struct inputs in = {0};
     int any_folder = 0;
     expand_args(&in, argc, argv, &any_folder);
-    int status = in.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK, readable = 0;
-    unsigned flags = report_ssa_flags(&o);
-    for (size_t i = 0; i < in.n; i++) {
-        if (report_load(VERB, in.v[i].path, &o.ssa, flags, &in.v[i].r) != 0)
-            status = CLI_EXIT_FAIL;
-        else
-            readable++;
+    int status = in.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    size_t failed = load_all(&in, &o), readable = in.n - failed;
+    if (failed) status = CLI_EXIT_FAIL;
+    if (compare_ranks(&in) != 0) {
+        cli_error(VERB, NULL, "out of memory");
+        free_inputs(&in);
+        return CLI_EXIT_FAIL;
     }
     int as_array = in.n > 1 || any_folder;
     if (out_file) {

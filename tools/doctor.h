@@ -5,7 +5,9 @@
  * One table of checks, dr_checks[]: each check is a small function that looks at one thing
  * on this machine and fills a dr_result (status, what it saw, and for warn/fail the fix in
  * one line). Checks never fail the program: whatever they cannot read becomes a skip or a
- * fail with the reason in the value. docs/doctor.md lists them.
+ * fail with the reason in the value. docs/doctor.md lists them. The checks that a trace's
+ * environment record can answer too are judged by src/analysis/ssa_env_checks.c, for both
+ * doctor and `stepscope report`.
  */
 #ifndef DOCTOR_H
 #define DOCTOR_H
@@ -32,6 +34,8 @@ struct dr_ctx {
     int torch_probed;     /* the python probe ran (whatever it found) */
     int torch_rc;         /* its dr_run_capture status */
     char torch_out[2048]; /* its key=value lines */
+    long driver_version;  /* cuDriverGetVersion, cudaRuntimeGetVersion as the driver and */
+    long runtime_version; /* runtime checks found them (0: none) for driver_runtime */
 };
 
 struct dr_check {
@@ -62,5 +66,20 @@ int dr_timeout_ms(int default_ms);
 
 /* Finds an executable on PATH into buf. Returns 0, or -1 when there is none. */
 int dr_which(const char *name, char *buf, size_t cap);
+
+/* torchrun (WORLD_SIZE > LOCAL_WORLD_SIZE) or SLURM (SLURM_NNODES > 1) says the job spans
+ * several machines. */
+int dr_env_says_multi_node(void);
+
+/* The checks shared with `stepscope report` (src/analysis/ssa_env.h), judged on this
+ * machine's facts gathered live (tools/doctor_env.c): one per id of ssa_env_checks[]. */
+void dr_check_launch_blocking(struct dr_ctx *c, struct dr_result *r);
+void dr_check_driver_runtime(struct dr_ctx *c, struct dr_result *r);
+void dr_check_open_files(struct dr_ctx *c, struct dr_result *r);
+void dr_check_cpu_cores(struct dr_ctx *c, struct dr_result *r);
+void dr_check_omp_threads(struct dr_ctx *c, struct dr_result *r);
+void dr_check_visible_devices(struct dr_ctx *c, struct dr_result *r);
+void dr_check_nccl_env(struct dr_ctx *c, struct dr_result *r);
+void dr_check_alloc_conf(struct dr_ctx *c, struct dr_result *r);
 
 #endif

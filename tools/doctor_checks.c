@@ -10,13 +10,12 @@
 
 #include <dlfcn.h>
 #include <link.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
+#include "analysis/ssa_env.h"
 #include "doctor_data.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -62,24 +61,28 @@ static void cuda_version_text(int v, char *buf, size_t cap)
     snprintf(buf, cap, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-/* The kernel module's version line, "NVRM version: ... Kernel Module  550.54.14 ...". */
+/* The kernel module's version from its line: "NVRM version: NVIDIA UNIX x86_64 Kernel Module
+ * 550.54.14  Thu Feb 22 ..." or, for the open modules, "... Open Kernel Module for x86_64
+ * 580.95.05  Release Build ...": the first word after "Module" that starts with a digit. */
 static void kernel_module_version(char *buf, size_t cap)
 {
     char line[512];
     snprintf(buf, cap, "kernel module not loaded");
     if (dr_read_text("/proc/driver/nvidia/version", line, sizeof line) != 0) return;
-    const char *m = strstr(line, "Kernel Module");
-    if (!m) m = strstr(line, "Module");
+    const char *m = strstr(line, "Module");
     if (!m) return;
-    m = strchr(m, ' ');
-    while (m && *m == ' ')
-        m++;
-    if (m) snprintf(buf, cap, "kernel module %.*s", (int)strcspn(m, " \n"), m);
+    for (m += strlen("Module"); *m && *m != '\n'; m += strcspn(m, " \t\n")) {
+        m += strspn(m, " \t");
+        if (*m >= '0' && *m <= '9') {
+            snprintf(buf, cap, "kernel module %.*s", (int)strcspn(m, " \t\n"), m);
+            return;
+        }
+    }
+    snprintf(buf, cap, "kernel module loaded, version not read");
 }
 
 static void check_cuda_driver(struct dr_ctx *c, struct dr_result *r)
 {
-    (void)c;
     char mod[96], ver[32];
     kernel_module_version(mod, sizeof mod);
     static const char *const names[] = {"libcuda.so.1", "libcuda.so", NULL};
@@ -98,13 +101,13 @@ static void check_cuda_driver(struct dr_ctx *c, struct dr_result *r)
     } else {
         cuda_version_text(v, ver, sizeof ver);
         dr_set(r, DR_PASS, NULL, "supports CUDA %s (%s)", ver, mod);
+        c->driver_version = v; /* for driver_runtime */
     }
     dlclose(h);
 }
 
 static void check_cuda_runtime(struct dr_ctx *c, struct dr_result *r)
 {
-    (void)c;
     static const char *const names[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0",
                                         "libcudart.so", NULL};
     const char *which = NULL;
@@ -119,7 +122,10 @@ static void check_cuda_runtime(struct dr_ctx *c, struct dr_result *r)
     }
     int (*get)(int *) = (int (*)(int *))dlsym(h, "cudaRuntimeGetVersion");
     int v = 0;
-    if (get && get(&v) == 0 && v > 0) cuda_version_text(v, ver, sizeof ver);
+    if (get && get(&v) == 0 && v > 0) {
+        cuda_version_text(v, ver, sizeof ver);
+        c->runtime_version = v; /* for driver_runtime */
+    }
     dr_set(r, DR_PASS, NULL, "CUDA runtime %s (%s)", ver, loaded_path(h, path, sizeof path));
     dlclose(h);
 }
@@ -140,12 +146,11 @@ static void check_cudnn(struct dr_ctx *c, struct dr_result *r)
     }
     size_t (*get)(void) = (size_t(*)(void))dlsym(h, "cudnnGetVersion");
     size_t v = get ? get() : 0;
+    char ver[48];
     loaded_path(h, path, sizeof path);
-    if (v >= 10000) /* cuDNN 9: major*10000 + minor*100 + patch */
-        dr_set(r, DR_PASS, NULL, "cuDNN %zu.%zu.%zu (%s)", v / 10000, v % 10000 / 100, v % 100,
-               path);
-    else if (v > 0) /* cuDNN 8: major*1000 + minor*100 + patch */
-        dr_set(r, DR_PASS, NULL, "cuDNN %zu.%zu.%zu (%s)", v / 1000, v % 1000 / 100, v % 100, path);
+    ssa_env_cudnn_text((unsigned long)v, ver, sizeof ver);
+    if (v > 0)
+        dr_set(r, DR_PASS, NULL, "cuDNN %s (%s)", ver, path);
     else
         dr_set(r, DR_WARN, "reinstall cuDNN", "%s loads but has no cudnnGetVersion", which);
     dlclose(h);
@@ -261,38 +266,6 @@ static void check_torch_settings(struct dr_ctx *c, struct dr_result *r)
 
 /* ---- process environment and limits ---- */
 
-static void check_launch_blocking(struct dr_ctx *c, struct dr_result *r)
-{
-    (void)c;
-    const char *v = getenv("CUDA_LAUNCH_BLOCKING");
-    if (!v)
-        dr_set(r, DR_PASS, NULL, "not set");
-    else if (strcmp(v, "1") == 0)
-        dr_set(r, DR_FAIL, "unset CUDA_LAUNCH_BLOCKING (a debugging switch)",
-               "CUDA_LAUNCH_BLOCKING=1: every kernel launch waits for the kernel");
-    else
-        dr_set(r, DR_PASS, NULL, "set to '%.32s' (only 1 blocks)", v);
-}
-
-static void check_nofile(struct dr_ctx *c, struct dr_result *r)
-{
-    (void)c;
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
-        dr_set(r, DR_SKIP, NULL, "getrlimit(RLIMIT_NOFILE) failed");
-        return;
-    }
-    unsigned long long soft = rl.rlim_cur, hard = rl.rlim_max;
-    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 4096)
-        dr_set(r, DR_WARN,
-               "ulimit -n 65536 (raise the hard limit in /etc/security/limits.conf if needed)",
-               "open files soft limit %llu (hard %llu): DataLoader workers with many files "
-               "run out",
-               soft, hard);
-    else
-        dr_set(r, DR_PASS, NULL, "open files soft limit %llu (hard %llu)", soft, hard);
-}
-
 /* Reads the largest number in a /proc/sys file ("4096 131072 6291456" -> 6291456). */
 static long long sysctl_max(const char *path)
 {
@@ -307,8 +280,7 @@ static long long sysctl_max(const char *path)
     return best;
 }
 
-/* torchrun / SLURM say how many nodes the job spans. */
-static int env_says_multi_node(void)
+int dr_env_says_multi_node(void)
 {
     const char *ws = getenv("WORLD_SIZE"), *lws = getenv("LOCAL_WORLD_SIZE");
     const char *nn = getenv("SLURM_NNODES");
@@ -331,7 +303,7 @@ static void check_tcp_buffers(struct dr_ctx *c, struct dr_result *r)
         }
         low |= v[i] < 16LL * 1024 * 1024;
     }
-    int multi = c->multi_node || env_says_multi_node();
+    int multi = c->multi_node || dr_env_says_multi_node();
     int status = !low ? DR_PASS : multi ? DR_WARN : DR_SKIP;
     dr_set(r, status,
            status == DR_WARN ? "sysctl -w net.core.rmem_max=67108864 net.core.wmem_max=67108864 "
@@ -344,23 +316,6 @@ static void check_tcp_buffers(struct dr_ctx *c, struct dr_result *r)
 }
 
 /* ---- CPU ---- */
-
-static void check_cpu_cores(struct dr_ctx *c, struct dr_result *r)
-{
-    (void)c;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    cpu_set_t set;
-    int usable = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)online;
-    if (usable < 4)
-        dr_set(r, DR_WARN, "give the job more cores: DataLoader num_workers needs one core each",
-               "%ld cores online, %d usable by this process: room for %d DataLoader worker%s",
-               online, usable, usable > 1 ? usable - 1 : 0, usable == 2 ? "" : "s");
-    else
-        dr_set(r, DR_PASS, NULL,
-               "%ld cores online, %d usable by this process (DataLoader num_workers <= %d "
-               "per GPU process, split across GPUs)",
-               online, usable, usable - 1);
-}
 
 static void check_cpu_governor(struct dr_ctx *c, struct dr_result *r)
 {
@@ -438,13 +393,18 @@ static void check_gpu(struct dr_ctx *c, struct dr_result *r)
 const struct dr_check dr_checks[] = {
     {"cuda_driver", "NVIDIA driver (libcuda) and the CUDA version it supports", check_cuda_driver},
     {"cuda_runtime", "CUDA runtime library (libcudart) on the loader path", check_cuda_runtime},
+    {"driver_runtime", "CUDA runtime not newer than the driver", dr_check_driver_runtime},
     {"cudnn", "cuDNN loadable and its version", check_cudnn},
     {"torch", "python3's torch: version and CUDA/cuDNN/MKL build", check_torch},
     {"torch_settings", "torch defaults: cudnn.benchmark, TF32, threads", check_torch_settings},
-    {"launch_blocking", "CUDA_LAUNCH_BLOCKING not left on", check_launch_blocking},
-    {"open_files", "ulimit -n for DataLoader workers", check_nofile},
+    {"launch_blocking", "CUDA_LAUNCH_BLOCKING not left on", dr_check_launch_blocking},
+    {"omp_threads", "OMP_NUM_THREADS within the usable CPUs", dr_check_omp_threads},
+    {"visible_devices", "CUDA_VISIBLE_DEVICES leaves GPUs visible", dr_check_visible_devices},
+    {"nccl_env", "NCCL_* settings that slow communication", dr_check_nccl_env},
+    {"alloc_conf", "PyTorch CUDA allocator settings", dr_check_alloc_conf},
+    {"open_files", "ulimit -n for DataLoader workers", dr_check_open_files},
     {"tcp_buffers", "TCP buffer sizes for multi-node training", check_tcp_buffers},
-    {"cpu_cores", "CPU cores for DataLoader workers", check_cpu_cores},
+    {"cpu_cores", "CPU cores for DataLoader workers", dr_check_cpu_cores},
     {"cpu_governor", "CPU frequency governor", check_cpu_governor},
     {"gpu", "GPU persistence mode, clocks and PCIe link (nvidia-smi)", check_gpu},
     {"data_fs", "data folder's filesystem", dr_check_data_fs},

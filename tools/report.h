@@ -24,6 +24,7 @@ enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_MD, REPORT_HTML };
 struct report_opts {
     int format; /* enum report_format */
     int verbose, color;
+    unsigned jobs; /* report: traces analysed at once (0: one per online CPU, at most 64) */
     struct ssa_opts ssa;
 };
 
@@ -62,6 +63,12 @@ int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
  * 0, full mode. */
 unsigned report_ssa_flags(const struct report_opts *o);
 
+/* Who had the GPU activity when the trace was recorded, when the collector did not: the other
+ * tool's injection library that `record` left in place (collector.foreign_cuda_injection), or
+ * "another CUPTI client" (cupti.conflict). NULL when the collector had CUPTI. The string is
+ * borrowed from r and comes from the trace: escape it. */
+const char *report_gpu_left_to(const struct ssa_result *r);
+
 /* Any kernel, copy or memset recorded for the process. */
 int report_has_gpu(const struct ssa_result *r);
 
@@ -83,6 +90,24 @@ void report_md(FILE *f, const struct ssa_result *r, const struct report_opts *o)
 void report_html_begin(FILE *f, const char *title);
 void report_html(FILE *f, const struct ssa_result *r, const struct report_opts *o);
 void report_html_end(FILE *f);
+
+/* Writes text after label, word-wrapped at 78 columns under the text, escaped. */
+void report_text_wrapped(FILE *f, const char *label, const char *text);
+
+/* The ranks section of a multi-rank job (report_ranks.c; job->n >= 2, rs the results given
+ * to ssa_ranks_analyze). Text, md and html print it before the per-process sections and say
+ * that `omitted` rank sections are left out (-v shows them); json writes the value of the
+ * top-level "ranks" key (docs/report-json.md). */
+void report_ranks_text(FILE *f, const struct ssa_job *job, const struct ssa_result *const *rs,
+                       size_t omitted);
+void report_ranks_md(FILE *f, const struct ssa_job *job, const struct ssa_result *const *rs,
+                     size_t omitted);
+void report_ranks_html(FILE *f, const struct ssa_job *job, const struct ssa_result *const *rs,
+                       size_t omitted);
+void report_ranks_json(struct json_out *j, const struct ssa_job *job,
+                       const struct ssa_result *const *rs);
+#define REPORT_RANKS_ALL 16    /* more ranks: the table shows the 5 slowest and 5 fastest */
+#define REPORT_RANK_SECTIONS 8 /* more ranks: only the straggler's and median's sections */
 
 /* Writes s HTML-escaped (& < > " ' and control bytes); NULL writes "-". */
 void html_escaped(FILE *f, const char *s);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_env.h"
 #include "text_esc.h"
 
 /* One fill colour per category (enum ssa_cat order): greens/blues for compute, warm for
@@ -136,8 +137,13 @@ static void html_identity(FILE *f, const struct ssa_result *r, const struct ssa_
                  s->launches_per_step, s->gpu_ops_per_step);
         html_row(f, "caution", buf);
     }
-    snprintf(buf, sizeof buf, "%.1f %%%s", s->gpu_busy_pct,
-             report_has_gpu(r) ? "" : " (no GPU activity recorded: every instant is GPU idle)");
+    const char *left_to = report_gpu_left_to(r);
+    if (left_to)
+        snprintf(buf, sizeof buf, "not recorded: GPU activity was left to another tool (%.200s)",
+                 left_to);
+    else
+        snprintf(buf, sizeof buf, "%.1f %%%s", s->gpu_busy_pct,
+                 report_has_gpu(r) ? "" : " (no GPU activity recorded: every instant is GPU idle)");
     html_row(f, "GPU busy", buf);
     fputs("</table>\n", f);
 }
@@ -348,6 +354,7 @@ void report_html(FILE *f, const struct ssa_result *r, const struct report_opts *
     ssa_summarize(r, &s);
     fputs("<section>\n", f);
     html_identity(f, r, &s);
+    report_env_html(f, r, o->verbose);
     if (!s.steps) {
         fputs("<p>nothing to attribute: the trace has no timed records inside a step</p>\n"
               "</section>\n",

@@ -4,6 +4,7 @@
  */
 #include "json_out.h"
 #include "report.h"
+#include "report_env.h"
 
 /* ---- JSON (docs/report-json.md) ---- */
 
@@ -248,9 +249,11 @@ void report_json(struct json_out *j, const struct ssa_result *r, const struct re
     json_kv_string(j, "file", r->path);
     json_process(j, r);
     json_steps(j, r, &s);
+    json_kv_string(j, "gpu_left_to", report_gpu_left_to(r)); /* null: the collector had it */
     json_categories(j, &s, r->step_source != SSA_STEPS_NONE);
     json_per_step_means(j, &s);
     json_findings(j, r, &s, r->step_source != SSA_STEPS_NONE);
+    report_env_json(j, r);
     json_top_kernels(j, r);
     if (o->verbose) json_step_list(j, r);
     json_end_object(j);

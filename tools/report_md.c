@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_env.h"
 #include "text_esc.h"
 
 void md_escaped(FILE *f, const char *s)
@@ -67,6 +68,13 @@ static void md_headline(FILE *f, const struct ssa_result *r, const struct ssa_su
                 "- **caution**: the GPU ran behind the host (%.1f launches, %.1f GPU operations "
                 "per step): these step times understate the training step\n",
                 s->launches_per_step, s->gpu_ops_per_step);
+    const char *left_to = report_gpu_left_to(r);
+    if (left_to) {
+        fputs("- **GPU busy**: not recorded: GPU activity was left to another tool (", f);
+        md_escaped(f, left_to);
+        fputs(")\n", f);
+        return;
+    }
     fprintf(f, "- **GPU busy**: %.1f %%%s\n", s->gpu_busy_pct,
             report_has_gpu(r) ? "" : " (no GPU activity recorded: every instant is GPU idle)");
 }
@@ -116,6 +124,7 @@ void report_md(FILE *f, const struct ssa_result *r, const struct report_opts *o)
     struct ssa_summary s;
     ssa_summarize(r, &s);
     md_headline(f, r, &s);
+    report_env_md(f, r, o->verbose);
     if (!s.steps) {
         fputs("\nNothing to attribute: the trace has no timed records inside a step.\n\n", f);
         return;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_env.h"
 #include "text_esc.h"
 
 /* The stream of the report being written: report_text() sets it, the helpers below use it
@@ -275,6 +276,12 @@ static void text_wrapped(const char *label, const char *text)
     fputc('\n', out);
 }
 
+void report_text_wrapped(FILE *f, const char *label, const char *text)
+{
+    out = f;
+    text_wrapped(label, text);
+}
+
 /* Ranked findings: title, saving, evidence, the fix (src/analysis/ssa_findings.c). */
 static void text_findings(const struct ssa_result *r, const struct ssa_summary *s, int verbose)
 {
@@ -304,13 +311,20 @@ void report_text(FILE *f, const struct ssa_result *r, const struct report_opts *
     struct ssa_summary s;
     ssa_summarize(r, &s);
     text_identity(r);
+    report_env_text(out, r, o->verbose);
     text_steps_line(r, &s);
     if (!s.steps) {
         fprintf(out, "  nothing to attribute: the trace has no timed records inside a step\n");
         return;
     }
     int per_step = r->step_source != SSA_STEPS_NONE;
-    if (r->kernels == 0 && r->memcpys == 0 && r->memsets == 0)
+    const char *left_to = report_gpu_left_to(r);
+    char esc[256];
+    if (left_to)
+        fprintf(out, "  GPU activity was left to another tool (%s): not recorded here, so the "
+                     "breakdown is host time, not GPU idle\n",
+                text_escape_to(esc, sizeof esc, left_to));
+    else if (r->kernels == 0 && r->memcpys == 0 && r->memsets == 0)
         fprintf(out, "  no GPU activity recorded: every instant counts as GPU idle\n");
     text_bar(&s, o->color);
     text_categories(&s, per_step, o->verbose);

@@ -7,13 +7,17 @@
 # Environment: SIZES (records, raw traces; default "1000000 10000000"), BIG (records of one
 # zstd-1 trace, 0 = none; e.g. 100000000), JSON_SIZES (sizes also written as JSON and timed
 # with json.load, interleaved with report; default "1000000"), REPS (default 3),
-# WORK (scratch folder, deleted at the end; default /tmp/stepscope-bench-analysis).
+# WORK (scratch folder, deleted at the end; default /tmp/stepscope-bench-analysis),
+# BASE (a second build folder, e.g. of the code before a change: its `stepscope report` and
+# `bench-analysis --compact` then run alternately with B's, A B A B ..., and the ratio of the
+# medians is printed; the two builds' digests must agree).
 # Per case: median (min..max) of wall time, records/s, peak RSS (/usr/bin/time). Cases, run
 # interleaved: `stepscope report TRACE` (text, the default); `bench-analysis TRACE --compact`
 # (the same analysis with SSA_COMPACT: per step only a 40-byte brief, what a report of
 # millions of steps needs); json.load of the same events as Chrome JSON (JSON_SIZES only).
 set -euo pipefail
 B=${1:-build-aperf}
+BASE=${BASE:-}
 SIZES=${SIZES:-"1000000 10000000"}
 BIG=${BIG:-0}
 JSON_SIZES=${JSON_SIZES:-"1000000"}
@@ -23,6 +27,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SS=$B/stepscope GEN=$B/sst-gen BA=$B/bench-analysis
 
 [ -x "$SS" ] && [ -x "$GEN" ] && [ -x "$BA" ] || { echo "bench_analysis: build $SS, $GEN and $BA first" >&2; exit 2; }
+if [ -n "$BASE" ] && ! { [ -x "$BASE/stepscope" ] && [ -x "$BASE/bench-analysis" ]; }; then
+    echo "bench_analysis: build $BASE/stepscope and $BASE/bench-analysis first" >&2; exit 2
+fi
 mkdir -p "$WORK"
 trap 'rm -rf "$WORK"' EXIT
 avail_gb=$(df -Pk "$WORK" | awk 'NR==2 {print int($4 / 1048576)}')
@@ -32,17 +39,27 @@ if [ "$avail_gb" -lt "$need_gb" ]; then
     echo "bench_analysis: $avail_gb GB free in $WORK, about $need_gb GB needed" >&2; exit 2
 fi
 echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# $("$SS" --version 2>/dev/null | head -1)  build: $B  reps: $REPS"
+echo "# $("$SS" --version 2>/dev/null | head -1)  build: $B${BASE:+  base: $BASE}  reps: $REPS"
 
-# run NAME CMD...: one timed run; appends "wall_ms rss_kb" to $WORK/NAME.
+# run NAME CMD...: one timed run; appends "wall_ms rss_kb" to $WORK/NAME, and the digest
+# bench-analysis prints (if any) to $WORK/NAME.digest.
 run() {
     local name=$1; shift
     local t0 t1
     t0=$(date +%s%N)
-    /usr/bin/time -f "%M" -o "$WORK/time.txt" "$@" >/dev/null 2>"$WORK/err.txt" \
+    /usr/bin/time -f "%M" -o "$WORK/time.txt" "$@" >"$WORK/out.txt" 2>"$WORK/err.txt" \
         || { echo "bench_analysis: failed: $*" >&2; cat "$WORK/err.txt" >&2; exit 1; }
     t1=$(date +%s%N)
     echo "$(( (t1 - t0) / 1000000 )) $(cat "$WORK/time.txt")" >>"$WORK/$name" # ms, KB
+    grep -o 'digest [0-9a-f]*' "$WORK/out.txt" >>"$WORK/$name.digest" || true
+}
+
+# ratio NAME_A NAME_B: median wall of A over that of B.
+ratio() {
+    local a b
+    a=$(cut -d' ' -f1 "$WORK/$1" | median)
+    b=$(cut -d' ' -f1 "$WORK/$2" | median)
+    python3 -c "import sys; print(f'   {sys.argv[3]} / {sys.argv[4]} (medians): {float(sys.argv[1])/float(sys.argv[2]):.2f}x')" "$a" "$b" "$1" "$2"
 }
 
 # stats NAME RECORDS: median (min..max) wall, records/s at the median, peak RSS.
@@ -73,15 +90,27 @@ bench_size() { # SIZE [zstd level]
         events=$(cat "$WORK/events")
         echo "   as Chrome JSON: $events events, $(du -m "$WORK/t.json" | cut -f1) MB"
     fi
-    rm -f "$WORK/report.$size" "$WORK/compact.$size" "$WORK/json.$size"
+    rm -f "$WORK"/*."$size" "$WORK"/*."$size".digest
     "$SS" report "$f" >/dev/null # page cache warm for both
     for _ in $(seq "$REPS"); do
+        [ -n "$BASE" ] && run "base-report.$size" "$BASE/stepscope" report "$f"
         run "report.$size" "$SS" report "$f"
+        [ -n "$BASE" ] && run "base-compact.$size" "$BASE/bench-analysis" "$f" --compact
         run "compact.$size" "$BA" "$f" --compact
         [ $json = 1 ] && run "json.$size" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/t.json"
     done
-    stats "report.$size" "$recs"
-    stats "compact.$size" "$recs"
+    if [ -n "$BASE" ]; then
+        stats "base-report.$size" "$recs"
+        stats "report.$size" "$recs"
+        ratio "base-report.$size" "report.$size"
+        stats "base-compact.$size" "$recs"
+        stats "compact.$size" "$recs"
+        ratio "base-compact.$size" "compact.$size"
+        echo "   digests: base $(sort -u "$WORK/base-compact.$size.digest" | tr '\n' ' '); this build $(sort -u "$WORK/compact.$size.digest" | tr '\n' ' ')"
+    else
+        stats "report.$size" "$recs"
+        stats "compact.$size" "$recs"
+    fi
     if [ $json = 1 ]; then
         stats "json.$size" "$events"
         local r j

@@ -57,10 +57,11 @@ static int keep_knames(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
     return 0;
 }
 
+/* Mapped (SST_READ_MAP): two passes over the whole file, and no copy out of the page cache. */
 static int open_reader(const char *path, struct ssa_result *res, struct sst_reader **r)
 {
     struct sst_reader_opts o = {0, on_problem, res};
-    return sst_reader_open(path, &o, r);
+    return sst_reader_open_ex(path, &o, SST_READ_MAP, r);
 }
 
 static int analyze(const char *path, const struct ssa_opts *opts, struct ssa_result *res,
@@ -77,12 +78,10 @@ static int analyze(const char *path, const struct ssa_opts *opts, struct ssa_res
     if (rc == 0) rc = ssa_steps_warmup_plan(sc, res, opts);
     if (rc == 0 && want_timeline) rc = ssa_steps_pick_timeline(sc, res);
     if (rc == 0) rc = keep_knames(sc, r, res);
-    sst_reader_close(r);
-    if (rc) return rc;
     uint64_t problems = res->problems; /* pass 2 meets the same damage again */
-    rc = open_reader(path, res, &r);
-    if (rc) return rc;
-    rc = ssa_attr_run(r, sc, res);
+    /* pass 2 reads the same bytes: chunks whose checksum passed are not summed again */
+    if (rc == 0) rc = sst_reader_rewind(r);
+    if (rc == 0) rc = ssa_attr_run(r, sc, res);
     sst_reader_close(r);
     res->problems = problems;
     if (rc == 0) ssa_steps_warmup(sc, res, opts);
@@ -129,5 +128,6 @@ void ssa_result_free(struct ssa_result *r)
     free(r->kname_text);
     free(r->knames);
     free(r->timeline);
+    ssa_env_record_free(&r->env);
     free(r);
 }

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ssa_env.h"
+
 /* Exclusive categories, in priority order: at an instant where several apply, the first
  * wins. GPU-busy categories come first (compute before comm before copies, so copies and
  * NCCL count only where nothing computes), then the host's state for GPU-idle time: the
@@ -191,7 +193,8 @@ struct ssa_result {
     uint32_t env_records;        /* ENV key/values read */
     uint32_t cpu_count;          /* "cpu_count" env record; 0 unknown */
     uint32_t cpu_affinity_count; /* CPUs the process may run on; 0 unknown */
-    int launch_blocking;         /* env.CUDA_LAUNCH_BLOCKING recorded and not "0" */
+    int launch_blocking;         /* env.CUDA_LAUNCH_BLOCKING blocks: ssa_env_launch_blocking */
+    struct ssa_env_record env;   /* every ENV key/value, host samples' children (ssa_env.h) */
     uint64_t kernel_devices;     /* bit d: this process ran kernels on device d (mod 64) */
 
     /* steps */
@@ -230,6 +233,15 @@ struct ssa_result {
      * (number, begin_ns, end_ns, warmup are 0). ssa_summarize and ssa_find read it. */
     int compact;
     struct ssa_step steady;
+
+    /* Set by ssa_ranks_annotate() when this trace is compared with the other ranks of its job
+     * (zero otherwise): the comm_not_overlapped rule then tells waiting from transfer. */
+    struct ssa_peer {
+        int known;         /* this result is a compared rank of a multi-rank job */
+        int32_t straggler; /* the job's straggler rank; -1: none (ranks balanced) */
+        double wait_ms;    /* of this rank's exposed comm per step, the part spent waiting for
+                            * the straggler (0 on the straggler itself) */
+    } peer;
 };
 
 struct ssa_opts {
@@ -328,5 +340,66 @@ struct ssa_findings {
 };
 /* Runs every rule over the steady steps of r (s from ssa_summarize). */
 void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, struct ssa_findings *out);
+
+/* ---- ranks of a multi-GPU job (ssa_ranks.c): the per-rank results compared ----
+ *
+ * In synchronous data parallel training (DDP) every rank takes about the same step time: a
+ * fast rank waits inside the collective (its NCCL kernel runs, so the wait shows as exposed
+ * `comm`) for the slowest rank. The slowest rank is therefore the one with the LEAST exposed
+ * comm, i.e. the MOST non-comm time (step - exposed comm). That rank is the straggler; why:
+ * the category where it exceeds the reference rank (the median of the others by non-comm
+ * time) most; price: its non-comm time minus the reference's, per step, which is about what
+ * every other rank waits. */
+struct ssa_rank {
+    size_t input; /* index of the result in the array given to ssa_ranks_analyze */
+    int32_t rank;
+    int usable;         /* steady steps from step markers: compared; else only listed */
+    double step_ms;     /* mean steady step */
+    double median_ms;   /* median steady step */
+    double busy_pct;    /* GPU busy share */
+    double nccl_ms;     /* NCCL kernel time per step (overlaps not removed) */
+    double comm_ms;     /* exposed comm per step: NCCL with no compute under it */
+    double overlap_pct; /* 100 (1 - comm / nccl), clamped to 0..100; 0 without NCCL */
+    double noncomm_ms;  /* step_ms - comm_ms: the rank's own work */
+    int top_cat;        /* its largest non-comm category */
+    double top_ms;
+    double wait_ms; /* of comm_ms, the part that waits for the straggler */
+    double cat_ms[SSA_CAT_COUNT];
+};
+
+/* p10, median, p90 over the compared ranks */
+struct ssa_spread {
+    double p10, p50, p90;
+};
+
+#define SSA_STRAGGLER_MIN_PCT 5.0 /* straggler: its price is at least this share of the step */
+
+struct ssa_job {
+    int32_t world_size;
+    size_t n;               /* ranks of the job among the results (one per rank number) */
+    size_t n_usable;        /* of them, compared */
+    size_t duplicates;      /* results whose rank number was already taken (left out) */
+    size_t missing;         /* rank numbers 0..world_size-1 with no result */
+    size_t other_jobs;      /* rank results of another world size (left out) */
+    struct ssa_rank *ranks; /* n, by rank number */
+    size_t *order;          /* n_usable indices into ranks, most non-comm time first */
+    struct ssa_spread step_ms, noncomm_ms, comm_ms, wait_ms;
+    int has_straggler; /* the price reaches SSA_STRAGGLER_MIN_PCT of the median step */
+    size_t straggler;  /* indices into ranks: the rank with the most non-comm time, */
+    size_t reference;  /* and the median of the others */
+    int why_cat;       /* the category where the straggler exceeds the reference most */
+    double why_ms;     /* by how much, per step */
+    double price_ms;   /* straggler non-comm - reference non-comm, per step */
+};
+
+/* Compares the ranks among n results (NULL entries skipped): those with world_size > 1 and
+ * 0 <= rank < world_size (a torchrun launcher has rank -1: not a rank), of the world size
+ * that most results share. Returns 0 with *job filled (job->n < 2: not a multi-rank job;
+ * call ssa_job_free either way), or SS_ENOMEM. */
+int ssa_ranks_analyze(const struct ssa_result *const *rs, size_t n, struct ssa_job *job);
+void ssa_job_free(struct ssa_job *job);
+
+/* Writes each compared rank's struct ssa_peer (rs as given to ssa_ranks_analyze). */
+void ssa_ranks_annotate(struct ssa_result *const *rs, const struct ssa_job *job);
 
 #endif

@@ -13,6 +13,7 @@
  * allocation and free (cudaFree also synchronises the device, but the fix is the
  * allocator's, so it is alloc). Anything not listed is "other" host work.
  */
+#include <pthread.h>
 #include <stddef.h>
 
 #include "ssa.h"
@@ -167,11 +168,12 @@ static const struct api_row api_rows[] = {SSA_API_TABLE(SSA_ROW_R, SSA_ROW_D)};
 
 #define API_LOOKUP_MAX 1024 /* cbids below this are looked up directly */
 
-/* Direct lookup tables, built on first use from the rows (no locks: the analysis runs on
- * one thread, and building twice gives the same bytes). */
+/* Direct lookup tables, built once on first use from the rows. `stepscope report` analyses
+ * several traces on parallel threads: a second build while another thread reads would show it
+ * the -1 of a half-filled table, hence pthread_once. */
 static uint8_t api_class_of[2][API_LOOKUP_MAX];
 static int16_t api_row_of[2][API_LOOKUP_MAX];
-static int api_ready;
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 
 static void api_build(void)
 {
@@ -183,12 +185,11 @@ static void api_build(void)
         api_class_of[d][api_rows[i].cbid] = api_rows[i].cls;
         api_row_of[d][api_rows[i].cbid] = (int16_t)i;
     }
-    api_ready = 1;
 }
 
 enum ssa_api_class ssa_api_class(uint8_t domain, uint32_t cbid)
 {
-    if (!api_ready) api_build();
+    pthread_once(&api_once, api_build);
     if (cbid >= API_LOOKUP_MAX || (domain != SST_API_RUNTIME && domain != SST_API_DRIVER))
         return SSA_API_OTHER;
     return (enum ssa_api_class)api_class_of[domain == SST_API_DRIVER][cbid];
@@ -196,7 +197,7 @@ enum ssa_api_class ssa_api_class(uint8_t domain, uint32_t cbid)
 
 const char *ssa_api_name(uint8_t domain, uint32_t cbid)
 {
-    if (!api_ready) api_build();
+    pthread_once(&api_once, api_build);
     if (cbid >= API_LOOKUP_MAX || (domain != SST_API_RUNTIME && domain != SST_API_DRIVER))
         return NULL;
     int row = api_row_of[domain == SST_API_DRIVER][cbid];

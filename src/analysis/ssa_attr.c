@@ -43,8 +43,12 @@ struct stepbuf {
 
 #define SSA_POOL 16 /* spare buffers kept for reuse */
 
+/* A step's edges arrive on two sides, each nearly in time order: the host's (API calls, data
+ * ranges: one thread's calls follow each other) and the GPU's (kernels, copies, memsets: one
+ * stream's work too), the GPU's lagging the host's by up to a queue's length. Each side has
+ * its own buffer, sorted apart and merged before the sweep (see sort_side). */
 struct open_step {
-    struct stepbuf buf;
+    struct stepbuf host, gpu;
     struct ssa_step st; /* compact mode only: the step's full result while it is open */
 };
 
@@ -107,13 +111,40 @@ static struct ssa_step *full_step(struct attr *a, size_t i)
     return o ? &o->st : NULL;
 }
 
-/* The first step whose end is after t (steps are sorted and do not overlap), or n_steps. */
-static size_t step_after(struct attr *a, uint64_t t)
+/* step_after when the last answer is not the answer: searched from it outwards (galloping,
+ * then binary search): host records come in time order and the GPU's lag them by a step or so,
+ * so the answer is near the last one. */
+static __attribute__((noinline)) size_t step_search(struct attr *a, uint64_t t)
 {
     const struct ssa_step_brief *s = a->res->briefs;
-    size_t n = a->res->n_steps, c = a->cursor;
-    if (c < n && s[c].end_ns > t && (c == 0 || s[c - 1].end_ns <= t)) return c;
-    size_t lo = 0, hi = n;
+    size_t n = a->res->n_steps;
+    if (n == 0) return 0;
+    size_t c = a->cursor < n ? a->cursor : n - 1;
+    size_t lo, hi, d = 1; /* the answer is in [lo, hi]: s[lo - 1] ends by t, s[hi] after it */
+    if (s[c].end_ns > t) {
+        if (c == 0 || s[c - 1].end_ns <= t) return c;
+        for (hi = c - 1;; hi -= d, d *= 2) {
+            if (d > hi) {
+                lo = 0;
+                break;
+            }
+            if (s[hi - d].end_ns <= t) {
+                lo = hi - d + 1;
+                break;
+            }
+        }
+    } else {
+        for (lo = c + 1;; lo += d, d *= 2) {
+            if (lo + d - 1 >= n) {
+                hi = n;
+                break;
+            }
+            if (s[lo + d - 1].end_ns > t) {
+                hi = lo + d - 1;
+                break;
+            }
+        }
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (s[mid].end_ns > t)
@@ -125,10 +156,19 @@ static size_t step_after(struct attr *a, uint64_t t)
     return lo;
 }
 
-/* The step that contains t, or NULL (before the first, after the last, in a gap). */
-static struct ssa_step *step_at(struct attr *a, uint64_t t, size_t *index)
+/* The first step whose end is after t (steps are sorted and do not overlap), or n_steps. */
+static inline size_t step_after(struct attr *a, uint64_t t)
 {
-    size_t i = step_after(a, t);
+    const struct ssa_step_brief *s = a->res->briefs;
+    size_t c = a->cursor;
+    if (c < a->res->n_steps && s[c].end_ns > t && (c == 0 || s[c - 1].end_ns <= t)) return c;
+    return step_search(a, t);
+}
+
+/* The step that contains t, or NULL (before the first, after the last, in a gap), given
+ * i = step_after(a, t). */
+static struct ssa_step *step_in(struct attr *a, size_t i, uint64_t t, size_t *index)
+{
     if (i >= a->res->n_steps || a->res->briefs[i].begin_ns > t) return NULL;
     *index = i;
     struct ssa_step *st = full_step(a, i);
@@ -136,37 +176,56 @@ static struct ssa_step *step_at(struct attr *a, uint64_t t, size_t *index)
     return st;
 }
 
-static int buf_push(struct attr *a, struct stepbuf *b, uint64_t s, uint64_t e, uint32_t cat)
-{                                  /* s, e: relative to the step's begin */
-    if (2 * (b->n + 2) > b->cap) { /* half the room: the radix sort's second array */
-        if (b->cap == 0 && a->n_pool > 0) {
-            *b = a->pool[--a->n_pool];
-            b->n = 0;
-        }
-        if (2 * (b->n + 2) > b->cap) {
-            size_t cap = b->cap ? b->cap * 2 : 256;
-            edge_t *v = realloc(b->v, cap * sizeof *v);
-            if (!v) return SS_ENOMEM;
-            b->v = v;
-            b->cap = cap;
-        }
+/* Room in a buffer of n edges: as many again (the radix sort's second array) and a sentinel. */
+#define BUF_ROOM(n) (2 * (n) + 1)
+
+/* Room for two more edges in b. */
+static __attribute__((noinline)) int buf_grow(struct attr *a, struct stepbuf *b)
+{
+    if (b->cap == 0 && a->n_pool > 0) {
+        *b = a->pool[--a->n_pool];
+        b->n = 0;
     }
-    b->v[b->n++] = EDGE_KEY(s, cat, 0);
-    b->v[b->n++] = EDGE_KEY(e, cat, 1);
-    a->buffered += 2;
-    if (a->buffered > a->peak) a->peak = a->buffered;
+    if (BUF_ROOM(b->n + 2) > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        edge_t *v = realloc(b->v, cap * sizeof *v);
+        if (!v) return SS_ENOMEM;
+        b->v = v;
+        b->cap = cap;
+    }
     return 0;
 }
 
-/* Clips [s, e) to each step it overlaps and buffers it there. */
-static void add_interval(struct attr *a, uint64_t s, uint64_t e, uint32_t cat)
+static inline int buf_push(struct attr *a, struct stepbuf *b, uint64_t s, uint64_t e, uint32_t cat)
+{ /* s, e: relative to the step's begin */
+    if (BUF_ROOM(b->n + 2) > b->cap && buf_grow(a, b) != 0) return SS_ENOMEM;
+    b->v[b->n] = EDGE_KEY(s, cat, 0);
+    b->v[b->n + 1] = EDGE_KEY(e, cat, 1);
+    b->n += 2;
+    a->buffered += 2; /* its peak is taken before each drop, in finalize_next */
+    return 0;
+}
+
+/* Which side's buffer an edge of category cat goes to: the host's states; pageable H2D copies,
+ * GPU work, go with the GPU's. Only speed depends on it: the merge restores one order. */
+static inline int is_host_edge(uint32_t cat)
 {
-    if (e < s) {
+    return cat >= SSA_CAT_FIRST_IDLE && cat != SSA_EDGE_H2D_PAGEABLE;
+}
+
+/* Clips [s, e) to each step it overlaps and buffers it there. Returns step_after(a, s) for
+ * the record's own s (the step its counts go to: see step_in). */
+static __attribute__((noinline)) size_t add_interval(struct attr *a, uint64_t s, uint64_t e,
+                                                     uint32_t cat)
+{
+    size_t first = step_after(a, s), i = first;
+    if (e < s) { /* a reversed record: the interval it covers, counted at its own s */
         uint64_t t = s;
         s = e, e = t;
+        i = step_after(a, s);
     }
-    if (e == s) return;
-    for (size_t i = step_after(a, s); i < a->res->n_steps; i++) {
+    if (e == s) return first;
+    for (; i < a->res->n_steps; i++) {
         const struct ssa_step_brief *br = &a->res->briefs[i];
         if (br->begin_ns >= e) break;
         uint64_t cs = s > br->begin_ns ? s : br->begin_ns, ce = e < br->end_ns ? e : br->end_ns;
@@ -177,12 +236,37 @@ static void add_interval(struct attr *a, uint64_t s, uint64_t e, uint32_t cat)
         }
         struct open_step *o = open_of(a, i);
         struct ssa_step *st = !o ? NULL : a->compact ? &o->st : &a->res->steps[i];
-        if (!st || buf_push(a, &o->buf, cs - br->begin_ns, ce - br->begin_ns, cat)) {
+        struct stepbuf *b = !o ? NULL : is_host_edge(cat) ? &o->host : &o->gpu;
+        if (!st || buf_push(a, b, cs - br->begin_ns, ce - br->begin_ns, cat)) {
             a->err = SS_ENOMEM;
-            return;
+            return first;
         }
         if (cat == SSA_CAT_DATA) st->n.data_ns += ce - cs; /* GPU busy or not */
     }
+    return first;
+}
+
+/* A record's interval [s, e) of category cat: add_interval, then step_in for s: the step
+ * that takes the record's counts (its index in *index), or NULL. The common case, an interval
+ * inside one open step, is taken here with the same result. */
+SSA_HOT struct ssa_step *add_record(struct attr *a, uint64_t s, uint64_t e, uint32_t cat,
+                                    size_t *index)
+{
+    size_t i = step_after(a, s);
+    const struct ssa_step_brief *br = i < a->res->n_steps ? &a->res->briefs[i] : NULL;
+    if (br && i >= a->fin_next && br->begin_ns <= s && s < e && e <= br->end_ns) {
+        struct open_step *o = open_of(a, i);
+        struct ssa_step *st = !o ? NULL : a->compact ? &o->st : &a->res->steps[i];
+        if (!st || buf_push(a, is_host_edge(cat) ? &o->host : &o->gpu, s - br->begin_ns,
+                            e - br->begin_ns, cat)) {
+            a->err = SS_ENOMEM;
+            return NULL;
+        }
+        if (cat == SSA_CAT_DATA) st->n.data_ns += e - s;
+        *index = i;
+        return st;
+    }
+    return step_in(a, add_interval(a, s, e, cat), s, index);
 }
 
 /* ---- the sweep ---- */
@@ -212,11 +296,11 @@ static edge_t *radix_sort(edge_t *v, edge_t *tmp, size_t n)
     return v;
 }
 
-/* Insertion sort that gives up after `budget` moves (returns 0; v is then still a
- * permutation of its input). Returns 1 when v is sorted. */
-static int insertion_sort(edge_t *v, size_t n, size_t budget)
+/* Insertion sort of v, whose first `from` edges are in order, that gives up after `budget`
+ * moves (returns 0; v is then still a permutation of its input). Returns 1 when v is sorted. */
+static int insertion_sort(edge_t *v, size_t n, size_t from, size_t budget)
 {
-    for (size_t i = 1; i < n; i++) {
+    for (size_t i = from ? from : 1; i < n; i++) {
         edge_t x = v[i];
         size_t j = i;
         while (j > 0 && v[j - 1] > x) {
@@ -231,41 +315,17 @@ static int insertion_sort(edge_t *v, size_t n, size_t budget)
     return 1;
 }
 
-static edge_t *sort_part(edge_t *v, edge_t *tmp, size_t n)
+/* Sorts one side's n edges (v has room for n + 1 more: see buf_push) and puts a sentinel
+ * (UINT64_MAX, above any edge: a category is below 31) after them. Returns v or v + n. */
+static edge_t *sort_side(edge_t *v, size_t n)
 {
-    if (insertion_sort(v, n, 4 * n + 64)) return v;
-    return radix_sort(v, tmp, n);
-}
-
-/* Sorts the n edges of v (tmp has room for n more). The host's edges (one thread's calls
- * follow each other) and the GPU's (one stream's work too) are each nearly in time order
- * as they arrive, while the GPU's lag the host's by up to a queue's length: so each side
- * is insertion-sorted apart (falling back to the radix sort when a side is not nearly
- * sorted: many threads or streams) and the two are merged. Returns v or tmp. */
-static edge_t *sort_edges(edge_t *v, edge_t *tmp, size_t n)
-{
-    size_t nh = 0;
-    for (size_t i = 0; i < n; i++)
-        nh += EDGE_CAT(v[i]) >= SSA_CAT_FIRST_IDLE;
-    size_t h = 0, g = nh;
-    for (size_t i = 0; i < n; i++)
-        tmp[EDGE_CAT(v[i]) >= SSA_CAT_FIRST_IDLE ? h++ : g++] = v[i];
-    edge_t *hs = sort_part(tmp, v, nh), *gs = sort_part(tmp + nh, v + nh, n - nh);
-    /* merge into whichever array the halves are not in (each may have moved to v) */
-    edge_t *out = hs == tmp && gs == tmp + nh ? v : NULL;
-    if (!out) { /* a radix fallback left a half in v: copy both halves back into tmp */
-        if (hs != tmp) memcpy(tmp, hs, nh * sizeof *tmp);
-        if (gs != tmp + nh) memcpy(tmp + nh, gs, (n - nh) * sizeof *tmp);
-        hs = tmp, gs = tmp + nh, out = v;
-    }
-    size_t i = 0, j = 0, k = 0, ng = n - nh;
-    while (i < nh && j < ng)
-        out[k++] = hs[i] <= gs[j] ? hs[i++] : gs[j++];
-    while (i < nh)
-        out[k++] = hs[i++];
-    while (j < ng)
-        out[k++] = gs[j++];
-    return out;
+    size_t from = 1; /* mostly all of them: one thread's calls, one stream's work */
+    while (from < n && v[from - 1] <= v[from])
+        from++;
+    if (from < n && !insertion_sort(v, n, from, n <= 32 ? SIZE_MAX : 4 * n + 64))
+        v = radix_sort(v, v + n, n);
+    v[n] = UINT64_MAX;
+    return v;
 }
 
 /* The highest-priority category with an open interval (bit c of mask: open[c] > 0). */
@@ -336,69 +396,97 @@ static void close_run(struct ssa_step *st, struct idle_run *run, uint64_t t, int
     run->open = 0;
 }
 
-/* cat: the segment's category; pageable: it is (also) a pageable H2D copy. */
-static void idle_stretch(struct ssa_step *st, struct idle_run *run, uint32_t cat, uint64_t t0,
-                         uint64_t t1, enum run_after after, int pageable)
+/* One stretch [t0, t1) of category c (times relative to the step's begin). Busy: it closes the
+ * idle run (pageable: it is (also) a pageable H2D copy) and tells the sync watch the GPU's last
+ * busy category and, while a sync is open, how long it waited. Idle: it opens a run (what the
+ * run follows is only asked then) or extends it. */
+static inline void stretch(struct ssa_step *st, struct idle_run *run, struct sync_watch *sw,
+                           uint32_t c, uint64_t t0, uint64_t t1, int sync_open, int pageable)
 {
-    if (cat < SSA_CAT_FIRST_IDLE) { /* busy: closes the run */
-        close_run(st, run, t0, 0, pageable && cat == SSA_CAT_COPY_H2D);
+    if (c < SSA_CAT_FIRST_IDLE) {
+        close_run(st, run, t0, 0, pageable && c == SSA_CAT_COPY_H2D);
+        sw->last_busy = c;
+        if (sync_open) sw->wait_ns += t1 - t0;
         return;
     }
-    if (!run->open) *run = (struct idle_run){t0, 0, 1, t0 == st->begin_ns, after, 0};
-    if (cat == SSA_CAT_LAUNCH || cat == SSA_CAT_HOST) run->lh_ns += t1 - t0;
-    if (cat == SSA_CAT_DATA) run->had_data = 1;
+    if (!run->open) *run = (struct idle_run){t0, 0, 1, t0 == 0, run_follows(sw, sync_open, t0), 0};
+    if (c == SSA_CAT_LAUNCH || c == SSA_CAT_HOST) run->lh_ns += t1 - t0;
+    if (c == SSA_CAT_DATA) run->had_data = 1;
 }
 
-/* One segment [t0, t1) of category c: what the sync watch learns from it. */
-static void watch_segment(struct sync_watch *sw, uint32_t c, int sync_open, uint64_t t0,
-                          uint64_t t1)
+/* Where the sweep stands: the open intervals per category (mask bit c: some of category c
+ * are open) and, kept apart because the stretches ask about them, the open syncs and pageable
+ * H2D copies (edge category SSA_EDGE_H2D_PAGEABLE, which are copy.h2d besides). */
+struct sweep_state {
+    uint32_t open[SSA_CAT_COUNT];
+    uint32_t mask, syncs, pageable;
+};
+
+/* Applies one edge of category c at t (step: +1 for a start, -1 as uint32_t for an end, so
+ * counts stay exact), and what a sync's edges tell the sync watch. */
+static inline void apply_edge(struct sweep_state *s, struct sync_watch *sw, uint32_t c,
+                              uint32_t step, uint64_t t)
 {
-    if (c >= SSA_CAT_FIRST_IDLE) return;
-    sw->last_busy = c;
-    if (sync_open) sw->wait_ns += t1 - t0;
+    uint32_t open;
+    if (c == SSA_CAT_SYNC) {
+        if (!s->syncs && step == 1u) sw->wait_ns = 0; /* a new sync */
+        open = s->syncs += step;
+        if (!open) sw->last_end = t, sw->seen = 1;
+    } else {
+        if (c == SSA_EDGE_H2D_PAGEABLE) s->pageable += step, c = SSA_CAT_COPY_H2D;
+        open = s->open[c] += step;
+    }
+    /* a start sets the bit without waiting for the count; an end clears it at zero */
+    s->mask = step == 1u ? s->mask | (1u << c) : open ? s->mask : s->mask & ~(1u << c);
 }
 
-static void sweep(struct ssa_step *st, const edge_t *e, size_t n)
+/* Sweeps the n edges of the two sorted sides hs and gs (each ends with a sentinel), merging
+ * them as it goes. Times are relative to the step's begin, as in the edges. */
+static void sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t n)
 {
-    uint32_t open[SSA_CAT_COUNT] = {0}, mask = 0, open_pageable = 0;
-    uint64_t prev = st->begin_ns;
+    struct sweep_state s = {{0}, 0, 0, 0};
+    uint64_t cat_ns[SSA_CAT_COUNT] = {0}; /* summed here, then into st: no aliasing with st */
+    uint64_t prev = 0, span = st->end_ns - st->begin_ns;
     struct idle_run run = {0};
     struct sync_watch sw = {.last_busy = SSA_CAT_COUNT};
     for (size_t i = 0; i < n; i++) {
-        uint64_t t = st->begin_ns + EDGE_REL(e[i]);
+        int from_host = *hs <= *gs;
+        edge_t x = from_host ? *hs : *gs;
+        hs += from_host, gs += !from_host;
+        uint64_t t = EDGE_REL(x);
         if (t > prev) {
-            uint32_t c = top_cat(mask);
-            st->cat_ns[c] += t - prev;
-            idle_stretch(st, &run, c, prev, t, run_follows(&sw, open[SSA_CAT_SYNC] > 0, prev),
-                         open_pageable > 0);
-            watch_segment(&sw, c, open[SSA_CAT_SYNC] > 0, prev, t);
+            uint32_t c = top_cat(s.mask);
+            cat_ns[c] += t - prev;
+            stretch(st, &run, &sw, c, prev, t, s.syncs > 0, s.pageable > 0);
             prev = t;
         }
-        uint32_t c = EDGE_CAT(e[i]);
-        uint32_t step = EDGE_IS_END(e[i]) ? (uint32_t)-1 : 1u; /* wraps back: counts stay exact */
-        if (c == SSA_EDGE_H2D_PAGEABLE) open_pageable += step, c = SSA_CAT_COPY_H2D;
-        if (c == SSA_CAT_SYNC && !open[c] && step == 1u) sw.wait_ns = 0; /* a new sync */
-        open[c] += step;
-        mask = open[c] ? mask | (1u << c) : mask & ~(1u << c);
-        if (c == SSA_CAT_SYNC && !open[c]) sw.last_end = t, sw.seen = 1;
+        apply_edge(&s, &sw, EDGE_CAT(x), EDGE_IS_END(x) ? (uint32_t)-1 : 1u, t);
     }
-    uint32_t c = top_cat(mask);
-    st->cat_ns[c] += st->end_ns - prev;
-    if (st->end_ns > prev)
-        idle_stretch(st, &run, c, prev, st->end_ns, run_follows(&sw, open[SSA_CAT_SYNC] > 0, prev),
-                     0);
-    close_run(st, &run, st->end_ns, 1, 0);
+    uint32_t c = top_cat(s.mask);
+    cat_ns[c] += span - prev;
+    if (span > prev) stretch(st, &run, &sw, c, prev, span, s.syncs > 0, 0);
+    close_run(st, &run, span, 1, 0);
+    for (c = 0; c < SSA_CAT_COUNT; c++)
+        st->cat_ns[c] += cat_ns[c];
 }
 
-/* Sorts the step's edges (the buffer has room for n more: see buf_push) and sweeps them. */
-static void sort_and_sweep(struct ssa_step *st, struct stepbuf *b)
+/* Sorts the step's edges, each side apart, and sweeps them. */
+static void sort_and_sweep(struct ssa_step *st, struct open_step *o)
 {
-    edge_t *v = b->v;
-    if (b->n <= 32)
-        insertion_sort(v, b->n, SIZE_MAX);
+    static const edge_t none = UINT64_MAX; /* a side without edges: its sentinel alone */
+    const edge_t *hs = o->host.n ? sort_side(o->host.v, o->host.n) : &none;
+    const edge_t *gs = o->gpu.n ? sort_side(o->gpu.v, o->gpu.n) : &none;
+    sweep(st, hs, gs, o->host.n + o->gpu.n);
+}
+
+/* Gives a finalised step's buffer back to the pool (or frees it). */
+static void buf_release(struct attr *a, struct stepbuf *b)
+{
+    a->buffered -= b->n;
+    if (b->cap && a->n_pool < SSA_POOL)
+        a->pool[a->n_pool++] = *b;
     else
-        v = sort_edges(b->v, b->v + b->n, b->n);
-    sweep(st, v, b->n);
+        free(b->v);
 }
 
 /* The brief's GPU-busy time and top category. */
@@ -422,15 +510,12 @@ static void finalize_next(struct attr *a)
         return;
     }
     struct ssa_step *st = a->compact ? &o->st : &a->res->steps[i];
-    struct stepbuf *b = &o->buf;
-    sort_and_sweep(st, b);
+    sort_and_sweep(st, o);
     brief_from(&a->res->briefs[i], st);
     if (a->compact) ssa_steps_fold(a->sc, a->res, i, st);
-    a->buffered -= b->n;
-    if (b->cap && a->n_pool < SSA_POOL)
-        a->pool[a->n_pool++] = *b;
-    else
-        free(b->v);
+    if (a->buffered > a->peak) a->peak = a->buffered; /* buffered only drops here */
+    buf_release(a, &o->host);
+    buf_release(a, &o->gpu);
     memset(o, 0, sizeof *o);
     a->fin_next++;
 }
@@ -444,10 +529,10 @@ static void finalize_until(struct attr *a, uint64_t limit)
 /* ---- records ---- */
 
 /* Keeps [s, e) on a lane when it overlaps the timeline step, clipped to it. */
-static void tl_add(struct attr *a, uint64_t s, uint64_t e, int host, uint64_t lane, uint32_t cat)
+static __attribute__((noinline)) void tl_item(struct attr *a, uint64_t s, uint64_t e, int host,
+                                              uint64_t lane, uint32_t cat)
 {
     struct ssa_result *res = a->res;
-    if (!res->timeline_step || !res->timeline) return;
     const struct ssa_step_brief *b = &res->briefs[res->timeline_step - 1];
     if (e <= b->begin_ns || s >= b->end_ns || e < s) return;
     if (res->n_timeline == SSA_TIMELINE_MAX) {
@@ -459,6 +544,12 @@ static void tl_add(struct attr *a, uint64_t s, uint64_t e, int host, uint64_t la
                              (uint8_t)host, (uint8_t)cat};
 }
 
+static inline void tl_add(struct attr *a, uint64_t s, uint64_t e, int host, uint64_t lane,
+                          uint32_t cat)
+{
+    if (a->res->timeline_step && a->res->timeline) tl_item(a, s, e, host, lane, cat);
+}
+
 static uint64_t gpu_lane(uint16_t device, uint32_t stream)
 {
     return (uint64_t)device << 32 | stream;
@@ -466,14 +557,12 @@ static uint64_t gpu_lane(uint16_t device, uint32_t stream)
 
 static void on_kernel(struct attr *a, const struct sst_rec_kernel *k)
 {
-    uint32_t *ix = ssa_idmap_get(&a->sc->kname_index, k->name);
-    struct ssa_knstat *kn = ix ? &a->sc->kn[*ix] : NULL;
+    struct ssa_knstat *kn = ssa_kn_find(a->sc, k->name);
     int kc = kn ? kn->kclass : SSA_KC_OTHER;
-    add_interval(a, k->start_ns, k->end_ns, (uint32_t)ssa_kclass_cat(kc));
-    tl_add(a, k->start_ns, k->end_ns, 0, gpu_lane(k->device, k->stream),
-           (uint32_t)ssa_kclass_cat(kc));
+    uint32_t cat = kn ? kn->kcat : (uint32_t)ssa_kclass_cat(kc);
     size_t i;
-    struct ssa_step *st = step_at(a, k->start_ns, &i);
+    struct ssa_step *st = add_record(a, k->start_ns, k->end_ns, cat, &i);
+    tl_add(a, k->start_ns, k->end_ns, 0, gpu_lane(k->device, k->stream), cat);
     if (!st) return;
     st->n.kernels++;
     st->n.kernels_by_class[kc]++;
@@ -512,11 +601,11 @@ static void on_memcpy(struct attr *a, const struct sst_rec_memcpy *m)
     /* pageable H2D copies carry their own edge category (counted as copy.h2d by the sweep)
      * so the sweep can tell a blocking copy of a CPU-made tensor from a pinned async one */
     int pageable_h2d = m->copy_kind == SST_COPY_H2D && host_side_pageable(m);
-    add_interval(a, m->start_ns, m->end_ns,
-                 pageable_h2d ? SSA_EDGE_H2D_PAGEABLE : copy_cat(m->copy_kind));
-    tl_add(a, m->start_ns, m->end_ns, 0, gpu_lane(m->device, m->stream), copy_cat(m->copy_kind));
     size_t i;
-    struct ssa_step *st = step_at(a, m->start_ns, &i);
+    struct ssa_step *st =
+        add_record(a, m->start_ns, m->end_ns,
+                   pageable_h2d ? SSA_EDGE_H2D_PAGEABLE : copy_cat(m->copy_kind), &i);
+    tl_add(a, m->start_ns, m->end_ns, 0, gpu_lane(m->device, m->stream), copy_cat(m->copy_kind));
     if (!st) return;
     unsigned k = m->copy_kind < SSA_COPY_KINDS ? m->copy_kind : SST_COPY_OTHER;
     st->n.copies[k]++;
@@ -535,10 +624,9 @@ static void on_memcpy(struct attr *a, const struct sst_rec_memcpy *m)
 
 static void on_memset(struct attr *a, const struct sst_rec_memset *m)
 {
-    add_interval(a, m->start_ns, m->end_ns, SSA_CAT_MEMSET);
-    tl_add(a, m->start_ns, m->end_ns, 0, gpu_lane(m->device, m->stream), SSA_CAT_MEMSET);
     size_t i;
-    struct ssa_step *st = step_at(a, m->start_ns, &i);
+    struct ssa_step *st = add_record(a, m->start_ns, m->end_ns, SSA_CAT_MEMSET, &i);
+    tl_add(a, m->start_ns, m->end_ns, 0, gpu_lane(m->device, m->stream), SSA_CAT_MEMSET);
     if (!st) return;
     st->n.memsets++;
     st->n.memset_ns += m->end_ns > m->start_ns ? m->end_ns - m->start_ns : 0;
@@ -549,14 +637,16 @@ static void on_memset(struct attr *a, const struct sst_rec_memset *m)
  * highest-priority state of any thread (data > sync > alloc > launch > host, the sweep's). */
 static void on_api(struct attr *a, const struct sst_rec_api *api)
 {
-    enum ssa_api_class cls = ssa_api_class(api->domain, api->cbid);
+    enum ssa_api_class cls = ssa_api_lut_get(&a->sc->api, api->domain, api->cbid);
     static const uint32_t cat_of[] = {SSA_CAT_HOST, SSA_CAT_LAUNCH, SSA_CAT_SYNC, SSA_CAT_ALLOC};
-    if (cls != SSA_API_OTHER) {
-        add_interval(a, api->start_ns, api->end_ns, cat_of[cls]);
-        tl_add(a, api->start_ns, api->end_ns, 1, api->tid, cat_of[cls]);
-    }
     size_t i;
-    struct ssa_step *st = step_at(a, api->start_ns, &i);
+    struct ssa_step *st;
+    if (cls != SSA_API_OTHER) {
+        st = add_record(a, api->start_ns, api->end_ns, cat_of[cls], &i);
+        tl_add(a, api->start_ns, api->end_ns, 1, api->tid, cat_of[cls]);
+    } else {
+        st = step_in(a, step_after(a, api->start_ns), api->start_ns, &i);
+    }
     if (!st) return;
     uint64_t d = api->end_ns > api->start_ns ? api->end_ns - api->start_ns : 0;
     switch (cls) {
@@ -579,9 +669,10 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
  * trace has no API records (which do, and cover the same waits). */
 static void on_sync(struct attr *a, const struct sst_rec_sync *s)
 {
-    if (a->use_sync_records) add_interval(a, s->start_ns, s->end_ns, SSA_CAT_SYNC);
     size_t i;
-    struct ssa_step *st = step_at(a, s->start_ns, &i);
+    struct ssa_step *st = a->use_sync_records
+                              ? add_record(a, s->start_ns, s->end_ns, SSA_CAT_SYNC, &i)
+                              : step_in(a, step_after(a, s->start_ns), s->start_ns, &i);
     if (!st) return;
     st->n.sync_records++;
     st->n.sync_record_ns += s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
@@ -600,10 +691,9 @@ static void on_nvtx(struct attr *a, const struct sst_rec_nvtx *n)
     }
     struct ssa_open_range o;
     if (!ssa_stack_pop(stack, &o) || ssa_msg_base(o.kind) != SSA_MSG_DATA) return;
-    add_interval(a, o.ts, n->ts_ns, SSA_CAT_DATA);
-    tl_add(a, o.ts, n->ts_ns, 1, n->tid, SSA_CAT_DATA);
     size_t i;
-    struct ssa_step *st = step_at(a, o.ts, &i);
+    struct ssa_step *st = add_record(a, o.ts, n->ts_ns, SSA_CAT_DATA, &i);
+    tl_add(a, o.ts, n->ts_ns, 1, n->tid, SSA_CAT_DATA);
     if (st) st->n.data_ranges++;
 }
 
@@ -681,7 +771,7 @@ static int attr_setup(struct attr *a)
 static void attr_free(struct attr *a)
 {
     for (size_t k = 0; k < a->ring_cap; k++)
-        free(a->ring[k].buf.v);
+        free(a->ring[k].host.v), free(a->ring[k].gpu.v);
     for (size_t i = 0; i < a->n_pool; i++)
         free(a->pool[i].v);
     free(a->ring);
@@ -697,12 +787,14 @@ int ssa_attr_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
     int rc = attr_setup(&a);
     const struct sst_rec_header *h;
     while (rc == 0 && (rc = sst_reader_next(r, &h)) == 1) {
+        __builtin_prefetch((const void *)((uintptr_t)h + 4096));
         attr_record(&a, h);
         after_record(&a);
         rc = a.err;
     }
     if (rc == 0) finalize_until(&a, UINT64_MAX); /* the end: every step is complete */
     if (rc == 0) rc = a.err;
+    if (a.buffered > a.peak) a.peak = a.buffered; /* on an error, steps left open */
     res->peak_buffered_intervals = a.peak / 2;
     res->late_intervals = a.late;
     attr_free(&a);

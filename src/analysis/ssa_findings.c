@@ -280,6 +280,59 @@ static int rule_data_parallel(const struct fctx *c, struct ssa_finding *f)
     return 1;
 }
 
+/* NCCL time with no compute under it (DDP's gradient all-reduce not hidden in backward). What-if
+ * "overlapped": exposed comm runs under compute that is not already covering NCCL, so the
+ * saving is the exposed comm, bounded by that spare compute (kernel time of compute minus the
+ * NCCL time already overlapped). In a multi-rank report (ssa_ranks_annotate) the part of the
+ * exposed comm that waits for a slower rank is taken out first: there the straggler, not the
+ * network, is the fix, and the ranks section prices it once. Reported alone, a rank cannot
+ * tell waiting from transfer: confidence low, and the evidence says so. */
+static void comm_peer_text(const struct ssa_result *r, double wait, char *buf, size_t cap)
+{
+    if (!r->peer.known)
+        snprintf(buf, cap, "reported alone: part of it may be waiting for a slower rank");
+    else if (r->peer.straggler < 0)
+        snprintf(buf, cap, "ranks balanced: none waits for another");
+    else if (r->peer.straggler == r->rank)
+        snprintf(buf, cap, "this rank is the straggler: the others wait for it");
+    else
+        snprintf(buf, cap, "%.2f of it waits for rank %d", wait, (int)r->peer.straggler);
+}
+
+static int rule_comm(const struct fctx *c, struct ssa_finding *f)
+{
+    double exposed = c->s->cat_ms[SSA_CAT_COMM], nccl = c->s->kclass_ms[SSA_KC_NCCL];
+    if (exposed <= 0 || nccl <= 0) return 0;
+    const struct ssa_peer *p = &c->r->peer;
+    double wait = !p->known ? 0 : p->wait_ms < exposed ? p->wait_ms : exposed;
+    double compute = 0, overlapped = nccl > exposed ? nccl - exposed : 0;
+    for (int k = SSA_CAT_GEMM_TC; k <= SSA_CAT_COMPUTE_OTHER; k++)
+        compute += c->s->cat_ms[k];
+    double spare = compute > overlapped ? compute - overlapped : 0, transfer = exposed - wait;
+    f->saving_ms = transfer < spare ? transfer : spare;
+    f->confidence = p->known ? SSA_MEDIUM : SSA_LOW;
+    char who[96];
+    comm_peer_text(c->r, wait, who, sizeof who);
+    SAY(f->evidence,
+        "NCCL kernels %.2f ms/step, %.2f ms/step (%.0f %%) with no compute under it (%s); "
+        "compute %.2f ms/step, %.2f of it already under NCCL",
+        nccl, exposed, 100 * exposed / c->step_ms, who, compute, overlapped);
+    SAY(f->estimate,
+        "exposed comm%s, at most the compute not yet under NCCL "
+        "(overlapped with backward); the last bucket's all-reduce may stay exposed",
+        p->known ? " minus its wait for a slower rank" : "");
+    if (p->known && wait > 0.5 * exposed)
+        SAY(f->fix,
+            "mostly waiting for rank %d: speed up that rank (its findings), not the "
+            "network; then DDP(bucket_cap_mb=, static_graph=True)",
+            (int)p->straggler);
+    else
+        SAY(f->fix, "DDP(model, bucket_cap_mb=10..25, gradient_as_bucket_view=True, "
+                    "static_graph=True): all-reduce starts earlier in backward; gradient "
+                    "accumulation with model.no_sync() syncs every k micro-batches");
+    return 1;
+}
+
 #define SSA_LAUNCHBOUND_BUSY_PCT 50.0
 #define SSA_SMALL_KERNEL_US 50.0
 #define SSA_MANY_KERNELS 20.0
@@ -409,6 +462,7 @@ static const struct rule rules[] = {
      0, 1},
     {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1,
      0},
+    {"comm_not_overlapped", "NCCL communication not overlapped with compute", rule_comm, 0, 1},
 };
 _Static_assert(sizeof rules / sizeof rules[0] <= SSA_MAX_FINDINGS, "room for every rule");
 

@@ -48,9 +48,13 @@ int ssa_marker_init(struct ssa_marker *m, const char *spec);
 void ssa_marker_free(struct ssa_marker *m);
 
 /* Classifies (domain, message) string ids once and caches the answer. */
+#define SSA_MSG_DENSE 65536 /* message ids below this: looked up in an array, not the map */
 struct ssa_msgcache {
-    struct ssa_idmap domains;        /* domain id -> 1 when it is "stepscope" */
-    struct ssa_idmap messages;       /* message id -> enum ssa_msg (+ ProfilerStep number aside) */
+    struct ssa_idmap domains;  /* domain id -> 1 when it is "stepscope" */
+    struct ssa_idmap messages; /* message id -> enum ssa_msg (+ ProfilerStep number aside) */
+    uint8_t *dense;            /* message id < SSA_MSG_DENSE -> its kind + 1 (0: not yet) */
+    uint32_t last_domain;      /* the last domain asked about, when last_set */
+    uint8_t last_set, last_ours;
     const struct ssa_marker *marker; /* not owned; NULL: none */
 };
 enum ssa_msg ssa_msg_kind(struct ssa_msgcache *c, struct sst_reader *r, uint32_t domain,
@@ -80,6 +84,7 @@ struct ssa_stacks {
     struct ssa_idmap by_tid; /* tid -> index into s */
     struct ssa_stack *s;
     size_t n, cap;
+    uint32_t last_tid, last_ix; /* the last thread asked about: s[last_ix - 1] (0: none) */
 };
 /* The stack of tid, created on first use; NULL past SSA_NVTX_THREADS or out of memory. */
 struct ssa_stack *ssa_stack_of(struct ssa_stacks *st, uint32_t tid);
@@ -104,18 +109,41 @@ int ssa_cand_add(struct ssa_candlist *l, const struct ssa_cand *c);
 struct ssa_knstat {
     uint32_t name_id;
     uint8_t kclass;
+    uint8_t kcat; /* ssa_kclass_cat(kclass): the sweep's category of its kernels */
     uint64_t count, total_ns;
     uint32_t first_step, last_step; /* pass 2: step indexes where the name ran (+1; 0 none) */
 };
 
 #define SSA_MAX_BLOCKS 65536
 
+/* ssa_api_class as a table built once per analysis: one load per API record in both passes,
+ * without the call and its pthread_once. cbids past the table go to ssa_api_class. */
+#define SSA_API_LUT_N 1024
+struct ssa_api_lut {
+    uint8_t cls[2][SSA_API_LUT_N]; /* [domain is DRIVER][cbid] */
+};
+void ssa_api_lut_init(struct ssa_api_lut *t);
+static inline enum ssa_api_class ssa_api_lut_get(const struct ssa_api_lut *t, uint8_t domain,
+                                                 uint32_t cbid)
+{
+    if (cbid < SSA_API_LUT_N && (domain == SST_API_RUNTIME || domain == SST_API_DRIVER))
+        return (enum ssa_api_class)t->cls[domain == SST_API_DRIVER][cbid];
+    return ssa_api_class(domain, cbid);
+}
+
+/* Kernel-name ids below this are indexed directly (kn_dense), the rest through kname_index:
+ * ids are the writer's 1, 2, 3, ..., but come from the file, so the array is bounded. */
+#define SSA_KN_DENSE 65536
+
 struct ssa_scan {
     struct ssa_candlist step_recs, nvtx_steps, prof_steps, user_steps;
-    struct ssa_marker marker;       /* ssa_opts.step_marker, compiled */
-    struct ssa_idmap step_open;     /* tid -> index+1 into step_recs of an open BEGIN */
-    struct ssa_idmap launch_by_tid; /* tid -> launch API calls */
-    struct ssa_idmap kname_index;   /* name id -> index into kn */
+    struct ssa_marker marker;            /* ssa_opts.step_marker, compiled */
+    struct ssa_idmap step_open;          /* tid -> index+1 into step_recs of an open BEGIN */
+    struct ssa_idmap launch_by_tid;      /* tid -> launch API calls (launch_pending not yet in) */
+    uint32_t launch_tid, launch_pending; /* the current run of one thread's launches */
+    struct ssa_idmap kname_index;        /* name id -> index into kn */
+    uint32_t *kn_dense;                  /* name id < SSA_KN_DENSE -> index + 1 into kn (0: none) */
+    struct ssa_api_lut api;              /* set at the start of pass 1 */
     struct ssa_knstat *kn;
     size_t n_kn, cap_kn;
     struct ssa_msgcache msgs;
@@ -134,6 +162,17 @@ struct ssa_scan {
     size_t fill_end;       /* steps [warm_dur, fill_end) may be a queue fill (after pass 2) */
     struct ssa_step fill;  /* compact mode: their sum, summed or not later */
 };
+
+/* The name's entry in scan->kn, or NULL when pass 1 saw no kernel of that name. */
+static inline struct ssa_knstat *ssa_kn_find(const struct ssa_scan *sc, uint32_t name)
+{
+    if (name < SSA_KN_DENSE && sc->kn_dense) {
+        uint32_t v = sc->kn_dense[name];
+        return v ? &sc->kn[v - 1] : NULL;
+    }
+    uint32_t *ix = ssa_idmap_get(&sc->kname_index, name);
+    return ix ? &sc->kn[*ix] : NULL;
+}
 
 /* Pass 1 over r: fills scan and the trace facts of res. 0 or a negative ss_error. */
 int ssa_scan_run(struct sst_reader *r, struct ssa_scan *scan, struct ssa_result *res);
@@ -161,6 +200,9 @@ int ssa_attr_run(struct sst_reader *r, struct ssa_scan *scan, struct ssa_result 
 
 /* Sorting helper: median etc. of a copy. */
 uint64_t ssa_quantile_u64(uint64_t *v, size_t n, double q); /* sorts v in place */
+
+/* For the few helpers of the per-record paths that the compiler would otherwise call. */
+#define SSA_HOT static inline __attribute__((always_inline))
 
 /* Loads a record whose size the reader has checked (>= the struct) into a local copy. */
 #define SSA_LOAD(h, dst) memcpy(&(dst), (h), sizeof(dst))

@@ -28,11 +28,10 @@ static char *dup_string(struct sst_reader *r, uint32_t id)
     return d;
 }
 
-/* Records the earliest contribution time of the current record in its block. */
-static int note_block_time(struct ssa_scan *sc, uint64_t t)
+/* Folds pairs of blocks until block b fits: bounded memory. Returns the new b. */
+static __attribute__((noinline)) uint64_t fold_blocks(struct ssa_scan *sc, uint64_t b)
 {
-    uint64_t b = sc->n_records >> sc->block_shift;
-    while (b >= SSA_MAX_BLOCKS) { /* fold pairs of blocks: bounded memory */
+    while (b >= SSA_MAX_BLOCKS) {
         for (size_t i = 0; i < SSA_MAX_BLOCKS / 2; i++) {
             uint64_t x = sc->block_min[2 * i], y = sc->block_min[2 * i + 1];
             sc->block_min[i] = x < y ? x : y;
@@ -43,6 +42,14 @@ static int note_block_time(struct ssa_scan *sc, uint64_t t)
         sc->block_shift++;
         b = sc->n_records >> sc->block_shift;
     }
+    return b;
+}
+
+/* Records the earliest contribution time of the current record in its block. */
+static inline int note_block_time(struct ssa_scan *sc, uint64_t t)
+{
+    uint64_t b = sc->n_records >> sc->block_shift;
+    if (b >= SSA_MAX_BLOCKS) b = fold_blocks(sc, b);
     if (b >= sc->n_blocks) sc->n_blocks = b + 1;
     if (t < sc->block_min[b]) sc->block_min[b] = t;
     return 0;
@@ -55,29 +62,38 @@ static void note_span(struct ssa_scan *sc, struct ssa_result *res, uint64_t t0, 
     sc->have_span = 1;
 }
 
-static int note_kernel(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
-                       const struct sst_rec_kernel *k)
+/* A new kernel name's entry (its class decided once, from its text). NULL: out of memory. */
+static __attribute__((noinline)) struct ssa_knstat *add_kname(struct ssa_scan *sc,
+                                                              struct sst_reader *r, uint32_t name)
+{
+    if (name < SSA_KN_DENSE && !sc->kn_dense &&
+        !(sc->kn_dense = calloc(SSA_KN_DENSE, sizeof *sc->kn_dense)))
+        return NULL;
+    if (sc->n_kn == sc->cap_kn) {
+        size_t cap = sc->cap_kn ? sc->cap_kn * 2 : 256;
+        struct ssa_knstat *v = realloc(sc->kn, cap * sizeof *v);
+        if (!v) return NULL;
+        sc->kn = v;
+        sc->cap_kn = cap;
+    }
+    uint32_t len;
+    struct ssa_knstat *n = &sc->kn[sc->n_kn];
+    memset(n, 0, sizeof *n);
+    n->name_id = name;
+    n->kclass = (uint8_t)ssa_kernel_class(sst_reader_string(r, name, &len));
+    n->kcat = (uint8_t)ssa_kclass_cat(n->kclass);
+    if (!ssa_idmap_put(&sc->kname_index, name, (uint32_t)sc->n_kn)) return NULL;
+    sc->n_kn++;
+    if (name < SSA_KN_DENSE) sc->kn_dense[name] = (uint32_t)sc->n_kn; /* index + 1 */
+    return n;
+}
+
+SSA_HOT int note_kernel(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
+                        const struct sst_rec_kernel *k)
 {
     res->kernel_devices |= 1ull << (k->device & 63);
-    uint32_t *ix = ssa_idmap_get(&sc->kname_index, k->name);
-    if (!ix) {
-        if (sc->n_kn == sc->cap_kn) {
-            size_t cap = sc->cap_kn ? sc->cap_kn * 2 : 256;
-            struct ssa_knstat *v = realloc(sc->kn, cap * sizeof *v);
-            if (!v) return SS_ENOMEM;
-            sc->kn = v;
-            sc->cap_kn = cap;
-        }
-        uint32_t len;
-        struct ssa_knstat *n = &sc->kn[sc->n_kn];
-        memset(n, 0, sizeof *n);
-        n->name_id = k->name;
-        n->kclass = (uint8_t)ssa_kernel_class(sst_reader_string(r, k->name, &len));
-        ix = ssa_idmap_put(&sc->kname_index, k->name, (uint32_t)sc->n_kn);
-        if (!ix) return SS_ENOMEM;
-        sc->n_kn++;
-    }
-    struct ssa_knstat *n = &sc->kn[*ix];
+    struct ssa_knstat *n = ssa_kn_find(sc, k->name);
+    if (!n && !(n = add_kname(sc, r, k->name))) return SS_ENOMEM;
     n->count++;
     n->total_ns += k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
     res->kernels++;
@@ -139,14 +155,30 @@ static int note_nvtx(struct ssa_scan *sc, struct sst_reader *r, const struct sst
     return 0;
 }
 
-static int note_api(struct ssa_scan *sc, struct ssa_result *res, const struct sst_rec_api *a)
+/* Adds the current run of one thread's launches to launch_by_tid. Threads enter the map in
+ * the order of their first launch, as when each launch went in on its own. */
+static int flush_launches(struct ssa_scan *sc)
+{
+    if (!sc->launch_pending) return 0;
+    uint32_t *n = ssa_idmap_put(&sc->launch_by_tid, sc->launch_tid, 0);
+    if (!n) return SS_ENOMEM;
+    *n += sc->launch_pending;
+    sc->launch_pending = 0;
+    return 0;
+}
+
+SSA_HOT int note_api(struct ssa_scan *sc, struct ssa_result *res, const struct sst_rec_api *a)
 {
     res->api_calls++;
-    if (ssa_api_class(a->domain, a->cbid) != SSA_API_LAUNCH) return 0;
-    uint32_t *n = ssa_idmap_put(&sc->launch_by_tid, a->tid, 0);
-    if (!n) return SS_ENOMEM;
-    (*n)++;
-    return 0;
+    if (ssa_api_lut_get(&sc->api, a->domain, a->cbid) != SSA_API_LAUNCH) return 0;
+    if (sc->launch_pending && a->tid == sc->launch_tid) {
+        sc->launch_pending++;
+        return 0;
+    }
+    int rc = flush_launches(sc);
+    sc->launch_tid = a->tid;
+    sc->launch_pending = 1;
+    return rc;
 }
 
 static void note_process(struct sst_reader *r, struct ssa_result *res,
@@ -175,6 +207,8 @@ static void note_env(struct sst_reader *r, struct ssa_result *res, const struct 
     const char *v = sst_reader_string(r, e->value, &vlen);
     if (!k || !v) return;
     res->env_records++;
+    /* kept for the environment checks (ssa_env.h); out of memory, they skip what is missing */
+    (void)ssa_env_record_add(&res->env, k, klen, v, vlen);
     if ((klen == 9 && memcmp(k, "cpu_count", 9) == 0) ||
         (klen == 18 && memcmp(k, "cpu_affinity_count", 18) == 0)) {
         uint32_t n = 0;
@@ -187,7 +221,10 @@ static void note_env(struct sst_reader *r, struct ssa_result *res, const struct 
         else
             res->cpu_count = n;
     } else if (klen == 24 && memcmp(k, "env.CUDA_LAUNCH_BLOCKING", 24) == 0) {
-        res->launch_blocking = vlen > 0 && !(vlen == 1 && v[0] == '0');
+        char val[SSA_ENV_MAX_TEXT + 1]; /* the judgement the environment check makes */
+        memcpy(val, v, vlen < SSA_ENV_MAX_TEXT ? vlen : SSA_ENV_MAX_TEXT);
+        val[vlen < SSA_ENV_MAX_TEXT ? vlen : SSA_ENV_MAX_TEXT] = '\0';
+        res->launch_blocking = ssa_env_launch_blocking(val) == SSA_ENV_FAIL;
     }
 }
 
@@ -245,6 +282,32 @@ static int rec_span(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1)
     *t0 = a < b ? a : b;
     *t1 = a < b ? b : a;
     return 1;
+}
+
+/* What every timed record does in pass 1: the span, its block's earliest time, the count. */
+static inline void note_timed(struct ssa_scan *sc, struct ssa_result *res, uint64_t a, uint64_t b)
+{
+    uint64_t t0 = a < b ? a : b, t1 = a < b ? b : a;
+    note_span(sc, res, t0, t1);
+    note_block_time(sc, t0);
+    sc->n_records++;
+}
+
+/* The two record types that make most of a trace (kernels, API calls), on their own path
+ * (what scan_record does for them, without its frame). */
+static inline int scan_hot(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
+                           const struct sst_rec_header *h)
+{
+    if (h->type == SST_REC_KERNEL) {
+        struct sst_rec_kernel k;
+        SSA_LOAD(h, k);
+        note_timed(sc, res, k.start_ns, k.end_ns);
+        return note_kernel(sc, r, res, &k);
+    }
+    struct sst_rec_api a;
+    SSA_LOAD(h, a);
+    note_timed(sc, res, a.start_ns, a.end_ns);
+    return note_api(sc, res, &a);
 }
 
 static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
@@ -306,6 +369,13 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         note_env(r, res, &e);
         break;
     }
+    case SST_REC_HOST_SAMPLE: { /* DataLoader workers: the environment checks count them */
+        struct sst_rec_host_sample hs;
+        SSA_LOAD(h, hs);
+        res->env.host_samples++;
+        if (hs.children > res->env.children_max) res->env.children_max = hs.children;
+        break;
+    }
     case SST_REC_DROPPED: {
         struct sst_rec_dropped d;
         SSA_LOAD(h, d);
@@ -324,6 +394,7 @@ int ssa_scan_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
 {
     sc->block_size = 1024;
     sc->block_shift = 10;
+    ssa_api_lut_init(&sc->api);
     sc->block_min = malloc(SSA_MAX_BLOCKS * sizeof *sc->block_min);
     if (!sc->block_min) return SS_ENOMEM;
     for (size_t i = 0; i < SSA_MAX_BLOCKS; i++)
@@ -331,10 +402,11 @@ int ssa_scan_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
     const struct sst_rec_header *h;
     int rc;
     while ((rc = sst_reader_next(r, &h)) == 1) {
-        int e = scan_record(sc, r, res, h);
+        int hot = h->type == SST_REC_KERNEL || h->type == SST_REC_API;
+        int e = hot ? scan_hot(sc, r, res, h) : scan_record(sc, r, res, h);
         if (e) return e;
     }
-    return rc < 0 ? rc : 0;
+    return rc < 0 ? rc : flush_launches(sc);
 }
 
 void ssa_scan_free(struct ssa_scan *sc)
@@ -346,6 +418,7 @@ void ssa_scan_free(struct ssa_scan *sc)
     ssa_idmap_free(&sc->step_open);
     ssa_idmap_free(&sc->launch_by_tid);
     ssa_idmap_free(&sc->kname_index);
+    free(sc->kn_dense);
     free(sc->kn);
     ssa_msgcache_free(&sc->msgs);
     ssa_marker_free(&sc->marker);

@@ -55,6 +55,15 @@ static uint32_t busiest_launcher(const struct ssa_idmap *m)
     return best;
 }
 
+/* Whether the candidates are in order of begin already (markers mostly come in time order):
+ * then the sort, glibc's stable merge sort, would leave them as they are. */
+static int cands_sorted(const struct ssa_candlist *l)
+{
+    for (size_t i = 1; i < l->n; i++)
+        if (l->v[i - 1].begin > l->v[i].begin) return 0;
+    return 1;
+}
+
 /* Marks are boundaries: [mark_i, mark_i+1). Intervals keep their own ends. */
 static size_t cand_to_intervals(struct ssa_candlist *l, uint32_t tid, struct ssa_result *res)
 {
@@ -64,7 +73,7 @@ static size_t cand_to_intervals(struct ssa_candlist *l, uint32_t tid, struct ssa
         l->v[n++] = l->v[i];
     }
     l->n = n;
-    qsort(l->v, l->n, sizeof *l->v, cmp_cand);
+    if (!cands_sorted(l)) qsort(l->v, l->n, sizeof *l->v, cmp_cand);
     n = 0;
     for (size_t i = 0; i < l->n; i++) {
         struct ssa_cand c = l->v[i];

@@ -64,6 +64,16 @@ uint32_t *ssa_idmap_put(struct ssa_idmap *m, uint32_t key, uint32_t val)
     return &m->vals[i];
 }
 
+/* ---- API classes ---- */
+
+void ssa_api_lut_init(struct ssa_api_lut *t)
+{
+    for (uint32_t cbid = 0; cbid < SSA_API_LUT_N; cbid++) {
+        t->cls[0][cbid] = (uint8_t)ssa_api_class(SST_API_RUNTIME, cbid);
+        t->cls[1][cbid] = (uint8_t)ssa_api_class(SST_API_DRIVER, cbid);
+    }
+}
+
 /* ---- NVTX messages ---- */
 
 static int text_is(struct sst_reader *r, uint32_t id, const char *want)
@@ -105,20 +115,36 @@ static unsigned classify_message(struct sst_reader *r, uint32_t message,
     return user | classify_base(s, len);
 }
 
-enum ssa_msg ssa_msg_kind(struct ssa_msgcache *c, struct sst_reader *r, uint32_t domain,
-                          uint32_t message)
+/* The message's classification (classify_message), cached. */
+static unsigned message_kind(struct ssa_msgcache *c, struct sst_reader *r, uint32_t message)
 {
+    if (message < SSA_MSG_DENSE && !c->dense) c->dense = calloc(SSA_MSG_DENSE, 1);
+    if (message < SSA_MSG_DENSE && c->dense) {
+        if (!c->dense[message])
+            c->dense[message] = (uint8_t)(classify_message(r, message, c->marker) + 1);
+        return c->dense[message] - 1u;
+    }
     uint32_t *m = ssa_idmap_get(&c->messages, message);
     unsigned full = m ? *m : classify_message(r, message, c->marker);
     if (!m) ssa_idmap_put(&c->messages, message, full); /* out of memory: just not cached */
+    return full;
+}
+
+enum ssa_msg ssa_msg_kind(struct ssa_msgcache *c, struct sst_reader *r, uint32_t domain,
+                          uint32_t message)
+{
+    unsigned full = message_kind(c, r, message);
     unsigned user = full & SSA_MSG_USER_BIT;
     enum ssa_msg kind = ssa_msg_base(full);
     if (kind == SSA_MSG_PROFILER || kind == SSA_MSG_OTHER) return (enum ssa_msg)(kind | user);
     /* "step" and "data" count only in stepscope's own domain (docs/markers.md) */
-    uint32_t *d = ssa_idmap_get(&c->domains, domain);
-    int ours = d ? (int)*d : text_is(r, domain, "stepscope");
-    if (!d) ssa_idmap_put(&c->domains, domain, (uint32_t)ours);
-    return (enum ssa_msg)((ours ? kind : SSA_MSG_OTHER) | user);
+    if (!c->last_set || c->last_domain != domain) {
+        uint32_t *d = ssa_idmap_get(&c->domains, domain);
+        int ours = d ? (int)*d : text_is(r, domain, "stepscope");
+        if (!d) ssa_idmap_put(&c->domains, domain, (uint32_t)ours);
+        c->last_domain = domain, c->last_ours = (uint8_t)(ours != 0), c->last_set = 1;
+    }
+    return (enum ssa_msg)((c->last_ours ? kind : SSA_MSG_OTHER) | user);
 }
 
 int ssa_marker_init(struct ssa_marker *m, const char *spec)
@@ -147,6 +173,8 @@ void ssa_msgcache_free(struct ssa_msgcache *c)
 {
     ssa_idmap_free(&c->domains);
     ssa_idmap_free(&c->messages);
+    free(c->dense);
+    c->dense = NULL;
 }
 
 uint64_t ssa_profiler_step_number(struct sst_reader *r, uint32_t message, uint64_t fallback)
@@ -166,8 +194,12 @@ uint64_t ssa_profiler_step_number(struct sst_reader *r, uint32_t message, uint64
 
 struct ssa_stack *ssa_stack_of(struct ssa_stacks *st, uint32_t tid)
 {
+    if (st->last_ix && st->last_tid == tid) return &st->s[st->last_ix - 1];
     uint32_t *ix = ssa_idmap_get(&st->by_tid, tid);
-    if (ix) return &st->s[*ix];
+    if (ix) {
+        st->last_tid = tid, st->last_ix = *ix + 1;
+        return &st->s[*ix];
+    }
     if (st->n >= SSA_NVTX_THREADS) return NULL;
     if (st->n == st->cap) {
         size_t cap = st->cap ? st->cap * 2 : 8;
@@ -178,6 +210,7 @@ struct ssa_stack *ssa_stack_of(struct ssa_stacks *st, uint32_t tid)
     }
     if (!ssa_idmap_put(&st->by_tid, tid, (uint32_t)st->n)) return NULL;
     struct ssa_stack *s = &st->s[st->n++];
+    st->last_tid = tid, st->last_ix = (uint32_t)st->n;
     s->tid = tid;
     s->depth = 0;
     s->user_open = 0;

@@ -75,13 +75,10 @@ int ssc_capturing(void)
     return atomic_load_explicit(&g_capturing, memory_order_relaxed);
 }
 
-void ssc_notice(uint16_t code, uint8_t level, const char *msg)
+/* The NOTICE record alone. A trace needs each problem once or a few times, not once per
+ * CUPTI buffer. */
+static void notice_record(uint16_t code, uint8_t level, const char *msg)
 {
-    /* Information (e.g. "forked from") only goes into the trace; problems are said once. */
-    uint32_t bit = 1u << (code & 31);
-    int loud = level >= SST_NOTE_ERROR || (level >= SST_NOTE_WARN && !g_cfg.quiet);
-    if (loud && !(atomic_fetch_or(&g_said, bit) & bit)) ssc_say(msg);
-    /* A trace needs each problem once or a few times, not once per CUPTI buffer. */
     if (atomic_fetch_add(&g_noted[code & 31], 1) >= 8) return;
     uint32_t id = ssc_intern(msg, strlen(msg));
     struct sst_rec_notice *r = ssc_rec_reserve(SST_REC_NOTICE, sizeof *r);
@@ -91,6 +88,53 @@ void ssc_notice(uint16_t code, uint8_t level, const char *msg)
     r->ts_ns = sst_now_ns();
     r->message = id;
     ssc_rec_commit(r);
+}
+
+void ssc_notice(uint16_t code, uint8_t level, const char *msg)
+{
+    /* Information (e.g. "forked from") only goes into the trace; problems are said once. */
+    uint32_t bit = 1u << (code & 31);
+    int loud = level >= SST_NOTE_ERROR || (level >= SST_NOTE_WARN && !g_cfg.quiet);
+    if (loud && !(atomic_fetch_or(&g_said, bit) & bit)) ssc_say(msg);
+    notice_record(code, level, msg);
+}
+
+/* ---- what another tool keeps ------------------------------------------------------------ */
+
+static void write_conflict(uint16_t what)
+{
+    struct sst_rec_capture *r = ssc_rec_reserve(SST_REC_CAPTURE, sizeof *r);
+    if (!r) return;
+    r->on = 0;
+    r->reason = SST_CAP_CONFLICT;
+    r->what = what;
+    r->ts_ns = sst_now_ns();
+    ssc_rec_commit(r);
+}
+
+/* Marks as the CUPTI conflict is marked (NOTICE cupti_conflict, CAPTURE off "conflict" for
+ * GPU activity), so `info`, `dump` and record's summary show it; NVTX gets its own CAPTURE
+ * bit and an "other" notice. Trace only: `record` already said it on stderr, once for the
+ * whole run rather than once per process. */
+void ssc_core_mark_foreign(void)
+{
+    char msg[4300];
+    if (g_cfg.foreign_cuda[0]) {
+        snprintf(msg, sizeof msg,
+                 "GPU activity was left to another tool (CUDA_INJECTION64_PATH=%s): it is not "
+                 "recorded; NVTX and host data still are",
+                 g_cfg.foreign_cuda);
+        notice_record(SST_NOTICE_CUPTI_CONFLICT, SST_NOTE_WARN, msg);
+        write_conflict(SSC_CAPTURE_GPU);
+    }
+    if (g_cfg.foreign_nvtx[0]) {
+        snprintf(msg, sizeof msg,
+                 "NVTX ranges were left to another tool (NVTX_INJECTION64_PATH=%s): step "
+                 "markers and ranges are not recorded; GPU activity and host data still are",
+                 g_cfg.foreign_nvtx);
+        notice_record(SST_NOTICE_OTHER, SST_NOTE_WARN, msg);
+        write_conflict(SSC_CAPTURE_NVTX);
+    }
 }
 
 /* ---- configuration ---------------------------------------------------------------------- */
@@ -172,6 +216,10 @@ static void config_read(struct ssc_config *c)
         ssc_say("STEPSCOPE_MEMORY_CAP is not a size (e.g. 64M): using 64M");
         c->memory_cap = DEFAULT_MEMORY_CAP;
     }
+    v = getenv("STEPSCOPE_FOREIGN_CUDA_INJECTION");
+    snprintf(c->foreign_cuda, sizeof c->foreign_cuda, "%s", v ? v : "");
+    v = getenv("STEPSCOPE_FOREIGN_NVTX_INJECTION");
+    snprintf(c->foreign_nvtx, sizeof c->foreign_nvtx, "%s", v ? v : "");
     v = getenv("STEPSCOPE_SAMPLE_HZ");
     c->sample_hz = DEFAULT_SAMPLE_HZ;
     if (v && *v) {
@@ -190,7 +238,7 @@ static void capture_set(int on, uint8_t reason)
     if (!r) return;
     r->on = (uint8_t)on;
     r->reason = reason;
-    r->what = 1; /* GPU activity: NVTX and host samples are always recorded */
+    r->what = SSC_CAPTURE_GPU; /* NVTX and host samples are always recorded */
     r->ts_ns = sst_now_ns();
     ssc_rec_commit(r);
 }

@@ -52,6 +52,14 @@ SSC_HIDDEN uint32_t ssc_gettid(void);
 /* Writes "stepscope: msg\n" to stderr with one write(2) (async-signal-safe). */
 SSC_HIDDEN void ssc_say(const char *msg);
 
+/* sst_rec_capture.what bits */
+#define SSC_CAPTURE_GPU 1u
+#define SSC_CAPTURE_NVTX 2u
+
+/* Writer thread, once per trace: marks what record left to another tool's injection library
+ * (config foreign_cuda/foreign_nvtx); nothing when there is none. */
+SSC_HIDDEN void ssc_core_mark_foreign(void);
+
 /* Capture window (ssc_core.c): a step began/ended; time passed (writer thread). */
 SSC_HIDDEN void ssc_window_step_begin(uint64_t ordinal);
 SSC_HIDDEN void ssc_window_step_end(uint64_t ordinal);

@@ -364,8 +364,13 @@ static CUptiResult set_kinds(int on)
 
 /* ---- start ------------------------------------------------------------------------- */
 
+static void write_env(const char *key, const char *val);
+
 static int start_conflict(void)
 {
+    /* an ENV key too: the report keeps ENV records, and must say "left to another tool"
+     * rather than "GPU idle" (as for collector.foreign_cuda_injection) */
+    write_env("cupti.conflict", "1");
     ssc_notice(SST_NOTICE_CUPTI_CONFLICT, SST_NOTE_WARN,
                "another CUPTI client (Nsight Systems, Nsight Compute, a debugger or a "
                "profiler) holds CUPTI: GPU activity is not recorded; NVTX and host data "

@@ -113,6 +113,8 @@ static int env_selected(const char *kv)
                                         "RANK=",
                                         "LOCAL_RANK=",
                                         "WORLD_SIZE=",
+                                        "LOCAL_WORLD_SIZE=",
+                                        "PYTORCH_NO_CUDA_MEMORY_CACHING=",
                                         "MKL_NUM_THREADS=",
                                         "CUDA_MODULE_LOADING=",
                                         "PYTHONPATH="};
@@ -163,6 +165,9 @@ static void env_collector(void)
     env_kv("collector.capture", cap && *cap ? cap : "all");
     env_kv_u64("collector.memory_cap", (unsigned long long)c->memory_cap);
     env_kv_u64("collector.sample_hz", c->sample_hz);
+    /* for the report: GPU activity (or NVTX) was left to another tool, not absent */
+    if (c->foreign_cuda[0]) env_kv("collector.foreign_cuda_injection", c->foreign_cuda);
+    if (c->foreign_nvtx[0]) env_kv("collector.foreign_nvtx_injection", c->foreign_nvtx);
 }
 
 /* ---- versions of CUDA libraries already in the process ---------------------------------- */

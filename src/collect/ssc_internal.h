@@ -30,6 +30,10 @@ struct ssc_config {
     uint64_t memory_cap;       /* bytes of buffered records before dropping */
     uint32_t sample_hz;        /* host samples per second, 0: off */
     int quiet;                 /* STEPSCOPE_QUIET=1: no stderr except errors */
+    /* STEPSCOPE_FOREIGN_{CUDA,NVTX}_INJECTION: the library another tool (nsys) keeps in
+     * CUDA_/NVTX_INJECTION64_PATH, which `record` left alone; empty when the variable is ours */
+    char foreign_cuda[4096];
+    char foreign_nvtx[4096];
 };
 SSC_HIDDEN const struct ssc_config *ssc_config(void);
 

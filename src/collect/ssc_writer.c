@@ -176,6 +176,7 @@ static void *writer_main(void *arg)
     ssc_host_write_process();
     ssc_host_write_env();
     write_capture(1, SST_CAP_START, ssc_config()->sample_hz ? 6 : 2);
+    ssc_core_mark_foreign();
     if (g_parent_pid) {
         char msg[96];
         snprintf(msg, sizeof msg, "this process was forked from pid %u", g_parent_pid);
@@ -233,8 +234,9 @@ static int open_trace(void)
     memset(&o, 0, sizeof o);
     o.features = SST_FEAT_NVTX | (c->sample_hz ? SST_FEAT_HOST_SAMPLES : 0) |
                  (c->mode == SSC_MODE_LIGHT ? SST_FEAT_LIGHT_MODE : 0);
+    /* CUPTI records come when the driver loads us; another tool's library there: none */
     const char *cuda = getenv("CUDA_INJECTION64_PATH");
-    if (cuda && *cuda) o.features |= SST_FEAT_CUPTI;
+    if (cuda && *cuda && !c->foreign_cuda[0]) o.features |= SST_FEAT_CUPTI;
     o.start_mono_ns = ssc_start_ns();
     if (!g_comp.compress) ssc_zstd_compressor(&g_comp);
     o.compressor = g_comp;

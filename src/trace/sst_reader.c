@@ -10,29 +10,34 @@
  * is a truncation (the writer was killed), not damage.
  *
  * Memory is bounded by one chunk (stored + decompressed, each <= SST_CHUNK_MAX_RAW), a 64 KiB
- * scan window used only while resynchronising, and the string table.
+ * scan window used only while resynchronising, the string table, and with SST_READ_MAP a
+ * mapped window of the file (MAP_WINDOW, or one chunk when that is larger).
  *
  * Input. A regular file opened by path is read with pread(2), one whole chunk (1 MiB by
  * default) per call, straight into the chunk buffer; other inputs (pipes, fmemopen streams
- * handed to sst_reader_open_file) go through stdio. We do not mmap the file, although that
- * would save the kernel's copy out of the page cache: the file may belong to a collector that
- * is still running, or be truncated by anyone while we read it, and a truncation zaps the
- * mapped pages past the new end of file (even those of a MAP_PRIVATE mapping), so the next
- * access raises SIGBUS. The only defence is a process-wide SIGBUS handler, which a library
- * cannot own. pread of a truncated range just returns short, which reads as a truncated
- * chunk. The size is taken once at open: bytes a live writer appends later are not read.
- * The copy lands in a buffer that stays in L2, where the checksum and the record loop find
- * it; what the kernel's copy costs is mostly the read of the page cache, which mmap would
- * pay in the checksum instead.
+ * handed to sst_reader_open_file) go through stdio. pread of a range that another process
+ * truncated just returns short, which reads as a truncated chunk. The size is taken once at
+ * open: bytes a live writer appends later are not read.
+ * With SST_READ_MAP (the analysis sets it: two passes over the whole file, where the
+ * kernel's copy out of the page cache was 15 % of the time) the file is mapped instead, a
+ * window at a time, and chunks are checked and read in place. A truncation zaps the mapped
+ * pages past the new end of file (MAP_PRIVATE too) and the next access raises SIGBUS, which
+ * only a process-wide handler can catch: the reader installs one when SIGBUS has its default
+ * action (and reads with pread when it does not). It ends the program with one line on stderr
+ * for a fault inside a reader's window, and restores the default action for any other.
+ * Every length is checked exactly as with pread; the mapping only replaces the copy.
  */
 #include "sst_reader.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,24 +64,35 @@ struct str_block {
     char data[];
 };
 
+/* A chunk whose checksum passed on the first read, for sst_reader_rewind. */
+struct seen_chunk {
+    uint64_t off;
+    struct sst_chunk_header h;
+};
+#define SEEN_MAX 65536 /* chunks remembered (2 MiB); 64 GiB of trace at the default chunk size */
+
 struct sst_reader {
+    struct sst_reader_hot hot; /* first: sst_reader_next's inline part reads it (header) */
     FILE *f;            /* the stdio input, or NULL when reading fd with pread */
     int fd;             /* a regular file opened by sst_reader_open, or -1 */
-    size_t rec_off;     /* next record of the current chunk (hot: first cache line) */
-    size_t payload_len; /* 0 when no chunk is current */
-    uint32_t run_left;  /* records from rec_off on already checked: same header as the last */
-    uint32_t run_size;  /* their size */
-    const uint8_t *payload; /* records of the current chunk */
-    uint32_t fast_min[SST_REC_TYPE_LIMIT]; /* least size of each type the fast path takes */
     struct sst_reader_opts opts;
     struct sst_file_header hdr;
     uint64_t file_size; /* NO_OFFSET when the stream cannot tell */
     uint64_t fpos;      /* where the stream's position is, to skip needless seeks */
     uint64_t pos;       /* offset of the next chunk to examine */
     struct sst_chunk_header ch; /* the chunk last loaded */
+    const uint8_t *data; /* the loaded chunk's stored payload: in `stored` or in the map */
     uint8_t *stored, *raw, *scan;
     size_t stored_cap, raw_cap;
+    struct map_slot *slot; /* SST_READ_MAP granted: where the mapped window is announced */
+    const uint8_t *map;    /* a window of the file mapped read-only, or NULL */
+    uint64_t map_off;      /* its file offset (page-aligned) */
+    size_t map_len;
     void *zctx;
+    struct seen_chunk *seen; /* fd mode: chunks checked on the first read, by offset */
+    size_t n_seen, seen_cap, seen_next; /* seen_next: a re-read's place in seen */
+    int rereading;           /* after sst_reader_rewind */
+    struct stat id;          /* fd mode: the file at open, to tell a change before a rewind */
     uint64_t chunk_off; /* file offset of the current chunk, for messages */
     char reason[96];    /* why the last chunk check failed */
     int done, err;
@@ -129,11 +145,120 @@ static size_t pread_full(int fd, uint64_t offset, uint8_t *dst, size_t len)
     return got;
 }
 
+/* ---- mapped input (SST_READ_MAP) ------------------------------------------------------- */
+
+/* The mapped windows of all readers, for the SIGBUS handler: a fault at an address inside one
+ * is a file cut (or an I/O error) under a reader. Lock-free, so the handler may read them. */
+#define MAP_SLOTS 64
+#define MAP_WINDOW (8u << 20) /* bytes mapped at once: bounds what the mapping adds to RSS */
+
+struct map_slot {
+    atomic_uintptr_t lo, hi; /* the window [lo, hi); hi 0: none */
+    atomic_int taken;
+};
+static struct map_slot map_slots[MAP_SLOTS];
+
+static void on_sigbus(int sig, siginfo_t *si, void *uctx)
+{
+    static const char msg[] = "stepscope: a trace file shrank while it was being read (cut by "
+                              "another program) or could not be read; stopping\n";
+    (void)uctx;
+    uintptr_t a = (uintptr_t)si->si_addr;
+    for (int i = 0; i < MAP_SLOTS && si->si_code == BUS_ADRERR; i++) {
+        uintptr_t hi = atomic_load(&map_slots[i].hi), lo = atomic_load(&map_slots[i].lo);
+        if (a >= lo && a < hi) {
+            ssize_t n = write(2, msg, sizeof msg - 1);
+            (void)n;
+            _exit(1);
+        }
+    }
+    struct sigaction dfl; /* not a reader's fault: the default action, as if we were not here */
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    if (si->si_code <= 0)
+        raise(sig); /* sent with kill(2): sent again; a real fault repeats on return */
+}
+
+/* Whether our SIGBUS handler is in place, installing it where SIGBUS has its default action.
+ * Another handler (the program's, a sanitizer's) is left alone: no mapping then. */
+static int sigbus_guard(void)
+{
+    struct sigaction cur, g;
+    if (sigaction(SIGBUS, NULL, &cur) != 0)
+        return 0;
+    if (cur.sa_flags & SA_SIGINFO)
+        return cur.sa_sigaction == on_sigbus;
+    if (cur.sa_handler != SIG_DFL)
+        return 0;
+    memset(&g, 0, sizeof g);
+    g.sa_sigaction = on_sigbus;
+    g.sa_flags = SA_SIGINFO;
+    sigemptyset(&g.sa_mask);
+    return sigaction(SIGBUS, &g, NULL) == 0;
+}
+
+/* A free slot for a reader that may map, or NULL (no guard, or MAP_SLOTS readers open). */
+static struct map_slot *map_slot_take(void)
+{
+    if (!sigbus_guard())
+        return NULL;
+    for (int i = 0; i < MAP_SLOTS; i++) {
+        int free_ = 0;
+        if (atomic_compare_exchange_strong(&map_slots[i].taken, &free_, 1))
+            return &map_slots[i];
+    }
+    return NULL;
+}
+
+static void map_drop(struct sst_reader *r)
+{
+    if (!r->map)
+        return;
+    atomic_store(&r->slot->hi, 0);
+    munmap((void *)r->map, r->map_len);
+    r->map = NULL;
+}
+
+/* [off, off + len) of the file through the mapped window, remapping it when needed; NULL
+ * when the range is not all inside the file (size taken at open) or the file cannot be
+ * mapped (the caller then reads with pread). */
+static const uint8_t *map_at(struct sst_reader *r, uint64_t off, size_t len)
+{
+    if (!r->slot || off > r->file_size || len > r->file_size - off)
+        return NULL;
+    if (r->map && off >= r->map_off && off + len <= r->map_off + r->map_len)
+        return r->map + (off - r->map_off);
+    map_drop(r);
+    uint64_t base = off & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
+    uint64_t n = off + len - base; /* <= the file's rest, so never past its end */
+    if (n < MAP_WINDOW)
+        n = r->file_size - base < MAP_WINDOW ? r->file_size - base : MAP_WINDOW;
+    /* Not MAP_POPULATE: faults map 16 pages each (fault-around) for less than populating
+     * costs; MADV_SEQUENTIAL asks for read-ahead when the file is not in the page cache. */
+    void *m = mmap(NULL, (size_t)n, PROT_READ, MAP_PRIVATE, r->fd, (off_t)base);
+    if (m == MAP_FAILED) { /* a file system that cannot map: pread from now on */
+        atomic_store(&r->slot->taken, 0);
+        r->slot = NULL;
+        return NULL;
+    }
+    (void)madvise(m, (size_t)n, MADV_SEQUENTIAL);
+    r->map = m, r->map_off = base, r->map_len = (size_t)n;
+    atomic_store(&r->slot->lo, (uintptr_t)m);
+    atomic_store(&r->slot->hi, (uintptr_t)m + (size_t)n);
+    return r->map + (off - base);
+}
+
 /* Reads exactly len bytes at offset; returns the number read (short at end of file). */
 static size_t read_at(struct sst_reader *r, uint64_t offset, void *dst, size_t len)
 {
-    if (r->fd >= 0)
-        return pread_full(r->fd, offset, dst, len);
+    if (r->fd >= 0) {
+        const uint8_t *m = map_at(r, offset, len);
+        if (!m)
+            return pread_full(r->fd, offset, dst, len);
+        memcpy(dst, m, len);
+        return len;
+    }
     if (r->fpos != offset) {
         if (fseeko(r->f, (off_t)offset, SEEK_SET) != 0)
             return 0;
@@ -181,6 +306,35 @@ static enum chunk_check check_chunk_header(struct sst_reader *r, uint64_t off,
     return CHUNK_OK;
 }
 
+/* First read, fd mode: remembers a chunk that passed its checksum (offsets only grow). */
+static void remember_chunk(struct sst_reader *r, uint64_t off, const struct sst_chunk_header *h)
+{
+    if (r->rereading || r->fd < 0 || r->n_seen == SEEN_MAX)
+        return;
+    if (r->n_seen == r->seen_cap) {
+        size_t cap = r->seen_cap ? r->seen_cap * 2 : 256;
+        struct seen_chunk *v = realloc(r->seen, cap * sizeof *v);
+        if (!v)
+            return; /* then it is checked again on a re-read */
+        r->seen = v, r->seen_cap = cap;
+    }
+    r->seen[r->n_seen++] = (struct seen_chunk){off, *h};
+}
+
+/* A re-read (sst_reader_rewind): whether the chunk at off passed its checksum on the first
+ * read with this very header (lengths, seq and checksum). Its payload then is not summed
+ * again: the file is the one the first read checked (sst_reader_rewind compared its size,
+ * inode and modification time), and every length is still checked as it is used. */
+static int seen_before(struct sst_reader *r, uint64_t off, const struct sst_chunk_header *h)
+{
+    if (!r->rereading)
+        return 0;
+    while (r->seen_next < r->n_seen && r->seen[r->seen_next].off < off)
+        r->seen_next++;
+    return r->seen_next < r->n_seen && r->seen[r->seen_next].off == off &&
+           memcmp(&r->seen[r->seen_next].h, h, sizeof *h) == 0;
+}
+
 /* Reads and checks the chunk at off into r->ch and r->stored. */
 static enum chunk_check load_chunk(struct sst_reader *r, uint64_t off)
 {
@@ -190,17 +344,25 @@ static enum chunk_check load_chunk(struct sst_reader *r, uint64_t off)
     enum chunk_check c = check_chunk_header(r, off, &h);
     if (c != CHUNK_OK)
         return c;
-    if (ensure(&r->stored, &r->stored_cap, h.stored_len) != 0)
-        return bad(r, "out of memory for a %" PRIu32 "-byte chunk", h.stored_len);
-    if (read_at(r, off + CHUNK_HDR, r->stored, h.stored_len) != h.stored_len)
-        return CHUNK_SHORT;
-    uint32_t want = h.crc;
-    h.crc = 0;
-    uint32_t got = sst_crc32c(sst_crc32c(0, &h, sizeof h), r->stored, h.stored_len);
-    if (got != want)
-        return bad(r, "checksum mismatch");
-    h.crc = want;
+    const uint8_t *data = r->fd >= 0 ? map_at(r, off + CHUNK_HDR, h.stored_len) : NULL;
+    if (!data) {
+        if (ensure(&r->stored, &r->stored_cap, h.stored_len) != 0)
+            return bad(r, "out of memory for a %" PRIu32 "-byte chunk", h.stored_len);
+        if (read_at(r, off + CHUNK_HDR, r->stored, h.stored_len) != h.stored_len)
+            return CHUNK_SHORT;
+        data = r->stored;
+    }
+    if (!seen_before(r, off, &h)) {
+        uint32_t want = h.crc;
+        h.crc = 0;
+        uint32_t got = sst_crc32c(sst_crc32c(0, &h, sizeof h), data, h.stored_len);
+        if (got != want)
+            return bad(r, "checksum mismatch");
+        h.crc = want;
+        remember_chunk(r, off, &h);
+    }
     r->ch = h;
+    r->data = data;
     return CHUNK_OK;
 }
 
@@ -231,13 +393,13 @@ static int decompress_payload(struct sst_reader *r)
 {
     if (ensure(&r->raw, &r->raw_cap, r->ch.raw_len) != 0)
         return SS_ENOMEM;
-    return sst_zstd_decompress(&r->zctx, r->raw, r->ch.raw_len, r->stored, r->ch.stored_len);
+    return sst_zstd_decompress(&r->zctx, r->raw, r->ch.raw_len, r->data, r->ch.stored_len);
 }
 
 /* Makes the loaded RECORDS chunk current. Returns 0, or CHUNK_BAD with r->reason set. */
 static enum chunk_check open_records(struct sst_reader *r)
 {
-    const uint8_t *p = r->stored;
+    const uint8_t *p = r->data;
     if (r->ch.flags & SST_CHUNK_F_ZSTD) {
         int rc = decompress_payload(r);
         if (rc != 0)
@@ -245,9 +407,9 @@ static enum chunk_check open_records(struct sst_reader *r)
                        r->ch.raw_len, ss_strerror(rc));
         p = r->raw;
     }
-    r->payload = p;
-    r->payload_len = r->ch.raw_len;
-    r->rec_off = 0;
+    r->hot.payload = p;
+    r->hot.len = r->ch.raw_len;
+    r->hot.off = 0;
     return CHUNK_OK;
 }
 
@@ -256,7 +418,7 @@ static enum chunk_check take_end(struct sst_reader *r)
 {
     if (r->ch.flags != 0 || r->ch.stored_len < sizeof(struct sst_end))
         return bad(r, "END chunk of %" PRIu32 " bytes is malformed", r->ch.stored_len);
-    memcpy(&r->st.end, r->stored, sizeof r->st.end);
+    memcpy(&r->st.end, r->data, sizeof r->st.end);
     r->st.closed = 1;
     /* Only comparable when every chunk was one this version knows and none was lost. */
     if (r->st.bad_chunks == 0 && r->st.unknown_chunks == 0 && r->st.end.chunks != r->st.chunks)
@@ -463,8 +625,8 @@ static int malformed(struct sst_reader *r, const char *why, const struct sst_rec
     problem(r, SS_EBADREC, r->chunk_off,
             "chunk %" PRIu32 " at offset %" PRIu64 ": malformed record at payload byte %zu "
             "(type %u, size %u: %s), rest of chunk skipped",
-            r->ch.seq, r->chunk_off, r->rec_off, (unsigned)h->type, (unsigned)h->size, why);
-    r->rec_off = r->payload_len;
+            r->ch.seq, r->chunk_off, r->hot.off, (unsigned)h->type, (unsigned)h->size, why);
+    r->hot.off = r->hot.len;
     return r->opts.strict ? SS_ECORRUPT : 0;
 }
 
@@ -472,20 +634,20 @@ static int malformed(struct sst_reader *r, const char *why, const struct sst_rec
  * or a negative error. */
 static int next_record(struct sst_reader *r, const struct sst_rec_header **rec)
 {
-    while (r->rec_off < r->payload_len) {
-        const uint8_t *p = r->payload + r->rec_off;
+    while (r->hot.off < r->hot.len) {
+        const uint8_t *p = r->hot.payload + r->hot.off;
         struct sst_rec_header h = {0, 0};
-        const char *why = record_defect(p, r->payload_len - r->rec_off, &h);
+        const char *why = record_defect(p, r->hot.len - r->hot.off, &h);
         if (why)
             return malformed(r, why, &h);
-        r->rec_off += h.size;
+        r->hot.off += h.size;
         if (h.type == 0 || h.type >= SST_REC_TYPE_LIMIT) {
             r->st.unknown_records++;
             continue;
         }
         if (h.type == SST_REC_STRING && str_define(r, (const void *)p) != 0)
             return SS_ENOMEM;
-        r->st.records++;
+        r->hot.records++;
         *rec = (const struct sst_rec_header *)(const void *)p;
         return 1;
     }
@@ -495,17 +657,16 @@ static int next_record(struct sst_reader *r, const struct sst_rec_header **rec)
 /* Ends the current chunk's records (done, malformed, or reading stopped on an error). */
 static void drop_payload(struct sst_reader *r)
 {
-    r->payload = NULL;
-    r->payload_len = r->rec_off = 0;
-    r->run_left = 0;
+    r->hot.payload = NULL;
+    r->hot.len = r->hot.off = 0;
 }
 
-/* Everything the fast path in sst_reader_next does not take: the end of a chunk, STRING
- * and unknown records, malformed ones, the next chunk, the end of the data. */
-static int next_slow(struct sst_reader *r, const struct sst_rec_header **rec)
+/* Everything sst_reader_next's inline part (sst_reader.h) does not take: the end of a chunk,
+ * STRING and unknown records, malformed ones, the next chunk, the end of the data. */
+int sst_reader_next_slow(struct sst_reader *r, const struct sst_rec_header **rec)
 {
     for (;;) {
-        if (r->payload) {
+        if (r->hot.payload) {
             int rc = next_record(r, rec);
             if (rc == 1)
                 return 1;
@@ -526,64 +687,10 @@ static int next_slow(struct sst_reader *r, const struct sst_rec_header **rec)
     }
 }
 
-#define RUN_MAX 16 /* records checked ahead at once */
-
-/* How many of the records that follow p (a record of `size` bytes just accepted, with
- * `left` bytes of payload from p) have the same header, so they pass the same checks. The
- * loads do not depend on one another, unlike walking the records one size at a time. */
-static inline uint32_t same_run(const uint8_t *p, size_t left, uint32_t size)
-{
-    uint32_t want, got, n = 0;
-    size_t fit = left / size - 1; /* whole records of this size after p */
-    uint32_t most = fit < RUN_MAX ? (uint32_t)fit : RUN_MAX;
-    memcpy(&want, p, sizeof want);
-    for (const uint8_t *q = p + size; n < most; q += size, n++) {
-        memcpy(&got, q, sizeof got);
-        if (got != want)
-            break;
-    }
-    return n;
-}
-
-/* Called once per record, so the common case (a well-formed record of a known type other
- * than STRING) is decided here with the same checks record_defect makes: at least 8 bytes
- * left, a size that is a multiple of 8, fits the chunk and is at least its type's struct.
- * fast_min is UINT32_MAX for types the fast path leaves to next_slow. A record accepted
- * this way also checks up to RUN_MAX records after it whose header is byte for byte the
- * same (a run of kernels, say); those are then handed out without looking at them again. */
-int sst_reader_next(struct sst_reader *r, const struct sst_rec_header **rec)
-{
-    size_t off = r->rec_off;
-    if (r->run_left) {
-        r->run_left--;
-        r->rec_off = off + r->run_size;
-        r->st.records++;
-        *rec = (const struct sst_rec_header *)(const void *)(r->payload + off);
-        return 1;
-    }
-    size_t left = r->payload_len - off; /* rec_off <= payload_len */
-    if (__builtin_expect(left >= 8, 1)) {
-        const uint8_t *p = r->payload + off;
-        struct sst_rec_header h;
-        memcpy(&h, p, sizeof h);
-        if (__builtin_expect(h.type < SST_REC_TYPE_LIMIT && h.size >= r->fast_min[h.type] &&
-                                 h.size <= left && (h.size & (SST_REC_ALIGN - 1)) == 0,
-                             1)) {
-            r->rec_off = off + h.size;
-            r->run_size = h.size;
-            r->run_left = same_run(p, left, h.size);
-            r->st.records++;
-            *rec = (const struct sst_rec_header *)(const void *)p;
-            return 1;
-        }
-    }
-    return next_slow(r, rec);
-}
-
 static void init_fast_min(struct sst_reader *r)
 {
     for (uint16_t t = 0; t < SST_REC_TYPE_LIMIT; t++)
-        r->fast_min[t] = t == 0 || t == SST_REC_STRING ? UINT32_MAX
+        r->hot.fast_min[t] = t == 0 || t == SST_REC_STRING ? UINT32_MAX
                          : sst_rec_min_size(t) < 8 ? 8
                                                     : (uint32_t)sst_rec_min_size(t);
 }
@@ -640,7 +747,7 @@ static uint64_t stream_size(FILE *f)
 
 /* The common part of both opens: takes ownership of f, or of fd when f is NULL. */
 static int open_input(FILE *f, int fd, uint64_t size, const struct sst_reader_opts *opts,
-                      struct sst_reader **out)
+                      unsigned flags, struct sst_reader **out)
 {
     *out = NULL;
     struct sst_reader *r = calloc(1, sizeof *r);
@@ -653,9 +760,13 @@ static int open_input(FILE *f, int fd, uint64_t size, const struct sst_reader_op
     }
     r->f = f;
     r->fd = f ? -1 : fd;
+    if (!f && fstat(fd, &r->id) != 0)
+        memset(&r->id, 0, sizeof r->id); /* then a rewind checks every chunk again */
     init_fast_min(r);
     if (opts)
         r->opts = *opts;
+    if (!f && (flags & SST_READ_MAP))
+        r->slot = map_slot_take(); /* NULL: pread */
     r->st.last_seq = -1;
     r->file_size = size;
     r->st.file_bytes = r->file_size == NO_OFFSET ? 0 : r->file_size;
@@ -673,11 +784,17 @@ static int open_input(FILE *f, int fd, uint64_t size, const struct sst_reader_op
 
 int sst_reader_open_file(FILE *f, const struct sst_reader_opts *opts, struct sst_reader **out)
 {
-    return open_input(f, -1, stream_size(f), opts, out);
+    return open_input(f, -1, stream_size(f), opts, 0, out);
 }
 
 int sst_reader_open(const char *path, const struct sst_reader_opts *opts,
                     struct sst_reader **out)
+{
+    return sst_reader_open_ex(path, opts, 0, out);
+}
+
+int sst_reader_open_ex(const char *path, const struct sst_reader_opts *opts, unsigned flags,
+                       struct sst_reader **out)
 {
     *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -691,7 +808,7 @@ int sst_reader_open(const char *path, const struct sst_reader_opts *opts,
     }
     if (S_ISREG(sb.st_mode)) {
         (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* a hint: larger read-ahead */
-        return open_input(NULL, fd, (uint64_t)sb.st_size, opts, out);
+        return open_input(NULL, fd, (uint64_t)sb.st_size, opts, flags, out);
     }
     FILE *f = fdopen(fd, "rb"); /* a pipe or a device: stdio, lengths checked by short reads */
     if (!f) {
@@ -699,7 +816,48 @@ int sst_reader_open(const char *path, const struct sst_reader_opts *opts,
         close(fd);
         return rc;
     }
-    return open_input(f, -1, stream_size(f), opts, out);
+    return open_input(f, -1, stream_size(f), opts, 0, out);
+}
+
+/* Frees the string table: a re-read defines the strings again as it meets them. */
+static void strings_free(struct sst_reader *r)
+{
+    while (r->blocks) {
+        struct str_block *next = r->blocks->next;
+        free(r->blocks);
+        r->blocks = next;
+    }
+    free(r->strs);
+    r->strs = NULL;
+    r->str_slots = r->str_count = 0;
+}
+
+/* Whether the file still is the one opened: same inode, size and modification time. */
+static int same_file(const struct sst_reader *r)
+{
+    struct stat now;
+    return r->fd >= 0 && fstat(r->fd, &now) == 0 && now.st_ino == r->id.st_ino &&
+           now.st_dev == r->id.st_dev && now.st_size == r->id.st_size &&
+           now.st_mtim.tv_sec == r->id.st_mtim.tv_sec &&
+           now.st_mtim.tv_nsec == r->id.st_mtim.tv_nsec;
+}
+
+int sst_reader_rewind(struct sst_reader *r)
+{
+    drop_payload(r);
+    strings_free(r);
+    if (!same_file(r))
+        r->n_seen = 0; /* changed since the first read, or not a file: check every chunk */
+    r->rereading = 1;
+    r->seen_next = 0;
+    r->done = r->err = 0;
+    memset(&r->st, 0, sizeof r->st);
+    r->st.last_seq = -1;
+    r->st.file_bytes = r->file_size == NO_OFFSET ? 0 : r->file_size;
+    r->hot.records = 0;
+    r->fpos = NO_OFFSET; /* stdio: seek before the next read */
+    r->pos = r->hdr.header_size;
+    return 0;
 }
 
 const struct sst_file_header *sst_reader_header(const struct sst_reader *r)
@@ -709,6 +867,8 @@ const struct sst_file_header *sst_reader_header(const struct sst_reader *r)
 
 const struct sst_read_status *sst_reader_status(const struct sst_reader *r)
 {
+    /* the count lives in the hot state; readers are never const objects (sst_reader_open) */
+    ((struct sst_reader *)r)->st.records = r->hot.records;
     return &r->st;
 }
 
@@ -745,15 +905,15 @@ void sst_reader_close(struct sst_reader *r)
 {
     if (!r)
         return;
-    while (r->blocks) {
-        struct str_block *next = r->blocks->next;
-        free(r->blocks);
-        r->blocks = next;
-    }
+    strings_free(r);
     if (r->zctx)
         sst_zstd_dctx_free(r->zctx);
-    free(r->strs);
+    free(r->seen);
     free(r->stored);
+    if (r->slot) {
+        map_drop(r);
+        atomic_store(&r->slot->taken, 0);
+    }
     free(r->raw);
     free(r->scan);
     if (r->f)

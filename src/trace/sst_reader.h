@@ -53,14 +53,62 @@ struct sst_read_status {
 int sst_reader_open(const char *path, const struct sst_reader_opts *opts,
                     struct sst_reader **out);
 
+/* Flags of sst_reader_open_ex. SST_READ_MAP: read a regular file through a read-only mapping
+ * instead of pread (no copy out of the page cache). A file that another process truncates
+ * while it is mapped raises SIGBUS on the next access to the cut pages: the reader then
+ * installs a SIGBUS handler (only where SIGBUS has its default action; else it reads with
+ * pread) that turns a fault inside a reader's mapping into one line on stderr ("stepscope: a
+ * trace file shrank while it was being read ...") and _exit(1); faults elsewhere keep the
+ * default action. So only a program (the CLI) for which that is the right end sets it. */
+#define SST_READ_MAP 1u
+
+/* As sst_reader_open, with flags (SST_READ_*). */
+int sst_reader_open_ex(const char *path, const struct sst_reader_opts *opts, unsigned flags,
+                       struct sst_reader **out);
+
 /* As sst_reader_open on an open stream (fmemopen for fuzzing); takes ownership of f. */
 int sst_reader_open_file(FILE *f, const struct sst_reader_opts *opts, struct sst_reader **out);
 
 const struct sst_file_header *sst_reader_header(const struct sst_reader *r);
 
+/* The reader's hot state, the first member of struct sst_reader, so that the common case of
+ * sst_reader_next (below) is decided inline in the caller's loop. Not for callers' use. */
+struct sst_reader_hot {
+    const uint8_t *payload; /* records of the current chunk (NULL: none) */
+    size_t off, len;        /* next record's offset in it (off <= len), the payload's length */
+    uint64_t records;       /* records returned so far (sst_read_status.records) */
+    uint32_t fast_min[SST_REC_TYPE_LIMIT]; /* least size of each type taken inline;
+                                            * UINT32_MAX: left to sst_reader_next_slow */
+};
+
+/* Everything the inline part of sst_reader_next does not take. */
+int sst_reader_next_slow(struct sst_reader *r, const struct sst_rec_header **rec);
+
 /* Next record: returns 1 and sets *rec (valid until the next call), 0 at the end of the
- * readable data, or a negative ss_error (strict mode, I/O error). */
-int sst_reader_next(struct sst_reader *r, const struct sst_rec_header **rec);
+ * readable data, or a negative ss_error (strict mode, I/O error).
+ * Inline: a well-formed record of a known type other than STRING is handed out here, after
+ * the checks the reader makes on every record (at least 8 bytes left in the chunk, a size
+ * that is a multiple of 8, fits in the chunk and is at least its type's struct); everything
+ * else (STRING, unknown types, malformed records, the next chunk) goes to the slow path. */
+static inline int sst_reader_next(struct sst_reader *r, const struct sst_rec_header **rec)
+{
+    struct sst_reader_hot *c = (struct sst_reader_hot *)(void *)r;
+    size_t left = c->len - c->off;
+    if (__builtin_expect(left >= 8, 1)) {
+        const uint8_t *p = c->payload + c->off;
+        struct sst_rec_header h;
+        __builtin_memcpy(&h, p, sizeof h);
+        if (__builtin_expect(h.type < SST_REC_TYPE_LIMIT && h.size >= c->fast_min[h.type] &&
+                                 h.size <= left && (h.size & (SST_REC_ALIGN - 1)) == 0,
+                             1)) {
+            c->off += h.size;
+            c->records++;
+            *rec = (const struct sst_rec_header *)(const void *)p;
+            return 1;
+        }
+    }
+    return sst_reader_next_slow(r, rec);
+}
 
 /* Copies the fixed part of record h into a struct of `size` bytes, zero-filling what a record
  * from an older writer lacks (records are read through copies: no alignment assumptions, and
@@ -77,6 +125,13 @@ static inline void sst_rec_load(const struct sst_rec_header *h, void *dst, size_
 const char *sst_reader_string(const struct sst_reader *r, uint32_t id, uint32_t *len);
 
 const struct sst_read_status *sst_reader_status(const struct sst_reader *r);
+
+/* Starts reading again from the first chunk, as a fresh reader of the same file would (status
+ * and string table start empty; the file size stays the one taken at open). A chunk that
+ * passed its checksum on the first read and has the very same header at the same offset is
+ * not summed again, unless the file changed in between (inode, size or modification time
+ * differ); every length is still checked. At most 65536 chunks are remembered. Returns 0. */
+int sst_reader_rewind(struct sst_reader *r);
 
 /* One line describing the file's state: "complete, 12 chunks", "truncated after chunk 3
  * (offset 81920)", ... Static storage in r. */

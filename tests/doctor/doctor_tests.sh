@@ -11,10 +11,13 @@ rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:exitcode=87"
 unset CUDA_LAUNCH_BLOCKING WORLD_SIZE LOCAL_WORLD_SIZE SLURM_NNODES STEPSCOPE_DOCTOR_TIMEOUT_S
+unset OMP_NUM_THREADS CUDA_VISIBLE_DEVICES PYTORCH_CUDA_ALLOC_CONF PYTORCH_NO_CUDA_MEMORY_CACHING
+for v in $(env | sed -n 's/^\(NCCL_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 
 # Every check id, in table order (docs/doctor.md lists the same).
-CHECKS="cuda_driver cuda_runtime cudnn torch torch_settings launch_blocking open_files
-tcp_buffers cpu_cores cpu_governor gpu data_fs data_free data_device data_read"
+CHECKS="cuda_driver cuda_runtime driver_runtime cudnn torch torch_settings launch_blocking
+omp_threads visible_devices nccl_env alloc_conf open_files tcp_buffers cpu_cores cpu_governor gpu
+data_fs data_free data_device data_read"
 
 fail() {
     echo "FAIL [$CASE]: $*" >&2
@@ -87,6 +90,41 @@ case_launch_blocking() {
 import json
 c = {c["id"]: c for c in json.load(open("out"))["checks"]}["launch_blocking"]
 assert c["status"] == "pass", c'
+}
+
+# The checks doctor shares with `stepscope report` (src/analysis/ssa_env_checks.c), judged on
+# this process's own environment and limits.
+case_env_checks() {
+    run "$SS" doctor --json
+    pycheck '
+import json
+c = {c["id"]: c for c in json.load(open("out"))["checks"]}
+for i in ("omp_threads", "visible_devices", "nccl_env", "alloc_conf", "launch_blocking"):
+    assert c[i]["status"] == "pass", c[i]
+assert c["visible_devices"]["value"] == "not set: every GPU is visible", c["visible_devices"]'
+    OMP_NUM_THREADS=100000 NCCL_P2P_DISABLE=1 NCCL_DEBUG=INFO \
+        PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:64 run "$SS" doctor
+    line_of omp_threads | grep -q '^warn .*OMP_NUM_THREADS=100000, more than the [0-9]* usable CPUs.*\[fix: OMP_NUM_THREADS=' ||
+        fail "omp_threads: $(line_of omp_threads)"
+    line_of nccl_env | grep -q '^warn .*NCCL_P2P_DISABLE=1: GPU-to-GPU traffic.*\[fix: unset NCCL_P2P_DISABLE' ||
+        fail "nccl_env: $(line_of nccl_env)"
+    line_of nccl_env | grep -q 'NCCL_DEBUG' && fail "NCCL_DEBUG=INFO warned: $(line_of nccl_env)"
+    line_of alloc_conf | grep -q '^warn .*max_split_size_mb:64' || fail "alloc_conf: $(line_of alloc_conf)"
+    CUDA_VISIBLE_DEVICES= run "$SS" doctor
+    expect_rc 1 "CUDA_VISIBLE_DEVICES= stepscope doctor"
+    line_of visible_devices | grep -q "^fail .*CUDA_VISIBLE_DEVICES='': no GPU is visible" ||
+        fail "visible_devices: $(line_of visible_devices)"
+    (ulimit -Sn 1024 && "$SS" doctor >out 2>err)
+    line_of open_files | grep -q '^warn .*open files soft limit 1024 .*\[fix: ulimit -n 65536' ||
+        fail "open_files: $(line_of open_files)"
+    hard=$(ulimit -Hn)
+    if [ "$hard" = unlimited ] || [ "$hard" -ge 4096 ]; then
+        (ulimit -Sn 4096 && "$SS" doctor >out 2>err)
+        line_of open_files | grep -q '^pass .*open files soft limit 4096 ' ||
+            fail "open_files at 4096: $(line_of open_files)"
+    fi
+    line_of driver_runtime | grep -qE '^(pass|warn|fail|skip)  driver_runtime ' ||
+        fail "driver_runtime: $(line_of driver_runtime)"
 }
 
 case_data_dir() {

@@ -18,8 +18,10 @@
 #   dataloader  DataLoader(num_workers=16): exit 0, 17 traces... (workers that touch no CUDA
 #               and no NVTX write none: at least the main one), every trace readable
 #   profiler    torch.profiler inside: it still sees CUDA kernels (same stdout), exit 0
-#   nsys        nsys around the program: same stdout and exit, nsys's report has kernels,
-#               stepscope says "another CUPTI client" or recorded no kernels
+#   nsys        nsys around record: same stdout and exit, nsys's report has kernel rows,
+#               record leaves nsys's injection variables alone and says so in one line; our
+#               trace is absent (nsys holds both variables) or marked with no kernel
+#   nsys_cuda   the same with `nsys profile -t cuda` (nsys may leave NVTX to us)
 # Prints PASS/FAIL per case; exits 1 if any failed. Results go to docs/reliability.md.
 # Output under ${OUT:-/tmp/ss-gpu-faults}. Needs the torch venv of BRIEF.md (PY=...) and, for
 # the nsys case, bench/gpu/nsys_env.sh's Nsight Systems. As a job of bench/gpu/jobs.py:
@@ -79,6 +81,53 @@ lost_ok() { # lost_ok CASE FAULT_UNIX_NS
     lost=$((($2 - last) / 1000000))
     echo "  $1: last kernel ${lost} ms before the fault"
     [ "$lost" -le 1000 ] || { echo "FAIL: $1: ${lost} ms of kernels lost"; return 1; }
+}
+
+# The nsys case's checks (run_case nsys): nsys keeps the GPU, record says so, our trace is
+# marked or absent. nsys puts its injection library in CUDA_INJECTION64_PATH, and with -t nvtx
+# in NVTX_INJECTION64_PATH too (nsys-env.txt shows which): record leaves both to it.
+nsys_checks() {
+    [ "$plain_rc" = 0 ] && [ "$rec_rc" = 0 ] || { echo "FAIL: $CASE: exit $rec_rc under nsys+record, $plain_rc alone"; return 1; }
+    cmp -s "$W/plain.out" "$W/rec.out" || { echo "FAIL: $CASE: stdout differs: $(head -c 200 "$W/rec.out")"; return 1; }
+    # rows of the kernel summary (a number first), not its header nor "does not contain CUDA
+    # kernel data"
+    "$NSYS" stats --report cuda_gpu_kern_sum --format csv "$W/nsys.nsys-rep" >"$W/nsys-stats.txt" 2>&1
+    local rows
+    rows=$(grep -cE '^"?[0-9.]+"?,"?[0-9]+"?,"?[1-9][0-9]*"?,' "$W/nsys-stats.txt")
+    [ "$rows" -gt 0 ] || { echo "FAIL: $CASE: its report has no kernels"; return 1; }
+    echo "  $CASE: $rows kernel names in nsys's report; $(grep -c . "$W/nsys-env.txt") injection variables set by nsys"
+    local notices
+    notices=$(grep -c "^stepscope record: .*INJECTION64_PATH.* another tool" "$W/rec.err")
+    [ "$notices" = 1 ] || { echo "FAIL: $CASE: $notices notice lines from record, expected 1"; return 1; }
+    if grep -q "no stepscope trace will be written" "$W/rec.err"; then
+        expect "a trace folder although both injections are nsys's" [ ! -e "$W/out" ] || return 1
+        ! grep -q "traces in" "$W/rec.err" || { echo "FAIL: $CASE: the summary claims a trace"; return 1; }
+    elif grep -q "^stepscope record: CUDA_INJECTION64_PATH names another tool" "$W/rec.err"; then
+        nsys_marked
+    else
+        echo "FAIL: $CASE: CUDA_INJECTION64_PATH not left to nsys: $(head -1 "$W/rec.err")"
+        return 1
+    fi
+}
+
+# nsys kept CUDA only: our trace (loaded through NVTX) has NVTX and host data, no kernel, and
+# the mark of GPU activity left to another tool.
+nsys_marked() {
+    if ! ls "$W"/out/*.sstrace >/dev/null 2>&1; then
+        echo "  $CASE: no stepscope trace: the program made no NVTX call"
+        return 0
+    fi
+    "$CHECK" "$W/out" >"$W/facts" || { echo "FAIL: $CASE: a trace cannot be opened"; return 1; }
+    ! grep -q "bad_chunks=[1-9]\|malformed=[1-9]\|undefined_refs=[1-9]" "$W/facts" ||
+        { echo "FAIL: $CASE: damaged trace"; return 1; }
+    ! grep -q "kernels=[1-9]" "$W/facts" || { echo "FAIL: $CASE: kernels recorded beside nsys"; return 1; }
+    local t
+    for t in "$W"/out/*.sstrace; do
+        "$SS" dump -t env,capture "$t" >"$W/marks.txt" 2>&1
+        expect "$t: not marked" grep -q 'key="collector.foreign_cuda_injection"' "$W/marks.txt" &&
+            expect "$t: no conflict capture" grep -q "state=off reason=conflict what=gpu$" "$W/marks.txt" ||
+            return 1
+    done
 }
 
 run_case() {
@@ -155,19 +204,21 @@ run_case() {
         rec profiler
         check profiler 0 && expect "torch.profiler saw no kernel" grep -qx "profiler saw CUDA kernels: yes" "$W/rec.out"
         ;;
-    nsys)
+    nsys | nsys_cuda)
         # shellcheck source=/dev/null
         . "$ROOT/bench/gpu/nsys_env.sh"
+        local trace=cuda,nvtx # nsys_cuda: NVTX may stay ours, so our library loads beside nsys's
+        [ "$c" = nsys_cuda ] && trace=cuda
+        # What nsys hands its program (kept with the logs): the injection variables that
+        # record must leave to it.
+        "$NSYS" profile -t $trace --sample=none --cpuctxsw=none -o "$W/nsys-env" --force-overwrite true \
+            sh -c 'env | grep "INJECTION\|^LD_PRELOAD=" | sort' >"$W/nsys-env.txt" 2>&1
         plain loop 3 "$W/ready.plain"
-        "$NSYS" profile -t cuda,nvtx --sample=none --cpuctxsw=none -o "$W/nsys" --force-overwrite true \
+        "$NSYS" profile -t $trace --sample=none --cpuctxsw=none -o "$W/nsys" --force-overwrite true \
             "$SS" record -o "$W/out" --no-report -- "$PY" "$PROG" loop 3 "$W/ready" >"$W/rec.all" 2>"$W/rec.err"
         rec_rc=$?
         grep -x "loop done" "$W/rec.all" >"$W/rec.out" # nsys adds its own lines to stdout
-        check nsys 0 || return 1
-        "$NSYS" stats --report cuda_gpu_kern_sum "$W/nsys.nsys-rep" >"$W/nsys-stats.txt" 2>&1
-        grep -q "gemm\|Kernel\|kernel" "$W/nsys-stats.txt" || { echo "FAIL: nsys: its report has no kernels"; return 1; }
-        grep -q "another CUPTI" "$W/rec.err" || [ "$(fact kernels)" = 0 ] ||
-            { echo "FAIL: nsys: no notice, and $(fact kernels) kernels recorded beside nsys"; return 1; }
+        nsys_checks
         ;;
     *)
         echo "FAIL: unknown case $c"
@@ -177,7 +228,7 @@ run_case() {
 }
 
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(kill term int abort exit fsize memcap dataloader profiler nsys)
+[ ${#cases[@]} -gt 0 ] || cases=(kill term int abort exit fsize memcap dataloader profiler nsys nsys_cuda)
 for c in "${cases[@]}"; do
     if run_case "$c"; then echo "PASS: $c"; else FAILS=$((FAILS + 1)); echo "  (logs in $OUTDIR/$c)"; fi
 done

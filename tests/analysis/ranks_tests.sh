@@ -1,0 +1,142 @@
+#!/bin/bash
+# `stepscope report DIR` over the traces of a multi-GPU job, end to end.
+# Usage: ranks_tests.sh CASE STEPSCOPE SST_GEN_RANKS FIXTURES WORKDIR PYTHON
+#   fixture  the real DDP fixture (2 H200 ranks + the torchrun launcher): straggler rank 1 for
+#            host work, rank 0's exposed comm attributed to waiting; text and JSON
+#   many     256 synthetic ranks with a planted straggler: found, priced, output bounded
+#   formats  md and html carry the ranks section; -o writes it
+#   threads  -j 1, -j 2 and the default give the same bytes; a bad member is one error line
+#   imports  Kineto and nsys captures imported on 4 threads at once: same report, no leftovers
+set -u
+case_name=$1 ss=$2 gen=$3 fx=$4 work=$5 py=$6
+rm -rf "$work" && mkdir -p "$work" || exit 1
+fail() { echo "FAILED: $*" >&2; exit 1; }
+dp=$fx/workloads/traces/cnn_dp-none
+
+# A synthetic job of N ranks with rank S planted (+MS ms of host work per step) in $work/NAME.
+job() { "$gen" -o "$work/$1" -n "$2" --straggler "$3" --extra-ms "$4" --steps "${5:-30}" ||
+    fail "sst-gen-ranks $*"; }
+
+case $case_name in
+fixture)
+    out=$("$ss" report "$dp") || fail "exit $?"
+    head -1 <<<"$out" | grep -q '^stepscope ranks: 2 of 2 ranks of one job (world size 2)' ||
+        fail "first line: $(head -1 <<<"$out")"
+    grep -q '^  straggler  rank 1 does 1[2-6]\.[0-9]* ms/step more work' <<<"$out" ||
+        fail "straggler: $out"
+    grep -A1 '^  straggler' <<<"$out" | grep -q 'most of it host' || fail "why: $out"
+    grep -q '^  waiting    rank 0 (median) exposes 13\.[0-9]* ms/step of comm, 1[23]\.' <<<"$out" ||
+        fail "waiting: $out"
+    [ "$(grep -c '^stepscope report: ' <<<"$out")" -eq 3 ] || fail "3 process sections"
+    awk '/^stepscope report: / { exit } length($0) > 80 { bad = 1 } END { exit bad }' <<<"$out" ||
+        fail "ranks section over 80 columns"
+    "$ss" report --format json "$dp" >"$work/dp.json" || fail "json exit $?"
+    "$py" - "$work/dp.json" <<'PYEOF' || fail "json content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "stepscope.job" and d["version"] == 1, d.keys()
+k = d["ranks"]
+assert k["world_size"] == 2 and k["ranks"] == 2 and k["compared"] == 2, k
+s = k["straggler"]
+assert s["rank"] == 1 and s["why_category"] == "host", s
+assert 12 < s["price_ms_per_step"] < 16, s
+r0 = [x for x in k["list"] if x["rank"] == 0][0]
+assert r0["waiting_ms_per_step"] > 0.95 * r0["exposed_comm_ms_per_step"] > 12, r0
+assert len(d["processes"]) == 3
+p0 = [p for p in d["processes"] if p["process"]["rank"] == 0][0]
+comm = [f for f in p0["findings"] if f["id"] == "comm_not_overlapped"]
+assert not comm, comm  # waiting for rank 1: not priced again on rank 0
+PYEOF
+    # one rank alone: the plain object, and its comm finding says it may be waiting
+    "$ss" report --format json "$dp/vm-14579-r0.sstrace" >"$work/r0.json" || fail "r0 exit $?"
+    "$py" - "$work/r0.json" <<'PYEOF' || fail "one rank alone"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "stepscope.report"
+c = [f for f in d["findings"] if f["id"] == "comm_not_overlapped"][0]
+assert c["confidence"] == "low" and "slower rank" in c["evidence"], c
+PYEOF
+    ;;
+many)
+    job j256 256 137 4
+    out=$("$ss" report "$work/j256") || fail "exit $?"
+    head -1 <<<"$out" | grep -q '^stepscope ranks: 256 of 256 ranks' || fail "first line"
+    grep -q '^  S   137 ' <<<"$out" || fail "straggler row: $out"
+    grep -q '^  straggler  rank 137 does [34]\.[0-9]* ms/step more work' <<<"$out" ||
+        fail "straggler: $out"
+    grep -A1 '^  straggler' <<<"$out" | grep -q 'most of it host' || fail "why"
+    grep -q '254 rank sections omitted' <<<"$out" || fail "omitted note"
+    awk '/^stepscope report: / { exit } length($0) > 80 { bad = 1 } END { exit bad }' <<<"$out" ||
+        fail "ranks section over 80 columns"
+    [ "$(grep -c '^stepscope report: ' <<<"$out")" -eq 3 ] || fail "straggler, median, launcher"
+    lines=$(wc -l <<<"$out")
+    [ "$lines" -le 150 ] || fail "$lines lines for 256 ranks"
+    [ "$(sed -n '/^stepscope ranks/,/^stepscope report: /p' <<<"$out" | wc -l)" -le 40 ] ||
+        fail "ranks section over 40 lines"
+    n=$("$ss" report -v "$work/j256" | grep -c '^stepscope report: ') || fail "-v exit"
+    [ "$n" -eq 257 ] || fail "-v: $n sections"
+    "$ss" report --format json "$work/j256" >"$work/j.json" || fail "json exit $?"
+    "$py" - "$work/j.json" <<'PYEOF' || fail "json content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = d["ranks"]
+assert k["ranks"] == 256 and len(k["list"]) == 256 and len(d["processes"]) == 257
+assert k["straggler"]["rank"] == 137 and abs(k["straggler"]["price_ms_per_step"] - 4) < 0.5, k["straggler"]
+assert [x["rank"] for x in k["list"]] == list(range(256))
+q = k["quantiles"]["waiting_ms_per_step"]
+assert 3.5 < q["median"] < 4.5, q
+PYEOF
+    ;;
+formats)
+    "$ss" report --format md "$dp" >"$work/dp.md" || fail "md exit $?"
+    grep -q '^## Ranks: 2 of 2 ranks' "$work/dp.md" || fail "md ranks heading"
+    grep -q '^| S | 1 | ' "$work/dp.md" || fail "md straggler row"
+    [ "$(grep -c '^## stepscope report' "$work/dp.md")" -eq 3 ] || fail "md sections"
+    "$ss" report --format html -o "$work/dp.html" "$dp" || fail "html exit $?"
+    grep -q '<h2>Ranks: 2 of 2 ranks' "$work/dp.html" || fail "html ranks heading"
+    grep -q '<b>straggler:</b> rank 1 does' "$work/dp.html" || fail "html straggler"
+    [ "$(grep -c '<section>' "$work/dp.html")" -eq 4 ] || fail "html: ranks + 3 sections"
+    "$py" -c 'import html.parser,sys; html.parser.HTMLParser().feed(open(sys.argv[1]).read())' \
+        "$work/dp.html" || fail "html does not parse"
+    job j20 20 3 5 10
+    "$ss" report --format md "$work/j20" >"$work/j20.md" || fail "md 20 exit $?"
+    grep -q '^| | \.\.\. |' "$work/j20.md" || fail "md: 20 ranks not cut"
+    [ "$(grep -c '^## stepscope report' "$work/j20.md")" -eq 3 ] || fail "md: 20 ranks sections"
+    ;;
+threads)
+    job j64 64 9 3 20
+    for j in 1 2; do
+        "$ss" report -j $j "$work/j64" >"$work/t$j.txt" || fail "-j $j exit $?"
+        "$ss" report -j $j --format json "$work/j64" >"$work/t$j.json" || fail "-j $j json"
+    done
+    "$ss" report "$work/j64" >"$work/td.txt" || fail "default exit $?"
+    cmp -s "$work/t1.txt" "$work/t2.txt" && cmp -s "$work/t1.txt" "$work/td.txt" ||
+        fail "text differs with the thread count"
+    cmp -s "$work/t1.json" "$work/t2.json" || fail "json differs with the thread count"
+    head -c 100 /dev/urandom >"$work/j64/gen-zz-noise.sstrace"
+    : >"$work/j64/gen-zz-empty.sstrace"
+    out=$("$ss" report -j 2 "$work/j64" 2>"$work/err"); rc=$?
+    [ $rc -eq 1 ] || fail "bad members: exit $rc"
+    [ "$(wc -l <"$work/err")" -eq 2 ] || fail "one line per bad member: $(cat "$work/err")"
+    grep -q 'zz-noise' "$work/err" && grep -q 'zz-empty' "$work/err" || fail "members named"
+    grep -q '^stepscope ranks: 64 of 64' <<<"$out" || fail "ranks lost with bad members"
+    "$ss" report -j 0 "$work/j64" >/dev/null 2>&1; [ $? -eq 2 ] || fail "-j 0: want 2"
+    "$ss" report -j x "$work/j64" >/dev/null 2>&1; [ $? -eq 2 ] || fail "-j x: want 2"
+    ;;
+imports)
+    # foreign captures are imported to temporary traces: on 4 threads at once, the same
+    # report as on one, and no temporary file left behind
+    mkdir "$work/tmp" || exit 1
+    "$py" -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+        "$fx/workloads/nsys/mlp-none.sqlite.xz" "$work/mlp-none.sqlite" || fail "unxz"
+    set -- "$fx"/workloads/kineto/*.json.gz "$work/mlp-none.sqlite" "$dp"
+    for j in 1 4; do
+        TMPDIR=$work/tmp "$ss" report -j $j --format json "$@" >"$work/i$j.json" || fail "-j $j exit $?"
+    done
+    cmp -s "$work/i1.json" "$work/i4.json" || fail "imports: json differs with the thread count"
+    grep -q '"schema": "stepscope.job"' "$work/i4.json" || fail "imports: the job's ranks lost"
+    [ -z "$(ls -A "$work/tmp")" ] || fail "TMPDIR not empty: $(ls "$work/tmp")"
+    ;;
+*) fail "unknown case $case_name" ;;
+esac
+echo ok

@@ -1,0 +1,160 @@
+/*
+ * doctor_env.c — the doctor checks that `stepscope report` also makes from a trace.
+ *
+ * The judging is src/analysis/ssa_env_checks.c's, shared with the report; here are only the
+ * facts, gathered live under the same keys the collector writes into a trace's environment
+ * record (docs/trace-format.md, "env"): the variables, RLIMIT_NOFILE, the CPU counts, and
+ * the driver and runtime versions the cuda_driver and cuda_runtime checks found.
+ */
+#include "doctor.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "analysis/ssa_env.h"
+
+_Static_assert((int)DR_PASS == (int)SSA_ENV_PASS && (int)DR_WARN == (int)SSA_ENV_WARN &&
+                   (int)DR_FAIL == (int)SSA_ENV_FAIL && (int)DR_SKIP == (int)SSA_ENV_SKIP &&
+                   (int)DR_N_STATUS == (int)SSA_ENV_N_STATUS,
+               "doctor and the shared checks number their statuses alike");
+
+extern char **environ;
+
+#define FACTS_MAX 64
+#define FACT_TEXT 256
+
+struct live_facts {
+    struct ssa_env_facts f;
+    struct ssa_env_kv kv[FACTS_MAX];
+    char text[FACTS_MAX][2][FACT_TEXT];
+};
+
+static void fact(struct live_facts *d, const char *key, const char *value)
+{
+    if (!value || d->f.n >= FACTS_MAX) return;
+    size_t i = d->f.n++;
+    snprintf(d->text[i][0], FACT_TEXT, "%s", key);
+    snprintf(d->text[i][1], FACT_TEXT, "%s", value);
+    d->kv[i] = (struct ssa_env_kv){d->text[i][0], d->text[i][1]};
+}
+
+static void fact_num(struct live_facts *d, const char *key, unsigned long long v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", v);
+    fact(d, key, buf);
+}
+
+/* The variables the shared checks read, as the collector records them ("env.NAME"). */
+static void live_variables(struct live_facts *d)
+{
+    static const char *const names[] = {"CUDA_LAUNCH_BLOCKING", "OMP_NUM_THREADS",
+                                        "CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF",
+                                        "PYTORCH_NO_CUDA_MEMORY_CACHING"};
+    char key[FACT_TEXT];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(key, sizeof key, "env.%s", names[i]);
+        fact(d, key, getenv(names[i]));
+    }
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq || strncmp(*e, "NCCL_", 5) != 0) continue;
+        snprintf(key, sizeof key, "env.%.*s", (int)(eq - *e), *e);
+        fact(d, key, eq + 1);
+    }
+}
+
+static void live_limits(struct live_facts *d)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        fact_num(d, "rlimit_nofile", (unsigned long long)rl.rlim_cur);
+        fact_num(d, "rlimit_nofile_max", (unsigned long long)rl.rlim_max);
+    }
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (online > 0) fact_num(d, "cpu_count", (unsigned long long)online);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        fact_num(d, "cpu_affinity_count", (unsigned long long)CPU_COUNT(&set));
+}
+
+/* This machine's facts into d (which keeps the strings). */
+static void live_facts(const struct dr_ctx *c, struct live_facts *d)
+{
+    memset(&d->f, 0, sizeof d->f);
+    d->f.kv = d->kv;
+    d->f.variables = 1; /* getenv answers for every variable */
+    d->f.children = d->f.native_conv = d->f.nccl_kernels = -1; /* only a trace knows */
+    d->f.multi_node = c->multi_node || dr_env_says_multi_node();
+    live_variables(d);
+    live_limits(d);
+    if (c->driver_version > 0) fact_num(d, "driver_version", (unsigned long long)c->driver_version);
+    if (c->runtime_version > 0)
+        fact_num(d, "runtime_version", (unsigned long long)c->runtime_version);
+}
+
+/* Judges the shared check id on this machine's facts into r. */
+static void judge_live(struct dr_ctx *c, struct dr_result *r, const char *id)
+{
+    static struct live_facts d; /* 32 KiB: not on the stack */
+    struct ssa_env_verdict v;
+    const struct ssa_env_check *check = ssa_env_check_find(id);
+    if (!check) {
+        dr_set(r, DR_SKIP, NULL, "no shared check '%s'", id);
+        return;
+    }
+    live_facts(c, &d);
+    check->judge(&d.f, &v);
+    if (v.status == DR_SKIP && strncmp(v.value, "not recorded", 12) == 0)
+        dr_set(r, DR_SKIP, NULL, "not readable here%s", v.value + 12);
+    else
+        dr_set(r, v.status, v.fix[0] ? v.fix : NULL, "%s", v.value);
+}
+
+void dr_check_launch_blocking(struct dr_ctx *c, struct dr_result *r)
+{
+    judge_live(c, r, "launch_blocking");
+}
+
+void dr_check_driver_runtime(struct dr_ctx *c, struct dr_result *r)
+{
+    judge_live(c, r, "driver_runtime");
+    if (r->status == DR_SKIP)
+        dr_set(r, DR_SKIP, NULL,
+               "no driver and runtime version to compare (see cuda_driver, "
+               "cuda_runtime)");
+}
+
+void dr_check_open_files(struct dr_ctx *c, struct dr_result *r)
+{
+    judge_live(c, r, "open_files");
+}
+
+void dr_check_cpu_cores(struct dr_ctx *c, struct dr_result *r)
+{
+    judge_live(c, r, "cpu_cores");
+}
+
+void dr_check_omp_threads(struct dr_ctx *c, struct dr_result *r)
+{
+    judge_live(c, r, "omp_threads");
+}
+
+void dr_check_visible_devices(struct dr_ctx *c, struct dr_result *r)
+{
+    judge_live(c, r, "visible_devices");
+}
+
+void dr_check_nccl_env(struct dr_ctx *c, struct dr_result *r)
+{
+    judge_live(c, r, "nccl_env");
+}
+
+void dr_check_alloc_conf(struct dr_ctx *c, struct dr_result *r)
+{
+    judge_live(c, r, "alloc_conf");
+}
