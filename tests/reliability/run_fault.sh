@@ -7,6 +7,16 @@
 # when the machine cannot stage the fault (no tmpfs mount).
 set -u
 CASE=$1 BIN=$2 PROG=$3 CHECK=$4 W=$5
+# forkstorm under a sanitizer: a fork()ed child can inherit the sanitizer allocator's lock held
+# by another thread of the parent at fork() (gcc 12's libasan does not take it around fork, glibc
+# malloc does), and the child's writer then waits on it forever. Seen in CI about once in 50
+# runs, never without a sanitizer. Only that failure, only there, is tried once more, visibly.
+if [ "$CASE" = forkstorm ] && [ -n "${STEPSCOPE_TEST_SANITIZER:-}" ] && [ -z "${STEPSCOPE_TEST_RETRIED:-}" ]; then
+    STEPSCOPE_TEST_RETRIED=0 bash "$0" "$@" && exit 0
+    grep -q "writer thread did not finish in time" "$W/rec.err" 2>/dev/null || exit 1
+    echo "retrying once: a child's writer hung under $STEPSCOPE_TEST_SANITIZER (see docs/reliability.md)"
+    STEPSCOPE_TEST_RETRIED=1 exec bash "$0" "$@"
+fi
 rm -rf "$W" && mkdir -p "$W" || exit 1
 OUT="$W/out"
 
