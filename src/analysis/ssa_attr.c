@@ -4,10 +4,11 @@
  * Each record becomes at most one interval with a category: a kernel its class's, a copy
  * its direction's, a memset MEMSET; on any host thread of the process an API call
  * LAUNCH/SYNC/ALLOC by the one table (ssa_api_class.c) and a "data" range DATA. The interval is
- * clipped to every step it overlaps and kept in that step's buffer as two edges (+1 at its start,
- * -1 at its end). Records arrive in file order, which is not time order (CUPTI delivers its buffers
- * late), so a step's buffer stays open until pass 1's block minima prove that no later record can
- * start before the step's end; then the step is swept and the buffer goes back to a small pool.
+ * clipped to every step it overlaps and kept in one of that step's two buffers (the host's, the
+ * GPU's) as two edges (+1 at its start, -1 at its end). Records arrive in file order, which is not
+ * time order (CUPTI delivers its buffers late), so a step stays open until pass 1's block minima
+ * prove that no later record can start before the step's end; then the step is swept and its
+ * buffers go back to a small pool.
  * Memory: the edges of the steps still open, never the trace.
  *
  * The sweep walks the sorted edges keeping a count of open intervals per category; each
@@ -46,7 +47,7 @@ struct stepbuf {
 /* A step's edges arrive on two sides, each nearly in time order: the host's (API calls, data
  * ranges: one thread's calls follow each other) and the GPU's (kernels, copies, memsets: one
  * stream's work too), the GPU's lagging the host's by up to a queue's length. Each side has
- * its own buffer, sorted apart and merged before the sweep (see sort_side). */
+ * its own buffer, sorted apart (sort_side) and merged by the sweep as it goes. */
 struct open_step {
     struct stepbuf host, gpu;
     struct ssa_step st; /* compact mode only: the step's full result while it is open */
@@ -316,10 +317,13 @@ static int insertion_sort(edge_t *v, size_t n, size_t from, size_t budget)
 }
 
 /* Sorts one side's n edges (v has room for n + 1 more: see buf_push) and puts a sentinel
- * (UINT64_MAX, above any edge: a category is below 31) after them. Returns v or v + n. */
+ * (UINT64_MAX, above any edge: a category is below 31) after them. Returns v or v + n.
+ * A side is mostly in order already (one thread's calls, one stream's work): checked first,
+ * then insertion-sorted from the first edge out of order; past 4n moves (many threads or
+ * streams) the radix sort takes over. */
 static edge_t *sort_side(edge_t *v, size_t n)
 {
-    size_t from = 1; /* mostly all of them: one thread's calls, one stream's work */
+    size_t from = 1;
     while (from < n && v[from - 1] <= v[from])
         from++;
     if (from < n && !insertion_sort(v, n, from, n <= 32 ? SIZE_MAX : 4 * n + 64))
@@ -787,6 +791,8 @@ int ssa_attr_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
     int rc = attr_setup(&a);
     const struct sst_rec_header *h;
     while (rc == 0 && (rc = sst_reader_next(r, &h)) == 1) {
+        /* pass 2 meets the file's bytes first (no checksum now): ask for them ~70 records
+         * ahead. A prefetch never faults, past the chunk or the mapping too. */
         __builtin_prefetch((const void *)((uintptr_t)h + 4096));
         attr_record(&a, h);
         after_record(&a);

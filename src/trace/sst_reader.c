@@ -73,7 +73,7 @@ struct seen_chunk {
 
 struct sst_reader {
     struct sst_reader_hot hot; /* first: sst_reader_next's inline part reads it (header) */
-    FILE *f;            /* the stdio input, or NULL when reading fd with pread */
+    FILE *f;            /* the stdio input, or NULL when reading fd (pread, or mapped) */
     int fd;             /* a regular file opened by sst_reader_open, or -1 */
     struct sst_reader_opts opts;
     struct sst_file_header hdr;
