@@ -21,7 +21,7 @@ struct fctx {
     const struct ssa_summary *s;
     double step_ms, busy_ms, idle_ms;
     double data_ranges, data_ms, data_range_ms; /* data_ms: idle; range: wall */
-    double h2d_bytes, h2d_ms, pageable_bytes, pageable_ms, pageable_copies;
+    double h2d_copies, h2d_bytes, h2d_ms, pageable_bytes, pageable_ms, pageable_copies;
     double blocking_pageable_ms;
     double d2h_copies, syncs, sync_api_ms;
     double allocs, alloc_api_ms;
@@ -50,6 +50,7 @@ static void ctx_add(struct fctx *c, const struct ssa_step_counts *k, double n)
 {
     c->data_ranges += k->data_ranges / n;
     c->data_range_ms += (double)k->data_ns / 1e6 / n;
+    c->h2d_copies += k->copies[SST_COPY_H2D] / n;
     c->h2d_bytes += (double)k->copy_bytes[SST_COPY_H2D] / n;
     c->h2d_ms += (double)k->copy_ns[SST_COPY_H2D] / 1e6 / n;
     c->pageable_bytes += (double)k->pageable_bytes[SST_COPY_H2D] / n;
@@ -204,6 +205,36 @@ static int rule_pageable(const struct fctx *c, struct ssa_finding *f)
  * .cpu() then a CPU metric, print(loss.item())) stop being GPU idle time — once logged every
  * N steps that work leaves the step. Short runs are the launch-bound rule's (no double count). */
 #define SSA_PER_STEP 0.9 /* "every step", allowing a step that missed it */
+
+/* Many small pinned H2D copies per step (per-sample tensors, labels, masks moved one by one):
+ * each pays a fixed cost — the API call and the DMA's setup, seen here as the copies' mean
+ * duration — that one copy of the same bytes would pay once. Pageable copies are left to
+ * pageable_h2d, which prices them already. */
+#define SSA_SMALL_H2D_MIN_COPIES 8.0
+#define SSA_SMALL_H2D_MAX_BYTES (256.0 * 1024)
+static int rule_small_h2d(const struct fctx *c, struct ssa_finding *f)
+{
+    double n = c->h2d_copies - c->pageable_copies;
+    double bytes = c->h2d_bytes - c->pageable_bytes, ms = c->h2d_ms - c->pageable_ms;
+    double exposed = c->s->cat_ms[SSA_CAT_COPY_H2D];
+    if (n < SSA_SMALL_H2D_MIN_COPIES || bytes / n > SSA_SMALL_H2D_MAX_BYTES || ms <= 0 ||
+        exposed <= 0)
+        return 0;
+    double one_ms = ms / n + bytes / SSA_PINNED_H2D_BPS * 1e3; /* one fixed cost + the bytes */
+    double save = ms > one_ms ? ms - one_ms : 0;
+    double cap = exposed * (c->h2d_ms > 0 ? ms / c->h2d_ms : 1); /* their exposed share */
+    f->saving_ms = save < cap ? save : cap;
+    f->confidence = SSA_LOW; /* the merged copy's bandwidth is the H200 constant */
+    SAY(f->evidence,
+        "%.1f pinned H2D copies/step of %.1f KiB on average, %.3f ms/step of copy "
+        "time (%.3f ms exposed, all H2D)",
+        n, bytes / n / 1024, ms, exposed);
+    SAY(f->estimate, "the copies merged into one: one copy's fixed cost plus the bytes at the "
+                     "pinned bandwidth; at most their exposed time");
+    SAY(f->fix, "collate the small tensors into one pinned buffer per step (a collate_fn or "
+                "torch.cat), copy it once with non_blocking=True; make constants on the device");
+    return 1;
+}
 
 static int rule_sync(const struct fctx *c, struct ssa_finding *f)
 {
@@ -449,6 +480,7 @@ struct rule {
 static const struct rule rules[] = {
     {"data_loading", "GPU waits for data loading", rule_data, 0, 1},
     {"pageable_h2d", "H2D copies from pageable memory", rule_pageable, 0, 0},
+    {"small_h2d", "many small host-to-device copies every step", rule_small_h2d, 0, 0},
     {"sync_points", "hidden sync points stall the GPU", rule_sync, 0, 1},
     {"cpu_tensors", "tensors created on the CPU every step, then copied to the GPU",
      rule_cpu_tensors, 0, 1},

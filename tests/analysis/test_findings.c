@@ -353,6 +353,47 @@ static void test_data_parallel(void)
     ssa_result_free(r);
 }
 
+/* small_h2d: n pinned 64 KiB copies of 20 us each per 10 ms step, exposed (no kernel under
+ * them). Merged: one 20 us fixed cost + 640 KiB at the pinned constant; 4 copies: quiet. */
+static void small_h2d_case(int copies, double want_ms)
+{
+    const char *path =
+        ss_test_path(copies > 4 ? "small-h2d-many.sstrace" : "small-h2d-few.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel(&s, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", o, o + 5 * MS);
+        for (int i = 0; i < copies; i++) {
+            uint64_t t = o + 6 * MS + (uint64_t)i * 100 * US;
+            synth_memcpy(&s, SST_COPY_H2D, SST_MEM_PINNED, t, t + 20 * US, 65536);
+        }
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    const struct ssa_finding *x = find_id(&f, "small_h2d");
+    if (want_ms <= 0) {
+        CHECK(x == NULL);
+    } else {
+        REQUIRE(x != NULL);
+        CHECK(absd(x->saving_ms - want_ms) < 1e-6);
+        CHECK_EQ(x->confidence, SSA_LOW);
+        CHECK(find_id(&f, "pageable_h2d") == NULL);
+    }
+    ssa_result_free(r);
+}
+
+static void test_small_h2d(void)
+{
+    small_h2d_case(10, 0.2 - (0.02 + 10 * 65536 / 55.5e9 * 1e3));
+    small_h2d_case(4, 0);
+}
+
 int main(int argc, char **argv)
 {
     REQUIRE(argc == 2);
@@ -363,6 +404,7 @@ int main(int argc, char **argv)
     test_cpu_tensors();
     test_sync_that_did_not_wait();
     test_data_parallel();
+    test_small_h2d();
     test_fixture_gate(argv[1]);
     return ss_test_result();
 }
