@@ -101,12 +101,13 @@ void ssc_notice(uint16_t code, uint8_t level, const char *msg)
 
 /* ---- what another tool keeps ------------------------------------------------------------ */
 
-static void write_conflict(uint16_t what)
+/* A CAPTURE record: what (SSC_CAPTURE_GPU, SSC_CAPTURE_NVTX) turned on or off, and why. */
+static void capture_record(int on, uint8_t reason, uint16_t what)
 {
     struct sst_rec_capture *r = ssc_rec_reserve(SST_REC_CAPTURE, sizeof *r);
     if (!r) return;
-    r->on = 0;
-    r->reason = SST_CAP_CONFLICT;
+    r->on = (uint8_t)on;
+    r->reason = reason;
     r->what = what;
     r->ts_ns = sst_now_ns();
     ssc_rec_commit(r);
@@ -125,7 +126,7 @@ void ssc_core_mark_foreign(void)
                  "recorded; NVTX and host data still are",
                  g_cfg.foreign_cuda);
         notice_record(SST_NOTICE_CUPTI_CONFLICT, SST_NOTE_WARN, msg);
-        write_conflict(SSC_CAPTURE_GPU);
+        capture_record(0, SST_CAP_CONFLICT, SSC_CAPTURE_GPU);
     }
     if (g_cfg.foreign_nvtx[0]) {
         snprintf(msg, sizeof msg,
@@ -133,7 +134,7 @@ void ssc_core_mark_foreign(void)
                  "markers and ranges are not recorded; GPU activity and host data still are",
                  g_cfg.foreign_nvtx);
         notice_record(SST_NOTICE_OTHER, SST_NOTE_WARN, msg);
-        write_conflict(SSC_CAPTURE_NVTX);
+        capture_record(0, SST_CAP_CONFLICT, SSC_CAPTURE_NVTX);
     }
 }
 
@@ -195,6 +196,14 @@ static int parse_capture(const char *s, struct ssc_config *c)
     return -1;
 }
 
+/* The capture window's switch: GPU activity only (NVTX and host samples are always recorded). */
+static void capture_set(int on, uint8_t reason)
+{
+    if (atomic_exchange(&g_capturing, on) == on) return;
+    if (atomic_load(&g_cupti_on)) ssc_cupti_set_enabled(on);
+    capture_record(on, reason, SSC_CAPTURE_GPU);
+}
+
 static void config_read(struct ssc_config *c)
 {
     const char *v;
@@ -229,19 +238,6 @@ static void config_read(struct ssc_config *c)
 }
 
 /* ---- capture window --------------------------------------------------------------------- */
-
-static void capture_set(int on, uint8_t reason)
-{
-    if (atomic_exchange(&g_capturing, on) == on) return;
-    if (atomic_load(&g_cupti_on)) ssc_cupti_set_enabled(on);
-    struct sst_rec_capture *r = ssc_rec_reserve(SST_REC_CAPTURE, sizeof *r);
-    if (!r) return;
-    r->on = (uint8_t)on;
-    r->reason = reason;
-    r->what = SSC_CAPTURE_GPU; /* NVTX and host samples are always recorded */
-    r->ts_ns = sst_now_ns();
-    ssc_rec_commit(r);
-}
 
 void ssc_window_step_begin(uint64_t ordinal)
 {
