@@ -1,4 +1,7 @@
-"""Overhead benchmark workloads: a launch-bound small CNN and a GPU-bound bf16 model.
+"""Overhead benchmark workloads: a launch-bound small CNN, a GPU-bound bf16 model, and
+`launch`: LAUNCHES_PER_STEP one-element in-place adds per step (one tiny kernel each, nothing
+else), so (ms/step recorded - ms/step plain) / LAUNCHES_PER_STEP is the per-launch cost of the
+instrumentation, the calibration the analysis discounts (src/analysis/ssa_findings.c).
 
 Each run trains for --steps steps after --warmup steps on synthetic data that lives on the
 GPU (so the only host work is launching), and prints one JSON line:
@@ -35,7 +38,22 @@ def gpu_bound():
                            for _ in range(4)])
 
 
+LAUNCHES_PER_STEP = 100
+
+
+class TinyLaunches(nn.Module):
+    """A "model" whose step is LAUNCHES_PER_STEP kernel launches and no other GPU work."""
+
+    def forward(self, x):
+        for _ in range(LAUNCHES_PER_STEP):
+            x.add_(1.0)
+        return x
+
+
 def make(workload, device):
+    if workload == "launch":
+        x = torch.zeros(1, device=device)
+        return TinyLaunches(), x, x, None, False
     if workload == "cnn":
         model = small_cnn().to(device)
         x = torch.randn(32, 3, 32, 32, device=device)
@@ -47,6 +65,9 @@ def make(workload, device):
 
 
 def train_step(model, opt, x, y, loss_fn, bf16):
+    if loss_fn is None:  # the launch workload: launches only
+        model(x)
+        return
     opt.zero_grad(set_to_none=True)
     with torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):
         loss = loss_fn(model(x), y)
@@ -56,7 +77,7 @@ def train_step(model, opt, x, y, loss_fn, bf16):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--workload", choices=["cnn", "gpu"], default="cnn")
+    ap.add_argument("--workload", choices=["cnn", "gpu", "launch"], default="cnn")
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--warmup", type=int, default=30)
     ap.add_argument("--windows", type=int, default=1)
@@ -66,7 +87,8 @@ def main():
     args = ap.parse_args()
     device = "cuda"
     model, x, y, loss_fn, bf16 = make(args.workload, device)
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    params = list(model.parameters())
+    opt = torch.optim.SGD(params, lr=1e-3, momentum=0.9) if params else None
     for _ in range(args.warmup):
         train_step(model, opt, x, y, loss_fn, bf16)
     if args.pin_main and hasattr(os, "sched_setaffinity"):

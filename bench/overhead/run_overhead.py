@@ -158,6 +158,8 @@ def main():
     ap.add_argument("--workloads", default="cnn,gpu")
     ap.add_argument("--cnn-steps", type=int, default=400)
     ap.add_argument("--gpu-steps", type=int, default=40)
+    ap.add_argument("--launch-steps", type=int, default=400,
+                    help="steps of the launch workload (models.py: 100 launches each)")
     ap.add_argument("--configs", help="comma list instead of the default set; e.g. "
                     "plain,light,light-no-driver,light-no-memory,light-no-runtime+driver "
                     "(light-no-K1+K2: light mode with STEPSCOPE_CUPTI_OFF=K1,K2)")
@@ -172,7 +174,7 @@ def main():
                     help="start no repetition after this many seconds (0: no limit)")
     args = ap.parse_args()
     args.deadline = time.time() + args.budget_s if args.budget_s else 0
-    args.steps = {"cnn": args.cnn_steps, "gpu": args.gpu_steps}
+    args.steps = {"cnn": args.cnn_steps, "gpu": args.gpu_steps, "launch": args.launch_steps}
     args.raw = []
     configs = ["plain", "full", "light", "outside", "floor", "torchprof"]
     if args.nsys:
