@@ -42,7 +42,13 @@ LAUNCHES_PER_STEP = 100
 
 
 class TinyLaunches(nn.Module):
-    """A "model" whose step is LAUNCHES_PER_STEP kernel launches and no other GPU work."""
+    """A "model" whose step is LAUNCHES_PER_STEP kernel launches and no other GPU work. Its
+    one parameter stays on the CPU and never gets a gradient: optimizer.step() skips it, but
+    it marks the step for stepscope's Python shim (so --capture steps:A-B works)."""
+
+    def __init__(self):
+        super().__init__()
+        self.marker = nn.Parameter(torch.zeros(1))  # never used: its grad stays None
 
     def forward(self, x):
         for _ in range(LAUNCHES_PER_STEP):
@@ -53,7 +59,7 @@ class TinyLaunches(nn.Module):
 def make(workload, device):
     if workload == "launch":
         x = torch.zeros(1, device=device)
-        return TinyLaunches(), x, x, None, False
+        return TinyLaunches(), x, x, None, False  # the model stays on the CPU: see its doc
     if workload == "cnn":
         model = small_cnn().to(device)
         x = torch.randn(32, 3, 32, 32, device=device)
@@ -65,8 +71,9 @@ def make(workload, device):
 
 
 def train_step(model, opt, x, y, loss_fn, bf16):
-    if loss_fn is None:  # the launch workload: launches only
+    if loss_fn is None:  # the launch workload: launches, then the step mark
         model(x)
+        opt.step()
         return
     opt.zero_grad(set_to_none=True)
     with torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):

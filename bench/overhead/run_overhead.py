@@ -16,6 +16,11 @@ plain run of the same repetition:
               through STEPSCOPE_CUPTI_OFF, to find what light mode's cost is made of;
               light-no-all leaves every kind off (CUPTI loaded, nothing recorded by it)
   X-noshim    configuration X (light, outside, ...) without the Python shim
+  full-win    stepscope record --mode full --capture steps:A-B, the window = the middle third of
+  light-win   the timed windows (run with --windows 6: windows 3-4 inside, 1-2 and 5-6 outside):
+              the instrumentation's cost measured inside ONE process, free of the 10-40 %
+              process-to-process noise of host-bound runs on the GPU VM; inside_vs_outside in
+              the results is the median over runs of (median inside window / median outside)
   X-nonvtx    configuration X with NVTX injection removed from the program's environment
               (`env -u NVTX_INJECTION64_PATH`): what recording NVTX (cuDNN's, the shim's) costs
 
@@ -36,6 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "models.py")
 
 
+WARMUP = 30  # models.py's default --warmup
 ALL_KINDS = "kernel,overhead,memcpy,memset,sync,memory,runtime,driver"
 
 
@@ -62,6 +68,12 @@ def command(config, workload, args, scratch):
         off = config[len("light-no-"):]
         env["STEPSCOPE_CUPTI_OFF"] = ALL_KINDS if off == "all" else off.replace("+", ",")
         return rec + ["--mode", "light", "--"] + prog, env
+    if config in ("full-win", "light-win"):
+        n, w = args.steps[workload], max(1, args.windows)
+        per = n // w
+        # models.py: 30 warm-up steps; the shim's step k ends at the (k+1)-th optimizer step
+        a, b = WARMUP + per * (w // 3), WARMUP + per * (w - w // 3)
+        return rec + ["--mode", config[:-4], "--capture", "steps:%d-%d" % (a, b), "--"] + prog, env
     if config == "outside":
         return rec + ["--capture", "seconds:3600-3601", "--"] + prog, env
     if config == "floor":
@@ -98,6 +110,19 @@ def run_once(config, workload, args):
         return None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def inside_vs_outside(raw, config):
+    """Per run of a -win config: median window inside the capture / median outside."""
+    got = []
+    for r in raw:
+        w = r.get("windows_ms") or []
+        if r.get("config") != config or len(w) < 3:
+            continue
+        k = len(w) // 3
+        inside, outside = w[k:len(w) - k], w[:k] + w[len(w) - k:]
+        got.append(statistics.median(inside) / statistics.median(outside))
+    return got
 
 
 def summarise(samples, ratios):
@@ -181,7 +206,16 @@ def main():
         configs.append("nsys")
     if args.configs:
         configs = args.configs.split(",")
-    results = {w: bench_workload(w, configs, args) for w in args.workloads.split(",")}
+    results = {}
+    for w in args.workloads.split(","):
+        start = len(args.raw)
+        results[w] = bench_workload(w, configs, args)
+        for c in configs:
+            if c.endswith("-win"):
+                r = inside_vs_outside(args.raw[start:], c)
+                results[w][c]["inside_vs_outside"] = r
+                print("%s %s inside/outside: %s (median %s)" % (
+                    w, c, [round(x, 3) for x in r], r and round(statistics.median(r), 3)))
     table = markdown(results)
     print(table)
     if args.out:
