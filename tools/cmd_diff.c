@@ -205,7 +205,7 @@ static int parse_diff_args(int argc, char **argv, int *json, struct ssa_opts *ss
             return -1;
         }
         if (c == '?') return CLI_EXIT_USAGE;
-        if ((c == 'W' || c == 'w' || c == 'm') && report_step_option(VERB, c, optarg, ssa) != 0)
+        if (c > 0 && strchr("WwmR", c) && report_step_option(VERB, c, optarg, ssa) != 0)
             return CLI_EXIT_USAGE;
         if (c == 'f' && strcmp(optarg, "json") == 0)
             *json = 1;

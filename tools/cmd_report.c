@@ -135,6 +135,19 @@ const char *report_gpu_left_to(const struct ssa_result *r)
     return conflict && strcmp(conflict, "0") != 0 ? "another CUPTI client" : NULL;
 }
 
+int report_rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
+{
+    if (s->rec_basis == SSA_REC_NONE || s->rec_cost_ms < 0.005) return 0;
+    snprintf(buf, size,
+             "~%.2f ms/step of it is stepscope's own recording cost (%.0f launches x %.1f us, "
+             "%s; --recording-cost-us): the findings leave it out",
+             s->rec_cost_ms, s->launches_per_step, s->rec_us_per_launch,
+             s->rec_basis == SSA_REC_GIVEN ? "as given"
+             : s->rec_basis == SSA_REC_LIGHT ? "light mode as calibrated on an H200"
+                                             : "full mode as calibrated on an H200");
+    return 1;
+}
+
 int report_has_gpu(const struct ssa_result *r)
 {
     return r->kernels + r->memcpys + r->memsets > 0;
@@ -436,6 +449,18 @@ static int parse_format(const char *s, struct report_opts *o)
     return cli_usage_error(VERB, "unknown format '%s' (text, json, md or html)", s);
 }
 
+static int parse_rec_cost(const char *verb, const char *arg, struct ssa_opts *o)
+{
+    char *end;
+    errno = 0;
+    double us = strtod(arg, &end);
+    if (end == arg || *end || errno || !(us >= 0 && us <= 1e6))
+        return cli_usage_error(verb, "--recording-cost-us wants microseconds from 0, not '%s'",
+                               arg);
+    o->rec_cost_given = 1, o->rec_cost_us = us;
+    return 0;
+}
+
 int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts *o)
 {
     uint64_t n;
@@ -444,6 +469,8 @@ int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts
     case 'W':
         o->no_warmup = 1;
         return 0;
+    case 'R':
+        return parse_rec_cost(verb, arg, o);
     case 'w':
         if (cli_parse_u64(arg, &n) != 0 || n > (uint64_t)SIZE_MAX / 2)
             return cli_usage_error(verb, "--warmup wants a step count, not '%s'", arg);
@@ -490,7 +517,7 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o, const
         }
         if (c == '?') return CLI_EXIT_USAGE;
         if (c == 'v') o->verbose = 1;
-        if ((c == 'W' || c == 'w' || c == 'm') && report_step_option(VERB, c, optarg, &o->ssa) != 0)
+        if (c > 0 && strchr("WwmR", c) && report_step_option(VERB, c, optarg, &o->ssa) != 0)
             return CLI_EXIT_USAGE;
         if (c == 'o') *out = optarg;
         if (c == 'f' && parse_format(optarg, o) != 0) return CLI_EXIT_USAGE;

@@ -35,20 +35,23 @@ static inline double ms(uint64_t ns)
     return (double)ns / 1e6;
 }
 
-/* The step options report and diff share, as getopt long options (val 'W', 'w', 'm') and
+/* The step options report and diff share, as getopt long options (val 'W', 'w', 'm', 'R') and
  * their help lines. report_step_option applies one to o: 0, or a usage error's exit code
  * (an unreadable count, a regex that does not compile). */
 #define REPORT_STEP_LONGOPTS                                                                       \
     {"no-warmup", no_argument, NULL, 'W'}, {"warmup", required_argument, NULL, 'w'},               \
+    {"step-marker", required_argument, NULL, 'm'},                                                \
     {                                                                                              \
-        "step-marker", required_argument, NULL, 'm'                                                \
+        "recording-cost-us", required_argument, NULL, 'R'                                          \
     }
 #define REPORT_STEP_HELP                                                                           \
     "      --no-warmup    keep the first steps even when they look like warm-up\n"                 \
     "      --warmup N     exclude exactly the first N steps as warm-up (no detection)\n"           \
     "      --step-marker NAME  steps are the NVTX ranges named NAME (any domain), or\n"            \
     "                     matching the extended regex after re: (re:^train_step); no\n"            \
-    "                     other step marker counts\n"
+    "                     other step marker counts\n"                                     \
+    "      --recording-cost-us US  stepscope's own cost per launch to leave out of the\n"     \
+    "                     findings (default: as calibrated for the trace's mode; 0: none)\n"
 int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts *o);
 
 /* Opens and analyses path with ssa_analyze_file_ex's flags (0: full mode, SSA_COMPACT);
@@ -68,6 +71,10 @@ unsigned report_ssa_flags(const struct report_opts *o);
  * "another CUPTI client" (cupti.conflict). NULL when the collector had CUPTI. The string is
  * borrowed from r and comes from the trace: escape it. */
 const char *report_gpu_left_to(const struct ssa_result *r);
+
+/* The sentence on the recording's own cost (ssa_summary.rec_cost_ms) for text, md and html:
+ * 1 with buf filled, 0 when there is nothing to say (an import, no cost in the gaps). */
+int report_rec_cost_text(const struct ssa_summary *s, char *buf, size_t size);
 
 /* Any kernel, copy or memset recorded for the process. */
 int report_has_gpu(const struct ssa_result *r);

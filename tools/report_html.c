@@ -130,6 +130,7 @@ static void html_identity(FILE *f, const struct ssa_result *r, const struct ssa_
                  ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
         html_row(f, "step time", buf);
     }
+    if (report_rec_cost_text(s, buf, sizeof buf)) html_row(f, "recording", buf);
     if (s->host_ahead) {
         snprintf(buf, sizeof buf,
                  "the GPU ran behind the host (%.1f launches, %.1f GPU operations per step): "

@@ -85,6 +85,13 @@ static void json_steps(struct json_out *j, const struct ssa_result *r, const str
     json_kv_double(j, "steps_per_s", s->steps_per_s);
     json_outliers(j, r, s);
     json_end_object(j);
+    json_key(j, "recording_cost");
+    json_begin_object(j);
+    json_kv_string(j, "basis", ssa_rec_basis_name(s->rec_basis));
+    json_kv_double(j, "us_per_launch", s->rec_us_per_launch);
+    json_kv_double(j, "ms_per_step", s->rec_cost_ms);
+    json_kv_double(j, "gpu_busy_pct_without", s->gpu_busy_pct_unrecorded);
+    json_end_object(j);
 }
 
 static void json_categories(struct json_out *j, const struct ssa_summary *s, int per_step)

@@ -63,6 +63,8 @@ static void md_headline(FILE *f, const struct ssa_result *r, const struct ssa_su
                 "- **step time**: median %.2f ms, p10 %.2f, p90 %.2f, mean %.2f; "
                 "%.2f steps/s\n",
                 ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
+    char rec[256];
+    if (report_rec_cost_text(s, rec, sizeof rec)) fprintf(f, "- **recording**: %s\n", rec);
     if (s->host_ahead)
         fprintf(f,
                 "- **caution**: the GPU ran behind the host (%.1f launches, %.1f GPU operations "

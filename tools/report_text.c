@@ -105,6 +105,8 @@ static void text_steps_line(const struct ssa_result *r, const struct ssa_summary
     if (!s->steps) return;
     fprintf(out, "  step time  median %.2f ms  p10 %.2f  p90 %.2f  mean %.2f  %.2f steps/s\n",
             ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
+    char rec[256];
+    if (report_rec_cost_text(s, rec, sizeof rec)) report_text_wrapped(out, "  recording  ", rec);
     if (s->host_ahead)
         fprintf(out,
                 "  caution    the GPU ran behind the host: of %.1f launches per step, %.1f "

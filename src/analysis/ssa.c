@@ -103,6 +103,7 @@ int ssa_analyze_file_ex(const char *path, const struct ssa_opts *opts, unsigned 
     if (!res) return SS_ENOMEM;
     res->rank = res->world_size = -1;
     res->compact = (flags & SSA_COMPACT) != 0;
+    if (opts) res->rec_cost_given = opts->rec_cost_given, res->rec_cost_us = opts->rec_cost_us;
     res->path = strdup(path);
     int rc = res->path ? analyze(path, opts, res, &sc, (flags & SSA_TIMELINE) != 0) : SS_ENOMEM;
     ssa_scan_free(&sc);

@@ -236,6 +236,10 @@ struct ssa_result {
 
     /* Set by ssa_ranks_annotate() when this trace is compared with the other ranks of its job
      * (zero otherwise): the comm_not_overlapped rule then tells waiting from transfer. */
+    /* ssa_opts.rec_cost_given / rec_cost_us, kept for ssa_summarize */
+    int rec_cost_given;
+    double rec_cost_us;
+
     struct ssa_peer {
         int known;         /* this result is a compared rank of a multi-rank job */
         int32_t straggler; /* the job's straggler rank; -1: none (ranks balanced) */
@@ -253,6 +257,11 @@ struct ssa_opts {
     const char *step_marker;
     int warmup_fixed; /* exclude exactly warmup_steps first steps instead of detecting */
     size_t warmup_steps;
+    /* The recording's own cost per launch to price out of the findings, in us: given (1) or
+     * calibrated for the trace's collector mode (0: SSA_REC_US_FULL/LIGHT; none for traces
+     * stepscope did not record). Given 0 turns the discount off. */
+    int rec_cost_given;
+    double rec_cost_us;
 };
 
 /* Analyses the trace at path. On success *out owns the result (ssa_result_free).
@@ -294,7 +303,32 @@ struct ssa_summary {
      * fixtures: 0.94-1.0 where step times matched the program's own timing, 0.81 where they
      * understated it by 21 %, 0.03-0.7 far worse. */
     int host_ahead;
+    /* The recording's own cost: CUPTI's work on every launch lengthens the
+     * host's gaps between launches; where the GPU waits on those gaps it lengthens the step.
+     * rec_cost_ms = launches/step x rec_us_per_launch, at most the idle time in short gaps
+     * between kernels (a GPU-bound step hides it: measured 1.00x there). The findings that
+     * price host gaps (launch_bound) are priced without it. */
+    int rec_basis;             /* enum ssa_rec_basis */
+    double rec_us_per_launch;  /* the cost per launch used (0 with SSA_REC_NONE) */
+    double rec_cost_ms;        /* per step, included in the step times above */
+    double short_gap_ms;       /* mean idle per step in gaps < SSA_SHORT_GAP_NS between kernels */
+    double gpu_busy_pct_unrecorded; /* GPU busy share of the step without rec_cost_ms */
 };
+enum ssa_rec_basis {
+    SSA_REC_NONE,  /* not a stepscope recording (an import, a synthetic trace) or turned off */
+    SSA_REC_FULL,  /* calibrated: --mode full */
+    SSA_REC_LIGHT, /* calibrated: --mode light */
+    SSA_REC_GIVEN, /* --recording-cost-us */
+};
+const char *ssa_rec_basis_name(int basis); /* "none", "full", "light", "given" */
+/* Per-launch cost of the collector on a launch-bound CNN training step (cuDNN convolutions,
+ * batch norm, SGD; 67 launches per step), measured on the H200 machine on 2026-11-30 inside
+ * one process: the capture window's steps against the steps before it (run_overhead.py
+ * full-win / light-win, bench/gpu/results/2026-11-30d; docs/benchmarks.md). Medians of 5 runs;
+ * their spread is wide (full 3.9-15.8 us, light -3.5-7.4 us): the VM's host is noisy. One
+ * tiny kernel per launch (models.py --workload launch) costs less: 2.7 and 1.1 us. */
+#define SSA_REC_US_FULL 6.7
+#define SSA_REC_US_LIGHT 2.0
 #define SSA_AHEAD_MIN_LAUNCHES 4.0 /* per step, to judge at all */
 #define SSA_AHEAD_RATIO 0.85       /* GPU operations per launch below this: host ahead */
 void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s);

@@ -416,6 +416,40 @@ int ssa_steps_pick_timeline(struct ssa_scan *sc, struct ssa_result *res)
 
 /* ---- summary ---- */
 
+const char *ssa_rec_basis_name(int basis)
+{
+    static const char *const names[] = {"none", "full", "light", "given"};
+    return basis >= 0 && basis <= SSA_REC_GIVEN ? names[basis] : "none";
+}
+
+/* The cost per launch for r: given, else calibrated by the collector's mode (its ENV record
+ * "collector.mode"; imports and synthetic traces have none). */
+static double rec_us(const struct ssa_result *r, int *basis)
+{
+    *basis = SSA_REC_NONE;
+    if (r->rec_cost_given) {
+        if (r->rec_cost_us > 0) *basis = SSA_REC_GIVEN;
+        return r->rec_cost_us > 0 ? r->rec_cost_us : 0;
+    }
+    for (size_t i = r->env.n; i-- > 0;) { /* the last value given counts */
+        if (strcmp(r->env.kv[i].key, "collector.mode") != 0) continue;
+        if (strcmp(r->env.kv[i].value, "full") == 0) *basis = SSA_REC_FULL;
+        if (strcmp(r->env.kv[i].value, "light") == 0) *basis = SSA_REC_LIGHT;
+        break;
+    }
+    return *basis == SSA_REC_FULL ? SSA_REC_US_FULL : *basis == SSA_REC_LIGHT ? SSA_REC_US_LIGHT : 0;
+}
+
+static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
+{
+    s->rec_us_per_launch = rec_us(r, &s->rec_basis);
+    double cost = s->launches_per_step * s->rec_us_per_launch / 1e3;
+    s->rec_cost_ms = cost < s->short_gap_ms ? cost : s->short_gap_ms;
+    double step_ms = (double)s->mean_ns / 1e6, busy_ms = step_ms * s->gpu_busy_pct / 100;
+    double rest = step_ms - s->rec_cost_ms;
+    s->gpu_busy_pct_unrecorded = rest > 0 ? 100 * busy_ms / rest : s->gpu_busy_pct;
+}
+
 /* Means per step of what summary_counts reads, from one step's numbers (divide by n). */
 static void add_counts(struct ssa_summary *s, const struct ssa_step *st, double n)
 {
@@ -426,6 +460,7 @@ static void add_counts(struct ssa_summary *s, const struct ssa_step *st, double 
     s->kernels_per_step += st->n.kernels / n;
     s->launches_per_step += st->n.launches / n;
     s->syncs_per_step += st->n.syncs / n;
+    s->short_gap_ms += (double)st->n.short_gap_ns / 1e6 / n;
     uint32_t ops = st->n.kernels + st->n.memsets;
     for (int k = 0; k < SSA_COPY_KINDS; k++)
         ops += st->n.copies[k];
@@ -518,6 +553,7 @@ void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s)
         summary_counts(r, s);
         s->host_ahead = s->launches_per_step >= SSA_AHEAD_MIN_LAUNCHES &&
                         s->gpu_ops_per_step < SSA_AHEAD_RATIO * s->launches_per_step;
+        rec_cost(r, s);
     }
     free(d);
 }

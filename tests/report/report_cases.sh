@@ -190,6 +190,41 @@ step_options)
     grep -q 'no complete NVTX range matched --step-marker' "$work/none.txt" || fail "unmatched not said"
     "$ss" report --help | grep -q -- '--step-marker NAME' || fail "help lacks --step-marker"
     ;;
+recording_cost)
+    # The clean CNN (H200, full mode): 422 launches/step at the calibrated 6.7 us leave its
+    # short gaps to the recording (~2.8 ms); launch_bound fires only with the discount off.
+    clean=$fx/workloads/traces/cnn_jpeg-none.sstrace
+    "$ss" report --format json "$clean" >"$work/on.json" || fail "exit $?"
+    "$ss" report --format json --recording-cost-us 0 "$clean" >"$work/off.json" || fail "off exit $?"
+    "$ss" report --format json --recording-cost-us 20 "$clean" >"$work/big.json" || fail "20 exit $?"
+    "$py" - "$work" <<'PYEOF' || fail "json recording_cost"
+import json, sys
+d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("on", "off", "big")}
+on, off, big = (d[k]["recording_cost"] for k in ("on", "off", "big"))
+ids = {k: [f["id"] for f in d[k]["findings"]] for k in d}
+assert on["basis"] == "full" and on["us_per_launch"] == 6.7, on
+assert 2.5 < on["ms_per_step"] < 3.1, on  # 422 launches x 6.7 us, under the short-gap idle
+assert on["gpu_busy_pct_without"] > d["on"]["gpu_busy_pct"] + 5, on
+assert off["basis"] == "none" and off["ms_per_step"] == 0, off
+assert big["basis"] == "given" and big["ms_per_step"] < 6.0 + 0.01, big  # capped by the gaps
+assert "launch_bound" not in ids["on"] and "launch_bound" in ids["off"], ids
+PYEOF
+    out=$("$ss" report "$clean") || fail "text exit $?"
+    grep -q "recording  ~2\.8[0-9] ms/step of it is stepscope's own recording cost" <<<"$out" ||
+        fail "text line: $out"
+    "$ss" report --format md "$clean" | grep -q '^- \*\*recording\*\*: ~2\.8' || fail "md line"
+    # an import is not a stepscope recording: no discount unless given
+    "$ss" report --format json "$fx/workloads/kineto/cnn_jpeg-none.json.gz" |
+        grep -q '"basis": *"none"' || fail "kineto import: basis not none"
+    for bad in "--recording-cost-us -1" "--recording-cost-us x" "--recording-cost-us 1e9"; do
+        # shellcheck disable=SC2086
+        "$ss" report $bad "$clean" >/dev/null 2>"$work/err"; rc=$?
+        [ $rc -eq 2 ] && [ "$(wc -l <"$work/err")" -eq 1 ] || fail "report $bad: exit $rc"
+        # shellcheck disable=SC2086
+        "$ss" diff $bad "$clean" "$clean" >/dev/null 2>&1; [ $? -eq 2 ] || fail "diff $bad: want 2"
+    done
+    "$ss" report --help | grep -q -- '--recording-cost-us US' || fail "help"
+    ;;
 export)
     "$ss" export -o "$work/w0.json" "$w0" || fail "export exit $?"
     [ ! -e "$work/w0.json.tmp" ] || fail "tmp file left"
