@@ -138,13 +138,9 @@ const char *report_gpu_left_to(const struct ssa_result *r)
 int report_rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
 {
     if (s->rec_basis == SSA_REC_NONE || s->rec_cost_ms < 0.005) return 0;
-    snprintf(buf, size,
-             "~%.2f ms/step of it is stepscope's own recording cost (%.0f launches x %.1f us, "
-             "%s; --recording-cost-us): the findings leave it out",
-             s->rec_cost_ms, s->launches_per_step, s->rec_us_per_launch,
-             s->rec_basis == SSA_REC_GIVEN ? "as given"
-             : s->rec_basis == SSA_REC_LIGHT ? "light mode as calibrated on an H200"
-                                             : "full mode as calibrated on an H200");
+    snprintf(buf, size, "~%.2f ms/step is stepscope's own cost (%.1f us/launch, %s)",
+             s->rec_cost_ms, s->rec_us_per_launch,
+             s->rec_basis == SSA_REC_GIVEN ? "given" : ssa_rec_basis_name(s->rec_basis));
     return 1;
 }
 

@@ -15,7 +15,7 @@
 static FILE *out;
 
 #define BAR_WIDTH 64
-#define SMALL_CAT_PCT 0.1 /* without -v, rows below this share are summed in one */
+#define SMALL_CAT_PCT 0.5 /* without -v, rows below this share are summed in one */
 
 /* One character and one ANSI background colour per category for the bar. */
 static const char cat_glyph[SSA_CAT_COUNT] = {'G', 'F', 'A', 'O', 'R', 'E', 'K', 'N', 'h', 'd',
@@ -193,6 +193,7 @@ static void text_categories(const struct ssa_summary *s, int per_step, int verbo
             per_step ? ms(s->mean_ns) : ms(s->total_ns), 100.0, s->gpu_busy_pct);
 }
 
+/* Kernel time by class (-v only: the breakdown above already splits compute by class). */
 static void text_kernels(const struct ssa_summary *s, int per_step)
 {
     const char *unit = per_step ? "ms/step" : "ms";
@@ -209,11 +210,15 @@ static void text_kernels(const struct ssa_summary *s, int per_step)
         any = 1;
     }
     fprintf(out, "%s\n", any ? "" : " none");
+}
+
+static void text_counts(const struct ssa_summary *s, int per_step, int verbose)
+{
     if (!per_step) return;
     fprintf(out,
-            "  per step: %.1f kernels, %.1f launches, %.1f syncs;\n"
+            "%s  per step: %.1f kernels, %.1f launches, %.1f syncs;\n"
             "            %.1f H2D copies, %.2f MiB (%.2f MiB pageable)\n",
-            s->kernels_per_step, s->launches_per_step, s->syncs_per_step, s->h2d_copies_per_step,
+            verbose ? "" : "\n", s->kernels_per_step, s->launches_per_step, s->syncs_per_step, s->h2d_copies_per_step,
             s->h2d_mib_per_step, s->pageable_h2d_mib_per_step);
 }
 
@@ -330,7 +335,8 @@ void report_text(FILE *f, const struct ssa_result *r, const struct report_opts *
         fprintf(out, "  no GPU activity recorded: every instant counts as GPU idle\n");
     text_bar(&s, o->color);
     text_categories(&s, per_step, o->verbose);
-    text_kernels(&s, per_step);
+    if (o->verbose) text_kernels(&s, per_step);
+    text_counts(&s, per_step, o->verbose);
     if (per_step) text_findings(r, &s, o->verbose);
     if (!o->verbose) return;
     text_top_kernels(r);

@@ -129,6 +129,11 @@ struct ssa_step_counts {
      * pageable memory and then prepares the next tensor on the CPU */
     uint64_t pre_h2d_ns;
     uint32_t pre_h2d_runs;
+    /* GPU-idle runs with an allocation call (cudaMalloc/cudaFree...) in them: of their launch
+     * + host time, at most the calls' own time — the lead the host lost in them, which it
+     * would otherwise have kept over the GPU (the rest of the run is counted as usual) */
+    uint64_t post_alloc_ns;
+    uint32_t post_alloc_runs;
 };
 
 struct ssa_step {

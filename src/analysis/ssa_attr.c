@@ -354,7 +354,8 @@ struct idle_run {
     uint64_t start, lh_ns; /* lh: launch + host time in the run */
     int open, at_edge;
     enum run_after after;
-    int had_data; /* a data range in the run: what is copied next came from the loader */
+    int had_data;  /* a data range in the run: what is copied next came from the loader */
+    uint64_t alloc_ns; /* time in allocation calls in the run: the host lost that lead */
 };
 
 /* Where the sweep stands on synchronising calls (one open now, or when the last one ended,
@@ -387,6 +388,14 @@ static void close_run(struct ssa_step *st, struct idle_run *run, uint64_t t, int
                       int pageable)
 {
     if (!run->open) return;
+    if (run->alloc_ns && run->lh_ns) {
+        /* A host delayed by d in an allocation has d less lead over the GPU: at most d of the
+         * run's launch + host idle would have been hidden without it; the rest is the host's. */
+        uint64_t lost = run->lh_ns < run->alloc_ns ? run->lh_ns : run->alloc_ns;
+        st->n.post_alloc_ns += lost;
+        st->n.post_alloc_runs++;
+        run->lh_ns -= lost;
+    }
     if (!run->at_edge && !at_end && run_len_short(run->start, t) && run->lh_ns) {
         st->n.short_gap_ns += run->lh_ns; /* the launch-bound rule's: not counted twice */
         st->n.short_gaps++;
@@ -413,9 +422,11 @@ static inline void stretch(struct ssa_step *st, struct idle_run *run, struct syn
         if (sync_open) sw->wait_ns += t1 - t0;
         return;
     }
-    if (!run->open) *run = (struct idle_run){t0, 0, 1, t0 == 0, run_follows(sw, sync_open, t0), 0};
+    if (!run->open)
+        *run = (struct idle_run){t0, 0, 1, t0 == 0, run_follows(sw, sync_open, t0), 0, 0};
     if (c == SSA_CAT_LAUNCH || c == SSA_CAT_HOST) run->lh_ns += t1 - t0;
     if (c == SSA_CAT_DATA) run->had_data = 1;
+    if (c == SSA_CAT_ALLOC) run->alloc_ns += t1 - t0;
 }
 
 /* Where the sweep stands: the open intervals per category (mask bit c: some of category c

@@ -26,8 +26,9 @@ struct fctx {
     double d2h_copies, syncs, sync_api_ms;
     double allocs, alloc_api_ms;
     double short_gap_ms, short_gaps;
-    double post_sync_ms, post_sync_runs, pre_h2d_ms, pre_h2d_runs;
+    double post_sync_ms, post_sync_runs, pre_h2d_ms, pre_h2d_runs, post_alloc_ms, post_alloc_runs;
     double median_kernel_us;
+    const struct ssa_findings *so_far; /* the rules before in the table that fired */
 };
 
 /* Pinned H2D bandwidth when the trace has no pinned copy to measure it on: measured on the
@@ -68,6 +69,8 @@ static void ctx_add(struct fctx *c, const struct ssa_step_counts *k, double n)
     c->post_sync_runs += k->post_sync_runs / n;
     c->pre_h2d_ms += (double)k->pre_h2d_ns / 1e6 / n;
     c->pre_h2d_runs += k->pre_h2d_runs / n;
+    c->post_alloc_ms += (double)k->post_alloc_ns / 1e6 / n;
+    c->post_alloc_runs += k->post_alloc_runs / n;
 }
 
 static void ctx_means(struct fctx *c)
@@ -380,7 +383,8 @@ static int rule_launch_bound(const struct fctx *c, struct ssa_finding *f)
     /* busy share of the time the GPU either works or waits on host work and launches: the
      * idle that other rules price (data, syncs, allocation) does not make a step launch-bound */
     double busy_pct = lh > 0 ? 100 * c->busy_ms / (c->busy_ms + lh) : 100;
-    if (busy_pct >= SSA_LAUNCHBOUND_BUSY_PCT || lh * 2 < idle || gaps <= 0 ||
+    /* with CUDA_LAUNCH_BLOCKING every launch waits for its kernel: that rule's finding */
+    if (c->r->launch_blocking || busy_pct >= SSA_LAUNCHBOUND_BUSY_PCT || lh * 2 < idle || gaps <= 0 ||
         s->kernels_per_step < SSA_MANY_KERNELS || c->median_kernel_us > SSA_SMALL_KERNEL_US)
         return 0;
     f->saving_ms = gaps;
@@ -455,13 +459,16 @@ static int rule_alloc(const struct fctx *c, struct ssa_finding *f)
 {
     double idle = c->s->cat_ms[SSA_CAT_ALLOC];
     if (c->allocs < 1 || idle <= 0) return 0;
-    f->saving_ms = idle;
+    f->saving_ms = idle + c->post_alloc_ms;
     f->confidence = SSA_MEDIUM;
     SAY(f->evidence,
         "%.1f cudaMalloc/cudaFree calls per steady step (%.3f ms), GPU idle "
-        "%.2f ms/step meanwhile",
-        c->allocs, c->alloc_api_ms, idle);
-    SAY(f->estimate, "alloc-attributed GPU idle time: the caching allocator reuses blocks");
+        "%.2f ms/step meanwhile and %.2f ms/step in host work and launches right around "
+        "them (%.1f idle runs/step)",
+        c->allocs, c->alloc_api_ms, idle, c->post_alloc_ms, c->post_alloc_runs);
+    SAY(f->estimate, "alloc-attributed GPU idle time, plus the launch + host time of the idle "
+                     "runs the calls are in (the GPU drained while the host allocated): the "
+                     "caching allocator reuses blocks and the host stays ahead");
     SAY(f->fix, "remove torch.cuda.empty_cache() from the loop; keep shapes stable; "
                 "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
     return 1;
@@ -481,6 +488,44 @@ static int rule_launch_blocking(const struct fctx *c, struct ssa_finding *f)
     SAY(f->estimate, "host and GPU overlapped: the shorter of GPU busy and GPU idle time");
     SAY(f->fix, "unset CUDA_LAUNCH_BLOCKING (a debugging switch)");
     f->severity = SSA_HIGH; /* a debug switch left on is always worth saying */
+    return 1;
+}
+
+/* The findings that price GPU-idle time (the rest price busy time: copies, kernels, comm). */
+static int prices_idle(const char *id)
+{
+    static const char *const ids[] = {"data_loading",    "sync_points",   "cpu_tensors",
+                                      "launch_bound",    "allocator_churn", "data_parallel",
+                                      "launch_blocking"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        if (strcmp(id, ids[i]) == 0) return 1;
+    return 0;
+}
+
+#define SSA_LOW_UTIL_PCT 10.0 /* unexplained GPU idle, share of the step, to speak at all */
+
+/* The catch-all, last in the table: a GPU mostly idle for reasons no rule above names (host
+ * work on the training thread in long gaps: Python, the framework, CPU ops, logging). */
+static int rule_low_utilisation(const struct fctx *c, struct ssa_finding *f)
+{
+    const struct ssa_summary *s = c->s;
+    double claimed = 0;
+    for (size_t i = 0; i < c->so_far->n; i++)
+        if (prices_idle(c->so_far->v[i].id)) claimed += c->so_far->v[i].saving_ms;
+    double left = c->idle_ms - s->rec_cost_ms - claimed;
+    /* still mostly idle once the findings above are fixed: a step of busy + left */
+    double after = c->busy_ms + left, busy_after = after > 0 ? 100 * c->busy_ms / after : 100;
+    if (busy_after >= SSA_LAUNCHBOUND_BUSY_PCT || left < c->step_ms * SSA_LOW_UTIL_PCT / 100)
+        return 0;
+    f->saving_ms = left;
+    f->confidence = SSA_LOW;
+    SAY(f->evidence, "GPU busy %.0f %%, %.0f %% with the findings above fixed; %.1f ms/step "
+                     "of idle that no finding explains",
+        s->gpu_busy_pct_unrecorded, busy_after, left);
+    SAY(f->estimate, "GPU idle not claimed by another finding nor by the recording's cost: "
+                     "at most that much, if the host work were overlapped or removed");
+    SAY(f->fix, "find the host work between launches (py-spy dump): move it to "
+                "DataLoader workers, or do it every N steps");
     return 1;
 }
 
@@ -509,6 +554,8 @@ static const struct rule rules[] = {
     {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1,
      0},
     {"comm_not_overlapped", "NCCL communication not overlapped with compute", rule_comm, 0, 1},
+    {"low_utilisation", "GPU mostly idle for host work no other finding names",
+     rule_low_utilisation, 0, 1}, /* last: it reads the findings above */
 };
 _Static_assert(sizeof rules / sizeof rules[0] <= SSA_MAX_FINDINGS, "room for every rule");
 
@@ -538,6 +585,7 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, struct ss
     /* Without GPU records (CUPTI held by another tool, an NVTX-only program) every instant
      * looks idle: the rules that price idle time would blame the host for nothing. */
     int gpu_seen = c.busy_ms > 0;
+    c.so_far = out;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         if (rules[i].needs_gpu && !gpu_seen) continue;
         struct ssa_finding f;

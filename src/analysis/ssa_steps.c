@@ -342,6 +342,7 @@ static void step_add(struct ssa_step *sum, const struct ssa_step *st)
     s->short_gap_ns += k->short_gap_ns, s->short_gaps += k->short_gaps;
     s->post_sync_ns += k->post_sync_ns, s->post_sync_runs += k->post_sync_runs;
     s->pre_h2d_ns += k->pre_h2d_ns, s->pre_h2d_runs += k->pre_h2d_runs;
+    s->post_alloc_ns += k->post_alloc_ns, s->post_alloc_runs += k->post_alloc_runs;
 }
 
 void ssa_steps_fold(struct ssa_scan *sc, struct ssa_result *res, size_t i,

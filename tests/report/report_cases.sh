@@ -210,7 +210,7 @@ assert big["basis"] == "given" and big["ms_per_step"] < 6.0 + 0.01, big  # cappe
 assert "launch_bound" not in ids["on"] and "launch_bound" in ids["off"], ids
 PYEOF
     out=$("$ss" report "$clean") || fail "text exit $?"
-    grep -q "recording  ~2\.8[0-9] ms/step of it is stepscope's own recording cost" <<<"$out" ||
+    grep -q "recording  ~2\.8[0-9] ms/step is stepscope's own cost (6\.7 us/launch, full)" <<<"$out" ||
         fail "text line: $out"
     "$ss" report --format md "$clean" | grep -q '^- \*\*recording\*\*: ~2\.8' || fail "md line"
     # an import is not a stepscope recording: no discount unless given
