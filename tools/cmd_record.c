@@ -436,7 +436,8 @@ static void summarise_file(const char *dir, const char *name)
     sst_reader_close(r);
 }
 
-static void summarise(const char *dir)
+/* cuda_foreign: another tool kept CUDA_INJECTION64_PATH, so only NVTX could make a trace. */
+static void summarise(const char *dir, int cuda_foreign)
 {
     DIR *d = opendir(dir);
     if (!d) return;
@@ -451,7 +452,10 @@ static void summarise(const char *dir)
         }
     }
     closedir(d);
-    if (n == 0) fprintf(stderr, "stepscope:   no trace: the program made no CUDA or NVTX call\n");
+    if (n == 0)
+        fprintf(stderr, "stepscope:   no trace: the program made no %s\n",
+                cuda_foreign ? "NVTX call (its CUDA calls went to the other tool)"
+                             : "CUDA or NVTX call");
 }
 
 /* The program's status as ours: its exit code, or the same signal (128+sig as a fallback). */
@@ -476,12 +480,13 @@ static int exit_like(int status)
  * 1 when the collector is injected, 0 when another tool holds both injection variables (the
  * program then runs unchanged: nothing of ours would load, so no folder is made), or -1 after
  * saying why the run is refused. */
-static int prepare(const struct record_opts *o, char *out_abs, size_t cap)
+static int prepare(const struct record_opts *o, char *out_abs, size_t cap, int *cuda_foreign)
 {
     char lib[PATH_MAX];
     if (find_collector(lib, sizeof lib) != 0) return -1;
     struct injection in = {foreign_injection("CUDA_INJECTION64_PATH", lib),
                            foreign_injection("NVTX_INJECTION64_PATH", lib)};
+    *cuda_foreign = in.cuda != NULL;
     if (in.cuda && in.nvtx) {
         say_foreign(&in); /* even with -q: the user asked for a trace and gets none */
         return 0;
@@ -504,14 +509,15 @@ int cmd_record(int argc, char **argv)
         default_out_dir(dflt, sizeof dflt);
         o.out_dir = dflt;
     }
-    int injected = prepare(&o, out_abs, sizeof out_abs);
+    int cuda_foreign = 0;
+    int injected = prepare(&o, out_abs, sizeof out_abs, &cuda_foreign);
     if (injected < 0) return CLI_EXIT_FAIL;
     pid_t child = 0;
     /* returns with our signals as they were: a Ctrl-C during the summary or the report (that
      * of a big trace takes a while) stops us, it is not forwarded to a program that is gone */
     int status = record_job_run(argv + prog_at, &child);
     if (status < 0) return CLI_EXIT_FAIL;
-    if (!o.quiet && injected) summarise(out_abs);
+    if (!o.quiet && injected) summarise(out_abs, cuda_foreign);
     /* the report never changes the exit status: a problem is one line on stderr */
     if (!o.quiet && !o.no_report && injected) report_after_record(stderr, out_abs, child);
     return exit_like(status);

@@ -52,6 +52,11 @@ foreign_cuda)
         "$BIN" report --format json "$t" | grep -q "\"gpu_left_to\": \"$OTHER\"" ||
             fail "json gpu_left_to is not $OTHER"
     done
+    # no NVTX call, CUDA left to the other tool: no trace, and the summary says why
+    CUDA_INJECTION64_PATH=$OTHER "$BIN" record -o "$W/none" -- sh -c "$SHOW" >"$W/out.txt" 2>"$W/err"
+    expect_rc $? 0
+    [ "$(count_err 'no trace: the program made no NVTX call (its CUDA calls went to the other tool)')" = 1 ] ||
+        fail "no-trace line does not say the CUDA calls went to the other tool"
     # -q: no notice (as the collector's own warnings); the variable still stays
     CUDA_INJECTION64_PATH=$OTHER "$BIN" record -q -o "$OUT" -- sh -c "$SHOW" >"$W/out.txt" 2>"$W/err"
     expect_rc $? 0

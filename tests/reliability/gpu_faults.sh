@@ -95,7 +95,7 @@ nsys_checks() {
     local rows
     rows=$(grep -cE '^"?[0-9.]+"?,"?[0-9]+"?,"?[1-9][0-9]*"?,' "$W/nsys-stats.txt")
     [ "$rows" -gt 0 ] || { echo "FAIL: $CASE: its report has no kernels"; return 1; }
-    echo "  $CASE: $rows kernel names in nsys's report; $(grep -c . "$W/nsys-env.txt") injection variables set by nsys"
+    echo "  $CASE: $rows kernel names in nsys's report; $(grep -c '^[A-Z_0-9]*=' "$W/nsys-env.txt") injection variables set by nsys"
     local notices
     notices=$(grep -c "^stepscope record: .*INJECTION64_PATH.* another tool" "$W/rec.err")
     [ "$notices" = 1 ] || { echo "FAIL: $CASE: $notices notice lines from record, expected 1"; return 1; }
