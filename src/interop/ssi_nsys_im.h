@@ -99,6 +99,13 @@ int im_int(struct im *m, const struct im_cursor *c, int i, int nullable, int64_t
 /* Column i as text (NULL when SQL NULL; an error when not text). */
 int im_text(struct im *m, const struct im_cursor *c, int i, const char **out, size_t *len);
 
+/* The most columns a reader asks of one table (im_columns' have[]). */
+#define IM_MAX_COLS 32
+/* have[i] = 1 when table has the column cols[i].name, else 0 (have[0], the rowid: 1); one
+ * query for all n <= IM_MAX_COLS columns. */
+void im_columns(struct im *m, const char *table, const struct im_col *cols, size_t n,
+                unsigned char *have);
+
 /* The trace string id of a StringIds id (interned on first use); 0 after an error. */
 uint32_t im_string(struct im *m, const struct im_cursor *c, const char *col, int64_t id);
 uint32_t im_intern(struct im *m, const char *s, size_t len);

@@ -142,14 +142,43 @@ static int prepare(struct im *m, const char *sql, sqlite3_stmt **st)
     return im_fail(m, SS_ECORRUPT, "SQLite: %s", sqlite3_errmsg(m->db));
 }
 
+/* have[i]: whether table has the column cols[i].name (have[0], the rowid, is 1). One
+ * pragma_table_info query for the whole table, where ssi_nsys_has_column would compile and run
+ * one per column (most of an import's fixed cost on a small file); names compare exactly, like
+ * that query's "name = ?", and a failed query reads as missing columns, like a failed
+ * ssi_nsys_has_column. */
+void im_columns(struct im *m, const char *table, const struct im_col *cols, size_t n,
+                unsigned char *have)
+{
+    memset(have, 0, n);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(m->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *name = (const char *)sqlite3_column_text(st, 0);
+            size_t len = (size_t)sqlite3_column_bytes(st, 0);
+            for (size_t i = 1; name && i < n; i++)
+                if (strlen(cols[i].name) == len && memcmp(cols[i].name, name, len) == 0)
+                    have[i] = 1;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) memset(have, 0, n);
+    if (n) have[0] = 1;
+}
+
 /* The column list of a cursor: missing optional columns read as NULL. */
 static int column_list(struct im *m, const struct src_spec *s, char *buf, size_t cap, int *has_pid)
 {
     size_t n = 0;
+    unsigned char have_col[IM_MAX_COLS];
     *has_pid = 0;
+    if (s->n > IM_MAX_COLS) return im_fail(m, SS_EINVAL, "%s: too many columns", s->table);
+    im_columns(m, s->table, s->cols, s->n, have_col);
     for (size_t i = 0; i < s->n; i++) {
         const char *c = s->cols[i].name;
-        int have = i == 0 || ssi_nsys_has_column(m->db, s->table, c) == 1;
+        int have = have_col[i];
         if (!have && s->cols[i].required)
             return im_fail(m, SS_EBADREC, "%s has no column %s", s->table, c);
         if (have && strcmp(c, s->pid_col) == 0) *has_pid = 1;

@@ -185,8 +185,11 @@ static int each(struct im *m, const char *table, const struct im_col *cols, size
                 const char *sql, int (*fn)(struct im *, struct im_cursor *))
 {
     if (ssi_nsys_table_exists(m->db, table) != 1) return 0;
+    unsigned char have[IM_MAX_COLS];
+    if (n > IM_MAX_COLS) return im_fail(m, SS_EINVAL, "%s: too many columns", table);
+    im_columns(m, table, cols, n, have);
     for (size_t i = 1; i < n; i++)
-        if (ssi_nsys_has_column(m->db, table, cols[i].name) != 1)
+        if (!have[i])
             return cols[i].required
                        ? im_fail(m, SS_EBADREC, "%s has no column %s", table, cols[i].name)
                        : 0;

@@ -42,8 +42,13 @@ static FILE *g_null;
 static char g_top[] = "/tmp/stepscope-fuzz-cli-XXXXXX";
 static int g_show; /* FUZZ_CLI_SHOW=1: the verbs' output is shown (debugging a seed) */
 
-static void copy_file(const char *from, const char *to)
+/* Copies DIR/name to `to` (in cwd): DIR is $FUZZ_CLI_SEED_DIR when set (a fuzzer carried to
+ * another machine, where the build tree's seed folder is absent), else the build's. */
+static void copy_file(const char *name, const char *to)
 {
+    const char *dir = getenv("FUZZ_CLI_SEED_DIR");
+    char from[4096];
+    snprintf(from, sizeof from, "%s/%s", dir && *dir ? dir : FUZZ_SEED_DIR, name);
     FILE *in = fopen(from, "rb");
     if (!in) {
         fprintf(stderr, "fuzz_cli: %s missing (%s): the sandbox lacks %s\n", from, strerror(errno),
@@ -90,9 +95,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         perror("fuzz_cli: sandbox");
         abort();
     }
-    copy_file(FUZZ_SEED_DIR "/synthetic-small.sstrace.r300", "t.sstrace");
-    copy_file(FUZZ_SEED_DIR "/hostile.sstrace", "h.sstrace");
-    copy_file(FUZZ_SEED_DIR "/h200-cnn-launchbound.sstrace.head", "z.sstrace");
+    copy_file("synthetic-small.sstrace.r300", "t.sstrace");
+    copy_file("hostile.sstrace", "h.sstrace");
+    copy_file("h200-cnn-launchbound.sstrace.head", "z.sstrace");
     setenv("STEPSCOPE_LIB", "/nonexistent/stepscope-fuzz/libstepscope.so", 1);
     setenv("TMPDIR", box, 1);
     unsetenv("POSIXLY_CORRECT");
