@@ -379,6 +379,21 @@ static void on_step(struct exporter *x, const struct sst_rec_header *h)
     json_end_object(&x->j);
 }
 
+/* One counter track with one series: viewers stack the series of one counter on one axis,
+ * so quantities in different units get a track each. */
+static void counter(struct exporter *x, uint64_t ts_ns, const char *name, const char *series,
+                    double v)
+{
+    ev_begin(x, "C", x->pid, 0, ts_ns);
+    json_kv_string(&x->j, "name", name);
+    json_key(&x->j, "args");
+    json_begin_object(&x->j);
+    json_key(&x->j, series);
+    json_double(&x->j, v);
+    json_end_object(&x->j);
+    json_end_object(&x->j);
+}
+
 /* Counters: the process's CPU use since the last sample (% of one core) and its RSS. */
 static void on_host_sample(struct exporter *x, const struct sst_rec_header *h)
 {
@@ -387,17 +402,10 @@ static void on_host_sample(struct exporter *x, const struct sst_rec_header *h)
     set_t0(x, s.ts_ns);
     uint64_t cpu = s.cpu_user_ns + s.cpu_sys_ns;
     if (x->last_sample_ns && s.ts_ns > x->last_sample_ns && cpu >= x->last_cpu_ns) {
-        ev_begin(x, "C", x->pid, 0, s.ts_ns);
-        json_kv_string(&x->j, "name", "host");
-        json_key(&x->j, "args");
-        json_begin_object(&x->j);
-        json_key(&x->j, "cpu_pct");
-        json_double(&x->j,
-                    100.0 * (double)(cpu - x->last_cpu_ns) / (double)(s.ts_ns - x->last_sample_ns));
-        json_key(&x->j, "rss_mib");
-        json_double(&x->j, (double)s.rss_bytes / 1048576.0);
-        json_end_object(&x->j);
-        json_end_object(&x->j);
+        double pct =
+            100.0 * (double)(cpu - x->last_cpu_ns) / (double)(s.ts_ns - x->last_sample_ns);
+        counter(x, s.ts_ns, "host CPU %", "cpu_pct", pct);
+        counter(x, s.ts_ns, "host RSS MiB", "rss_mib", (double)s.rss_bytes / 1048576.0);
     }
     x->last_cpu_ns = cpu, x->last_sample_ns = s.ts_ns;
 }
