@@ -17,6 +17,7 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,29 @@ void ssc_buf_set_writer_thread(struct sst_writer *w)
     tls_writer = w;
 }
 
+/* The threads this process has named: an open-addressing set of tids, lock-free (no lock to
+ * be caught mid-fork), bounded; the child of a fork starts it empty. */
+#define SSC_NAMED_SLOTS 4096
+#define SSC_NAMED_PROBES 64
+static _Atomic uint32_t g_named[SSC_NAMED_SLOTS];
+
+/* 1 when tid was not in the set and now is; 0 when it was, or the set has no room for it. */
+static int named_insert(uint32_t tid)
+{
+    uint32_t at = (tid * 2654435761u) >> 20; /* 12 bits: SSC_NAMED_SLOTS */
+    for (unsigned i = 0; i < SSC_NAMED_PROBES; i++) {
+        _Atomic uint32_t *slot = &g_named[(at + i) % SSC_NAMED_SLOTS];
+        uint32_t seen = atomic_load_explicit(slot, memory_order_acquire);
+        if (seen == 0 &&
+            atomic_compare_exchange_strong_explicit(slot, &seen, tid, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            return 1;
+        if (seen == tid) return 0;
+    }
+    return 0;
+}
+_Static_assert(SSC_NAMED_SLOTS == 1u << 12, "named_insert's hash keeps 12 bits");
+
 /* Reads /proc/self/task/TID/comm and writes the THREAD record naming this thread. */
 static void tbuf_name_thread(uint32_t tid)
 {
@@ -171,10 +195,13 @@ static void tbuf_name_thread(uint32_t tid)
     size_t n = got > 0 ? (size_t)got : 0;
     while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
         n--;
+    /* before reserve: on the writer thread (CUPTI's last flush) a record goes straight to the
+     * file, and the STRING record of a name interned after it would follow it */
+    uint32_t id = ssc_intern(name, n);
     struct sst_rec_thread *r = ssc_rec_reserve(SST_REC_THREAD, sizeof *r);
     if (!r) return;
     r->tid = tid;
-    r->name = ssc_intern(name, n);
+    r->name = id;
     r->ts_ns = sst_now_ns();
     ssc_rec_commit(r);
 }
@@ -196,8 +223,13 @@ struct ssc_tbuf *ssc_tbuf_self(void)
     if (!tb) return NULL;
     tls_tb = tb;
     pthread_setspecific(g_key, tb);
-    tbuf_name_thread(tb->tid);
+    ssc_name_thread_once(tb->tid);
     return tb;
+}
+
+void ssc_name_thread_once(uint32_t tid)
+{
+    if (tid && named_insert(tid)) tbuf_name_thread(tid);
 }
 
 /* Seals the current block (if any) and links a fresh one; 0 when the pool is exhausted. */
@@ -365,6 +397,8 @@ void ssc_buf_after_fork_child(void)
     }
     tls_tb = NULL;
     pthread_setspecific(g_key, NULL);
+    for (size_t i = 0; i < SSC_NAMED_SLOTS; i++) /* the child's threads are its own */
+        atomic_store_explicit(&g_named[i], 0, memory_order_relaxed);
     /* Blocks now exist only on the free list, and those count as available. */
     atomic_store(&g_avail, g_cap_blocks);
     for (int s = 0; s < SSC_DROP_SOURCES; s++)

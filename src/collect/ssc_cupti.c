@@ -198,6 +198,10 @@ static void convert_buffer(uint8_t *buf, size_t valid)
         if (res != CUPTI_SUCCESS) break; /* MAX_LIMIT_REACHED: end; INVALID_KIND: truncated */
         enum ssc_conv_result c = ssc_cupti_convert(rec, &g_sink);
         atomic_fetch_add_explicit(&g_stat[c], 1, memory_order_relaxed);
+        /* the launching threads write nothing themselves: name them from here */
+        if (c == SSC_CONV_RECORD &&
+            (rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME || rec->kind == CUPTI_ACTIVITY_KIND_DRIVER))
+            ssc_name_thread_once(((const CUpti_ActivityAPI *)rec)->threadId);
         if (c == SSC_CONV_UNTIMED) ssc_count_dropped(SST_DROP_CUPTI, 0, 1);
     }
 }

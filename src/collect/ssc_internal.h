@@ -49,6 +49,11 @@ SSC_HIDDEN void ssc_rec_commit(void *rec);
  * Returns SST_NO_STRING on failure. */
 SSC_HIDDEN uint32_t ssc_intern(const char *s, size_t len);
 
+/* Writes a THREAD record naming tid (from /proc/self/task/TID/comm) unless this process has
+ * named it already. For threads seen only in CUPTI's records — the launching threads write no
+ * record of their own. Lock-free, any thread; past SSC_NAMED_SLOTS threads, more stay unnamed. */
+SSC_HIDDEN void ssc_name_thread_once(uint32_t tid);
+
 /* Counts records lost outside the buffers (e.g. CUPTI's own drops) for a DROPPED record. */
 SSC_HIDDEN void ssc_count_dropped(uint8_t source, uint16_t rec_type, uint64_t count);
 

@@ -6,16 +6,36 @@
  * no subscription), then it registers its own buffer callbacks and finalises CUPTI, as Kineto
  * does with TEARDOWN_CUPTI=1. Prints "kineto subscribe: ok|busy". Exit 0 unless the harness
  * failed. usage: cupti_prog [before]   (before: the profiler starts before CUDA does)
+ *        cupti_prog thread   starts a thread named "launcher" and has the fake's next flush
+ *                            carry a kernel launch made on it, then exits (the collector's
+ *                            last flush converts it while the thread still lives)
  */
+
 #include <cupti.h>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <nvtx3/nvToolsExt.h>
 
 CUptiResult cuptiFinalize(void);
+void fake_cupti_api_record(uint32_t tid); /* fake_cupti.c */
+
+static _Atomic uint32_t g_launcher_tid;
+
+static void *launcher(void *arg)
+{
+    (void)arg;
+    atomic_store(&g_launcher_tid, (uint32_t)syscall(SYS_gettid));
+    for (;;)
+        pause(); /* alive until the process exits */
+    return NULL;
+}
 
 static void mark(nvtxDomainHandle_t d, const char *text)
 {
@@ -49,8 +69,22 @@ static int cuda_init(void)
     return init() == 1 ? 0 : -1;
 }
 
+static int launcher_case(void)
+{
+    if (cuda_init() != 0) return 1;
+    pthread_t t;
+    if (pthread_create(&t, NULL, launcher, NULL) != 0) return 1;
+    pthread_setname_np(t, "launcher");
+    while (!atomic_load(&g_launcher_tid))
+        usleep(1000);
+    fake_cupti_api_record(atomic_load(&g_launcher_tid));
+    printf("launcher tid %u\n", atomic_load(&g_launcher_tid));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "thread") == 0) return launcher_case();
     int before = argc > 1 && strcmp(argv[1], "before") == 0;
     nvtxDomainHandle_t d = nvtxDomainCreateA("stepscope");
     if (!before && cuda_init() != 0) return 1;

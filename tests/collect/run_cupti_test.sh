@@ -65,6 +65,18 @@ kinds_off)
     ! grep -qx "enable 1\|enable 22\|enable 38" "$LOG" || fail "a kind named in STEPSCOPE_CUPTI_OFF was enabled"
     grep -qx "enable 2" "$LOG" && grep -qx "enable 10" "$LOG" || fail "kinds not named were left off"
     ;;
+thread_name)
+    # A thread that only launches (its records come through CUPTI's buffer) gets its name.
+    "$BIN" record -o "$OUT" -- "$PROG" thread >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    tid=$(sed -n 's/^launcher tid \([0-9]*\)$/\1/p' "$W/out.txt")
+    [ -n "$tid" ] || fail "no launcher tid"
+    "$BIN" dump -t api,thread "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
+    grep -q "api .*tid=$tid " "$W/dump.txt" || grep -q "api .*tid=$tid\$" "$W/dump.txt" ||
+        fail "no API record of thread $tid: $(head -5 "$W/dump.txt")"
+    [ "$(grep -c "thread .*tid=$tid .*\"launcher\"" "$W/dump.txt")" = 1 ] ||
+        fail "thread $tid not named launcher once: $(grep thread "$W/dump.txt" | head -5)"
+    ;;
 *)
     fail "unknown case"
     ;;
