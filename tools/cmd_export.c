@@ -402,8 +402,7 @@ static void on_host_sample(struct exporter *x, const struct sst_rec_header *h)
     set_t0(x, s.ts_ns);
     uint64_t cpu = s.cpu_user_ns + s.cpu_sys_ns;
     if (x->last_sample_ns && s.ts_ns > x->last_sample_ns && cpu >= x->last_cpu_ns) {
-        double pct =
-            100.0 * (double)(cpu - x->last_cpu_ns) / (double)(s.ts_ns - x->last_sample_ns);
+        double pct = 100.0 * (double)(cpu - x->last_cpu_ns) / (double)(s.ts_ns - x->last_sample_ns);
         counter(x, s.ts_ns, "host CPU %", "cpu_pct", pct);
         counter(x, s.ts_ns, "host RSS MiB", "rss_mib", (double)s.rss_bytes / 1048576.0);
     }

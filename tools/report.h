@@ -40,7 +40,7 @@ static inline double ms(uint64_t ns)
  * (an unreadable count, a regex that does not compile). */
 #define REPORT_STEP_LONGOPTS                                                                       \
     {"no-warmup", no_argument, NULL, 'W'}, {"warmup", required_argument, NULL, 'w'},               \
-    {"step-marker", required_argument, NULL, 'm'},                                                \
+        {"step-marker", required_argument, NULL, 'm'},                                             \
     {                                                                                              \
         "recording-cost-us", required_argument, NULL, 'R'                                          \
     }
@@ -49,8 +49,8 @@ static inline double ms(uint64_t ns)
     "      --warmup N     exclude exactly the first N steps as warm-up (no detection)\n"           \
     "      --step-marker NAME  steps are the NVTX ranges named NAME (any domain), or\n"            \
     "                     matching the extended regex after re: (re:^train_step); no\n"            \
-    "                     other step marker counts\n"                                     \
-    "      --recording-cost-us US  stepscope's own cost per launch to leave out of the\n"     \
+    "                     other step marker counts\n"                                              \
+    "      --recording-cost-us US  stepscope's own cost per launch to leave out of the\n"          \
     "                     findings (default: as calibrated for the trace's mode; 0: none)\n"
 int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts *o);
 

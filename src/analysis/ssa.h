@@ -313,10 +313,10 @@ struct ssa_summary {
      * rec_cost_ms = launches/step x rec_us_per_launch, at most the idle time in short gaps
      * between kernels (a GPU-bound step hides it: measured 1.00x there). The findings that
      * price host gaps (launch_bound) are priced without it. */
-    int rec_basis;             /* enum ssa_rec_basis */
-    double rec_us_per_launch;  /* the cost per launch used (0 with SSA_REC_NONE) */
-    double rec_cost_ms;        /* per step, included in the step times above */
-    double short_gap_ms;       /* mean idle per step in gaps < SSA_SHORT_GAP_NS between kernels */
+    int rec_basis;            /* enum ssa_rec_basis */
+    double rec_us_per_launch; /* the cost per launch used (0 with SSA_REC_NONE) */
+    double rec_cost_ms;       /* per step, included in the step times above */
+    double short_gap_ms;      /* mean idle per step in gaps < SSA_SHORT_GAP_NS between kernels */
     double gpu_busy_pct_unrecorded; /* GPU busy share of the step without rec_cost_ms */
 };
 enum ssa_rec_basis {

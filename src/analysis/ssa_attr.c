@@ -354,7 +354,7 @@ struct idle_run {
     uint64_t start, lh_ns; /* lh: launch + host time in the run */
     int open, at_edge;
     enum run_after after;
-    int had_data;  /* a data range in the run: what is copied next came from the loader */
+    int had_data;      /* a data range in the run: what is copied next came from the loader */
     uint64_t alloc_ns; /* time in allocation calls in the run: the host lost that lead */
 };
 

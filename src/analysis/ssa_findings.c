@@ -384,8 +384,9 @@ static int rule_launch_bound(const struct fctx *c, struct ssa_finding *f)
      * idle that other rules price (data, syncs, allocation) does not make a step launch-bound */
     double busy_pct = lh > 0 ? 100 * c->busy_ms / (c->busy_ms + lh) : 100;
     /* with CUDA_LAUNCH_BLOCKING every launch waits for its kernel: that rule's finding */
-    if (c->r->launch_blocking || busy_pct >= SSA_LAUNCHBOUND_BUSY_PCT || lh * 2 < idle || gaps <= 0 ||
-        s->kernels_per_step < SSA_MANY_KERNELS || c->median_kernel_us > SSA_SMALL_KERNEL_US)
+    if (c->r->launch_blocking || busy_pct >= SSA_LAUNCHBOUND_BUSY_PCT || lh * 2 < idle ||
+        gaps <= 0 || s->kernels_per_step < SSA_MANY_KERNELS ||
+        c->median_kernel_us > SSA_SMALL_KERNEL_US)
         return 0;
     f->saving_ms = gaps;
     f->confidence = SSA_MEDIUM;
@@ -396,8 +397,8 @@ static int rule_launch_bound(const struct fctx *c, struct ssa_finding *f)
         "GPU busy %.0f %% of the time it is not waiting on data, syncs or allocation; %.0f "
         "kernels/step, median %.1f us; %.1f ms/step idle in %.0f gaps < %.0f us between "
         "kernels while the host launches%s",
-        busy_pct, s->kernels_per_step, c->median_kernel_us, c->short_gap_ms,
-        c->short_gaps, (double)SSA_SHORT_GAP_NS / 1e3, rec);
+        busy_pct, s->kernels_per_step, c->median_kernel_us, c->short_gap_ms, c->short_gaps,
+        (double)SSA_SHORT_GAP_NS / 1e3, rec);
     SAY(f->estimate, "launch/host idle in short gaps between kernels, less the recording's "
                      "cost: per-kernel host cost below kernel time closes them; longer host "
                      "gaps stay");
@@ -494,8 +495,8 @@ static int rule_launch_blocking(const struct fctx *c, struct ssa_finding *f)
 /* The findings that price GPU-idle time (the rest price busy time: copies, kernels, comm). */
 static int prices_idle(const char *id)
 {
-    static const char *const ids[] = {"data_loading",    "sync_points",   "cpu_tensors",
-                                      "launch_bound",    "allocator_churn", "data_parallel",
+    static const char *const ids[] = {"data_loading",   "sync_points",     "cpu_tensors",
+                                      "launch_bound",   "allocator_churn", "data_parallel",
                                       "launch_blocking"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
         if (strcmp(id, ids[i]) == 0) return 1;
@@ -519,8 +520,9 @@ static int rule_low_utilisation(const struct fctx *c, struct ssa_finding *f)
         return 0;
     f->saving_ms = left;
     f->confidence = SSA_LOW;
-    SAY(f->evidence, "GPU busy %.0f %%, %.0f %% with the findings above fixed; %.1f ms/step "
-                     "of idle that no finding explains",
+    SAY(f->evidence,
+        "GPU busy %.0f %%, %.0f %% with the findings above fixed; %.1f ms/step "
+        "of idle that no finding explains",
         s->gpu_busy_pct_unrecorded, busy_after, left);
     SAY(f->estimate, "GPU idle not claimed by another finding nor by the recording's cost: "
                      "at most that much, if the host work were overlapped or removed");

@@ -438,7 +438,9 @@ static double rec_us(const struct ssa_result *r, int *basis)
         if (strcmp(r->env.kv[i].value, "light") == 0) *basis = SSA_REC_LIGHT;
         break;
     }
-    return *basis == SSA_REC_FULL ? SSA_REC_US_FULL : *basis == SSA_REC_LIGHT ? SSA_REC_US_LIGHT : 0;
+    return *basis == SSA_REC_FULL    ? SSA_REC_US_FULL
+           : *basis == SSA_REC_LIGHT ? SSA_REC_US_LIGHT
+                                     : 0;
 }
 
 static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)

@@ -173,9 +173,8 @@ static int named_insert(uint32_t tid)
     for (unsigned i = 0; i < SSC_NAMED_PROBES; i++) {
         _Atomic uint32_t *slot = &g_named[(at + i) % SSC_NAMED_SLOTS];
         uint32_t seen = atomic_load_explicit(slot, memory_order_acquire);
-        if (seen == 0 &&
-            atomic_compare_exchange_strong_explicit(slot, &seen, tid, memory_order_acq_rel,
-                                                    memory_order_acquire))
+        if (seen == 0 && atomic_compare_exchange_strong_explicit(
+                             slot, &seen, tid, memory_order_acq_rel, memory_order_acquire))
             return 1;
         if (seen == tid) return 0;
     }
