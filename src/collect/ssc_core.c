@@ -101,8 +101,7 @@ void ssc_notice(uint16_t code, uint8_t level, const char *msg)
 
 /* ---- what another tool keeps ------------------------------------------------------------ */
 
-/* A CAPTURE record: what (SSC_CAPTURE_GPU, SSC_CAPTURE_NVTX) turned on or off, and why. */
-static void capture_record(int on, uint8_t reason, uint16_t what)
+void ssc_capture_record(int on, uint8_t reason, uint16_t what)
 {
     struct sst_rec_capture *r = ssc_rec_reserve(SST_REC_CAPTURE, sizeof *r);
     if (!r) return;
@@ -126,7 +125,7 @@ void ssc_core_mark_foreign(void)
                  "recorded; NVTX and host data still are",
                  g_cfg.foreign_cuda);
         notice_record(SST_NOTICE_CUPTI_CONFLICT, SST_NOTE_WARN, msg);
-        capture_record(0, SST_CAP_CONFLICT, SSC_CAPTURE_GPU);
+        ssc_capture_record(0, SST_CAP_CONFLICT, SST_CAPTURE_GPU);
     }
     if (g_cfg.foreign_nvtx[0]) {
         snprintf(msg, sizeof msg,
@@ -134,7 +133,7 @@ void ssc_core_mark_foreign(void)
                  "markers and ranges are not recorded; GPU activity and host data still are",
                  g_cfg.foreign_nvtx);
         notice_record(SST_NOTICE_OTHER, SST_NOTE_WARN, msg);
-        capture_record(0, SST_CAP_CONFLICT, SSC_CAPTURE_NVTX);
+        ssc_capture_record(0, SST_CAP_CONFLICT, SST_CAPTURE_NVTX);
     }
 }
 
@@ -201,7 +200,7 @@ static void capture_set(int on, uint8_t reason)
 {
     if (atomic_exchange(&g_capturing, on) == on) return;
     if (atomic_load(&g_cupti_on)) ssc_cupti_set_enabled(on);
-    capture_record(on, reason, SSC_CAPTURE_GPU);
+    ssc_capture_record(on, reason, SST_CAPTURE_GPU);
 }
 
 static void config_read(struct ssc_config *c)

@@ -52,10 +52,6 @@ SSC_HIDDEN uint32_t ssc_gettid(void);
 /* Writes "stepscope: msg\n" to stderr with one write(2) (async-signal-safe). */
 SSC_HIDDEN void ssc_say(const char *msg);
 
-/* sst_rec_capture.what bits */
-#define SSC_CAPTURE_GPU 1u
-#define SSC_CAPTURE_NVTX 2u
-
 /* Writer thread, once per trace: marks what record left to another tool's injection library
  * (config foreign_cuda/foreign_nvtx); nothing when there is none. */
 SSC_HIDDEN void ssc_core_mark_foreign(void);

@@ -44,7 +44,6 @@
 #define SSC_BUF_MAX 8
 #define SSC_WATCH_QUIET_NS (3ull * 1000000000ull)
 #define SSC_WATCH_PROBE_NS (1ull * 1000000000ull)
-#define SSC_CAP_GPU 1 /* sst_rec_capture.what */
 #define SSC_PROFILER_MSG                                                                           \
     "torch.profiler started: it records GPU activity until it stops; stepscope's trace has "       \
     "a gap there"
@@ -85,15 +84,10 @@ static uint64_t CUPTIAPI timestamp_cb(void)
     return sst_now_ns();
 }
 
+/* GPU activity turned on or off, and why. */
 static void write_capture(int on, uint8_t reason)
 {
-    struct sst_rec_capture *r = ssc_rec_reserve(SST_REC_CAPTURE, sizeof(*r));
-    if (!r) return;
-    r->on = (uint8_t)on;
-    r->reason = reason;
-    r->what = SSC_CAP_GPU;
-    r->ts_ns = sst_now_ns();
-    ssc_rec_commit(r);
+    ssc_capture_record(on, reason, SST_CAPTURE_GPU);
 }
 
 static const char *cupti_err(CUptiResult res)

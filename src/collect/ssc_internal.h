@@ -54,6 +54,10 @@ SSC_HIDDEN uint32_t ssc_intern(const char *s, size_t len);
  * record of their own. Lock-free, any thread; past SSC_NAMED_SLOTS threads, more stay unnamed. */
 SSC_HIDDEN void ssc_name_thread_once(uint32_t tid);
 
+/* A CAPTURE record: what (enum sst_capture_what bits) turned on or off, and why (enum
+ * sst_capture_reason). Any thread, like ssc_rec_reserve. */
+SSC_HIDDEN void ssc_capture_record(int on, uint8_t reason, uint16_t what);
+
 /* Counts records lost outside the buffers (e.g. CUPTI's own drops) for a DROPPED record. */
 SSC_HIDDEN void ssc_count_dropped(uint8_t source, uint16_t rec_type, uint64_t count);
 

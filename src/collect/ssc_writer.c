@@ -51,16 +51,6 @@ void *ssc_writer_rec(uint16_t type, size_t size)
     return sst_writer_reserve(g_w, type, size);
 }
 
-static void write_capture(int on, uint8_t reason, uint16_t what)
-{
-    struct sst_rec_capture *r = ssc_writer_rec(SST_REC_CAPTURE, sizeof *r);
-    if (!r) return;
-    r->on = (uint8_t)on;
-    r->reason = reason;
-    r->what = what;
-    r->ts_ns = sst_now_ns();
-}
-
 /* DROPPED records for everything lost since the last round (one per source and type). */
 static void write_drops(void)
 {
@@ -131,7 +121,7 @@ static void finish(void)
     ssc_host_sample();
     ssc_host_write_late_env();
     write_drops();
-    write_capture(0, SST_CAP_EXIT, 7);
+    ssc_capture_record(0, SST_CAP_EXIT, SST_CAPTURE_GPU | SST_CAPTURE_NVTX | SST_CAPTURE_HOST);
     drain_all();
     sst_writer_close(g_w, 0);
     g_w = NULL;
@@ -175,7 +165,8 @@ static void *writer_main(void *arg)
     pthread_mutex_lock(&g_round_mu);
     ssc_host_write_process();
     ssc_host_write_env();
-    write_capture(1, SST_CAP_START, ssc_config()->sample_hz ? 6 : 2);
+    ssc_capture_record(1, SST_CAP_START,
+                       SST_CAPTURE_NVTX | (ssc_config()->sample_hz ? SST_CAPTURE_HOST : 0));
     ssc_core_mark_foreign();
     if (g_parent_pid) {
         char msg[96];
@@ -246,8 +237,7 @@ static int open_trace(void)
         ssc_host_trace_name(name, sizeof name, attempt);
         snprintf(path, sizeof path, "%s/%s", c->out_dir, name);
         rc = sst_writer_open(path, &o, &g_w);
-        if (rc == 0 || access(path, F_OK) != 0)
-            break;
+        if (rc == 0 || access(path, F_OK) != 0) break;
     }
     return rc;
 }

@@ -420,9 +420,11 @@ struct sst_rec_capture {
     struct sst_rec_header h;
     uint8_t on;     /* 1 = recording, 0 = stopped */
     uint8_t reason; /* enum sst_capture_reason */
-    uint16_t what;  /* 1 = GPU activity, 2 = NVTX, 4 = host samples; bits */
+    uint16_t what;  /* enum sst_capture_what bits */
     uint64_t ts_ns;
 };
+/* What a CAPTURE record turns on or off. */
+enum sst_capture_what { SST_CAPTURE_GPU = 1, SST_CAPTURE_NVTX = 2, SST_CAPTURE_HOST = 4 };
 _Static_assert(sizeof(struct sst_rec_capture) == 16, "capture record is 16 bytes");
 
 /* STEP: a training-step boundary. */
