@@ -94,8 +94,7 @@ def main():
     args = ap.parse_args()
     device = "cuda"
     model, x, y, loss_fn, bf16 = make(args.workload, device)
-    params = list(model.parameters())
-    opt = torch.optim.SGD(params, lr=1e-3, momentum=0.9) if params else None
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
     for _ in range(args.warmup):
         train_step(model, opt, x, y, loss_fn, bf16)
     if args.pin_main and hasattr(os, "sched_setaffinity"):

@@ -19,8 +19,11 @@ plain run of the same repetition:
   full-win    stepscope record --mode full --capture steps:A-B, the window = the middle third of
   light-win   the timed windows (run with --windows 6: windows 3-4 inside, 1-2 and 5-6 outside):
               the instrumentation's cost measured inside ONE process, free of the 10-40 %
-              process-to-process noise of host-bound runs on the GPU VM; inside_vs_outside in
-              the results is the median over runs of (median inside window / median outside)
+              process-to-process noise of host-bound runs on the GPU VM. Per run, the mean
+              window inside the capture and after it, each over the mean window before it
+              ("inside_vs_before", "after_vs_before"; per launch: (ratio - 1) x ms/step before /
+              launches per step — docs/benchmarks.md, "Per-launch cost"). The windows after
+              are kept apart: on 2026-11-30 the cost stayed after the window closed
   X-nonvtx    configuration X with NVTX injection removed from the program's environment
               (`env -u NVTX_INJECTION64_PATH`): what recording NVTX (cuDNN's, the shim's) costs
 
@@ -112,17 +115,19 @@ def run_once(config, workload, args):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def inside_vs_outside(raw, config):
-    """Per run of a -win config: median window inside the capture / median outside."""
-    got = []
+def window_ratios(raw, config):
+    """Per run of a -win config: (mean window inside the capture, mean window after it), each
+    over the mean window before it."""
+    inside, after = [], []
     for r in raw:
         w = r.get("windows_ms") or []
         if r.get("config") != config or len(w) < 3:
             continue
         k = len(w) // 3
-        inside, outside = w[k:len(w) - k], w[:k] + w[len(w) - k:]
-        got.append(statistics.median(inside) / statistics.median(outside))
-    return got
+        before = statistics.mean(w[:k])
+        inside.append(statistics.mean(w[k:len(w) - k]) / before)
+        after.append(statistics.mean(w[len(w) - k:]) / before)
+    return inside, after
 
 
 def summarise(samples, ratios):
@@ -212,10 +217,13 @@ def main():
         results[w] = bench_workload(w, configs, args)
         for c in configs:
             if c.endswith("-win"):
-                r = inside_vs_outside(args.raw[start:], c)
-                results[w][c]["inside_vs_outside"] = r
-                print("%s %s inside/outside: %s (median %s)" % (
-                    w, c, [round(x, 3) for x in r], r and round(statistics.median(r), 3)))
+                inside, after = window_ratios(args.raw[start:], c)
+                results[w][c]["inside_vs_before"] = inside
+                results[w][c]["after_vs_before"] = after
+                for name, r in (("inside", inside), ("after", after)):
+                    print("%s %s %s/before: %s (median %s)" % (
+                        w, c, name, [round(x, 3) for x in r],
+                        r and round(statistics.median(r), 3)))
     table = markdown(results)
     print(table)
     if args.out:

@@ -25,7 +25,7 @@ struct fctx {
     double blocking_pageable_ms;
     double d2h_copies, syncs, sync_api_ms;
     double allocs, alloc_api_ms;
-    double short_gap_ms, short_gaps;
+    double short_gap_ms, short_gaps; /* short_gap_ms: the summary's */
     double post_sync_ms, post_sync_runs, pre_h2d_ms, pre_h2d_runs, post_alloc_ms, post_alloc_runs;
     double median_kernel_us;
     const struct ssa_findings *so_far; /* the rules before in the table that fired */
@@ -63,7 +63,6 @@ static void ctx_add(struct fctx *c, const struct ssa_step_counts *k, double n)
     c->sync_api_ms += (double)k->sync_api_ns / 1e6 / n;
     c->allocs += k->allocs / n;
     c->alloc_api_ms += (double)k->alloc_api_ns / 1e6 / n;
-    c->short_gap_ms += (double)k->short_gap_ns / 1e6 / n;
     c->short_gaps += k->short_gaps / n;
     c->post_sync_ms += (double)k->post_sync_ns / 1e6 / n;
     c->post_sync_runs += k->post_sync_runs / n;
@@ -131,6 +130,7 @@ static void ctx_init(struct fctx *c, const struct ssa_result *r, const struct ss
             c->idle_ms += s->cat_ms[k];
     }
     c->data_ms = s->cat_ms[SSA_CAT_DATA];
+    c->short_gap_ms = s->short_gap_ms;
     ctx_means(c);
     c->median_kernel_us = median_kernel_us(r);
 }
