@@ -19,6 +19,11 @@
 #      must see CUDA events and the program exit 0; what the collector noticed is printed;
 #   4. conflict: the same CUDA program under nsys with our injection set too: exit 0, and
 #      either our "another CUPTI client" notice or no CUPTI records in our trace.
+#   5. detach: the launch-bound CNN (bench/overhead/models.py) under `record --capture
+#      steps:100-150`: exit 0, CUPTI detached after the window (ENV cupti.detached=1), no kernel
+#      started after it, and every thread of an API record named by a THREAD record;
+#   5b. takeover.py under `record --capture seconds:0-1`: the collector detaches CUPTI before
+#      torch.profiler starts, which must then see CUDA events; exit 0.
 # Prints PASS/FAIL per check and exits non-zero if any failed. Writes everything under
 # ${OUT:-/tmp/ssc-gpu-check}. Needs nvcc, and for 3 the torch venv of BRIEF.md.
 set -u
@@ -34,7 +39,7 @@ FAILS=0
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 
-cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$OUTDIR/cmake.log" 2>&1 &&
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo} >"$OUTDIR/cmake.log" 2>&1 &&
     cmake --build "$BUILD" -j16 >>"$OUTDIR/cmake.log" 2>&1 || { tail -30 "$OUTDIR/cmake.log"; exit 1; }
 LIB=$BUILD/libstepscope.so
 SS=$BUILD/stepscope
@@ -256,6 +261,61 @@ if [ -n "$NSYS" ] && [ -x "$NSYS" ]; then
     fi
 else
     echo "SKIP: conflict (no nsys)"
+fi
+
+# ---- 5. detach after the capture window ----------------------------------------------------
+if [ -x "$PY" ]; then
+    D=$OUTDIR/detach
+    rm -rf "$D"; mkdir -p "$D"
+    "$SS" record -o "$D" --capture steps:100-150 -- "$PY" "$ROOT/bench/overhead/models.py" \
+        --workload cnn --steps 300 >"$D/log" 2>&1; rc=$?
+    [ $rc -eq 0 ] && pass "detach: exit 0" || fail "detach: exit $rc"
+    dump_all "$D"
+    python3 - "$D" <<'PYEOF' || FAILS=$((FAILS + 1))
+import json, sys
+d = sys.argv[1]
+recs = [json.loads(l) for l in open(d + "/all.jsonl") if l.strip()]
+bad = 0
+def check(ok, what):
+    global bad
+    print(("PASS: " if ok else "FAIL: ") + what)
+    bad += not ok
+env = {r["key"]: r["value"] for r in recs if r.get("type") == "env"}
+check(env.get("cupti.detached") == "1", "detach: cupti.detached = %s" % env.get("cupti.detached"))
+caps = [(r["state"], r["reason"], r["t"]) for r in recs if r.get("type") == "capture"]
+print("  capture records:", [(s, why) for s, why, _ in caps])
+offs = [t for s, why, t in caps if s == "off" and why == "window"]
+ons = [t for s, why, t in caps if s == "on" and why == "window"]
+k = [r for r in recs if r.get("type") == "kernel"]
+if offs and ons:
+    inside = sum(ons[0] <= r["t"] <= offs[-1] for r in k)
+    late = sum(r["t"] > offs[-1] + 100_000_000 for r in k)
+    print(f"  kernels inside the window: {inside}, started > 100 ms after it: {late}")
+    check(inside > 0 and late == 0, "detach: kernels inside the window only")
+else:
+    check(False, "detach: no window edges")
+api_tids = {r["tid"] for r in recs if r.get("type") == "api"}
+named = {r["tid"] for r in recs if r.get("type") == "thread"}
+print(f"  API threads {sorted(api_tids)}, named {sorted(api_tids & named)}")
+check(api_tids and api_tids <= named, "thread names: every launching thread named")
+sys.exit(1 if bad else 0)
+PYEOF
+    grep -n "ms_per_step\|stepscope:" "$D/log" | head -5 | sed 's/^/  /'
+
+    D=$OUTDIR/detach-profiler
+    rm -rf "$D"; mkdir -p "$D"
+    "$SS" record -o "$D" --capture seconds:0-1 -- "$PY" "$OUTDIR/takeover.py" >"$D/log" 2>&1; rc=$?
+    [ $rc -eq 0 ] && pass "detach, then torch.profiler: exit 0" || fail "detach, then torch.profiler: exit $rc"
+    n=$(sed -n 's/PROFILER_CUDA_EVENTS //p' "$D/log")
+    [ "${n:-0}" -gt 0 ] && pass "detach, then torch.profiler: it saw $n CUDA events" ||
+        fail "detach, then torch.profiler: it saw no CUDA events"
+    dump_all "$D"
+    grep -q '"key":"cupti.detached","value":"1"' "$D/all.jsonl" &&
+        pass "detach, then torch.profiler: detached first" ||
+        fail "detach, then torch.profiler: no cupti.detached=1"
+    grep -n "stepscope" "$D/log" | head -5 | sed 's/^/  /'
+else
+    echo "SKIP: detach (no $PY)"
 fi
 
 echo "failures: $FAILS"

@@ -24,6 +24,9 @@ plain run of the same repetition:
               ("inside_vs_before", "after_vs_before"; per launch: (ratio - 1) x ms/step before /
               launches per step — docs/benchmarks.md, "Per-launch cost"). The windows after
               are kept apart: on 2026-11-30 the cost stayed after the window closed
+              (kinds off, CUPTI attached); since then the collector detaches CUPTI there
+  X-attached  configuration X (full-win, light-win) with STEPSCOPE_CUPTI_DETACH=0: CUPTI stays
+              attached after the window, kinds off (the behaviour before the detach)
   X-nonvtx    configuration X with NVTX injection removed from the program's environment
               (`env -u NVTX_INJECTION64_PATH`): what recording NVTX (cuDNN's, the shim's) costs
 
@@ -57,6 +60,9 @@ def command(config, workload, args, scratch):
     if config.endswith("-nonvtx"):
         config = config[:-len("-nonvtx")]
         prog = ["env", "-u", "NVTX_INJECTION64_PATH"] + prog
+    if config.endswith("-attached"):
+        config = config[:-len("-attached")]
+        env["STEPSCOPE_CUPTI_DETACH"] = "0"
     if config.endswith("-noshim"):
         config = config[:-len("-noshim")]
         rec.append("--no-python-shim")
@@ -216,7 +222,7 @@ def main():
         start = len(args.raw)
         results[w] = bench_workload(w, configs, args)
         for c in configs:
-            if c.endswith("-win"):
+            if c.endswith("-win") or c.endswith("-win-attached"):
                 inside, after = window_ratios(args.raw[start:], c)
                 results[w][c]["inside_vs_before"] = inside
                 results[w][c]["after_vs_before"] = after

@@ -244,17 +244,26 @@ void ssc_window_step_begin(uint64_t ordinal)
         capture_set(1, SST_CAP_WINDOW);
 }
 
+/* Closes the window for good: no later step or second opens it again. */
+static void window_over(void)
+{
+    capture_set(0, SST_CAP_WINDOW);
+    if (atomic_load(&g_cupti_on)) ssc_cupti_window_over();
+}
+
 void ssc_window_step_end(uint64_t ordinal)
 {
-    if (g_cfg.window == SSC_WINDOW_STEPS && ordinal == g_cfg.window_to)
-        capture_set(0, SST_CAP_WINDOW);
+    if (g_cfg.window == SSC_WINDOW_STEPS && ordinal == g_cfg.window_to) window_over();
 }
 
 void ssc_window_tick(uint64_t now_ns)
 {
     if (g_cfg.window != SSC_WINDOW_SECONDS) return;
     uint64_t t = now_ns - g_start_ns;
-    capture_set(t >= g_cfg.window_from && t < g_cfg.window_to, SST_CAP_WINDOW);
+    if (t >= g_cfg.window_to)
+        window_over();
+    else
+        capture_set(t >= g_cfg.window_from, SST_CAP_WINDOW);
 }
 
 /* ---- fork ------------------------------------------------------------------------------- */

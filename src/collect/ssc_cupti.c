@@ -11,8 +11,11 @@
  *
  * No CUPTI subscription is held. CUPTI allows one subscriber per process and Kineto
  * (torch.profiler) needs it: holding one made torch.profiler record no GPU activity. We
- * subscribe only for an instant at start (to learn whether nsys or another tool owns CUPTI)
- * and for the takeover watch's launch probes. Activity tracing needs no subscriber.
+ * subscribe only for an instant at start (to learn whether nsys or another tool owns CUPTI),
+ * for the takeover watch's launch probes, and once the capture window is over until the
+ * program's next API call returns, which detaches CUPTI (cuptiFinalize: switched-off kinds
+ * still cost, only detaching gives the program its speed back). Activity tracing needs no
+ * subscriber.
  *
  * torch.profiler: the Python shim marks "torch.profiler.start" right before the profiler
  * starts and "torch.profiler.stop" right after it stops (domain "stepscope"). ssc_nvtx.c
@@ -49,8 +52,18 @@
     "a gap there"
 
 /* CS_PAUSED: torch.profiler (announced by the shim) has CUPTI until its stop mark; CS_TAKEN:
- * lost for good (watch, CUPTI shut down, failed hand-back). */
-enum ssc_cupti_state { CS_OFF = 0, CS_RUNNING, CS_PAUSED, CS_TAKEN, CS_FAILED, CS_STOPPED };
+ * lost for good (watch, CUPTI shut down, failed hand-back); CS_DETACHING: the window is over,
+ * the next API exit finalises CUPTI; CS_DETACHED: it did (or failed to), hands off CUPTI. */
+enum ssc_cupti_state {
+    CS_OFF = 0,
+    CS_RUNNING,
+    CS_PAUSED,
+    CS_TAKEN,
+    CS_FAILED,
+    CS_STOPPED,
+    CS_DETACHING,
+    CS_DETACHED
+};
 
 static pthread_mutex_t g_ctl = PTHREAD_MUTEX_INITIALIZER;
 static enum ssc_cupti_state g_state;       /* under g_ctl */
@@ -62,6 +75,14 @@ static int g_api_per_call;                 /* API calls enabled one by one (else
 static int g_profiler_on; /* between torch.profiler's start and stop marks, under g_ctl */
 static int g_shim_seen;   /* the shim announced a profiler: the watch is not needed */
 static struct ssc_watch g_watch;
+
+/* Dynamic detach (after the capture window): g_detach_sub is live while g_detach_armed is 1;
+ * whoever turns g_detach_armed 1 -> 0 owns it (the callback finalises, the others let go).
+ * g_detach_result: 0 pending, 1 finalised, -1 failed (then CUPTI stays attached, kinds off). */
+static _Atomic int g_detach_wanted;
+static _Atomic int g_detach_armed;
+static _Atomic int g_detach_result;
+static CUpti_SubscriberHandle g_detach_sub;
 
 static struct {
     pthread_mutex_t lock;
@@ -249,6 +270,89 @@ static CUptiResult probe_begin_locked(void)
     for (size_t i = 0; i < n; i++)
         cuptiEnableCallback(1, g_probe_sub, CUPTI_CB_DOMAIN_DRIVER_API, ids[i]);
     return CUPTI_SUCCESS;
+}
+
+/* ---- dynamic detach after the capture window ----------------------------------------- */
+
+/* Switching the kinds off at the window's end leaves most of CUPTI's per-launch cost in place
+ * (H200, docs/benchmarks.md); only cuptiFinalize removes its hooks. CUPTI's advice is to call
+ * it at the exit of a CUDA API call: called from our own thread it races with the program's
+ * CUPTI-hooked calls (Kineto crashed so in cuptiActivityFlushAll). So the writer subscribes
+ * to every API call and the first exit on a program thread flushes and finalises. */
+static void CUPTIAPI on_detach_callback(void *userdata, CUpti_CallbackDomain domain,
+                                        CUpti_CallbackId cbid, const void *data)
+{
+    (void)userdata, (void)domain, (void)cbid;
+    const CUpti_CallbackData *cd = data;
+    int armed = 1;
+    if (!cd || cd->callbackSite != CUPTI_API_EXIT) return;
+    if (!atomic_compare_exchange_strong(&g_detach_armed, &armed, 0)) return;
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    CUptiResult res = cuptiFinalize();
+    if (res != CUPTI_SUCCESS) cuptiUnsubscribe(g_detach_sub); /* CUPTI stays, kinds off */
+    atomic_store(&g_detach_result, res == CUPTI_SUCCESS ? 1 : -1);
+}
+
+static int g_detach_off; /* STEPSCOPE_CUPTI_DETACH=0, read at start */
+
+static void enable_locked(int on);
+static void count_global_drops(void);
+static void write_env(const char *key, const char *val);
+
+/* The writer, window over: kinds are off; everything so far is flushed, then the detach
+ * subscription is armed. Another subscriber (a tool that took CUPTI without the shim
+ * saying so) leaves CUPTI attached with the kinds off, as before detaching existed. */
+static void detach_arm_locked(void)
+{
+    atomic_store(&g_detach_wanted, 0);
+    probe_end_locked();
+    enable_locked(0);
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    count_global_drops();
+    if (cuptiSubscribe(&g_detach_sub, on_detach_callback, NULL) != CUPTI_SUCCESS) return;
+    atomic_store(&g_detach_result, 0);
+    atomic_store(&g_detach_armed, 1); /* before any callback can run */
+    g_state = CS_DETACHING;
+    if (cuptiEnableDomain(1, g_detach_sub, CUPTI_CB_DOMAIN_RUNTIME_API) != CUPTI_SUCCESS ||
+        cuptiEnableDomain(1, g_detach_sub, CUPTI_CB_DOMAIN_DRIVER_API) != CUPTI_SUCCESS) {
+        int armed = 1;
+        if (atomic_compare_exchange_strong(&g_detach_armed, &armed, 0)) {
+            cuptiUnsubscribe(g_detach_sub);
+            g_state = CS_RUNNING;
+        }
+    }
+}
+
+/* The callback has finished: record the outcome once. */
+static void detach_finish_locked(void)
+{
+    int r = atomic_load(&g_detach_result);
+    if (r == 0) return;
+    write_env("cupti.detached", r == 1 ? "1" : "failed");
+    g_state = r == 1 ? CS_DETACHED : CS_RUNNING; /* failed: attached, kinds off */
+}
+
+/* Stop or torch.profiler's start mark while armed: take the subscription back if no API
+ * exit has claimed it (CS_RUNNING again, detach wanted again), else wait for the finalise
+ * under way (bounded: a second) and leave CUPTI alone. */
+static void detach_settle_locked(void)
+{
+    int armed = 1;
+    if (atomic_compare_exchange_strong(&g_detach_armed, &armed, 0)) {
+        cuptiUnsubscribe(g_detach_sub);
+        g_state = CS_RUNNING;
+        atomic_store(&g_detach_wanted, 1);
+        return;
+    }
+    for (int i = 0; i < 1000 && atomic_load(&g_detach_result) == 0; i++)
+        usleep(1000);
+    detach_finish_locked();
+    if (g_state == CS_DETACHING) g_state = CS_DETACHED; /* still finalising: hands off */
+}
+
+void ssc_cupti_window_over(void)
+{
+    if (in_starting_process()) atomic_store(&g_detach_wanted, 1);
 }
 
 /* ---- activity kinds -------------------------------------------------------------- */
@@ -443,6 +547,8 @@ static void write_cupti_version(void)
 static int start_locked(void)
 {
     read_kinds_off();
+    const char *d = getenv("STEPSCOPE_CUPTI_DETACH");
+    g_detach_off = d && strcmp(d, "0") == 0;
     int rc = check_alone();
     if (rc != 0) return rc;
     const char *step;
@@ -573,7 +679,10 @@ void ssc_cupti_flush(int force)
         return;
     }
     last_ns = now;
-    if (g_state == CS_RUNNING) {
+    if (g_state == CS_DETACHING) detach_finish_locked(); /* no CUPTI call may race it */
+    if (g_state == CS_RUNNING && atomic_load(&g_detach_wanted) && !g_detach_off) {
+        detach_arm_locked();
+    } else if (g_state == CS_RUNNING) {
         CUptiResult res = cuptiActivityFlushAll(force ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
         count_global_drops();
         if (res == CUPTI_ERROR_NOT_INITIALIZED) {
@@ -642,6 +751,7 @@ void ssc_cupti_profiler_mark(int started)
     /* Kineto is one per process: a second start while one runs changes nothing, and any
      * stop ends its session, so marks are not counted. */
     g_profiler_on = started;
+    if (started && g_state == CS_DETACHING) detach_settle_locked(); /* Kineto subscribes next */
     if (started && g_state == CS_RUNNING) hand_over_locked();
     if (!started && g_state == CS_PAUSED) take_back_locked();
     pthread_mutex_unlock(&g_ctl);
@@ -676,7 +786,10 @@ void ssc_cupti_stop(void)
 {
     if (!in_starting_process()) return;
     pthread_mutex_lock(&g_ctl);
-    if (g_state == CS_RUNNING || g_state == CS_TAKEN || g_state == CS_PAUSED) {
+    if (g_state == CS_DETACHING) detach_settle_locked();
+    if (g_state == CS_RUNNING || g_state == CS_TAKEN || g_state == CS_PAUSED ||
+        g_state == CS_DETACHED) {
+        if (g_state == CS_DETACHED) free_pool(); /* CUPTI is gone: not one call more */
         if (g_state == CS_RUNNING) {
             /* Kinds first, so the forced flush is the last word. */
             probe_end_locked();

@@ -78,6 +78,12 @@ SSC_HIDDEN int ssc_cupti_start(void);
 /* Turn activity recording on/off (capture window edges). */
 SSC_HIDDEN void ssc_cupti_set_enabled(int on);
 
+/* The capture window has closed for good (steps:A-B after step B, seconds:A-B after B): on
+ * its next round the writer detaches CUPTI (cuptiFinalize from an API exit callback), since
+ * kinds switched off leave CUPTI's per-launch cost in place (docs/benchmarks.md).
+ * STEPSCOPE_CUPTI_DETACH=0 keeps CUPTI attached. Any thread; never blocks. */
+SSC_HIDDEN void ssc_cupti_window_over(void);
+
 /* Flush CUPTI's completed buffers into records (periodically and at exit). */
 SSC_HIDDEN void ssc_cupti_flush(int force);
 

@@ -9,6 +9,10 @@
  *        cupti_prog thread   starts a thread named "launcher" and has the fake's next flush
  *                            carry a kernel launch made on it, then exits (the collector's
  *                            last flush converts it while the thread still lives)
+ *        cupti_prog window   5 steps with one API call each (fake_cupti_api_call), then half a
+ *                            second of API calls after them (run with --capture steps:1-2:
+ *                            the collector detaches CUPTI at one of those calls' exit)
+ *        cupti_prog window_idle  the same 5 steps, then exits at once (no call after them)
  */
 
 #include <cupti.h>
@@ -22,9 +26,29 @@
 #include <unistd.h>
 
 #include <nvtx3/nvToolsExt.h>
+#include <stepscope/stepscope.h>
 
 CUptiResult cuptiFinalize(void);
 void fake_cupti_api_record(uint32_t tid); /* fake_cupti.c */
+void fake_cupti_api_call(void);
+static int cuda_init(void);
+
+static int window_case(int idle)
+{
+    if (cuda_init() != 0) return 1;
+    for (uint64_t i = 0; i < 5; i++) {
+        stepscope_step_begin(i);
+        fake_cupti_api_call();
+        stepscope_step_end();
+    }
+    /* the writer arms the detach within a round or three (100 ms, flushes >= 250 ms apart) */
+    for (int i = 0; !idle && i < 100; i++) {
+        fake_cupti_api_call();
+        usleep(10000);
+    }
+    printf("window done\n");
+    return 0;
+}
 
 static _Atomic uint32_t g_launcher_tid;
 
@@ -85,6 +109,8 @@ static int launcher_case(void)
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "thread") == 0) return launcher_case();
+    if (argc > 1 && strcmp(argv[1], "window") == 0) return window_case(0);
+    if (argc > 1 && strcmp(argv[1], "window_idle") == 0) return window_case(1);
     int before = argc > 1 && strcmp(argv[1], "before") == 0;
     nvtxDomainHandle_t d = nvtxDomainCreateA("stepscope");
     if (!before && cuda_init() != 0) return 1;

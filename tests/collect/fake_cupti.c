@@ -4,7 +4,8 @@
  * libstepscope.so calls, plus cuptiFinalize, and keeps CUPTI's one-subscriber rule. Every call
  * is appended to $FAKE_CUPTI_LOG as one line ("subscribe ok", "register_callbacks 0x...",
  * "flush forced", ...) so a test can check the order of what the collector did.
- * FAKE_CUPTI_CONFLICT=1: cuptiSubscribe always fails as under nsys.
+ * FAKE_CUPTI_CONFLICT=1: cuptiSubscribe always fails as under nsys. fake_cupti_api_call plays
+ * one CUDA API call: the subscriber's callback (if its domain is enabled) at entry and exit.
  */
 #include <cupti.h>
 #include <pthread.h>
@@ -17,6 +18,9 @@
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static int g_subscribed;
+static CUpti_CallbackFunc g_cb; /* the subscriber's, under g_mu */
+static void *g_cb_ud;
+static int g_runtime_domain;    /* cuptiEnableDomain(1, ..., RUNTIME_API) since subscribing */
 static CUpti_BuffersCallbackRequestFunc g_req;
 static CUpti_BuffersCallbackCompleteFunc g_cmp;
 
@@ -35,11 +39,10 @@ static void logf_(const char *fmt, ...)
 
 API CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc cb, void *ud)
 {
-    (void)cb, (void)ud;
     pthread_mutex_lock(&g_mu);
     int busy =
         g_subscribed || (getenv("FAKE_CUPTI_CONFLICT") && *getenv("FAKE_CUPTI_CONFLICT") == '1');
-    if (!busy) g_subscribed = 1;
+    if (!busy) g_subscribed = 1, g_cb = cb, g_cb_ud = ud, g_runtime_domain = 0;
     pthread_mutex_unlock(&g_mu);
     logf_("subscribe %s", busy ? "busy" : "ok");
     if (busy) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
@@ -51,7 +54,7 @@ API CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle s)
 {
     (void)s;
     pthread_mutex_lock(&g_mu);
-    g_subscribed = 0;
+    g_subscribed = 0, g_cb = NULL;
     pthread_mutex_unlock(&g_mu);
     logf_("unsubscribe");
     return CUPTI_SUCCESS;
@@ -62,6 +65,36 @@ API CUptiResult cuptiEnableCallback(uint32_t on, CUpti_SubscriberHandle s, CUpti
 {
     (void)on, (void)s, (void)d, (void)id;
     return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiEnableDomain(uint32_t on, CUpti_SubscriberHandle s, CUpti_CallbackDomain d)
+{
+    (void)s;
+    pthread_mutex_lock(&g_mu);
+    if (d == CUPTI_CB_DOMAIN_RUNTIME_API) g_runtime_domain = (int)on;
+    pthread_mutex_unlock(&g_mu);
+    logf_("enable_domain %d %u", (int)d, on);
+    return CUPTI_SUCCESS;
+}
+
+/* Not CUPTI's: one runtime API call (cudaLaunchKernel) made by the calling thread, with the
+ * subscriber's callbacks at its entry and exit when the runtime domain is enabled. */
+API void fake_cupti_api_call(void)
+{
+    for (int site = CUPTI_API_ENTER; site <= CUPTI_API_EXIT; site++) {
+        pthread_mutex_lock(&g_mu);
+        CUpti_CallbackFunc cb = g_runtime_domain ? g_cb : NULL;
+        void *ud = g_cb_ud;
+        pthread_mutex_unlock(&g_mu);
+        CUpti_CallbackData cd;
+        memset(&cd, 0, sizeof cd);
+        cd.callbackSite = (CUpti_ApiCallbackSite)site;
+        cd.functionName = "cudaLaunchKernel";
+        if (cb)
+            cb(ud, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+               &cd);
+    }
+    logf_("api_call");
 }
 
 API CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
@@ -193,7 +226,7 @@ API CUptiResult cuptiGetVersion(uint32_t *version)
 API CUptiResult cuptiFinalize(void)
 {
     pthread_mutex_lock(&g_mu);
-    g_subscribed = 0;
+    g_subscribed = 0, g_cb = NULL;
     g_req = NULL, g_cmp = NULL;
     pthread_mutex_unlock(&g_mu);
     logf_("finalize");

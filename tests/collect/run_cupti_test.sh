@@ -77,6 +77,33 @@ thread_name)
     [ "$(grep -c "thread .*tid=$tid .*\"launcher\"" "$W/dump.txt")" = 1 ] ||
         fail "thread $tid not named launcher once: $(grep thread "$W/dump.txt" | head -5)"
     ;;
+detach | detach_off | detach_idle)
+    # --capture steps:1-2: after step 2 the writer flushes, subscribes to API callbacks, and
+    # the next API exit finalises CUPTI; nothing of ours touches CUPTI after that.
+    arg=window; [ "$CASE" = detach_idle ] && arg=window_idle
+    off=; [ "$CASE" = detach_off ] && off=0
+    STEPSCOPE_CUPTI_DETACH=$off "$BIN" record -o "$OUT" --capture steps:1-2 -- "$PROG" $arg \
+        >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "window done" "$W/out.txt" || fail "the program did not finish"
+    "$BIN" dump --json "$OUT"/*.sstrace >"$W/dump.json" || fail "trace unreadable"
+    fin=$(line_after "^finalize" 0)
+    if [ "$CASE" = detach ]; then
+        dom=$(line_after "^enable_domain" 0)
+        [ "$dom" -gt 0 ] && [ "$fin" -gt "$dom" ] || fail "CUPTI not finalised after the window"
+        flush=$(line_after "flush forced" "$dom")
+        [ "$flush" -gt 0 ] && [ "$flush" -lt "$fin" ] || fail "no flush right before finalising"
+        [ "$(sed -n "$((fin + 1)),\$p" "$LOG" | grep -vc '^api_call$')" = 0 ] ||
+            fail "the collector called CUPTI after finalising it"
+        grep -q '"cupti.detached"' "$W/dump.json" || fail "no cupti.detached in the trace"
+    else
+        [ "$fin" = 0 ] || fail "CUPTI finalised (STEPSCOPE_CUPTI_DETACH=0 or no call after the window)"
+        ! grep -q '"cupti.detached"' "$W/dump.json" || fail "cupti.detached without a detach"
+        [ "$(line_after "flush forced" "$(line_after "^unsubscribe" 0)")" -gt 0 ] ||
+            fail "no last flush at exit"
+    fi
+    [ "$(grep -c '"type":"step"' "$W/dump.json")" -ge 10 ] || fail "steps missing from the trace"
+    ;;
 *)
     fail "unknown case"
     ;;
