@@ -46,7 +46,7 @@
 #define SSC_BUF_BYTES (8u << 20)
 #define SSC_BUF_MAX 8
 #define SSC_WATCH_QUIET_NS (3ull * 1000000000ull)
-#define SSC_WATCH_PROBE_NS (1ull * 1000000000ull)
+#define SSC_WATCH_PROBE_NS (300ull * 1000000ull) /* launch-bound loops launch every few us */
 #define SSC_PROFILER_MSG                                                                           \
     "torch.profiler started: it records GPU activity until it stops; stepscope's trace has "       \
     "a gap there"
@@ -646,7 +646,7 @@ static void watch_locked(void)
         ssc_watch_tick(&g_watch, sst_now_ns(), g_enabled, atomic_load(&g_deliveries), launches);
     if (act == SSC_WATCH_CONFIRM) {
         cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-        act = ssc_watch_confirm(&g_watch, sst_now_ns(), atomic_load(&g_deliveries));
+        act = ssc_watch_confirm(&g_watch, sst_now_ns(), atomic_load(&g_deliveries), launches);
     }
     if (act == SSC_WATCH_PROBE_ON) probe_on_locked();
     if (act == SSC_WATCH_PROBE_OFF) probe_end_locked();

@@ -89,33 +89,37 @@ SSC_HIDDEN size_t ssc_cupti_driver_launch_list(const uint32_t **out);
  * registered, so we infer it:
  *
  *  1. quiet:   while capturing, neither bufferRequested nor bufferCompleted has run for
- *              `quiet_ns` although we flush every second. Either the GPU is idle or the
- *              buffers go elsewhere.
- *  2. probe:   subscribe to CUPTI callbacks for the launch APIs only, for `probe_ns`, and
- *              count launches (the only time we hold a subscription: Kineto needs it). A
- *              subscribe that fails because another client subscribed is the takeover
- *              itself. No launch -> the program is idle: back to 1, waiting twice as long
- *              before the next probe (at most 32x).
- *  3. confirm: launches happened, so records were produced (launch calls are always in the
+ *              `quiet_ns` although we flush every 250 ms. Either the GPU is idle, or our
+ *              records wait in a partly filled buffer, or the buffers go elsewhere.
+ *  2. precheck: a forced flush. If one of our buffers comes back we are fine (back to 1,
+ *              waiting twice as long next time). Active programs end here: no subscription.
+ *  3. probe:   nothing came back: subscribe to CUPTI callbacks for the launch APIs only, for
+ *              `probe_ns`, and count launches (held only then: a torch.profiler starting
+ *              during a probe cannot subscribe and loses its GPU data, seen on the H200 when
+ *              probes came before the flush). A subscribe that fails because another client
+ *              subscribed is the takeover itself. No launch -> the program is idle: back to 1,
+ *              waiting twice as long before the next check (at most 32x).
+ *  4. confirm: launches happened, so records were produced (launch calls are always in the
  *              keep-list). A forced flush hands every buffer holding a record to whoever is
  *              registered. If ours comes back we are fine (back to 1); if not, the records
  *              went to someone else: taken over. Said once, never undone (we do not steal
  *              the callbacks back: that would break the user's torch.profiler trace).
  *
  * Probes cost nothing outside themselves, and only happen when nothing was delivered for a
- * while. The machine is pure; ssc_cupti.c drives it from ssc_cupti_flush.
+ * while, even to a forced flush. The machine is pure; ssc_cupti.c drives it from ssc_cupti_flush.
  */
 enum ssc_watch_state {
     SSC_WATCH_QUIET = 0,
     SSC_WATCH_PROBING = 1,
     SSC_WATCH_CONFIRMING = 2,
-    SSC_WATCH_TAKEN = 3
+    SSC_WATCH_TAKEN = 3,
+    SSC_WATCH_PRECHECK = 4
 };
 enum ssc_watch_action {
     SSC_WATCH_NONE = 0,
     SSC_WATCH_PROBE_ON = 1,  /* subscribe, enable the launch callbacks */
     SSC_WATCH_PROBE_OFF = 2, /* unsubscribe */
-    SSC_WATCH_CONFIRM = 3,   /* force-flush, then call ssc_watch_confirm */
+    SSC_WATCH_CONFIRM = 3,   /* force-flush, then call ssc_watch_confirm (may say PROBE_ON) */
     SSC_WATCH_TAKEN_OVER = 4 /* unsubscribe, say so, stop using CUPTI */
 };
 struct ssc_watch {
@@ -134,8 +138,10 @@ SSC_HIDDEN void ssc_watch_init(struct ssc_watch *w, uint64_t now_ns, uint64_t qu
  * completed; launch callbacks seen). */
 SSC_HIDDEN enum ssc_watch_action ssc_watch_tick(struct ssc_watch *w, uint64_t now_ns, int capturing,
                                                 uint64_t deliveries, uint64_t launches);
-/* After SSC_WATCH_CONFIRM and a forced flush: PROBE_OFF (healthy) or TAKEN_OVER. */
+/* After SSC_WATCH_CONFIRM and a forced flush: PROBE_OFF (healthy), PROBE_ON (the precheck
+ * got nothing back: count launches from now) or TAKEN_OVER (a probe saw launches and still
+ * nothing came back). */
 SSC_HIDDEN enum ssc_watch_action ssc_watch_confirm(struct ssc_watch *w, uint64_t now_ns,
-                                                   uint64_t deliveries);
+                                                   uint64_t deliveries, uint64_t launches);
 
 #endif

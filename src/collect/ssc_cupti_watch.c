@@ -32,13 +32,13 @@ static void back_off(struct ssc_watch *w)
     if (w->quiet_cur_ns < w->quiet_ns * SSC_WATCH_MAX_BACKOFF) w->quiet_cur_ns *= 2;
 }
 
-static enum ssc_watch_action tick_quiet(struct ssc_watch *w, uint64_t now_ns, uint64_t launches)
+/* Quiet long enough: first a forced flush (no subscription), since a probe's subscription
+ * would make a torch.profiler starting meanwhile fail to subscribe and lose its GPU data. */
+static enum ssc_watch_action tick_quiet(struct ssc_watch *w, uint64_t now_ns)
 {
     if (now_ns - w->last_ok_ns < w->quiet_cur_ns) return SSC_WATCH_NONE;
-    w->state = SSC_WATCH_PROBING;
-    w->probe_start_ns = now_ns;
-    w->launches_at_probe = launches;
-    return SSC_WATCH_PROBE_ON;
+    w->state = SSC_WATCH_PRECHECK;
+    return SSC_WATCH_CONFIRM;
 }
 
 static enum ssc_watch_action tick_probing(struct ssc_watch *w, uint64_t now_ns, uint64_t launches)
@@ -67,23 +67,31 @@ enum ssc_watch_action ssc_watch_tick(struct ssc_watch *w, uint64_t now_ns, int c
     if (!capturing) return rearm(w, now_ns); /* nothing is expected outside the window */
     switch (w->state) {
     case SSC_WATCH_QUIET:
-        return tick_quiet(w, now_ns, launches);
+        return tick_quiet(w, now_ns);
     case SSC_WATCH_PROBING:
         return tick_probing(w, now_ns, launches);
     default:
-        return SSC_WATCH_NONE; /* CONFIRMING: waiting for ssc_watch_confirm */
+        return SSC_WATCH_NONE; /* PRECHECK, CONFIRMING: waiting for ssc_watch_confirm */
     }
 }
 
-enum ssc_watch_action ssc_watch_confirm(struct ssc_watch *w, uint64_t now_ns, uint64_t deliveries)
+enum ssc_watch_action ssc_watch_confirm(struct ssc_watch *w, uint64_t now_ns, uint64_t deliveries,
+                                        uint64_t launches)
 {
-    if (w->state != SSC_WATCH_CONFIRMING) return SSC_WATCH_NONE;
+    if (w->state != SSC_WATCH_CONFIRMING && w->state != SSC_WATCH_PRECHECK) return SSC_WATCH_NONE;
     if (deliveries != w->deliveries_seen) {
         /* The forced flush reached us: our records were only waiting in partly filled
-         * buffers. Healthy, but probing again soon would only repeat this: back off. */
+         * buffers. Healthy, but checking again soon would only repeat this: back off. */
         w->deliveries_seen = deliveries;
         back_off(w);
         return rearm(w, now_ns);
+    }
+    if (w->state == SSC_WATCH_PRECHECK) {
+        /* Nothing came back: an idle GPU, or the buffers go elsewhere. Launches tell. */
+        w->state = SSC_WATCH_PROBING;
+        w->probe_start_ns = now_ns;
+        w->launches_at_probe = launches;
+        return SSC_WATCH_PROBE_ON;
     }
     w->state = SSC_WATCH_TAKEN;
     return SSC_WATCH_TAKEN_OVER;

@@ -626,38 +626,51 @@ static void case_watch(void)
     for (int i = 0; i < 10; i++)
         CHECK_EQ(ssc_watch_tick(&w, t += S, 0, d, l), SSC_WATCH_NONE);
 
-    /* Quiet for 3 s while capturing -> probe; no launch during the probe -> idle. */
+    /* Quiet for 3 s while capturing -> a forced flush first; ours comes back (records were
+     * waiting in a partly filled buffer) -> healthy, no subscription, backed off to 6 s. */
     CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_NONE);
     CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_NONE);
-    CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_PROBE_ON);
-    CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_PROBE_OFF);
-    /* Backed off: the next probe waits 6 s. */
+    CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_CONFIRM);
+    CHECK_EQ(w.state, SSC_WATCH_PRECHECK);
+    CHECK_EQ(ssc_watch_tick(&w, t, 1, d, l), SSC_WATCH_NONE); /* waits for the confirm */
+    CHECK_EQ(ssc_watch_confirm(&w, t, ++d, l), SSC_WATCH_PROBE_OFF);
+    CHECK_EQ(w.state, SSC_WATCH_QUIET);
     for (int i = 0; i < 5; i++)
         CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_NONE);
-    CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_PROBE_ON);
-    /* A delivery during the probe ends it and resets the backoff. */
+    /* 6 s quiet, the flush brings nothing -> probe; no launch during it -> idle, 12 s next. */
+    CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_CONFIRM);
+    CHECK_EQ(ssc_watch_confirm(&w, t, d, l), SSC_WATCH_PROBE_ON);
+    CHECK_EQ(w.state, SSC_WATCH_PROBING);
+    CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_PROBE_OFF);
+    for (int i = 0; i < 11; i++)
+        CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_NONE);
+    CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_CONFIRM);
+    CHECK_EQ(ssc_watch_confirm(&w, t, d, l), SSC_WATCH_PROBE_ON);
+    /* A delivery during the probe ends it and resets the backoff to 3 s. */
     CHECK_EQ(ssc_watch_tick(&w, t += S / 2, 1, ++d, l), SSC_WATCH_PROBE_OFF);
 
     /* Launches during the probe but nothing delivered -> confirm; the forced flush
      * reaches us -> healthy. */
     CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_NONE);
     CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_NONE);
-    CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_PROBE_ON);
+    CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_CONFIRM);
+    CHECK_EQ(ssc_watch_confirm(&w, t, d, l), SSC_WATCH_PROBE_ON);
     l += 50;
     CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_CONFIRM);
-    CHECK_EQ(ssc_watch_confirm(&w, t, ++d), SSC_WATCH_PROBE_OFF);
+    CHECK_EQ(ssc_watch_confirm(&w, t, ++d, l), SSC_WATCH_PROBE_OFF);
     CHECK_EQ(w.state, SSC_WATCH_QUIET);
 
-    /* Same, but the forced flush delivers nothing: taken over, for good. */
+    /* Same, but the forced flushes deliver nothing: taken over, for good. */
     for (int i = 0; i < 5; i++)
         CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_NONE);
-    CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_PROBE_ON);
+    CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_CONFIRM);
+    CHECK_EQ(ssc_watch_confirm(&w, t, d, l), SSC_WATCH_PROBE_ON);
     l += 50;
     CHECK_EQ(ssc_watch_tick(&w, t += S, 1, d, l), SSC_WATCH_CONFIRM);
-    CHECK_EQ(ssc_watch_confirm(&w, t, d), SSC_WATCH_TAKEN_OVER);
+    CHECK_EQ(ssc_watch_confirm(&w, t, d, l), SSC_WATCH_TAKEN_OVER);
     CHECK_EQ(w.state, SSC_WATCH_TAKEN);
     CHECK_EQ(ssc_watch_tick(&w, t += S, 1, ++d, l += 5), SSC_WATCH_NONE);
-    CHECK_EQ(ssc_watch_confirm(&w, t, d), SSC_WATCH_NONE);
+    CHECK_EQ(ssc_watch_confirm(&w, t, d, l), SSC_WATCH_NONE);
 }
 
 static void case_watch_backoff_cap(void)
@@ -669,6 +682,7 @@ static void case_watch_backoff_cap(void)
     uint64_t last_probe = 0, gap = 0;
     for (int i = 0; i < 2000; i++) {
         enum ssc_watch_action a = ssc_watch_tick(&w, t += S, 1, 0, 0);
+        if (a == SSC_WATCH_CONFIRM) a = ssc_watch_confirm(&w, t, 0, 0); /* nothing comes back */
         if (a == SSC_WATCH_PROBE_ON) {
             gap = t - last_probe;
             last_probe = t;
