@@ -9,6 +9,7 @@
  *   kind-late      CUPTI_ACTIVITY_KIND_RUNTIME enabled between A and B
  *   prime          KIND_RUNTIME enabled and disabled before CUDA starts, per-call late
  *   percall-prime  per-call enabled and disabled before CUDA starts, enabled again late
+ *   percall-off    per-call enabled before CUDA starts, DISabled between A and B
  *
  * Prints: MODE api_A api_B us_per_launch_A us_per_launch_B (API records seen after each
  * phase's forced flush; host time per launch). Build: nvcc -O2 -o w cupti_api_window.cu -lcupti
@@ -61,7 +62,7 @@ int main(int argc, char **argv)
     const char *m = argc > 1 ? argv[1] : "percall-late";
     cuptiActivityRegisterCallbacks(req, done);
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (!strcmp(m, "percall-start")) percall(1);
+    if (!strcmp(m, "percall-start") || !strcmp(m, "percall-off")) percall(1);
     if (!strcmp(m, "prime")) {
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
         cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
     if (!strcmp(m, "kind-late"))
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
     else
-        percall(1);
+        percall(strcmp(m, "percall-off") != 0);
     double tb = phase(x, 20000);
     unsigned long long b = take();
     printf("%s %llu %llu %.3f %.3f\n", m, a, b, ta, tb);

@@ -25,6 +25,11 @@ plain run of the same repetition:
               launches per step — docs/benchmarks.md, "Per-launch cost"). The windows after
               are kept apart: on 2026-11-30 the cost stayed after the window closed
               (kinds off, CUPTI attached); since then the collector detaches CUPTI there
+  full-head   stepscope record --capture steps:0-B, B = the end of the first third of the timed
+  light-head  windows: capturing from the start (API records call by call, as in a whole-run
+              capture; a window opening mid-run must enable whole API domains instead), then
+              CUPTI detached. Per run, the mean window of the first third over that of the
+              last third ("head_vs_tail"); plain runs report the same ratio (their drift)
   X-attached  configuration X (full-win, light-win) with STEPSCOPE_CUPTI_DETACH=0: CUPTI stays
               attached after the window, kinds off (the behaviour before the detach)
   X-nonvtx    configuration X with NVTX injection removed from the program's environment
@@ -83,6 +88,10 @@ def command(config, workload, args, scratch):
         # models.py: 30 warm-up steps; the shim's step k ends at the (k+1)-th optimizer step
         a, b = WARMUP + per * (w // 3), WARMUP + per * (w - w // 3)
         return rec + ["--mode", config[:-4], "--capture", "steps:%d-%d" % (a, b), "--"] + prog, env
+    if config in ("full-head", "light-head"):
+        n, w = args.steps[workload], max(1, args.windows)
+        b = WARMUP + (n // w) * (w // 3)
+        return rec + ["--mode", config[:-5], "--capture", "steps:0-%d" % b, "--"] + prog, env
     if config == "outside":
         return rec + ["--capture", "seconds:3600-3601", "--"] + prog, env
     if config == "floor":
@@ -134,6 +143,17 @@ def window_ratios(raw, config):
         inside.append(statistics.mean(w[k:len(w) - k]) / before)
         after.append(statistics.mean(w[len(w) - k:]) / before)
     return inside, after
+
+
+def head_ratios(raw, config):
+    """Per run: mean window of the first third over the mean window of the last third."""
+    out = []
+    for r in raw:
+        w = r.get("windows_ms") or []
+        if r.get("config") == config and len(w) >= 3:
+            k = len(w) // 3
+            out.append(statistics.mean(w[:k]) / statistics.mean(w[len(w) - k:]))
+    return out
 
 
 def summarise(samples, ratios):
@@ -230,6 +250,11 @@ def main():
                     print("%s %s %s/before: %s (median %s)" % (
                         w, c, name, [round(x, 3) for x in r],
                         r and round(statistics.median(r), 3)))
+            if c.endswith("-head") or (c == "plain" and args.windows >= 3):
+                r = head_ratios(args.raw[start:], c)
+                results[w][c]["head_vs_tail"] = r
+                print("%s %s head/tail: %s (median %s)" % (
+                    w, c, [round(x, 3) for x in r], r and round(statistics.median(r), 3)))
     table = markdown(results)
     print(table)
     if args.out:

@@ -388,8 +388,9 @@ static void global_init(void)
 {
     config_read(&g_cfg);
     ssc_buf_global_init();
-    atomic_store(&g_capturing, g_cfg.window == SSC_WINDOW_ALL ||
-                                   (g_cfg.window == SSC_WINDOW_SECONDS && g_cfg.window_from == 0));
+    /* A window from step 0 opens now, before CUDA starts: CUPTI's per-call API records can
+     * only be enabled then (ssc_cupti.c, set_api), and setup before step 0 belongs to it. */
+    atomic_store(&g_capturing, g_cfg.window == SSC_WINDOW_ALL || g_cfg.window_from == 0);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     atexit(core_exit);
 }

@@ -71,7 +71,9 @@ static _Atomic pid_t g_pid;                /* process that started CUPTI (or saw
 static CUpti_SubscriberHandle g_probe_sub; /* held only while a launch probe runs */
 static int g_probing;                      /* g_probe_sub is live, under g_ctl */
 static int g_enabled;                      /* activity kinds on (capture window), under g_ctl */
-static int g_api_per_call;                 /* API calls enabled one by one (else whole domains) */
+static int g_api_per_call;                 /* this CUPTI can enable API calls one by one */
+static int g_api_whole_on;                 /* whole RUNTIME/DRIVER kinds on, under g_ctl */
+static int g_cuda_started; /* ssc_cupti_start is done: per-call API settings no longer take */
 static int g_profiler_on; /* between torch.profiler's start and stop marks, under g_ctl */
 static int g_shim_seen;   /* the shim announced a profiler: the watch is not needed */
 static struct ssc_watch g_watch;
@@ -427,9 +429,12 @@ static int set_api_calls(CUptiResult (*fn)(CUpti_CallbackId, uint8_t), const uin
     return 1;
 }
 
-/* API records: only the keep-list, call by call. If this CUPTI lacks per-call control,
- * whole domains are enabled and ssc_cupti_convert filters (more overhead, same trace). */
-static void set_api(int on)
+/* API records: only the keep-list, call by call, when enabled while CUDA starts (inside
+ * InitializeInjection). Enabled later — a capture window opening mid-run, CUPTI taken back
+ * after torch.profiler — per-call settings record nothing (H200, CUDA 13: 0 of 20000 launches,
+ * bench/gpu/cupti_api_window.cu), so then, or if this CUPTI lacks per-call control, whole
+ * domains are enabled and ssc_cupti_convert filters (more overhead, same trace). */
+static void set_api_per_call(int on)
 {
     const uint32_t *ids;
     size_t n;
@@ -441,10 +446,24 @@ static void set_api(int on)
         n = ssc_cupti_driver_keep_list(&ids);
         g_api_per_call = set_api_calls(cuptiActivityEnableDriverApi, ids, n, on);
     }
-    if (!g_api_per_call) {
-        set_kind(CUPTI_ACTIVITY_KIND_RUNTIME, on);
-        set_kind(CUPTI_ACTIVITY_KIND_DRIVER, on);
+}
+
+static void set_api_whole(int on)
+{
+    set_kind(CUPTI_ACTIVITY_KIND_RUNTIME, on);
+    set_kind(CUPTI_ACTIVITY_KIND_DRIVER, on);
+    g_api_whole_on = on;
+}
+
+static void set_api(int on)
+{
+    if (!on) {
+        if (g_api_per_call) set_api_per_call(0);
+        if (g_api_whole_on) set_api_whole(0);
+        return;
     }
+    if (g_api_per_call && !g_cuda_started) set_api_per_call(1);
+    if (!g_api_per_call || g_cuda_started) set_api_whole(1);
 }
 
 /* Returns the first failure (enabling); disabling is best effort. */
@@ -601,6 +620,7 @@ int ssc_cupti_start(void)
     } else if (g_state == CS_FAILED || g_state == CS_STOPPED) {
         rc = SS_EIO;
     }
+    g_cuda_started = 1;
     pthread_mutex_unlock(&g_ctl);
     return rc;
 }

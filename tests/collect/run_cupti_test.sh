@@ -47,6 +47,8 @@ profiler | profiler_before_cuda)
     back=$(line_after "register_callbacks collector" "$ts")
     en=$(line_after "^enable" "$back")
     [ "$ts" -gt 0 ] && [ "$back" -gt 0 ] && [ "$en" -gt 0 ] || fail "CUPTI not taken back after the stop mark"
+    # Per-call API settings made after CUDA started record nothing: whole domains (5 runtime).
+    [ "$(line_after "^enable 5\$" "$back")" -gt 0 ] || fail "API records not enabled by domain after the take-back"
     got=$(captures)
     case "$got" in "$want"*) ;; *) fail "capture records '$got', expected '$want ...'" ;; esac
     ;;
@@ -64,6 +66,11 @@ kinds_off)
     [ $? = 0 ] || fail "exit status"
     ! grep -qx "enable 1\|enable 22\|enable 38" "$LOG" || fail "a kind named in STEPSCOPE_CUPTI_OFF was enabled"
     grep -qx "enable 2" "$LOG" && grep -qx "enable 10" "$LOG" || fail "kinds not named were left off"
+    # Capturing from the start: API records call by call (per-call settings), not by domain
+    # (until the program's torch.profiler; the take-back is checked in case profiler).
+    kin=$(line_after "register_callbacks kineto" 0)
+    ! sed -n "1,${kin}p" "$LOG" | grep -qx "enable 5\|enable 4" ||
+        fail "whole API domains enabled while CUDA started"
     ;;
 thread_name)
     # A thread that only launches (its records come through CUPTI's buffer) gets its name.
@@ -88,6 +95,9 @@ detach | detach_off | detach_idle)
     grep -q "window done" "$W/out.txt" || fail "the program did not finish"
     "$BIN" dump --json "$OUT"/*.sstrace >"$W/dump.json" || fail "trace unreadable"
     fin=$(line_after "^finalize" 0)
+    # The window opened mid-run: API records by domain (4 driver, 5 runtime), else none come.
+    grep -qx "enable 5" "$LOG" && grep -qx "enable 4" "$LOG" ||
+        fail "API domains not enabled when the window opened"
     if [ "$CASE" = detach ]; then
         dom=$(line_after "^enable_domain" 0)
         [ "$dom" -gt 0 ] && [ "$fin" -gt "$dom" ] || fail "CUPTI not finalised after the window"
