@@ -77,6 +77,7 @@ static void json_steps(struct json_out *j, const struct ssa_result *r, const str
     json_kv_bool(j, "host_ahead", s->host_ahead);
     json_kv_u64(j, "analysed", r->step_source == SSA_STEPS_NONE ? 0 : s->steps);
     json_kv_u64(j, "unended_ranges", r->dropped_step_ranges);
+    json_kv_u64(j, "outside_capture", r->outside_capture);
     json_kv_double(j, "interval_ms", ms(s->total_ns));
     json_kv_double(j, "median_ms", ms(s->median_ns));
     json_kv_double(j, "p10_ms", ms(s->p10_ns));

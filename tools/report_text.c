@@ -87,6 +87,12 @@ static void text_steps_line(const struct ssa_result *r, const struct ssa_summary
             ssa_step_source_name(r->step_source), r->train_tid);
     if (r->n_warmup) fprintf(out, ", %zu warm-up excluded", r->n_warmup);
     fprintf(out, "\n");
+    if (r->outside_capture)
+        fprintf(out, "             %zu outside the GPU capture window: not counted\n",
+                r->outside_capture);
+    if (r->capture_window && r->n_steps == 0)
+        fprintf(out, "             no step inside the capture window: no GPU activity to "
+                     "analyse\n");
     if (r->marker_unmatched)
         fprintf(out, "             no complete NVTX range matched --step-marker\n");
     if (r->step_source == SSA_STEPS_DETECTED)

@@ -219,6 +219,11 @@ struct ssa_result {
     struct ssa_tl_item *timeline;
     size_t n_timeline, timeline_dropped;
     uint64_t dropped_step_ranges; /* step ranges that never ended (program killed, shim) */
+    /* the trace records GPU activity only in a --capture window (or not while torch.profiler
+     * held CUPTI): steps outside it are not counted (ssa_capture.c) */
+    int capture_window;
+    int capture_late; /* that window opened mid-run (ENV collector.capture from A > 0) */
+    size_t outside_capture;
 
     /* names */
     size_t n_knames;
@@ -324,8 +329,11 @@ enum ssa_rec_basis {
     SSA_REC_FULL,  /* calibrated: --mode full */
     SSA_REC_LIGHT, /* calibrated: --mode light */
     SSA_REC_GIVEN, /* --recording-cost-us */
+    SSA_REC_FULL_WINDOW,  /* calibrated: --mode full, a --capture window opened mid-run */
+    SSA_REC_LIGHT_WINDOW, /* calibrated: --mode light, a --capture window opened mid-run */
 };
-const char *ssa_rec_basis_name(int basis); /* "none", "full", "light", "given" */
+/* "none", "full", "light", "given", "full-window", "light-window" */
+const char *ssa_rec_basis_name(int basis);
 /* Per-launch cost of the collector on a launch-bound CNN training step (cuDNN convolutions,
  * batch norm, SGD; 67 launches per step), measured on the H200 machine on 2026-11-30 inside
  * one process: the capture window's steps against the steps before it (run_overhead.py
@@ -334,6 +342,12 @@ const char *ssa_rec_basis_name(int basis); /* "none", "full", "light", "given" *
  * tiny kernel per launch (models.py --workload launch) costs less: 2.7 and 1.1 us. */
 #define SSA_REC_US_FULL 6.7
 #define SSA_REC_US_LIGHT 2.0
+/* A window that opens mid-run records API calls by whole domain (CUPTI takes per-call settings
+ * only before CUDA starts; src/collect/README.md), which costs more: the same CNN, full-win /
+ * light-win of bench/gpu/results/2026-11-30g, medians of 4 runs (full 6.9-15.2, light
+ * 9.9-15.8 us). */
+#define SSA_REC_US_FULL_WINDOW 10.4
+#define SSA_REC_US_LIGHT_WINDOW 12.9
 #define SSA_AHEAD_MIN_LAUNCHES 4.0 /* per step, to judge at all */
 #define SSA_AHEAD_RATIO 0.85       /* GPU operations per launch below this: host ahead */
 void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s);

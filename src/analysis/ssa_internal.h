@@ -161,7 +161,28 @@ struct ssa_scan {
     struct ssa_step step0; /* compact mode, autotune_possible: step 0, summed or not later */
     size_t fill_end;       /* steps [warm_dur, fill_end) may be a queue fill (after pass 2) */
     struct ssa_step fill;  /* compact mode: their sum, summed or not later */
+    /* CAPTURE records that switch GPU recording, and the stretches they recorded (ssa_capture.c) */
+    struct ssa_cap_event {
+        uint64_t t;
+        uint8_t on, reason;
+    } *cap;
+    size_t n_cap, cap_cap;
+    int cap_overflow; /* more than SSA_MAX_CAPTURES: not used */
+    int late;         /* the capture window opened after the start */
+    struct ssa_stretch {
+        uint64_t from, to;
+    } *rec;
+    size_t n_rec;
 };
+
+#define SSA_MAX_CAPTURES 65536
+
+/* Pass 1: keeps a CAPTURE record that switches GPU recording. 0 or SS_ENOMEM. */
+int ssa_capture_note(struct ssa_scan *sc, const struct sst_rec_capture *c);
+/* After the steps are built: keeps only those the trace recorded GPU activity for (inside
+ * the --capture window, outside torch.profiler's hold on CUPTI), counting the others in
+ * res->outside_capture. 0 or SS_ENOMEM. */
+int ssa_capture_filter(struct ssa_scan *sc, struct ssa_result *res);
 
 /* The name's entry in scan->kn, or NULL when pass 1 saw no kernel of that name. */
 static inline struct ssa_knstat *ssa_kn_find(const struct ssa_scan *sc, uint32_t name)

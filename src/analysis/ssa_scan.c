@@ -376,6 +376,12 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         if (hs.children > res->env.children_max) res->env.children_max = hs.children;
         break;
     }
+    case SST_REC_CAPTURE: {
+        struct sst_rec_capture c;
+        SSA_LOAD(h, c);
+        rc = ssa_capture_note(sc, &c);
+        break;
+    }
     case SST_REC_DROPPED: {
         struct sst_rec_dropped d;
         SSA_LOAD(h, d);
@@ -411,6 +417,8 @@ int ssa_scan_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
 
 void ssa_scan_free(struct ssa_scan *sc)
 {
+    free(sc->cap);
+    free(sc->rec);
     free(sc->step_recs.v);
     free(sc->nvtx_steps.v);
     free(sc->prof_steps.v);

@@ -179,6 +179,7 @@ int ssa_steps_build(struct ssa_scan *sc, struct ssa_result *res, const struct ss
 {
     int rc = build_briefs(sc, res, o);
     free_cands(sc);
+    if (rc == 0) rc = ssa_capture_filter(sc, res);
     return rc ? rc : full_steps(res);
 }
 
@@ -419,8 +420,9 @@ int ssa_steps_pick_timeline(struct ssa_scan *sc, struct ssa_result *res)
 
 const char *ssa_rec_basis_name(int basis)
 {
-    static const char *const names[] = {"none", "full", "light", "given"};
-    return basis >= 0 && basis <= SSA_REC_GIVEN ? names[basis] : "none";
+    static const char *const names[] = {"none",  "full",        "light",
+                                        "given", "full-window", "light-window"};
+    return basis >= 0 && basis <= SSA_REC_LIGHT_WINDOW ? names[basis] : "none";
 }
 
 /* The cost per launch for r: given, else calibrated by the collector's mode (its ENV record
@@ -438,9 +440,11 @@ static double rec_us(const struct ssa_result *r, int *basis)
         if (strcmp(r->env.kv[i].value, "light") == 0) *basis = SSA_REC_LIGHT;
         break;
     }
-    return *basis == SSA_REC_FULL    ? SSA_REC_US_FULL
-           : *basis == SSA_REC_LIGHT ? SSA_REC_US_LIGHT
-                                     : 0;
+    if (r->capture_late && *basis == SSA_REC_FULL) *basis = SSA_REC_FULL_WINDOW;
+    if (r->capture_late && *basis == SSA_REC_LIGHT) *basis = SSA_REC_LIGHT_WINDOW;
+    static const double us[] = {0, SSA_REC_US_FULL, SSA_REC_US_LIGHT, 0, SSA_REC_US_FULL_WINDOW,
+                                SSA_REC_US_LIGHT_WINDOW};
+    return us[*basis];
 }
 
 static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)

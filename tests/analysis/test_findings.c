@@ -10,6 +10,8 @@
  * yet (issue #4's workloads) and are not tested here.
  * Usage: test_findings FIXTURE_DIR
  */
+#include <string.h>
+
 #include "analysis/ssa.h"
 #include "synth.h"
 
@@ -219,6 +221,80 @@ static void test_no_gpu_records(void)
     ssa_result_free(r);
 }
 
+static void synth_capture(struct synth *s, uint64_t ts, int on, uint8_t reason)
+{
+    struct sst_rec_capture *r = sst_writer_reserve(s->w, SST_REC_CAPTURE, sizeof *r);
+    REQUIRE(r);
+    r->ts_ns = ts, r->on = (uint8_t)on, r->reason = reason, r->what = SST_CAPTURE_GPU;
+}
+
+/* 10 steps of 10 ms; a kernel [0, 8) ms in each step the GPU was recorded (an edge 5 us after
+ * the step marker that caused it, as the collector writes them). capture: the collector's
+ * ENV collector.capture (NULL: none); edges: pairs (step index, on) of CAPTURE records with
+ * reason `why` (the START record comes first unless `no_start`). */
+static void write_windowed(const char *path, const char *capture, const int (*edges)[2],
+                           int n_edges, uint8_t why, int no_start)
+{
+    struct synth s;
+    synth_open(&s, path);
+    if (capture) synth_env(&s, "collector.capture", capture);
+    synth_env(&s, "collector.mode", "full");
+    if (!no_start) synth_capture(&s, T0 - MS, 1, SST_CAP_START);
+    int rec = !capture || strcmp(capture, "all") == 0 || strncmp(capture, "steps:0-", 8) == 0;
+    for (int k = 0; k < 10; k++) {
+        uint64_t o = T0 + (uint64_t)k * STEP_NS;
+        for (int e = 0; e < n_edges; e++)
+            if (edges[e][0] == k) synth_capture(&s, o + 5 * US, edges[e][1], why), rec = edges[e][1];
+        synth_step(&s, SST_STEP_BEGIN, o, (uint64_t)k, TID);
+        if (rec) synth_kernel(&s, "sgemm", o + 10 * US, o + 8 * MS);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, (uint64_t)k, TID);
+    }
+    synth_capture(&s, T0 + 11 * STEP_NS, 0, SST_CAP_EXIT);
+    synth_close(&s);
+}
+
+static void check_steps(const char *path, size_t steps, size_t outside, int late)
+{
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    printf("  %s: %zu steps, %zu outside, late %d, GPU busy %.1f %%\n", path, r->n_steps,
+           r->outside_capture, r->capture_late, sum.gpu_busy_pct);
+    CHECK_EQ(r->n_steps, steps);
+    CHECK_EQ(r->outside_capture, outside);
+    CHECK_EQ(r->capture_late, late);
+    if (steps) CHECK(absd(sum.gpu_busy_pct - 79.9) < 0.5); /* never "GPU idle" outside */
+    CHECK(find_id(&f, "low_utilisation") == NULL);
+    ssa_result_free(r);
+}
+
+/* `record --capture`: the steps outside the window (no GPU records) are not counted. */
+static void test_capture_window(void)
+{
+    static const int window[][2] = {{3, 1}, {7, 0}}; /* steps 3-6 */
+    static const int profiler[][2] = {{2, 0}, {4, 1}}; /* torch.profiler over steps 2-3 */
+    const char *p;
+    p = ss_test_path("window1.sstrace");
+    write_windowed(p, "steps:3-6", window, 2, SST_CAP_WINDOW, 0);
+    check_steps(p, 4, 6, 1);
+    p = ss_test_path("window2.sstrace");
+    write_windowed(p, "steps:0-6", (const int[][2]){{7, 0}}, 1, SST_CAP_WINDOW, 0);
+    check_steps(p, 7, 3, 0); /* open from the start: no WINDOW on record */
+    p = ss_test_path("window3.sstrace");
+    write_windowed(p, "steps:50-60", NULL, 0, SST_CAP_WINDOW, 0);
+    check_steps(p, 0, 10, 1); /* the window never opened */
+    p = ss_test_path("window4.sstrace");
+    write_windowed(p, "all", profiler, 2, SST_CAP_TAKEN_OVER, 0);
+    check_steps(p, 8, 2, 0);
+    p = ss_test_path("window5.sstrace");
+    write_windowed(p, "all", profiler, 2, SST_CAP_TAKEN_OVER, 1);
+    check_steps(p, 8, 2, 0); /* an older collector: no START record for the GPU */
+    p = ss_test_path("window6.sstrace");
+    write_windowed(p, NULL, NULL, 0, SST_CAP_WINDOW, 0);
+    check_steps(p, 10, 0, 0); /* a whole-run capture: nothing changes */
+}
+
 /* Per 10 ms step: a kernel [0, 1), a D2H copy [1, 1.5) (.cpu() of the logits), host work on
  * the copied data until a kernel at [4.5, 6): 3 ms GPU idle right after the copy. A sync
  * [5.9, 6.2) outlasts that kernel: 0.2 ms sync idle, then 50 us of host work before a kernel
@@ -411,6 +487,7 @@ int main(int argc, char **argv)
     test_rules_synthetic();
     test_env_and_data();
     test_no_gpu_records();
+    test_capture_window();
     test_post_sync_host_work();
     test_cpu_tensors();
     test_sync_that_did_not_wait();
