@@ -21,6 +21,15 @@ text)
     grep -q 'top kernels' <<<"$out" || fail "-v has no top kernels"
     grep -q 'warm-up' <<<"$out" || fail "-v marks no warm-up step"
     ;;
+window)
+    # A --capture steps:100-150 recording: only the window's steps are analysed.
+    out=$("$ss" report "$fx/h200-cnn-window.sstrace") || fail "exit $?"
+    grep -q '^  steps      50 of 50 (step_records' <<<"$out" || fail "steps line: $out"
+    grep -q '279 outside the GPU capture window: not counted' <<<"$out" || fail "outside: $out"
+    grep -q 'full-window' <<<"$out" || fail "recording cost basis: $out"
+    "$ss" report --format json "$fx/h200-cnn-window.sstrace" >"$work/w.json" || fail "json exit"
+    "$py" -c 'import json,sys; d=json.load(open(sys.argv[1]))["steps"]; assert d["outside_capture"] == 279 and d["analysed"] == 50, d' "$work/w.json" || fail "json outside_capture"
+    ;;
 json)
     "$ss" report --format json -v "$w0" >"$work/one.json" || fail "exit $?"
     "$py" - "$work/one.json" <<'PYEOF' || fail "json content"
