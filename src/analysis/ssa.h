@@ -380,9 +380,9 @@ struct ssa_finding {
     double speedup;     /* mean step / (mean step - saving) */
     int severity;       /* high: saving >= 10 % of the step, medium >= 3 %, else low */
     int confidence;     /* enum ssa_level */
-    char evidence[240]; /* numbers from this trace */
-    char estimate[200]; /* how the saving was estimated */
-    char fix[240];
+    char evidence[400]; /* numbers from this trace */
+    char estimate[320]; /* how the saving was estimated */
+    char fix[320];
 };
 #define SSA_MAX_FINDINGS 12
 #define SSA_FINDING_MIN_PCT 1.0 /* rules whose saving is below this share of the step are quiet */

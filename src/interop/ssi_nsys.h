@@ -111,6 +111,10 @@ extern const size_t ssi_nsys_n_schema;
  * exported and imported again gives the same report. */
 #define SSI_NSYS_META_PREFIX "STEPSCOPE_"
 #define SSI_NSYS_ENV_STATE "stepscope" /* TARGET_INFO_SYSTEM_ENV.devStateName of ENV records */
+/* CAPTURE records, one STEPSCOPE_CAPTURE_<n> key each, value "ts_ns on reason what" (they say
+ * which steps have GPU activity); past this many they are counted in NOT_EXPORTED. */
+#define SSI_NSYS_CAPTURE_KEY "CAPTURE_"
+#define SSI_NSYS_MAX_CAPTURES 4096
 
 /* ---- CUDA API names (ssi_cbid_names.c, generated from the CUPTI headers) ---- */
 

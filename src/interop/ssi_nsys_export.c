@@ -463,6 +463,23 @@ static void on_env(struct xp *x, const struct sst_rec_header *h)
     xp_insert(x, XS_ENV);
 }
 
+/* CAPTURE records have no nsys table: each becomes a META_DATA_CAPTURE row, so that an import
+ * of the file analyses the same steps (a --capture window's, src/analysis/ssa_capture.c). */
+static void on_capture(struct xp *x, const struct sst_rec_header *h)
+{
+    struct sst_rec_capture c;
+    sst_rec_load(h, &c, sizeof c);
+    if (x->captures >= SSI_NSYS_MAX_CAPTURES) {
+        x->skipped[SST_REC_CAPTURE]++;
+        return;
+    }
+    char key[32], val[64];
+    snprintf(key, sizeof key, SSI_NSYS_CAPTURE_KEY "%" PRIu32, x->captures++);
+    int n = snprintf(val, sizeof val, "%" PRIu64 " %u %u %u", c.ts_ns, (unsigned)c.on,
+                     (unsigned)c.reason, (unsigned)c.what);
+    meta(x, key, val, (size_t)n);
+}
+
 /* Notices and drops become nsys diagnostics (severity 1 info, 2 warning, 3 error). */
 static void diag(struct xp *x, uint64_t ts, int severity, const char *text)
 {
@@ -543,6 +560,9 @@ static void export_record(struct xp *x, const struct sst_rec_header *h)
         break;
     case SST_REC_NOTICE:
         on_notice(x, h);
+        break;
+    case SST_REC_CAPTURE:
+        on_capture(x, h);
         break;
     case SST_REC_DROPPED:
         on_dropped(x, h);

@@ -303,11 +303,35 @@ static int notice(struct im *m)
     return 0;
 }
 
+/* STEPSCOPE_CAPTURE_<n> rows ("ts_ns on reason what", written by the export) as CAPTURE
+ * records again. A value of another shape fails the import, as a bad number does. */
+static int capture_records(struct im *m)
+{
+    size_t kl = strlen(SSI_NSYS_CAPTURE_KEY);
+    for (size_t i = 0; i + 1 < m->n_meta && !m->rc; i += 2) {
+        if (strncmp(m->meta[i], SSI_NSYS_CAPTURE_KEY, kl) != 0) continue;
+        uint64_t t;
+        unsigned on, reason, what;
+        int used = 0;
+        if (sscanf(m->meta[i + 1], "%" SCNu64 " %u %u %u%n", &t, &on, &reason, &what, &used) !=
+                4 ||
+            m->meta[i + 1][used] || on > 1 || reason > UINT8_MAX || what > UINT16_MAX)
+            return im_fail(m, SS_EBADREC,
+                           "META_DATA_CAPTURE " SSI_NSYS_META_PREFIX "%s is not "
+                           "'time on reason what'",
+                           m->meta[i]);
+        struct sst_rec_capture *r = sst_writer_reserve(m->w, SST_REC_CAPTURE, sizeof *r);
+        if (!r) return im_fail(m, SS_EIO, "cannot write the trace");
+        r->ts_ns = t, r->on = (uint8_t)on, r->reason = (uint8_t)reason, r->what = (uint16_t)what;
+    }
+    return m->rc;
+}
+
 static const struct im_col k_thread_cols[] = {{"rowid", 1}, {"nameId", 1}, {"globalTid", 1}};
 
 int im_header_records(struct im *m)
 {
-    if (process_record(m) || env_records(m)) return m->rc;
+    if (process_record(m) || env_records(m) || capture_records(m)) return m->rc;
     if (each(m, "TARGET_INFO_GPU", k_gpu_cols, sizeof k_gpu_cols / sizeof *k_gpu_cols,
              "SELECT rowid, id, name, totalMemory, smCount, computeMajor, computeMinor, "
              "busLocation FROM TARGET_INFO_GPU ORDER BY rowid",

@@ -81,6 +81,7 @@ struct xp {
     size_t n_steps, cap_steps;
     /* what went where */
     uint64_t rows, skipped[SST_REC_TYPE_LIMIT], clamped, unmatched_pops;
+    uint32_t captures; /* CAPTURE records written as STEPSCOPE_CAPTURE_<n> */
     uint64_t dropped;
 };
 

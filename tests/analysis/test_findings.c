@@ -44,6 +44,12 @@ static void analyse_opts(const char *path, int keep_all, struct ssa_result **r,
                f->v[i].id, f->v[i].saving_ms, f->v[i].saving_pct, f->v[i].speedup,
                ssa_level_name(f->v[i].severity), ssa_level_name(f->v[i].confidence),
                f->v[i].evidence);
+    /* a text that fills its buffer was cut short (it once lost its closing parenthesis) */
+    for (size_t i = 0; i < f->n; i++) {
+        CHECK(strlen(f->v[i].evidence) + 1 < sizeof f->v[i].evidence);
+        CHECK(strlen(f->v[i].estimate) + 1 < sizeof f->v[i].estimate);
+        CHECK(strlen(f->v[i].fix) + 1 < sizeof f->v[i].fix);
+    }
 }
 
 static void analyse(const char *path, struct ssa_result **r, struct ssa_summary *s,

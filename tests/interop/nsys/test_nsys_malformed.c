@@ -168,6 +168,14 @@ static void value_level(void)
             "UPDATE META_DATA_CAPTURE SET value = 'x' || char(10) || 'y' WHERE "
             "name = 'STEPSCOPE_CLOCK'",
             "not a number");
+    mutated("bad capture meta",
+            "INSERT INTO META_DATA_CAPTURE (name, value) VALUES ('STEPSCOPE_CAPTURE_9999', "
+            "'12 1 2 1 x')",
+            "is not 'time on reason what'");
+    mutated("capture meta out of range",
+            "INSERT INTO META_DATA_CAPTURE (name, value) VALUES ('STEPSCOPE_CAPTURE_9999', "
+            "'12 2 2 1')",
+            "is not 'time on reason what'");
 }
 
 static uint64_t kernels_in(const char *trace, uint32_t *pid)
