@@ -295,7 +295,7 @@ static void CUPTIAPI on_detach_callback(void *userdata, CUpti_CallbackDomain dom
     atomic_store(&g_detach_result, res == CUPTI_SUCCESS ? 1 : -1);
 }
 
-static int g_detach_off; /* STEPSCOPE_CUPTI_DETACH=0, read at start */
+static int g_detach_off; /* STEPSCOPE_CUPTI_DETACH=0 (read at start), or tried once */
 
 static void enable_locked(int on);
 static void count_global_drops(void);
@@ -311,6 +311,7 @@ static void detach_arm_locked(void)
     enable_locked(0);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     count_global_drops();
+    g_detach_off = 1; /* one attempt: a seconds window says "over" every round after it */
     if (cuptiSubscribe(&g_detach_sub, on_detach_callback, NULL) != CUPTI_SUCCESS) return;
     atomic_store(&g_detach_result, 0);
     atomic_store(&g_detach_armed, 1); /* before any callback can run */
@@ -343,6 +344,7 @@ static void detach_settle_locked(void)
     if (atomic_compare_exchange_strong(&g_detach_armed, &armed, 0)) {
         cuptiUnsubscribe(g_detach_sub);
         g_state = CS_RUNNING;
+        g_detach_off = 0; /* not tried after all: again once the profiler is done */
         atomic_store(&g_detach_wanted, 1);
         return;
     }

@@ -4,7 +4,8 @@
  * libstepscope.so calls, plus cuptiFinalize, and keeps CUPTI's one-subscriber rule. Every call
  * is appended to $FAKE_CUPTI_LOG as one line ("subscribe ok", "register_callbacks 0x...",
  * "flush forced", ...) so a test can check the order of what the collector did.
- * FAKE_CUPTI_CONFLICT=1: cuptiSubscribe always fails as under nsys. fake_cupti_api_call plays
+ * FAKE_CUPTI_CONFLICT=1: cuptiSubscribe always fails as under nsys; FAKE_CUPTI_FINALIZE_FAIL:
+ * cuptiFinalize fails. fake_cupti_api_call plays
  * one CUDA API call: the subscriber's callback (if its domain is enabled) at entry and exit.
  */
 #include <cupti.h>
@@ -225,6 +226,10 @@ API CUptiResult cuptiGetVersion(uint32_t *version)
 
 API CUptiResult cuptiFinalize(void)
 {
+    if (getenv("FAKE_CUPTI_FINALIZE_FAIL")) {
+        logf_("finalize failed");
+        return CUPTI_ERROR_UNKNOWN;
+    }
     pthread_mutex_lock(&g_mu);
     g_subscribed = 0, g_cb = NULL;
     g_req = NULL, g_cmp = NULL;

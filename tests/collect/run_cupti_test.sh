@@ -114,6 +114,18 @@ detach | detach_off | detach_idle)
     fi
     [ "$(grep -c '"type":"step"' "$W/dump.json")" -ge 10 ] || fail "steps missing from the trace"
     ;;
+detach_fails)
+    # cuptiFinalize fails: CUPTI stays attached (kinds off), the trace says so, and a seconds
+    # window (over at every writer round after it) does not make the writer try again.
+    FAKE_CUPTI_FINALIZE_FAIL=1 "$BIN" record -o "$OUT" --capture seconds:0-0.2 -- "$PROG" window \
+        >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "window done" "$W/out.txt" || fail "the program did not finish"
+    [ "$(grep -c '^finalize failed' "$LOG")" = 1 ] || fail "not exactly one detach attempt"
+    [ "$(grep -c '^enable_domain 2 1' "$LOG")" = 1 ] || fail "the detach was armed more than once"
+    "$BIN" dump --json "$OUT"/*.sstrace | grep -q '"key":"cupti.detached","value":"failed"' ||
+        fail "no cupti.detached=failed"
+    ;;
 *)
     fail "unknown case"
     ;;
