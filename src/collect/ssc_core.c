@@ -33,6 +33,7 @@ static pthread_mutex_t g_init_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t g_start_ns;
 static _Atomic int g_capturing = 1;
 static _Atomic int g_cupti_on;       /* ssc_cupti_start succeeded in this process */
+static _Atomic int g_window_over;    /* the capture window closed for good */
 static _Atomic uint32_t g_said;      /* notice codes already said on stderr (bits) */
 static _Atomic uint32_t g_noted[32]; /* NOTICE records written per code */
 
@@ -244,16 +245,22 @@ void ssc_window_step_begin(uint64_t ordinal)
         capture_set(1, SST_CAP_WINDOW);
 }
 
-/* Closes the window for good: no later step or second opens it again. */
-static void window_over(void)
+/* Closes the window for good: no later step or second opens it again. The seconds window
+ * says so on every tick after it; only the first time counts. */
+static void window_close(void)
 {
+    if (atomic_exchange(&g_window_over, 1)) return;
     capture_set(0, SST_CAP_WINDOW);
-    if (atomic_load(&g_cupti_on)) ssc_cupti_window_over();
+}
+
+int ssc_window_over(void)
+{
+    return atomic_load_explicit(&g_window_over, memory_order_relaxed);
 }
 
 void ssc_window_step_end(uint64_t ordinal)
 {
-    if (g_cfg.window == SSC_WINDOW_STEPS && ordinal == g_cfg.window_to) window_over();
+    if (g_cfg.window == SSC_WINDOW_STEPS && ordinal == g_cfg.window_to) window_close();
 }
 
 void ssc_window_tick(uint64_t now_ns)
@@ -261,7 +268,7 @@ void ssc_window_tick(uint64_t now_ns)
     if (g_cfg.window != SSC_WINDOW_SECONDS) return;
     uint64_t t = now_ns - g_start_ns;
     if (t >= g_cfg.window_to)
-        window_over();
+        window_close();
     else
         capture_set(t >= g_cfg.window_from, SST_CAP_WINDOW);
 }

@@ -74,14 +74,13 @@ static int g_enabled;                      /* activity kinds on (capture window)
 static int g_api_per_call;                 /* this CUPTI can enable API calls one by one */
 static int g_api_whole_on;                 /* whole RUNTIME/DRIVER kinds on, under g_ctl */
 static int g_cuda_started; /* ssc_cupti_start is done: per-call API settings no longer take */
-static int g_profiler_on; /* between torch.profiler's start and stop marks, under g_ctl */
-static int g_shim_seen;   /* the shim announced a profiler: the watch is not needed */
+static int g_profiler_on;  /* between torch.profiler's start and stop marks, under g_ctl */
+static int g_shim_seen;    /* the shim announced a profiler: the watch is not needed */
 static struct ssc_watch g_watch;
 
 /* Dynamic detach (after the capture window): g_detach_sub is live while g_detach_armed is 1;
  * whoever turns g_detach_armed 1 -> 0 owns it (the callback finalises, the others let go).
  * g_detach_result: 0 pending, 1 finalised, -1 failed (then CUPTI stays attached, kinds off). */
-static _Atomic int g_detach_wanted;
 static _Atomic int g_detach_armed;
 static _Atomic int g_detach_result;
 static CUpti_SubscriberHandle g_detach_sub;
@@ -295,7 +294,8 @@ static void CUPTIAPI on_detach_callback(void *userdata, CUpti_CallbackDomain dom
     atomic_store(&g_detach_result, res == CUPTI_SUCCESS ? 1 : -1);
 }
 
-static int g_detach_off; /* STEPSCOPE_CUPTI_DETACH=0 (read at start), or tried once */
+static int g_detach_off;   /* STEPSCOPE_CUPTI_DETACH=0, read at start */
+static int g_detach_tried; /* armed once (a failure is not retried), under g_ctl */
 
 static void enable_locked(int on);
 static void count_global_drops(void);
@@ -306,12 +306,11 @@ static void write_env(const char *key, const char *val);
  * saying so) leaves CUPTI attached with the kinds off, as before detaching existed. */
 static void detach_arm_locked(void)
 {
-    atomic_store(&g_detach_wanted, 0);
+    g_detach_tried = 1;
     probe_end_locked();
     enable_locked(0);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     count_global_drops();
-    g_detach_off = 1; /* one attempt: a seconds window says "over" every round after it */
     if (cuptiSubscribe(&g_detach_sub, on_detach_callback, NULL) != CUPTI_SUCCESS) return;
     atomic_store(&g_detach_result, 0);
     atomic_store(&g_detach_armed, 1); /* before any callback can run */
@@ -336,27 +335,21 @@ static void detach_finish_locked(void)
 }
 
 /* Stop or torch.profiler's start mark while armed: take the subscription back if no API
- * exit has claimed it (CS_RUNNING again, detach wanted again), else wait for the finalise
- * under way (bounded: a second) and leave CUPTI alone. */
+ * exit has claimed it (CS_RUNNING again, to be armed again once CUPTI is ours), else wait for
+ * the finalise under way (bounded: a second) and leave CUPTI alone. */
 static void detach_settle_locked(void)
 {
     int armed = 1;
     if (atomic_compare_exchange_strong(&g_detach_armed, &armed, 0)) {
         cuptiUnsubscribe(g_detach_sub);
         g_state = CS_RUNNING;
-        g_detach_off = 0; /* not tried after all: again once the profiler is done */
-        atomic_store(&g_detach_wanted, 1);
+        g_detach_tried = 0; /* not tried after all */
         return;
     }
     for (int i = 0; i < 1000 && atomic_load(&g_detach_result) == 0; i++)
         usleep(1000);
     detach_finish_locked();
     if (g_state == CS_DETACHING) g_state = CS_DETACHED; /* still finalising: hands off */
-}
-
-void ssc_cupti_window_over(void)
-{
-    if (in_starting_process()) atomic_store(&g_detach_wanted, 1);
 }
 
 /* ---- activity kinds -------------------------------------------------------------- */
@@ -369,8 +362,8 @@ void ssc_cupti_window_over(void)
  * light mode: API records carry the host side of syncs and allocations, and memsets matter
  * only next to kernel records. */
 static const CUpti_ActivityKind k_full_only[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_OVERHEAD,
-    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2};
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2};
 static const CUpti_ActivityKind k_both[] = {CUPTI_ACTIVITY_KIND_MEMCPY,
                                             CUPTI_ACTIVITY_KIND_MEMCPY2};
 
@@ -381,10 +374,14 @@ static const struct {
     const char *name;
     CUpti_ActivityKind kind;
 } k_kind_names[] = {
-    {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}, {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD},
-    {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},            {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY2},
-    {"memset", CUPTI_ACTIVITY_KIND_MEMSET},            {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
-    {"memory", CUPTI_ACTIVITY_KIND_MEMORY2},           {"runtime", CUPTI_ACTIVITY_KIND_RUNTIME},
+    {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
+    {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD},
+    {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
+    {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY2},
+    {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
+    {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+    {"memory", CUPTI_ACTIVITY_KIND_MEMORY2},
+    {"runtime", CUPTI_ACTIVITY_KIND_RUNTIME},
     {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
 };
 static uint64_t g_kinds_off; /* bit (1 << kind) for each kind left off */
@@ -403,8 +400,7 @@ static void read_kinds_off(void)
     g_kinds_off = 0;
     if (!list) return;
     for (size_t i = 0; i < sizeof k_kind_names / sizeof k_kind_names[0]; i++)
-        if (name_in_list(list, k_kind_names[i].name))
-            g_kinds_off |= 1ull << k_kind_names[i].kind;
+        if (name_in_list(list, k_kind_names[i].name)) g_kinds_off |= 1ull << k_kind_names[i].kind;
 }
 
 static int kind_off(CUpti_ActivityKind k)
@@ -702,7 +698,7 @@ void ssc_cupti_flush(int force)
     }
     last_ns = now;
     if (g_state == CS_DETACHING) detach_finish_locked(); /* no CUPTI call may race it */
-    if (g_state == CS_RUNNING && atomic_load(&g_detach_wanted) && !g_detach_off) {
+    if (g_state == CS_RUNNING && ssc_window_over() && !g_detach_off && !g_detach_tried) {
         detach_arm_locked();
     } else if (g_state == CS_RUNNING) {
         CUptiResult res = cuptiActivityFlushAll(force ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);

@@ -66,6 +66,9 @@ SSC_HIDDEN void ssc_notice(uint16_t code, uint8_t level, const char *msg);
 
 /* Whether GPU activity is inside the capture window right now. */
 SSC_HIDDEN int ssc_capturing(void);
+/* 1 once the capture window has closed for good (steps:A-B after step B ended, seconds:A-B
+ * after B): the CUPTI session then detaches CUPTI (ssc_cupti.c). Any thread. */
+SSC_HIDDEN int ssc_window_over(void);
 
 /* ---- CUPTI (ssc_cupti.c), called by the core -------------------------------------- */
 
@@ -77,12 +80,6 @@ SSC_HIDDEN int ssc_cupti_start(void);
 
 /* Turn activity recording on/off (capture window edges). */
 SSC_HIDDEN void ssc_cupti_set_enabled(int on);
-
-/* The capture window has closed for good (steps:A-B after step B, seconds:A-B after B): on
- * its next round the writer detaches CUPTI (cuptiFinalize from an API exit callback), since
- * kinds switched off leave CUPTI's per-launch cost in place (docs/benchmarks.md).
- * STEPSCOPE_CUPTI_DETACH=0 keeps CUPTI attached. Any thread; never blocks. */
-SSC_HIDDEN void ssc_cupti_window_over(void);
 
 /* Flush CUPTI's completed buffers into records (periodically and at exit). */
 SSC_HIDDEN void ssc_cupti_flush(int force);

@@ -13,6 +13,7 @@
  *                            second of API calls after them (run with --capture steps:1-2:
  *                            the collector detaches CUPTI at one of those calls' exit)
  *        cupti_prog window_idle  the same 5 steps, then exits at once (no call after them)
+ *        cupti_prog window_cuda_late  the 5 steps before CUDA starts, then the calls
  */
 
 #include <cupti.h>
@@ -33,14 +34,15 @@ void fake_cupti_api_record(uint32_t tid); /* fake_cupti.c */
 void fake_cupti_api_call(void);
 static int cuda_init(void);
 
-static int window_case(int idle)
+static int window_case(int idle, int cuda_late)
 {
-    if (cuda_init() != 0) return 1;
+    if (!cuda_late && cuda_init() != 0) return 1;
     for (uint64_t i = 0; i < 5; i++) {
         stepscope_step_begin(i);
         fake_cupti_api_call();
         stepscope_step_end();
     }
+    if (cuda_late && cuda_init() != 0) return 1;
     /* the writer arms the detach within a round or three (100 ms, flushes >= 250 ms apart) */
     for (int i = 0; !idle && i < 100; i++) {
         fake_cupti_api_call();
@@ -109,8 +111,9 @@ static int launcher_case(void)
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "thread") == 0) return launcher_case();
-    if (argc > 1 && strcmp(argv[1], "window") == 0) return window_case(0);
-    if (argc > 1 && strcmp(argv[1], "window_idle") == 0) return window_case(1);
+    if (argc > 1 && strcmp(argv[1], "window") == 0) return window_case(0, 0);
+    if (argc > 1 && strcmp(argv[1], "window_idle") == 0) return window_case(1, 0);
+    if (argc > 1 && strcmp(argv[1], "window_cuda_late") == 0) return window_case(0, 1);
     int before = argc > 1 && strcmp(argv[1], "before") == 0;
     nvtxDomainHandle_t d = nvtxDomainCreateA("stepscope");
     if (!before && cuda_init() != 0) return 1;

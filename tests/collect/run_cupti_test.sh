@@ -114,6 +114,14 @@ detach | detach_off | detach_idle)
     fi
     [ "$(grep -c '"type":"step"' "$W/dump.json")" -ge 10 ] || fail "steps missing from the trace"
     ;;
+detach_cuda_late)
+    # The window closed before CUDA started: CUPTI is set up, then detached at the first call.
+    "$BIN" record -o "$OUT" --capture steps:1-2 -- "$PROG" window_cuda_late >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "window done" "$W/out.txt" || fail "the program did not finish"
+    [ "$(line_after "^finalize" "$(line_after "register_callbacks collector" 0)")" -gt 0 ] ||
+        fail "CUPTI not finalised after starting past the window"
+    ;;
 detach_fails)
     # cuptiFinalize fails: CUPTI stays attached (kinds off), the trace says so, and a seconds
     # window (over at every writer round after it) does not make the writer try again.
