@@ -139,8 +139,7 @@ int report_rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
 {
     if (s->rec_basis == SSA_REC_NONE || s->rec_cost_ms < 0.005) return 0;
     snprintf(buf, size, "~%.2f ms/step is stepscope's own cost (%.1f us/launch, %s)",
-             s->rec_cost_ms, s->rec_us_per_launch,
-             s->rec_basis == SSA_REC_GIVEN ? "given" : ssa_rec_basis_name(s->rec_basis));
+             s->rec_cost_ms, s->rec_us_per_launch, ssa_rec_basis_name(s->rec_basis));
     return 1;
 }
 

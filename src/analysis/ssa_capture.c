@@ -36,13 +36,10 @@ int ssa_capture_note(struct ssa_scan *sc, const struct sst_rec_capture *c)
  * "seconds:A-B" with A > 0): its START record then says CUPTI started, not that it recorded. */
 static int window_opens_late(const struct ssa_result *r)
 {
-    for (size_t i = r->env.n; i-- > 0;) {
-        if (strcmp(r->env.kv[i].key, "collector.capture") != 0) continue;
-        const char *v = r->env.kv[i].value, *colon = strchr(v, ':');
-        if (!colon || (strncmp(v, "steps:", 6) != 0 && strncmp(v, "seconds:", 8) != 0)) return 0;
-        return strtod(colon + 1, NULL) > 0;
-    }
-    return 0;
+    const char *v = ssa_env_value(&r->env, "collector.capture");
+    const char *colon = v ? strchr(v, ':') : NULL;
+    if (!colon || (strncmp(v, "steps:", 6) != 0 && strncmp(v, "seconds:", 8) != 0)) return 0;
+    return strtod(colon + 1, NULL) > 0;
 }
 
 static int cmp_event(const void *x, const void *y)

@@ -73,11 +73,21 @@ void ssa_env_record_free(struct ssa_env_record *e)
     e->n = e->cap = 0;
 }
 
+static const char *kv_value(const struct ssa_env_kv *kv, size_t n, const char *key)
+{
+    for (size_t i = n; i-- > 0;)
+        if (strcmp(kv[i].key, key) == 0) return kv[i].value;
+    return NULL;
+}
+
+const char *ssa_env_value(const struct ssa_env_record *e, const char *key)
+{
+    return kv_value(e->kv, e->n, key);
+}
+
 const char *ssa_env_get(const struct ssa_env_facts *f, const char *key)
 {
-    for (size_t i = f->n; i-- > 0;)
-        if (strcmp(f->kv[i].key, key) == 0) return f->kv[i].value;
-    return NULL;
+    return kv_value(f->kv, f->n, key);
 }
 
 int ssa_env_native_conv_kernel(const char *name)

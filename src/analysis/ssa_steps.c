@@ -434,16 +434,13 @@ static double rec_us(const struct ssa_result *r, int *basis)
         if (r->rec_cost_us > 0) *basis = SSA_REC_GIVEN;
         return r->rec_cost_us > 0 ? r->rec_cost_us : 0;
     }
-    for (size_t i = r->env.n; i-- > 0;) { /* the last value given counts */
-        if (strcmp(r->env.kv[i].key, "collector.mode") != 0) continue;
-        if (strcmp(r->env.kv[i].value, "full") == 0) *basis = SSA_REC_FULL;
-        if (strcmp(r->env.kv[i].value, "light") == 0) *basis = SSA_REC_LIGHT;
-        break;
-    }
+    const char *mode = ssa_env_value(&r->env, "collector.mode");
+    if (mode && strcmp(mode, "full") == 0) *basis = SSA_REC_FULL;
+    if (mode && strcmp(mode, "light") == 0) *basis = SSA_REC_LIGHT;
     if (r->capture_late && *basis == SSA_REC_FULL) *basis = SSA_REC_FULL_WINDOW;
     if (r->capture_late && *basis == SSA_REC_LIGHT) *basis = SSA_REC_LIGHT_WINDOW;
-    static const double us[] = {0, SSA_REC_US_FULL, SSA_REC_US_LIGHT, 0, SSA_REC_US_FULL_WINDOW,
-                                SSA_REC_US_LIGHT_WINDOW};
+    static const double us[] = {0, SSA_REC_US_FULL,        SSA_REC_US_LIGHT,
+                                0, SSA_REC_US_FULL_WINDOW, SSA_REC_US_LIGHT_WINDOW};
     return us[*basis];
 }
 
