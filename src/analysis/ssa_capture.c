@@ -56,13 +56,13 @@ static void add_stretch(struct ssa_scan *sc, uint64_t from, uint64_t to)
 
 /* Recording = CUPTI ours (START, TAKEN_OVER, CONFLICT, ERROR and EXIT switch it) and the
  * window open (WINDOW switches it; open from the start unless it opens late). */
-static int build_stretches(struct ssa_scan *sc)
+static int build_stretches(struct ssa_scan *sc, int late)
 {
     sc->rec = malloc((sc->n_cap + 1) * sizeof *sc->rec);
     if (!sc->rec) return SS_ENOMEM;
     qsort(sc->cap, sc->n_cap, sizeof *sc->cap, cmp_event);
     /* collectors before 2026-11-29 wrote no START for the GPU: an "off" first means it was on */
-    int ours = !sc->cap[0].on, open = !sc->late;
+    int ours = !sc->cap[0].on, open = !late;
     uint64_t since = 0;
     for (size_t i = 0; i < sc->n_cap; i++) {
         const struct ssa_cap_event *e = &sc->cap[i];
@@ -93,13 +93,12 @@ static int step_recorded(const struct ssa_scan *sc, const struct ssa_step_brief 
     return 0;
 }
 
-/* Whether the GPU's CAPTURE records say anything about steps: not when there are none (or
- * too many), nor when another tool held CUPTI from the start (the report says so instead),
- * nor when nothing was ever recorded without a window to blame (CUPTI unavailable). */
-static int capture_applies(struct ssa_scan *sc, const struct ssa_result *r)
+/* Whether the GPU's CAPTURE records say anything about steps: not when another tool held
+ * CUPTI from the start (the report says so instead), nor when nothing was ever recorded
+ * without a window to blame (CUPTI unavailable). */
+static int capture_applies(const struct ssa_scan *sc, int late)
 {
-    if (sc->n_cap == 0 || sc->cap_overflow || !r->briefs) return 0;
-    int window = sc->late;
+    int window = late;
     for (size_t i = 0; i < sc->n_cap; i++) {
         if (sc->cap[i].reason == SST_CAP_CONFLICT) return 0;
         window |= sc->cap[i].reason == SST_CAP_WINDOW;
@@ -109,12 +108,13 @@ static int capture_applies(struct ssa_scan *sc, const struct ssa_result *r)
 
 int ssa_capture_filter(struct ssa_scan *sc, struct ssa_result *res)
 {
+    /* none (imports, synthetic traces) or too many CAPTURE records: every step counts */
     if (sc->n_cap == 0 || sc->cap_overflow || !res->briefs) return 0;
-    sc->late = window_opens_late(res);
-    int rc = build_stretches(sc);
-    if (rc || !capture_applies(sc, res)) return rc;
+    int late = window_opens_late(res);
+    int rc = build_stretches(sc, late);
+    if (rc || !capture_applies(sc, late)) return rc;
     res->capture_window = 1;
-    res->capture_late = sc->late;
+    res->capture_late = late;
     size_t kept = 0;
     for (size_t i = 0; i < res->n_steps; i++) {
         if (step_recorded(sc, &res->briefs[i]))

@@ -168,7 +168,6 @@ struct ssa_scan {
     } *cap;
     size_t n_cap, cap_cap;
     int cap_overflow; /* more than SSA_MAX_CAPTURES: not used */
-    int late;         /* the capture window opened after the start */
     struct ssa_stretch {
         uint64_t from, to;
     } *rec;
