@@ -130,30 +130,27 @@ def run_once(config, workload, args):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def window_ratios(raw, config):
-    """Per run of a -win config: (mean window inside the capture, mean window after it), each
-    over the mean window before it."""
-    inside, after = [], []
-    for r in raw:
-        w = r.get("windows_ms") or []
-        if r.get("config") != config or len(w) < 3:
-            continue
-        k = len(w) // 3
-        before = statistics.mean(w[:k])
-        inside.append(statistics.mean(w[k:len(w) - k]) / before)
-        after.append(statistics.mean(w[len(w) - k:]) / before)
-    return inside, after
-
-
-def head_ratios(raw, config):
-    """Per run: mean window of the first third over the mean window of the last third."""
-    out = []
+def thirds(raw, config):
+    """Per run of config with >= 3 timed windows: the mean window of its first, middle and last
+    third (a third = len // 3 windows at each end, the middle the rest)."""
     for r in raw:
         w = r.get("windows_ms") or []
         if r.get("config") == config and len(w) >= 3:
             k = len(w) // 3
-            out.append(statistics.mean(w[:k]) / statistics.mean(w[len(w) - k:]))
-    return out
+            yield (statistics.mean(w[:k]), statistics.mean(w[k:len(w) - k]),
+                   statistics.mean(w[len(w) - k:]))
+
+
+def window_ratios(raw, config):
+    """Per run of a -win config: (mean window inside the capture, mean window after it), each
+    over the mean window before it."""
+    t = list(thirds(raw, config))
+    return [i / b for b, i, _ in t], [a / b for b, _, a in t]
+
+
+def head_ratios(raw, config):
+    """Per run: mean window of the first third over the mean window of the last third."""
+    return [h / t for h, _, t in thirds(raw, config)]
 
 
 def summarise(samples, ratios):
