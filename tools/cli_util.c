@@ -13,37 +13,81 @@
 #include "interop/ssi.h"
 #include "text_esc.h"
 #include "util/ss_error.h"
+#include "util/ss_out.h"
 
-int cli_write_atomic(const char *verb, const char *file, const char *what,
-                     int (*write)(FILE *f, void *ctx), void *ctx)
+int cli_quiet; /* -q: no "wrote PATH (SIZE)" lines */
+
+/* "wrote PATH (SIZE)" on stderr for a regular file, unless -q. */
+static void say_wrote(const struct ss_out *o, off_t size)
 {
-    char tmp[PATH_MAX];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", file) >= sizeof tmp) {
-        cli_error(verb, file, "path too long");
+    if (cli_quiet || o->stream_fd >= 0) return;
+    char name[PATH_MAX + 64], sz[32];
+    text_escape_to(name, sizeof name, o->path);
+    fprintf(stderr, "wrote %s (%s)\n", name, cli_fmt_bytes(sz, sizeof sz, (uint64_t)size));
+}
+
+int cli_write_path(const char *verb, const char *file, const char *what, unsigned flags,
+                   cli_path_writer write, void *ctx)
+{
+    struct ss_out o;
+    char err[PATH_MAX + 128] = "";
+    int fd = ss_out_begin(&o, file, flags, err, sizeof err);
+    if (fd < 0) {
+        cli_error(verb, file, "%s", err);
         return CLI_EXIT_FAIL;
     }
-    /* A fresh, unpredictable name (O_EXCL): a link planted at a fixed "FILE.tmp" in a shared
-     * folder would have been followed. Then the mode a plain create would have had. */
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    close(fd);
+    if (write(o.tmp, ctx) != 0) { /* it said why */
+        ss_out_abort(&o);
+        return CLI_EXIT_FAIL;
+    }
+    struct stat st;
+    off_t size = stat(o.tmp, &st) == 0 ? st.st_size : 0;
+    if (ss_out_commit(&o, err, sizeof err) != 0) {
+        cli_error(verb, file, "cannot write the %s: %s", what, err);
+        return CLI_EXIT_FAIL;
+    }
+    say_wrote(&o, size);
+    return CLI_EXIT_OK;
+}
+
+struct stream_job {
+    const char *verb, *file, *what;
+    int (*write)(FILE *f, void *ctx);
+    void *ctx;
+};
+
+/* The FILE variant: the content goes through stdio into the temporary file. */
+static int write_stream(const char *tmp, void *arg)
+{
+    struct stream_job *j = arg;
+    FILE *f = fopen(tmp, "w");
     if (!f) {
-        int e = errno;
-        if (fd >= 0) close(fd), unlink(tmp);
-        cli_error(verb, file, "cannot create: %s", strerror(e));
-        return CLI_EXIT_FAIL;
+        cli_error(j->verb, j->file, "cannot write the %s: %s", j->what, strerror(errno));
+        return -1;
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    int failed = write(f, ctx) != 0;
+    int failed = j->write(f, j->ctx) != 0;
     int bad = ferror(f), e = errno;
     if (fclose(f) != 0 && !bad) bad = 1, e = errno;
-    if (!bad && !failed && rename(tmp, file) != 0) bad = 1, e = errno;
-    if (bad) cli_error(verb, file, "cannot write the %s: %s", what, strerror(e));
-    if (bad || failed) {
-        unlink(tmp);
-        return CLI_EXIT_FAIL;
-    }
+    if (bad) cli_error(j->verb, j->file, "cannot write the %s: %s", j->what, strerror(e));
+    return bad || failed ? -1 : 0;
+}
+
+int cli_write_output(const char *verb, const char *file, const char *what, unsigned flags,
+                     int (*write)(FILE *f, void *ctx), void *ctx)
+{
+    struct stream_job j = {verb, file, what, write, ctx};
+    return cli_write_path(verb, file, what, flags, write_stream, &j);
+}
+
+int cli_refuse_same_file(const char *verb, const char *out, const char *const *inputs, size_t n)
+{
+    for (size_t i = 0; out && i < n; i++)
+        if (ss_out_same_file(out, inputs[i])) {
+            cli_error(verb, out, "is also an input (%s): refusing to overwrite it",
+                      inputs[i]);
+            return CLI_EXIT_USAGE;
+        }
     return CLI_EXIT_OK;
 }
 
@@ -133,11 +177,13 @@ static void trace_problem(void *ctx, int err, uint64_t offset, const char *msg)
         t->on_problem(t->problem_ctx, err, offset, msg);
 }
 
-/* The file to read for path: path itself, or a foreign capture imported (ssi_open_any). */
+/* The file to read for path: path itself (or a stream's copy), or a foreign capture imported
+ * (ssi_open_any). */
 static int resolve_input(struct cli_trace *t)
 {
     char err[512] = "";
-    int rc = ssi_open_any(t->path, &t->local_path, &t->local_is_temp, err, sizeof err);
+    if (cli_input_spool(t->verb, t->path, &t->spool_path, &t->spool_is_temp) != 0) return -1;
+    int rc = ssi_open_any(t->spool_path, &t->local_path, &t->local_is_temp, err, sizeof err);
     if (rc) cli_error(t->verb, t->path, "%s", err[0] ? err : ss_strerror(rc));
     return rc ? -1 : 0;
 }
@@ -172,10 +218,30 @@ void cli_trace_close(struct cli_trace *t)
 {
     sst_reader_close(t->r);
     t->r = NULL;
-    if (t->local_is_temp && t->local_path) unlink(t->local_path);
-    free(t->local_path);
+    cli_input_release(t->local_path, t->local_is_temp);
     t->local_path = NULL;
     t->local_is_temp = 0;
+    cli_input_release(t->spool_path, t->spool_is_temp);
+    t->spool_path = NULL;
+    t->spool_is_temp = 0;
+}
+
+int cli_default_output(const char *in, const char *suffix, char *out, size_t cap)
+{
+    static const char *const trace_suffixes[] = {".pt.trace.json.gz", ".pt.trace.json",
+                                                 ".json.gz", ".json", ".sstrace", ".sqlite"};
+    struct stat st;
+    if (strcmp(in, "-") == 0 || (stat(in, &st) == 0 && !S_ISREG(st.st_mode))) return -1;
+    size_t len = strlen(in);
+    for (size_t i = 0; i < sizeof trace_suffixes / sizeof trace_suffixes[0]; i++) {
+        size_t n = strlen(trace_suffixes[i]);
+        if (len > n && strcmp(in + len - n, trace_suffixes[i]) == 0) {
+            len -= n;
+            break;
+        }
+    }
+    int w = snprintf(out, cap, "%.*s%s", (int)len, in, suffix);
+    return w > 0 && (size_t)w < cap ? 0 : -1;
 }
 
 int cli_finish_stdout(const char *verb)

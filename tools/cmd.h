@@ -71,6 +71,8 @@ struct cli_trace {
     char open_detail[256]; /* the reader's last message while opening */
     char *local_path;      /* the file read: a copy of path, or the imported trace */
     int local_is_temp;     /* local_path is a temporary import (removed at close) */
+    char *spool_path;      /* a stream input (stdin, a pipe, a FIFO) copied to a file */
+    int spool_is_temp;
 };
 
 /* Opens path, turning every failure into one cli_error line ("is a directory" for
@@ -78,6 +80,19 @@ struct cli_trace {
  * reader, t->local_path the file it reads) or -1. */
 int cli_trace_open(struct cli_trace *t, const char *verb, const char *path,
                    sst_problem_fn on_problem, void *problem_ctx);
+
+/* A stream input ("-" for stdin, a pipe, a FIFO, a character device) as a file the readers
+ * can map: *out_path is path itself for a regular file (or "/dev/stdin" when stdin is one),
+ * else a temporary copy (*is_temp = 1) made once the first bytes announced a known format.
+ * A FIFO without a writer, a terminal, or bytes of no known format are refused at once.
+ * 0, or -1 after one cli_error line. Release with cli_input_release. (cli_input.c) */
+int cli_input_spool(const char *verb, const char *path, char **out_path, int *is_temp);
+void cli_input_release(char *path, int is_temp);
+
+/* Names the output written next to an input: the input's path without its trace suffix
+ * (.sstrace, .json, .json.gz, .pt.trace.json(.gz), .sqlite), then suffix. -1 when the input
+ * has no name to build on ("-", a stream) or the result does not fit. */
+int cli_default_output(const char *in, const char *suffix, char *out, size_t cap);
 
 /* Closes the reader and removes a temporary import; safe on a trace that failed to open. */
 void cli_trace_close(struct cli_trace *t);
@@ -88,12 +103,29 @@ void cli_trace_close(struct cli_trace *t);
  * Returns CLI_EXIT_OK or CLI_EXIT_FAIL. */
 int cli_finish_stdout(const char *verb);
 
-/* Writes FILE through FILE.tmp and a rename, so a reader never sees a partial file: write(f,
- * ctx) writes the content and returns 0, or -1 after reporting its own error (then nothing
- * is renamed). Write errors (disk full) are one cli_error line naming `what`. Returns
- * CLI_EXIT_OK or CLI_EXIT_FAIL; the .tmp never stays behind. */
-int cli_write_atomic(const char *verb, const char *file, const char *what,
+/* Writes FILE without ever losing what was at that path (src/util/ss_out.h: a temporary
+ * file renamed into place when complete; symlinks followed; streams such as "-", devices and
+ * FIFOs written directly once the content exists; read-only files refused unless
+ * SS_OUT_FORCE in flags; with SS_OUT_NO_CLOBBER, existing files too). write(f, ctx) writes
+ * the content and returns 0, or -1 after reporting its own error (then nothing is put in
+ * place). Write errors (disk full) are one cli_error line naming `what`. On success says
+ * "wrote PATH (SIZE)" on stderr unless cli_quiet. Returns CLI_EXIT_OK or CLI_EXIT_FAIL; no
+ * temporary file stays behind, also when SIGINT/SIGTERM/SIGHUP ends the process. */
+int cli_write_output(const char *verb, const char *file, const char *what, unsigned flags,
                      int (*write)(FILE *f, void *ctx), void *ctx);
+
+/* As cli_write_output, for writers that want a path (SQLite, the interop writers): write
+ * gets the temporary file's path (an empty 0600 file) and fills it. */
+typedef int (*cli_path_writer)(const char *path, void *ctx);
+int cli_write_path(const char *verb, const char *file, const char *what, unsigned flags,
+                   cli_path_writer write, void *ctx);
+
+/* Set by -q: cli_write_output says nothing on success. */
+extern int cli_quiet;
+
+/* CLI_EXIT_USAGE after one line when out (symlinks followed) is the same file (device and
+ * inode) as one of the n inputs, else CLI_EXIT_OK. Call before reading anything. */
+int cli_refuse_same_file(const char *verb, const char *out, const char *const *inputs, size_t n);
 
 /* Formats a duration in ns for people: "850ns", "12.3us", "4.56ms", "1.234s". */
 const char *cli_fmt_duration(char *buf, size_t cap, uint64_t ns);

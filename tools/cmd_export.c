@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,7 @@
 #include "trace/sst_names.h"
 #include "trace/sst_reader.h"
 #include "util/ss_error.h"
+#include "util/ss_out.h"
 
 #define VERB "export"
 #define SSX_GPU_PID 0x40000000u   /* pseudo pid of GPU d: SSX_GPU_PID + d */
@@ -40,7 +42,7 @@
 #define SSX_RANGE_SLOTS 1024      /* NVTX start/end ranges remembered by id */
 
 static const char export_usage[] =
-    "usage: stepscope export TRACE -o OUT [--format perfetto|nsys-sqlite|nvtxt]\n"
+    "usage: stepscope export TRACE [-o OUT] [--format perfetto|nsys-sqlite|nvtxt]\n"
     "\n"
     "Writes TRACE in another tool's format.\n"
     "  perfetto     Chrome Trace Event JSON for Perfetto UI and chrome://tracing: host threads\n"
@@ -53,8 +55,13 @@ static const char export_usage[] =
     "  nvtxt        NVTXT text (Nsight Systems' ImportNvtxt): the steps, their attributed\n"
     "               time per category, and the trace's NVTX ranges.\n"
     "\n"
-    "  -o, --output OUT   the file to write (written whole, then renamed into place)\n"
+    "  -o, --output OUT   the file to write (written whole, then put in place; - for\n"
+    "                     stdout). Default: next to TRACE, named after it with the\n"
+    "                     format's suffix (.perfetto.json, .sqlite, .nvtxt); an existing\n"
+    "                     file there is kept unless --force\n"
     "  -f, --format FMT   perfetto (the default), nsys-sqlite or nvtxt\n"
+    "      --force        replace an existing or read-only OUT\n"
+    "  -q, --quiet        no 'wrote OUT (SIZE)' line\n"
     "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 written, 1 the trace could not be read or OUT not written, 2 usage.\n";
@@ -543,88 +550,124 @@ static int write_perfetto(FILE *f, void *ctx)
     return json_finish(&x->j) == 0 ? 0 : -1;
 }
 
-enum export_format { EXPORT_PERFETTO, EXPORT_NSYS_SQLITE, EXPORT_NVTXT };
+enum export_format { EXPORT_PERFETTO, EXPORT_NSYS_SQLITE, EXPORT_NVTXT, EXPORT_N };
+
+/* One row per format: its name, the suffix of the file written next to the input. */
+static const struct {
+    const char *name, *suffix;
+} export_formats[EXPORT_N] = {
+    [EXPORT_PERFETTO] = {"perfetto", ".perfetto.json"},
+    [EXPORT_NSYS_SQLITE] = {"nsys-sqlite", ".sqlite"},
+    [EXPORT_NVTXT] = {"nvtxt", ".nvtxt"},
+};
 
 static int parse_format(const char *s, enum export_format *fmt)
 {
-    if (strcmp(s, "perfetto") == 0)
-        *fmt = EXPORT_PERFETTO;
-    else if (strcmp(s, "nsys-sqlite") == 0)
-        *fmt = EXPORT_NSYS_SQLITE;
-    else if (strcmp(s, "nvtxt") == 0)
-        *fmt = EXPORT_NVTXT;
-    else
-        return -1;
-    return 0;
+    for (int i = 0; i < EXPORT_N; i++)
+        if (strcmp(s, export_formats[i].name) == 0) {
+            *fmt = (enum export_format)i;
+            return 0;
+        }
+    return -1;
 }
 
-static int parse_export_args(int argc, char **argv, const char **out, enum export_format *fmt)
+struct export_args {
+    const char *in, *out;
+    enum export_format fmt;
+    unsigned out_flags;
+    char default_out[PATH_MAX];
+};
+
+enum { OPT_FORCE = 1000 };
+
+static int parse_export_args(int argc, char **argv, struct export_args *a)
 {
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
                                              {"format", required_argument, NULL, 'f'},
+                                             {"force", no_argument, NULL, OPT_FORCE},
+                                             {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    *out = NULL;
-    *fmt = EXPORT_PERFETTO;
+    memset(a, 0, sizeof *a);
     cli_opt_reset();
-    for (int c; (c = cli_getopt(VERB, argc, argv, "o:f:h", longopts)) != -1;) {
+    for (int c; (c = cli_getopt(VERB, argc, argv, "o:f:qh", longopts)) != -1;) {
         if (c == 'h') {
             fputs(export_usage, stdout);
             return -1;
         }
         if (c == '?') return CLI_EXIT_USAGE;
-        if (c == 'o') *out = optarg;
-        if (c == 'f' && parse_format(optarg, fmt) != 0)
+        if (c == 'o') a->out = optarg;
+        if (c == 'q') cli_quiet = 1;
+        if (c == OPT_FORCE) a->out_flags |= SS_OUT_FORCE;
+        if (c == 'f' && parse_format(optarg, &a->fmt) != 0)
             return cli_usage_error(VERB, "unknown format '%s' (perfetto, nsys-sqlite, nvtxt)",
                                    optarg);
     }
     if (argc - optind != 1) return cli_usage_error(VERB, "want one TRACE");
-    if (!*out || !**out) return cli_usage_error(VERB, "missing -o OUT");
+    a->in = argv[optind];
+    if (a->out && !*a->out) return cli_usage_error(VERB, "empty -o OUT");
+    if (a->out) return 0;
+    /* no -o: next to the input, never over an existing file unless --force */
+    if (cli_default_output(a->in, export_formats[a->fmt].suffix, a->default_out,
+                           sizeof a->default_out) != 0)
+        return cli_usage_error(VERB, "cannot name an output for '%s': give -o OUT", a->in);
+    a->out = a->default_out;
+    a->out_flags |= SS_OUT_NO_CLOBBER;
     return 0;
 }
 
-/* nsys-sqlite and nvtxt live in src/interop (ssi.h): they open the trace (local: the file
- * cli_trace_open resolved, an import for a foreign capture) themselves, write OUT through a
- * temporary file, and on success may leave a warning in err (a cut trace). */
-static int export_interop(enum export_format fmt, const char *path, const char *local,
-                          const char *out)
+/* nsys-sqlite and nvtxt live in src/interop (ssi.h): they read the trace (local: the file
+ * cli_trace_open resolved, an import for a foreign capture) themselves and fill the
+ * temporary file cli_write_path hands them; on success they may leave a warning (a cut
+ * trace). */
+struct interop_job {
+    enum export_format fmt;
+    const char *path, *local;
+};
+
+static int write_interop(const char *tmp, void *ctx)
 {
+    const struct interop_job *j = ctx;
     char err[512] = "";
-    int rc = fmt == EXPORT_NSYS_SQLITE ? ssi_nsys_export(local, out, err, sizeof err)
-                                       : ssi_nvtxt_export(local, out, err, sizeof err);
+    int rc = j->fmt == EXPORT_NSYS_SQLITE ? ssi_nsys_export(j->local, tmp, err, sizeof err)
+                                          : ssi_nvtxt_export(j->local, tmp, err, sizeof err);
     if (rc) {
-        cli_error(VERB, path, "%s", err[0] ? err : ss_strerror(rc));
+        cli_error(VERB, j->path, "%s", err[0] ? err : ss_strerror(rc));
+        return -1;
+    }
+    if (err[0]) cli_error(VERB, j->path, "%s", err);
+    return 0;
+}
+
+static int export_perfetto(const struct export_args *a, struct cli_trace *t)
+{
+    struct exporter *x = calloc(1, sizeof *x); /* the lane table is large for the stack */
+    if (!x) {
+        cli_error(VERB, a->in, "out of memory");
         return CLI_EXIT_FAIL;
     }
-    if (err[0]) cli_error(VERB, path, "%s", err);
-    return CLI_EXIT_OK;
+    x->r = t->r;
+    struct export_job job = {x, a->in, t->local_path};
+    int rc = cli_write_output(VERB, a->out, "export", a->out_flags, write_perfetto, &job);
+    free(x);
+    return rc;
 }
 
 int cmd_export(int argc, char **argv)
 {
-    const char *out;
-    enum export_format fmt;
-    int rc = parse_export_args(argc, argv, &out, &fmt);
+    struct export_args a;
+    int rc = parse_export_args(argc, argv, &a);
     if (rc == -1) return cli_finish_stdout(VERB);
     if (rc) return rc;
-    const char *path = argv[optind];
+    if ((rc = cli_refuse_same_file(VERB, a.out, &a.in, 1)) != CLI_EXIT_OK) return rc;
     struct cli_trace t;
-    if (cli_trace_open(&t, VERB, path, NULL, NULL) != 0) return CLI_EXIT_FAIL;
-    if (fmt != EXPORT_PERFETTO) { /* the interop writers read t.local_path themselves */
-        rc = export_interop(fmt, path, t.local_path, out);
-        cli_trace_close(&t);
-        return rc;
+    if (cli_trace_open(&t, VERB, a.in, NULL, NULL) != 0) return CLI_EXIT_FAIL;
+    if (a.fmt == EXPORT_PERFETTO) {
+        rc = export_perfetto(&a, &t);
+    } else {
+        struct interop_job j = {a.fmt, a.in, t.local_path};
+        rc = cli_write_path(VERB, a.out, "export", a.out_flags, write_interop, &j);
     }
-    struct exporter *x = calloc(1, sizeof *x); /* the lane table is large for the stack */
-    if (!x) {
-        cli_trace_close(&t);
-        cli_error(VERB, path, "out of memory");
-        return CLI_EXIT_FAIL;
-    }
-    x->r = t.r;
-    struct export_job job = {x, path, t.local_path};
-    rc = cli_write_atomic(VERB, out, "export", write_perfetto, &job);
-    free(x);
     cli_trace_close(&t);
     return rc;
 }

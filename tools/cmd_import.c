@@ -8,88 +8,152 @@
  * trace each time: import once when a large capture is read several times).
  */
 #include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cmd.h"
 #include "interop/ssi.h"
 #include "util/ss_error.h"
+#include "util/ss_out.h"
 
 #define VERB "import"
 
 static const char import_usage[] =
-    "usage: stepscope import IN -o OUT.sstrace\n"
+    "usage: stepscope import IN [-o OUT.sstrace]\n"
     "\n"
     "Converts IN into a stepscope trace: a torch.profiler (Kineto) trace, .json or .json.gz\n"
     "(streamed: files of several GB take constant memory), or an nsys SQLite export\n"
-    "(nsys export --type sqlite). report, diff, info, dump and export also read IN\n"
-    "directly; import once when a large capture is read several times.\n"
+    "(nsys export --type sqlite). IN may be - (stdin) or a pipe. report, diff, info, dump\n"
+    "and export also read IN directly; import once when a large capture is read several\n"
+    "times.\n"
     "\n"
-    "  -o, --output OUT   the trace to write (written whole, then renamed into place)\n"
+    "  -o, --output OUT   the trace to write (written whole, then put in place; - for\n"
+    "                     stdout). Default: next to IN, IN's name with .sstrace instead\n"
+    "                     of .json/.json.gz/.sqlite; an existing file there is kept\n"
+    "                     unless --force\n"
+    "      --force        replace an existing or read-only OUT\n"
+    "  -q, --quiet        no 'wrote OUT (SIZE)' line\n"
     "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 written, 1 IN could not be read or OUT not written, 2 usage error.\n";
 
-static int parse_import_args(int argc, char **argv, const char **out)
+enum { OPT_FORCE = 1000 };
+
+struct import_args {
+    const char *in, *out;
+    unsigned out_flags;
+    char default_out[PATH_MAX];
+};
+
+static int parse_import_args(int argc, char **argv, struct import_args *a)
 {
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"force", no_argument, NULL, OPT_FORCE},
+                                             {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    *out = NULL;
+    memset(a, 0, sizeof *a);
     cli_opt_reset();
-    for (int c; (c = cli_getopt(VERB, argc, argv, "o:h", longopts)) != -1;) {
+    for (int c; (c = cli_getopt(VERB, argc, argv, "o:qh", longopts)) != -1;) {
         if (c == 'h') {
             fputs(import_usage, stdout);
             return -1;
         }
         if (c == '?') return CLI_EXIT_USAGE;
-        if (c == 'o') *out = optarg;
+        if (c == 'o') a->out = optarg;
+        if (c == 'q') cli_quiet = 1;
+        if (c == OPT_FORCE) a->out_flags |= SS_OUT_FORCE;
     }
     if (argc - optind != 1) return cli_usage_error(VERB, "want one IN file");
-    if (!*out || !**out) return cli_usage_error(VERB, "missing -o OUT");
+    a->in = argv[optind];
+    if (a->out && !*a->out) return cli_usage_error(VERB, "empty -o OUT");
+    if (a->out) return 0;
+    if (cli_default_output(a->in, ".sstrace", a->default_out, sizeof a->default_out) != 0)
+        return cli_usage_error(VERB, "cannot name an output for '%s': give -o OUT", a->in);
+    a->out = a->default_out;
+    a->out_flags |= SS_OUT_NO_CLOBBER;
     return 0;
 }
 
-/* Runs the importer of IN's format. 0, or -1 after one error line. */
-static int import_file(const char *in, const char *out)
+/* What stepscope's own Perfetto export looks like: it cannot come back whole (no copies'
+ * kinds, no devices, pids of its own), so it is refused with a pointer to the trace. */
+static int is_own_export(const char *path)
 {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char head[256] = "";
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    return strstr(head, "\"displayTimeUnit\":\"ns\",\"traceEvents\"") != NULL;
+}
+
+struct import_job {
+    const char *in; /* as given, for messages */
+    const char *file; /* what is read: in, or a stream's copy */
+    int fmt;
+};
+
+static int run_importer(const char *tmp, void *ctx)
+{
+    const struct import_job *j = ctx;
     char err[512] = "";
-    struct stat st;
-    if (stat(in, &st) == 0 && S_ISDIR(st.st_mode)) {
-        cli_error(VERB, in, "is a directory");
+    int rc = j->fmt == SSI_FMT_SQLITE ? ssi_nsys_import(j->file, tmp, err, sizeof err)
+                                      : ssi_kineto_import(j->file, tmp, err, sizeof err);
+    if (rc) cli_error(VERB, j->in, "%s", err[0] ? err : ss_strerror(rc));
+    return rc ? -1 : 0;
+}
+
+/* Which importer IN needs. The format, or -1 after one error line. */
+static int input_format(const char *in, const char *file)
+{
+    int fmt = ssi_detect(file);
+    if (fmt == SSI_FMT_KINETO_JSON && is_own_export(file)) {
+        cli_error(VERB, in, "is stepscope's own Perfetto export, which cannot be imported "
+                            "whole: use the .sstrace it was exported from");
         return -1;
     }
-    int fmt = ssi_detect(in), rc;
-    switch (fmt) {
-    case SSI_FMT_KINETO_JSON:
-    case SSI_FMT_KINETO_GZ:
-        rc = ssi_kineto_import(in, out, err, sizeof err);
-        break;
-    case SSI_FMT_SQLITE:
-        rc = ssi_nsys_import(in, out, err, sizeof err);
-        break;
-    case SSI_FMT_SSTRACE:
+    if (fmt == SSI_FMT_KINETO_JSON || fmt == SSI_FMT_KINETO_GZ || fmt == SSI_FMT_SQLITE)
+        return fmt;
+    if (fmt == SSI_FMT_SSTRACE) {
         cli_error(VERB, in, "is already a stepscope trace");
-        return -1;
-    case SSI_FMT_UNKNOWN:
+    } else if (fmt == SSI_FMT_UNKNOWN) {
+        struct stat st;
         cli_error(VERB, in, "%s",
-                  stat(in, &st) == 0 && st.st_size == 0
+                  stat(file, &st) == 0 && st.st_size == 0
                       ? ss_strerror(SS_EEMPTY)
                       : "neither a torch.profiler JSON trace nor an nsys SQLite export");
-        return -1;
-    default: /* a negative ss_error: the file could not be read */
+    } else { /* a negative ss_error: the file could not be read */
         cli_error(VERB, in, "%s", ss_strerror(fmt));
-        return -1;
     }
-    if (rc) cli_error(VERB, in, "%s", err[0] ? err : ss_strerror(rc));
-    return rc ? -1 : 0;
+    return -1;
+}
+
+static int import_file(const struct import_args *a)
+{
+    struct stat st;
+    if (stat(a->in, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error(VERB, a->in, "is a directory");
+        return CLI_EXIT_FAIL;
+    }
+    char *file;
+    int is_temp;
+    if (cli_input_spool(VERB, a->in, &file, &is_temp) != 0) return CLI_EXIT_FAIL;
+    int rc = CLI_EXIT_FAIL;
+    struct import_job j = {a->in, file, input_format(a->in, file)};
+    if (j.fmt >= 0) rc = cli_write_path(VERB, a->out, "trace", a->out_flags, run_importer, &j);
+    cli_input_release(file, is_temp);
+    return rc;
 }
 
 int cmd_import(int argc, char **argv)
 {
-    const char *out;
-    int rc = parse_import_args(argc, argv, &out);
+    struct import_args a;
+    int rc = parse_import_args(argc, argv, &a);
     if (rc == -1) return cli_finish_stdout(VERB);
     if (rc) return rc;
-    return import_file(argv[optind], out) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    if ((rc = cli_refuse_same_file(VERB, a.out, &a.in, 1)) != CLI_EXIT_OK) return rc;
+    return import_file(&a);
 }

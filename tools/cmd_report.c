@@ -41,6 +41,7 @@
 #include "report.h"
 #include "text_esc.h"
 #include "util/ss_error.h"
+#include "util/ss_out.h"
 
 static const char report_usage[] =
     "usage: stepscope report TRACE|DIR... [--format text|json|md|html] [-o FILE] [-v]\n"
@@ -58,14 +59,20 @@ static const char report_usage[] =
     "  -f, --format FMT   text (default), json (docs/report-json.md), md (Markdown) or\n"
     "                     html (one self-contained file: chart, the median step's\n"
     "                     host/GPU timeline, findings)\n"
-    "  -o, --output FILE  write the report to FILE (written whole, then renamed into place)\n"
+    "  -o, --output FILE  write the report to FILE (written whole, then put in place;\n"
+    "                     - for stdout); a read-only FILE is kept unless --force\n"
+    "      --force        replace a read-only FILE\n"
+    "      --accept-damage  exit 0 even when less than 90 % of a trace's records could be\n"
+    "                     read (the report says how much was lost either way)\n"
+    "  -q, --quiet        no 'wrote FILE (SIZE)' line\n"
     "  -v, --verbose      also the top kernels and a table of every step, and the section\n"
     "                     of every rank\n"
     "  -j, --jobs N       analyse up to N traces at once (default: one per online CPU,\n"
     "                     at most 64)\n" REPORT_STEP_HELP "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 every trace was analysed (a truncated one too: the report says so),\n"
-    "1 a trace could not be read, 2 usage error.\n";
+    "1 a trace could not be read or less than 90 % of its records could (damage), 2 usage\n"
+    "error (also when FILE is one of the traces).\n";
 
 #define VERB "report"
 
@@ -77,7 +84,8 @@ int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
     struct cli_trace t; /* opened first for the CLI's one-line errors (directories...) */
     if (cli_trace_open(&t, verb, path, NULL, NULL) != 0) return -1;
     /* a foreign capture is analysed in its import, kept until the analysis is done */
-    int rc = ssa_analyze_file_ex(t.local_path, opts, flags, out), imported = t.local_is_temp;
+    int rc = ssa_analyze_file_ex(t.local_path, opts, flags, out);
+    int imported = t.local_is_temp || t.spool_is_temp;
     cli_trace_close(&t);
     if (rc) {
         cli_error(verb, path, "%s", ss_strerror(rc));
@@ -140,6 +148,23 @@ int report_rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
     if (s->rec_basis == SSA_REC_NONE || s->rec_cost_ms < 0.005) return 0;
     snprintf(buf, size, "~%.2f ms/step is stepscope's own cost (%.1f us/launch, %s)",
              s->rec_cost_ms, s->rec_us_per_launch, ssa_rec_basis_name(s->rec_basis));
+    return 1;
+}
+
+int report_damage_text(const struct ssa_result *r, char *buf, size_t size)
+{
+    const struct sst_damage *d = &r->damage;
+    if (!d->damaged) return 0;
+    if (d->records_expected)
+        snprintf(buf, size,
+                 "only %" PRIu64 " of the %" PRIu64 " records (%.1f %%) could be read: the "
+                 "numbers are of what was left",
+                 d->records_read, d->records_expected, 100.0 * d->read_fraction);
+    else
+        snprintf(buf, size,
+                 "only %" PRIu32 " of at least %" PRIu32 " chunks could be read: the numbers "
+                 "are of what was left",
+                 d->chunks_read, d->chunks_expected);
     return 1;
 }
 
@@ -363,6 +388,33 @@ static void write_ranks(FILE *f, const struct inputs *in, const struct report_op
         report_ranks_html(f, &in->job, rs, hidden);
 }
 
+/* The traces that could not be read, in the report itself: a page or a file that looks
+ * complete must not hide a missing rank. The reasons went to stderr. */
+static void write_unreadable(FILE *f, const struct inputs *in, int format)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < in->n; i++) bad += !in->v[i].r;
+    if (!bad) return;
+    if (format == REPORT_TEXT)
+        fprintf(f, "\n  unreadable %zu of %zu traces could not be read (why: on stderr):\n",
+                bad, in->n);
+    else if (format == REPORT_MD)
+        fprintf(f, "## Traces that could not be read\n\n%zu of %zu (why: on stderr):\n\n", bad,
+                in->n);
+    else
+        fprintf(f, "<section class=\"damaged\"><h2>Traces that could not be read</h2>\n"
+                   "<p>%zu of %zu (why: on stderr)</p>\n<ul>\n", bad, in->n);
+    for (size_t i = 0; i < in->n; i++) {
+        if (in->v[i].r) continue;
+        fputs(format == REPORT_TEXT ? "             " : format == REPORT_MD ? "- " : "<li><code>", f);
+        if (format == REPORT_TEXT) text_write_escaped(f, in->v[i].path, strlen(in->v[i].path), 0);
+        if (format == REPORT_MD) md_escaped(f, in->v[i].path);
+        if (format == REPORT_HTML) html_escaped(f, in->v[i].path);
+        fputs(format == REPORT_HTML ? "</code></li>\n" : "\n", f);
+    }
+    if (format == REPORT_HTML) fputs("</ul>\n</section>\n", f);
+}
+
 static void write_sections(FILE *f, const struct inputs *in, const struct report_opts *o,
                            const size_t *order, size_t n, size_t hidden)
 {
@@ -381,6 +433,7 @@ static void write_sections(FILE *f, const struct inputs *in, const struct report
             report_html(f, r, o);
         }
     }
+    write_unreadable(f, in, o->format);
     if (o->format == REPORT_HTML) report_html_end(f);
 }
 
@@ -417,12 +470,12 @@ static int write_report_job(FILE *f, void *ctx)
     return 0;
 }
 
-/* -o FILE: written to FILE.tmp, renamed over FILE only when every byte made it. */
-static int write_to_file(const char *file, const struct inputs *in, const struct report_opts *o,
-                         int as_array)
+/* -o FILE: put in place only when every byte made it (cli_write_output). */
+static int write_to_file(const char *file, unsigned flags, const struct inputs *in,
+                         const struct report_opts *o, int as_array)
 {
     struct report_job j = {in, o, as_array};
-    return cli_write_atomic(VERB, file, "report", write_report_job, &j);
+    return cli_write_output(VERB, file, "report", flags, write_report_job, &j);
 }
 
 /* ---- the verb ---- */
@@ -493,26 +546,34 @@ static int parse_jobs(const char *s, struct report_opts *o)
     return 0;
 }
 
+enum { OPT_FORCE = 1000, OPT_ACCEPT_DAMAGE };
+
 static int parse_report_args(int argc, char **argv, struct report_opts *o, const char **out)
 {
     static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"verbose", no_argument, NULL, 'v'},
                                              {"jobs", required_argument, NULL, 'j'},
+                                             {"force", no_argument, NULL, OPT_FORCE},
+                                             {"accept-damage", no_argument, NULL, OPT_ACCEPT_DAMAGE},
+                                             {"quiet", no_argument, NULL, 'q'},
                                              REPORT_STEP_LONGOPTS,
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     *out = NULL;
     cli_opt_reset();
-    for (int c; (c = cli_getopt(VERB, argc, argv, "f:o:vj:h", longopts)) != -1;) {
+    for (int c; (c = cli_getopt(VERB, argc, argv, "f:o:vj:qh", longopts)) != -1;) {
         if (c == 'h') {
             fputs(report_usage, stdout);
             return -1;
         }
         if (c == '?') return CLI_EXIT_USAGE;
         if (c == 'v') o->verbose = 1;
-        if (c > 0 && strchr("WwmR", c) && report_step_option(VERB, c, optarg, &o->ssa) != 0)
+        if (c == 'q') cli_quiet = 1;
+        if (c == OPT_FORCE) o->out_flags |= SS_OUT_FORCE;
+        if (c == OPT_ACCEPT_DAMAGE) o->accept_damage = 1;
+        if (c > 0 && c < 256 && strchr("WwmR", c) && report_step_option(VERB, c, optarg, &o->ssa) != 0)
             return CLI_EXIT_USAGE;
         if (c == 'o') *out = optarg;
         if (c == 'f' && parse_format(optarg, o) != 0) return CLI_EXIT_USAGE;
@@ -520,8 +581,60 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o, const
     }
     if (optind >= argc) return cli_usage_error(VERB, "missing TRACE");
     if (*out && !**out) return cli_usage_error(VERB, "empty --output file name");
+    if (*out && strcmp(*out, "-") == 0) *out = NULL; /* stdout, as without -o */
     o->color = o->format == REPORT_TEXT && !*out && use_color();
     return 0;
+}
+
+/* Before anything is read: -o must not name one of the traces. */
+static int refuse_output_over_input(const char *out_file, const struct inputs *in)
+{
+    for (size_t i = 0; out_file && i < in->n; i++) {
+        const char *p = in->v[i].path;
+        int rc = cli_refuse_same_file(VERB, out_file, &p, 1);
+        if (rc != CLI_EXIT_OK) return rc;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* A trace that lost more than REPORT_DAMAGE_FAIL of its records fails the report, loudly:
+ * its numbers describe a fragment. */
+static int check_damage(const struct inputs *in, const struct report_opts *o)
+{
+    int status = CLI_EXIT_OK;
+    for (size_t i = 0; i < in->n; i++) {
+        const struct ssa_result *r = in->v[i].r;
+        if (!r || !r->damage.damaged || r->damage.read_fraction >= REPORT_DAMAGE_FAIL) continue;
+        if (o->accept_damage) continue;
+        cli_error(VERB, in->v[i].path,
+                  "only %.1f %% of the trace could be read: the report is of what was left "
+                  "(--accept-damage to accept it)",
+                  100.0 * r->damage.read_fraction);
+        status = CLI_EXIT_FAIL;
+    }
+    return status;
+}
+
+static int report_inputs(struct inputs *in, const struct report_opts *o, const char *out_file,
+                         int as_array)
+{
+    int status = in->failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    size_t failed = load_all(in, o), readable = in->n - failed;
+    if (failed) status = CLI_EXIT_FAIL;
+    if (compare_ranks(in) != 0) {
+        cli_error(VERB, NULL, "out of memory");
+        return CLI_EXIT_FAIL;
+    }
+    if (check_damage(in, o) != CLI_EXIT_OK) status = CLI_EXIT_FAIL;
+    if (out_file) {
+        /* nothing readable: no file at all, rather than an empty report */
+        if (readable && write_to_file(out_file, o->out_flags, in, o, as_array) != CLI_EXIT_OK)
+            status = CLI_EXIT_FAIL;
+        return status;
+    }
+    write_report(stdout, in, o, as_array);
+    int fin = cli_finish_stdout(VERB);
+    return status != CLI_EXIT_OK ? status : fin;
 }
 
 int cmd_report(int argc, char **argv)
@@ -534,26 +647,10 @@ int cmd_report(int argc, char **argv)
     struct inputs in = {0};
     int any_folder = 0;
     expand_args(&in, argc, argv, &any_folder);
-    int status = in.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-    size_t failed = load_all(&in, &o), readable = in.n - failed;
-    if (failed) status = CLI_EXIT_FAIL;
-    if (compare_ranks(&in) != 0) {
-        cli_error(VERB, NULL, "out of memory");
-        free_inputs(&in);
-        return CLI_EXIT_FAIL;
-    }
-    int as_array = in.n > 1 || any_folder;
-    if (out_file) {
-        /* nothing readable: no file at all, rather than an empty report */
-        if (readable && write_to_file(out_file, &in, &o, as_array) != CLI_EXIT_OK)
-            status = CLI_EXIT_FAIL;
-        free_inputs(&in);
-        return status;
-    }
-    write_report(stdout, &in, &o, as_array);
+    rc = refuse_output_over_input(out_file, &in);
+    if (rc == CLI_EXIT_OK) rc = report_inputs(&in, &o, out_file, in.n > 1 || any_folder);
     free_inputs(&in);
-    int fin = cli_finish_stdout(VERB);
-    return status != CLI_EXIT_OK ? status : fin;
+    return rc;
 }
 
 /* ---- the end of `stepscope record` ---- */

@@ -25,8 +25,14 @@ struct report_opts {
     int format; /* enum report_format */
     int verbose, color;
     unsigned jobs; /* report: traces analysed at once (0: one per online CPU, at most 64) */
+    unsigned out_flags; /* -o: SS_OUT_FORCE with --force (src/util/ss_out.h) */
+    int accept_damage;  /* exit 0 although a trace lost more than REPORT_DAMAGE_FAIL */
     struct ssa_opts ssa;
 };
+
+/* A trace of which less than this share of its records could be read fails the report
+ * (exit 1) unless --accept-damage: its numbers are of a fragment. */
+#define REPORT_DAMAGE_FAIL 0.9
 
 #define TOP_KERNELS 10
 
@@ -75,6 +81,10 @@ const char *report_gpu_left_to(const struct ssa_result *r);
 /* The sentence on the recording's own cost (ssa_summary.rec_cost_ms) for text, md and html:
  * 1 with buf filled, 0 when there is nothing to say (an import, no cost in the gaps). */
 int report_rec_cost_text(const struct ssa_summary *s, char *buf, size_t size);
+
+/* The sentence on damage for text, md and html ("only 43 of the 9555 records (0.5 %) could
+ * be read: ..."): 1 with buf filled, 0 when the trace is not damaged. */
+int report_damage_text(const struct ssa_result *r, char *buf, size_t size);
 
 /* Any kernel, copy or memset recorded for the process. */
 int report_has_gpu(const struct ssa_result *r);

@@ -86,6 +86,7 @@ void report_html_begin(FILE *f, const char *title)
           ".f{margin:1em 0;padding:.5em 1em;border-left:4px solid #999}\n"
           ".high{border-color:#c62828}.medium{border-color:#ef6c00}.low{border-color:#9e9e9e}\n"
           "code{word-break:break-all}.note{color:#666}\n"
+          ".damaged{background:#fdecea;border-left:4px solid #c62828;padding:.5em 1em}\n"
           "</style>\n</head>\n<body>\n<h1>stepscope report</h1>\n",
           f);
 }
@@ -104,13 +105,21 @@ static void html_row(FILE *f, const char *label, const char *value)
 
 static void html_identity(FILE *f, const struct ssa_result *r, const struct ssa_summary *s)
 {
-    char buf[256];
+    char buf[512];
     fputs("<h2><code>", f);
     html_escaped(f, r->path);
-    fputs("</code></h2>\n<table>\n", f);
-    snprintf(buf, sizeof buf,
-             "pid %" PRIu32 ", rank %" PRId32 "/%" PRId32 ", %" PRIu32 " device(s)", r->pid,
-             r->rank, r->world_size, r->n_devices);
+    fputs("</code></h2>\n", f);
+    if (report_damage_text(r, buf, sizeof buf)) {
+        fputs("<p class=\"damaged\"><strong>DAMAGED trace</strong>: ", f);
+        html_escaped(f, buf);
+        fputs("</p>\n", f);
+    }
+    fputs("<table>\n", f);
+    int n = snprintf(buf, sizeof buf, "pid %" PRIu32, r->pid);
+    if (r->rank >= 0 && r->world_size > 0)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, ", rank %" PRId32 "/%" PRId32, r->rank,
+                      r->world_size);
+    snprintf(buf + n, sizeof buf - (size_t)n, ", %" PRIu32 " device(s)", r->n_devices);
     html_row(f, "process", buf);
     html_row(f, "device", r->device_name);
     html_row(f, "command", r->cmdline);

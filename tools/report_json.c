@@ -38,6 +38,18 @@ static void json_process(struct json_out *j, const struct ssa_result *r)
     json_kv_u64(j, "memsets", r->memsets);
     json_kv_u64(j, "api_calls", r->api_calls);
     json_kv_u64(j, "dropped", r->dropped);
+    json_key(j, "damaged");
+    if (!r->damage.damaged) {
+        json_bool(j, 0);
+    } else {
+        json_begin_object(j);
+        json_kv_u64(j, "records_read", r->damage.records_read);
+        json_kv_u64(j, "records_expected", r->damage.records_expected);
+        json_kv_u64(j, "chunks_read", r->damage.chunks_read);
+        json_kv_u64(j, "chunks_expected", r->damage.chunks_expected);
+        json_kv_double(j, "read_fraction", r->damage.read_fraction);
+        json_end_object(j);
+    }
     json_end_object(j);
 }
 

@@ -38,12 +38,14 @@ void md_escaped(FILE *f, const char *s)
 
 static void md_headline(FILE *f, const struct ssa_result *r, const struct ssa_summary *s)
 {
+    char damage[256];
     fputs("## stepscope report: ", f);
     md_escaped(f, r->path);
-    fprintf(f,
-            "\n\n- **process**: pid %" PRIu32 ", rank %" PRId32 "/%" PRId32 ", %" PRIu32
-            " device(s), first ",
-            r->pid, r->rank, r->world_size, r->n_devices);
+    if (report_damage_text(r, damage, sizeof damage)) fprintf(f, "\n\n> **DAMAGED trace**: %s", damage);
+    fprintf(f, "\n\n- **process**: pid %" PRIu32, r->pid);
+    if (r->rank >= 0 && r->world_size > 0)
+        fprintf(f, ", rank %" PRId32 "/%" PRId32, r->rank, r->world_size);
+    fprintf(f, ", %" PRIu32 " device(s), first ", r->n_devices);
     md_escaped(f, r->device_name);
     fputs("\n- **command**: ", f);
     md_escaped(f, r->cmdline);

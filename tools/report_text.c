@@ -33,30 +33,35 @@ static void text_escaped(const char *s)
         fputs("-", out);
 }
 
+#define TEXT_WIDTH 80
+#define TEXT_LABEL 13 /* "  command    " */
+
 static void text_identity(const struct ssa_result *r)
 {
-    fprintf(out, "stepscope report: ");
-    text_write_escaped(out, r->path, strlen(r->path), 0);
+    char shown[1024];
+    fprintf(out, "stepscope report: %s",
+            text_elide_path(shown, sizeof shown, r->path, TEXT_WIDTH - 18));
     fprintf(out, "\n  process    pid %" PRIu32, r->pid);
-    if (r->rank >= 0) fprintf(out, " rank %" PRId32 "/%" PRId32, r->rank, r->world_size);
+    if (r->rank >= 0 && r->world_size > 0)
+        fprintf(out, " rank %" PRId32 "/%" PRId32, r->rank, r->world_size);
     fprintf(out, ", %" PRIu32 " device%s", r->n_devices, r->n_devices == 1 ? "" : "s");
     if (r->device_name) {
         fprintf(out, ", first ");
         text_escaped(r->device_name);
     }
-    fprintf(out, "\n  command    ");
-    if (r->cmdline && strlen(r->cmdline) > 64) { /* one line: the start says what ran */
-        text_write_escaped(out, r->cmdline, 60, 1);
-        fputs("...", out);
-    } else {
-        text_escaped(r->cmdline);
+    fprintf(out, "\n  command    \"%s\"",
+            text_short_command(shown, sizeof shown, r->cmdline, TEXT_WIDTH - TEXT_LABEL - 2));
+    fprintf(out, "\n");
+    char trace[512];
+    snprintf(trace, sizeof trace, "%s; %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64
+             " copies", r->state_line, r->records, r->kernels, r->memcpys);
+    report_text_wrapped(out, "  trace      ", trace);
+    if (report_damage_text(r, trace, sizeof trace)) report_text_wrapped(out, "  DAMAGED    ", trace);
+    if (r->problems) {
+        snprintf(trace, sizeof trace, "%" PRIu64 " problems, first: %s", r->problems,
+                 r->first_problem);
+        report_text_wrapped(out, "  damage     ", trace);
     }
-    fprintf(out,
-            "\n  trace      %s; %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64 " copies\n",
-            r->state_line, r->records, r->kernels, r->memcpys);
-    if (r->problems)
-        fprintf(out, "  damage     %" PRIu64 " problems, first: %s\n", r->problems,
-                r->first_problem);
     if (r->dropped)
         fprintf(out, "  dropped    %" PRIu64 " records lost while recording\n", r->dropped);
 }

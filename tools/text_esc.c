@@ -162,3 +162,72 @@ char *text_escape_to(char *buf, size_t cap, const char *s)
     buf[k.len] = '\0';
     return buf;
 }
+
+/* ---- fitting untrusted text into one line ---- */
+
+/* Code points in s[0..n) (UTF-8 continuation bytes do not count): the columns shown. */
+static size_t text_columns(const char *s, size_t n)
+{
+    size_t cols = 0;
+    for (size_t i = 0; i < n; i++) cols += ((unsigned char)s[i] & 0xc0) != 0x80;
+    return cols;
+}
+
+/* The byte offset where the first `cols` code points of s end. */
+static size_t bytes_for_columns(const char *s, size_t cols)
+{
+    size_t i = 0;
+    for (size_t c = 0; s[i]; i++) {
+        if (((unsigned char)s[i] & 0xc0) != 0x80 && c++ == cols) break;
+    }
+    return i;
+}
+
+/* The byte offset where the last `cols` code points of s start. */
+static size_t start_of_last_columns(const char *s, size_t len, size_t cols)
+{
+    size_t i = len;
+    for (size_t c = 0; i > 0 && c < cols;) {
+        i--;
+        c += ((unsigned char)s[i] & 0xc0) != 0x80;
+    }
+    return i;
+}
+
+char *text_elide_path(char *buf, size_t cap, const char *s, size_t width)
+{
+    char esc[4096];
+    text_escape_to(esc, sizeof esc, s ? s : "-");
+    size_t len = strlen(esc), cols = text_columns(esc, len);
+    if (cols <= width || width < 12) {
+        snprintf(buf, cap, "%s", esc);
+        return buf;
+    }
+    const char *slash = strrchr(esc, '/');
+    size_t base_cols = slash ? text_columns(slash, strlen(slash)) : 0;
+    size_t tail = base_cols && base_cols <= width - 8 ? base_cols : (width - 3) / 2;
+    if (tail < (width - 3) / 2) tail = (width - 3) / 2; /* room left: keep more of the end */
+    size_t head = width - 3 - tail;
+    size_t hb = bytes_for_columns(esc, head), tb = start_of_last_columns(esc, len, tail);
+    snprintf(buf, cap, "%.*s...%s", (int)hb, esc, esc + tb);
+    return buf;
+}
+
+char *text_short_command(char *buf, size_t cap, const char *cmdline, size_t width)
+{
+    char esc[4096];
+    if (!cmdline) cmdline = "-";
+    size_t prog_len = strcspn(cmdline, " ");
+    const char *base = cmdline;
+    for (size_t i = 0; i < prog_len; i++)
+        if (cmdline[i] == '/') base = cmdline + i + 1;
+    text_escape_to(esc, sizeof esc, base); /* the program's name, then its arguments */
+    size_t len = strlen(esc);
+    if (text_columns(esc, len) <= width || width < 4) {
+        snprintf(buf, cap, "%s", esc);
+        return buf;
+    }
+    size_t keep = bytes_for_columns(esc, width - 3);
+    snprintf(buf, cap, "%.*s...", (int)keep, esc);
+    return buf;
+}

@@ -31,4 +31,12 @@ void text_write_escaped(FILE *f, const char *s, size_t n, int quoted);
  * For error messages that are formatted before printing. Returns buf. */
 char *text_escape_to(char *buf, size_t cap, const char *s);
 
+/* A path shown in at most width columns (code points): whole when it fits, else its start,
+ * "..." and its end, the file name kept whole when it fits. Escaped first. Returns buf. */
+char *text_elide_path(char *buf, size_t cap, const char *s, size_t width);
+
+/* A command line in at most width columns: the program's base name (its folder dropped),
+ * then its arguments from the first, cut at the end with "...". Escaped. Returns buf. */
+char *text_short_command(char *buf, size_t cap, const char *cmdline, size_t width);
+
 #endif

@@ -23,6 +23,7 @@ static void keep_reader_state(struct sst_reader *r, struct ssa_result *res)
     res->truncated = st->truncated;
     res->closed = st->closed;
     res->bad_chunks = st->bad_chunks;
+    sst_reader_damage(r, &res->damage);
     snprintf(res->state_line, sizeof res->state_line, "%s", sst_reader_state_line(r));
 }
 

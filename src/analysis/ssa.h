@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "ssa_env.h"
+#include "trace/sst_reader.h"
 
 /* Exclusive categories, in priority order: at an instant where several apply, the first
  * wins. GPU-busy categories come first (compute before comm before copies, so copies and
@@ -191,7 +192,8 @@ struct ssa_result {
     uint32_t n_devices;
     int truncated, closed;
     uint32_t bad_chunks;
-    char state_line[160];
+    struct sst_damage damage; /* records and chunks read against what the file says it held */
+    char state_line[256];
     uint64_t records;
     uint64_t kernels, memcpys, memsets, api_calls, dropped;
     uint64_t first_ns, last_ns;  /* span of timestamped records; 0/0 when none */

@@ -5,8 +5,9 @@
  * sst_writer), so every import goes through the same analysis as a native trace. Exporters
  * read a stepscope trace (sst_reader) and write another tool's format. All functions return
  * 0 or a negative ss_error code; on failure they write one line for people into err (when
- * err is not NULL) and leave no output file behind (outputs are written to a temporary name
- * and renamed into place only when complete). The exporters may also return 0 with a warning
+ * err is not NULL) and remove their output file. They write out_path directly (created
+ * 0600, or truncated): a caller that must not lose what was at the path hands them a
+ * temporary file and puts it in place when they succeed (the CLI: src/util/ss_out.h). The exporters may also return 0 with a warning
  * in err (a cut or damaged input trace: what could be read was exported); callers print a
  * non-empty err either way.
  */
@@ -26,7 +27,9 @@ enum ssi_format {
 /* Sniffs the first bytes of the file at path. Returns an ssi_format (>= 0) or a negative
  * ss_error code when the file cannot be read. */
 int ssi_detect(const char *path);
-const char *ssi_format_name(int fmt); /* "sstrace", "kineto-json", ...; static storage */
+const char *ssi_format_name(int fmt);
+/* The format the first n bytes of a file announce (at least 16 for every format to be told). */
+int ssi_detect_bytes(const void *buf, size_t n); /* "sstrace", "kineto-json", ...; static storage */
 
 /* Kineto JSON (plain or gzip) -> stepscope trace. Streaming: memory bounded by the number of
  * distinct names and open ranges, not by the file size. (ssi_kineto.c) */
@@ -43,7 +46,8 @@ int ssi_nvtxt_export(const char *in_path, const char *out_path, char *err, size_
 
 /* Any supported input -> a path the analysis can read. A native trace is returned as is
  * (*out_path = strdup(in_path), *is_temp = 0); a foreign one is imported into a new file
- * under $TMPDIR (or /tmp) made with mkstemp, *is_temp = 1: the caller unlinks it when done.
+ * under $TMPDIR (or /tmp) made with mkstemp, *is_temp = 1: the caller unlinks it when done
+ * (and calls ss_tmp_untrack_path: the file is removed should a signal end the process).
  * The caller frees *out_path. (ssi_detect.c) */
 int ssi_open_any(const char *in_path, char **out_path, int *is_temp, char *err, size_t errlen);
 

@@ -10,6 +10,7 @@
 
 #include "trace/sst_format.h"
 #include "util/ss_error.h"
+#include "util/ss_out.h"
 
 static const char *const k_format_names[] = {"unknown", "sstrace", "kineto-json", "kineto-gz",
                                              "sqlite"};
@@ -30,20 +31,26 @@ static int looks_like_json(const unsigned char *b, size_t n)
     return i < n && (b[i] == '{' || b[i] == '[');
 }
 
+int ssi_detect_bytes(const void *buf, size_t n)
+{
+    const unsigned char *b = buf;
+    if (n >= SST_MAGIC_LEN && memcmp(b, SST_MAGIC, SST_MAGIC_LEN) == 0) return SSI_FMT_SSTRACE;
+    if (n >= 16 && memcmp(b, "SQLite format 3", 16) == 0) return SSI_FMT_SQLITE;
+    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) return SSI_FMT_KINETO_GZ;
+    if (looks_like_json(b, n)) return SSI_FMT_KINETO_JSON;
+    return SSI_FMT_UNKNOWN;
+}
+
 int ssi_detect(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) return ss_from_errno(errno);
     unsigned char b[64];
     ssize_t n = read(fd, b, sizeof b);
     int saved = errno;
     close(fd);
     if (n < 0) return ss_from_errno(saved);
-    if (n >= SST_MAGIC_LEN && memcmp(b, SST_MAGIC, SST_MAGIC_LEN) == 0) return SSI_FMT_SSTRACE;
-    if (n >= 16 && memcmp(b, "SQLite format 3", 16) == 0) return SSI_FMT_SQLITE;
-    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) return SSI_FMT_KINETO_GZ;
-    if (looks_like_json(b, (size_t)n)) return SSI_FMT_KINETO_JSON;
-    return SSI_FMT_UNKNOWN;
+    return ssi_detect_bytes(b, (size_t)n);
 }
 
 /* A new empty file under $TMPDIR (or /tmp) for an imported trace; its path in *out (owned). */
@@ -63,6 +70,7 @@ static int make_temp(char **out, char *err, size_t errlen)
         return ss_from_errno(e);
     }
     close(fd);
+    ss_tmp_track(path); /* removed if a signal ends the import */
     *out = path;
     return 0;
 }
@@ -89,6 +97,7 @@ int ssi_open_any(const char *in_path, char **out_path, int *is_temp, char *err, 
                                : ssi_kineto_import(in_path, tmp, err, errlen);
     if (rc) {
         unlink(tmp);
+        ss_tmp_untrack_path(tmp);
         free(tmp);
         return rc;
     }

@@ -3,9 +3,9 @@
  *
  * zlib reads the input (gzip, or plain text, which gzread passes through), 256 KiB at a time;
  * yajl parses it with callbacks (ssi_kineto_parse.c) that hand each finished event to the
- * emitter (ssi_kineto_emit.c), which appends records to an sst_writer on a temporary file
- * next to the output; the file is renamed into place only when the whole input was read and
- * the trace closed. Memory does not grow with the input: yajl holds one token at a time, and
+ * emitter (ssi_kineto_emit.c), which appends records to an sst_writer on the output file
+ * (written directly and removed on failure: the CLI hands a temporary file of its own,
+ * src/util/ss_out.h). Memory does not grow with the input: yajl holds one token at a time, and
  * tokens are capped (KI_TOKEN_MAX) by a small scanner that runs ahead of yajl, because yajl
  * would otherwise buffer a string of any length whole; nesting is capped by the callbacks
  * (KI_MAX_DEPTH). Every failure is one line in err and no output file.
@@ -97,7 +97,7 @@ static size_t tokscan_feed(struct tokscan *t, const unsigned char *b, size_t n)
 
 struct kimport {
     const char *in_path, *out_path;
-    char tmp_path[4096];
+    int created; /* out_path was made by this import and is not finished: removed on failure */
     gzFile gz;
     yajl_handle y;
     struct tokscan ts;
@@ -138,14 +138,10 @@ static int open_input(struct kimport *k)
 
 static int open_output(struct kimport *k)
 {
-    if ((size_t)snprintf(k->tmp_path, sizeof k->tmp_path, "%s.tmp.XXXXXX", k->out_path) >=
-        sizeof k->tmp_path)
-        return say(k, SS_EINVAL, "output path too long");
-    k->out.fd = mkstemp(k->tmp_path);
-    if (k->out.fd < 0) {
-        k->tmp_path[0] = '\0';
+    k->out.fd = open(k->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
+    if (k->out.fd < 0)
         return say(k, ss_from_errno(errno), "cannot create %s: %s", k->out_path, strerror(errno));
-    }
+    k->created = 1;
     return 0;
 }
 
@@ -250,10 +246,7 @@ static int finish_output(struct kimport *k)
     o->w = NULL;
     rc = sst_writer_close(w, o->last_ns > o->first_ns ? o->last_ns : o->first_ns);
     if (rc) return say(k, rc, "cannot write the trace: %s", ss_strerror(rc));
-    if (rename(k->tmp_path, k->out_path) != 0)
-        return say(k, ss_from_errno(errno), "cannot rename the trace into place: %s",
-                   strerror(errno));
-    k->tmp_path[0] = '\0'; /* nothing to remove */
+    k->created = 0; /* finished: nothing to remove */
     return 0;
 }
 
@@ -266,7 +259,7 @@ static void cleanup(struct kimport *k)
     else if (k->out.fd >= 0)
         close(k->out.fd);
     sst_zstd_compressor_free(&k->out.zc);
-    if (k->tmp_path[0]) unlink(k->tmp_path);
+    if (k->created) unlink(k->out_path);
 }
 
 int ssi_kineto_import(const char *in_path, const char *out_path, char *err, size_t errlen)

@@ -144,14 +144,16 @@ char *ssi_nsys_demangle(const char *mangled, size_t len);
  * Writes at most cap-1 bytes and a NUL into out; returns the length written. */
 size_t ssi_nsys_short_name(const char *demangled, size_t len, char *out, size_t cap);
 
-/* ---- output files written whole (ssi_nsys_sql.c) ---- */
+/* ---- output files (ssi_nsys_sql.c) ---- */
 
-/* Creates an empty temporary file next to out_path ("OUT.tmp-XXXXXX", mode 0644 minus umask)
- * and returns its descriptor and name (tmp must hold strlen(out_path) + 16 bytes), or a
- * negative ss_error with err set. */
+/* Creates or truncates out_path (0600 when new) and returns its descriptor, copying the name
+ * into tmp (cap >= strlen(out_path) + 1) — the file the writer fills and, on failure,
+ * removes. The writers write their output directly: callers that must not lose what was at
+ * the path pass a temporary file of their own (the CLI: src/util/ss_out.h). Returns the
+ * descriptor or a negative ss_error with err set. */
 int ssi_nsys_tmp_create(const char *out_path, char *tmp, size_t cap, char *err, size_t errlen);
 
-/* Flushes tmp to disk and renames it to out_path; on failure removes tmp and sets err. */
+/* Flushes the finished file to disk; on failure removes it and sets err. */
 int ssi_nsys_tmp_commit(const char *tmp, const char *out_path, char *err, size_t errlen);
 
 /* ---- SQLite helpers (ssi_nsys_sql.c) ---- */

@@ -3,8 +3,8 @@
  * sqlite` (Nsight Systems 2025.3.1), so that `nsys stats` and `nsys analyze` run on it.
  *
  * One streaming pass over the trace (sst_reader): each record becomes at most one row, inserted
- * through prepared statements inside one transaction into a temporary file that is renamed
- * into place when complete. Memory: the string table (each distinct text once), three string
+ * through prepared statements inside one transaction into out_path (removed on failure; the
+ * CLI passes a temporary file, src/util/ss_out.h). Memory: the string table (each distinct text once), three string
  * ids per distinct kernel name, and the NVTX ranges still open. Mapping: docs/interop.md.
  * NVTX is in ssi_nsys_export_nvtx.c; the schema and enums in ssi_nsys_schema.c.
  */

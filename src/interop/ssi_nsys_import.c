@@ -389,7 +389,7 @@ static void im_free(struct im *m)
     sqlite3_close(m->db);
 }
 
-/* The trace is written to a temporary file next to out_path and renamed over it when whole. */
+/* The trace is written to out_path directly, and out_path removed when the import fails. */
 static int write_trace(struct im *m, struct sst_writer_opts *o, const char *out_path)
 {
     size_t cap = strlen(out_path) + 16;

@@ -56,25 +56,21 @@ int ssi_nsys_has_column(sqlite3 *db, const char *table, const char *column)
     return has_row(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", table, column);
 }
 
-/* ---- output files written whole ---- */
+/* ---- output files ---- */
 
 int ssi_nsys_tmp_create(const char *out_path, char *tmp, size_t cap, char *err, size_t errlen)
 {
-    int n = snprintf(tmp, cap, "%s.tmp-XXXXXX", out_path);
+    int n = snprintf(tmp, cap, "%s", out_path);
     if (n < 0 || (size_t)n >= cap) {
         ssi_nsys_err(err, errlen, "%s: path too long", out_path);
         return SS_EINVAL;
     }
-    int fd = mkstemp(tmp);
+    int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
     if (fd < 0) {
         int e = errno;
-        ssi_nsys_err(err, errlen, "%s: cannot create: %s", tmp, strerror(e));
+        ssi_nsys_err(err, errlen, "%s: cannot create: %s", out_path, strerror(e));
         return ss_from_errno(e);
     }
-    /* mkstemp makes 0600; the result should read like any file the user writes */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
     return fd;
 }
 
@@ -83,7 +79,6 @@ int ssi_nsys_tmp_commit(const char *tmp, const char *out_path, char *err, size_t
     int fd = open(tmp, O_RDONLY | O_CLOEXEC);
     int rc = fd < 0 || fsync(fd) != 0 ? ss_from_errno(errno) : 0;
     if (fd >= 0) close(fd);
-    if (!rc && rename(tmp, out_path) != 0) rc = ss_from_errno(errno);
     if (rc) {
         ssi_nsys_err(err, errlen, "%s: cannot write: %s", out_path, ss_strerror(rc));
         unlink(tmp);

@@ -872,14 +872,53 @@ const struct sst_read_status *sst_reader_status(const struct sst_reader *r)
     return &r->st;
 }
 
-/* Appends ", N damaged chunks skipped (first at offset X)" when there were any. */
+void sst_reader_damage(const struct sst_reader *r, struct sst_damage *d)
+{
+    const struct sst_read_status *st = sst_reader_status(r);
+    memset(d, 0, sizeof *d);
+    d->records_read = st->records;
+    d->chunks_read = st->chunks;
+    if (st->closed) {
+        d->records_expected = st->end.records;
+        d->chunks_expected = st->end.chunks;
+    } else if (st->last_seq >= 0) {
+        uint64_t seen = (uint64_t)st->last_seq + 1; /* the END chunk would continue it */
+        d->chunks_expected = seen > st->unknown_chunks ? (uint32_t)(seen - st->unknown_chunks) : 0;
+    }
+    if (d->chunks_expected < d->chunks_read) d->chunks_expected = d->chunks_read;
+    int lost_records = d->records_expected > d->records_read;
+    d->damaged = st->bad_chunks || st->malformed || lost_records ||
+                 d->chunks_read < d->chunks_expected;
+    d->read_fraction = 1.0;
+    if (d->records_expected)
+        d->read_fraction = lost_records ? (double)d->records_read / (double)d->records_expected : 1.0;
+    else if (d->chunks_expected)
+        d->read_fraction = (double)d->chunks_read / (double)d->chunks_expected;
+}
+
+/* Appends what damage cost: records and chunks read against what the file says it held. */
 static void append_damage(struct sst_reader *r, size_t used)
 {
-    if (r->st.bad_chunks == 0 || used >= sizeof r->line)
-        return;
-    snprintf(r->line + used, sizeof r->line - used,
-             "; %" PRIu32 " damaged chunk%s skipped (first at offset %" PRIu64 ")",
-             r->st.bad_chunks, r->st.bad_chunks == 1 ? "" : "s", r->st.first_bad_offset);
+    struct sst_damage d;
+    sst_reader_damage(r, &d);
+    if (!d.damaged || used >= sizeof r->line) return;
+    int n;
+    if (d.records_expected)
+        n = snprintf(r->line + used, sizeof r->line - used,
+                     "; DAMAGED: %" PRIu64 " of %" PRIu64 " records (%.1f %%) and %" PRIu32
+                     " of %" PRIu32 " chunks read",
+                     d.records_read, d.records_expected, 100.0 * d.read_fraction, d.chunks_read,
+                     d.chunks_expected);
+    else
+        n = snprintf(r->line + used, sizeof r->line - used,
+                     "; DAMAGED: %" PRIu32 " of at least %" PRIu32 " chunks read (%" PRIu64
+                     " records)",
+                     d.chunks_read, d.chunks_expected, d.records_read);
+    used += n > 0 ? (size_t)n : 0;
+    if (r->st.bad_chunks && used < sizeof r->line)
+        snprintf(r->line + used, sizeof r->line - used,
+                 ", %" PRIu32 " damaged region%s skipped (first at offset %" PRIu64 ")",
+                 r->st.bad_chunks, r->st.bad_chunks == 1 ? "" : "s", r->st.first_bad_offset);
 }
 
 const char *sst_reader_state_line(struct sst_reader *r)
@@ -892,7 +931,8 @@ const char *sst_reader_state_line(struct sst_reader *r)
         n = snprintf(r->line, sizeof r->line, "truncated after chunk %" PRId32 " (offset %" PRIu64 ")",
                      r->st.last_seq, r->st.truncated_at);
     else if (r->st.closed)
-        n = snprintf(r->line, sizeof r->line, "complete, %" PRIu32 " chunk%s", r->st.chunks,
+        n = snprintf(r->line, sizeof r->line, "%s, %" PRIu32 " chunk%s",
+                     r->st.bad_chunks || r->st.malformed ? "closed" : "complete", r->st.chunks,
                      r->st.chunks == 1 ? "" : "s");
     else
         n = snprintf(r->line, sizeof r->line, "read %" PRIu32 " chunk%s so far", r->st.chunks,

@@ -133,6 +133,21 @@ const struct sst_read_status *sst_reader_status(const struct sst_reader *r);
  * differ); every length is still checked. At most 65536 chunks are remembered. Returns 0. */
 int sst_reader_rewind(struct sst_reader *r);
 
+/* How much of the trace could be read, against what the file says it held: the END chunk's
+ * counts when it was read, else the chunk sequence numbers seen (a lower bound). */
+struct sst_damage {
+    uint64_t records_read;
+    uint64_t records_expected; /* 0: not known (no END chunk) */
+    uint32_t chunks_read;      /* good RECORDS chunks */
+    uint32_t chunks_expected;  /* END's count, else the last good chunk's seq + 1 (less the
+                                * chunks of unknown types) */
+    int damaged;               /* chunks or records were skipped or lost (truncation alone
+                                * is not damage: the file says so in `truncated`) */
+    double read_fraction;      /* records read / expected (chunks when records are not known),
+                                * 1 when nothing is known to be lost */
+};
+void sst_reader_damage(const struct sst_reader *r, struct sst_damage *d);
+
 /* One line describing the file's state: "complete, 12 chunks", "truncated after chunk 3
  * (offset 81920)", ... Static storage in r. */
 const char *sst_reader_state_line(struct sst_reader *r);

@@ -41,6 +41,8 @@ int ss_from_errno(int errnum)
     case ENOTDIR: return SS_ENOENT;
     case EINVAL: return SS_EINVAL;
     case EEXIST: return SS_EEXIST;
+    case ELOOP: return SS_ELOOP;
+    case EISDIR: return SS_EISDIR;
     default: return SS_EIO;
     }
 }

@@ -25,7 +25,11 @@
     X(SS_ENOENT, -14, "no such file or directory")                                             \
     X(SS_EUSAGE, -15, "invalid usage")                                                         \
     X(SS_EBYTEORDER, -16, "trace written in an unsupported byte order")                        \
-    X(SS_EEXIST, -17, "file already exists")
+    X(SS_EEXIST, -17, "file already exists")                                                   \
+    X(SS_ELOOP, -18, "too many levels of symbolic links")                                      \
+    X(SS_EISDIR, -19, "is a directory")                                                        \
+    X(SS_ENOTREG, -20, "not a regular file")                                                   \
+    X(SS_ESAME, -21, "the output is the same file as an input")
 
 enum ss_error {
 #define SS_X_ERR(name, num, text) name = num,

@@ -317,7 +317,7 @@ case_corrupted() {
 assert d["bad_chunks"] == 1 and len(d["problems"]) == 1 and d["closed"] is True
 assert d["problems"][0]["offset"] < 30000 and 0 < d["records_total"] < 1390' out
     run "$SS" info bad.sst
-    expect_out "damaged chunk skipped"
+    expect_out "damaged region skipped"
     expect_out "were read"
     run "$SS" dump bad.sst
     expect_rc 0 "dump (corrupted)"

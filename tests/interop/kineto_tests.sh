@@ -197,7 +197,7 @@ open(sys.argv[1], "w").write("{\"traceEvents\": [{\"args\": " + "[" * n + "]" * 
 cli)
     cap=$kin/wide-pageable.json.gz
     out=$("$ss" report "$cap") || fail "report exit $?"
-    grep -q "^stepscope report: $cap" <<<"$out" || fail "report names the capture: $out"
+    grep -q "^stepscope report: .*wide-pageable.json.gz\$" <<<"$out" || fail "report names the capture: $out"
     grep -q '1. \[high\] H2D copies from pageable memory' <<<"$out" || fail "finding: $out"
     "$ss" report --format json "$cap" | "$py" -c 'import json, sys
 d = json.load(sys.stdin); assert d["file"] == sys.argv[1], d["file"]' "$cap" || fail "json file"
@@ -214,7 +214,11 @@ assert any(e.get("name") == "ProfilerStep#9" for e in d["traceEvents"])' "$work/
     no_leftovers "$work/tmp"
     [ -z "$(ls -A "$work/tmp")" ] || fail "TMPDIR not empty: $(ls "$work/tmp")"
     # import's usage and input errors
-    "$ss" import "$cap" >/dev/null 2>&1; [ $? -eq 2 ] || fail "no -o: want 2"
+    # no -o: next to the input (its .json.gz replaced by .sstrace), never over a file
+    cp "$cap" "$work/next.json.gz"
+    "$ss" import -q "$work/next.json.gz" || fail "no -o: exit $?"
+    [ -s "$work/next.sstrace" ] || fail "no -o: nothing next to the input"
+    "$ss" import -q "$work/next.json.gz" 2>/dev/null; [ $? -eq 1 ] || fail "no -o again: want 1"
     "$ss" import "$cap" "$cap" -o "$work/x.sstrace" >/dev/null 2>&1; [ $? -eq 2 ] ||
         fail "two inputs: want 2"
     "$ss" import --help | grep -q 'usage: stepscope import' || fail "--help"

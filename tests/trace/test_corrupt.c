@@ -56,7 +56,7 @@ static void check_flip(const uint8_t *buf, size_t k, const struct chunk_info *c,
     snprintf(at, sizeof at, "chunk %u at offset %zu: ", c[ci].seq, c[ci].off);
     if (!is_end)
         CHECK_CONTAINS(s.last_problem, at);
-    CHECK_CONTAINS(s.state, "damaged chunk skipped");
+    CHECK_CONTAINS(s.state, "damaged region skipped");
 }
 
 static void flip_every_byte(void)
