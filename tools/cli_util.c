@@ -17,12 +17,12 @@
 
 int cli_quiet; /* -q: no "wrote PATH (SIZE)" lines */
 
-/* "wrote PATH (SIZE)" on stderr for a regular file, unless -q. */
-static void say_wrote(const struct ss_out *o, off_t size)
+/* "wrote PATH (SIZE)" on stderr for a file (not a stream), unless -q. */
+static void say_wrote(const char *path, int stream, off_t size)
 {
-    if (cli_quiet || o->stream_fd >= 0) return;
+    if (cli_quiet || stream) return;
     char name[PATH_MAX + 64], sz[32];
-    text_escape_to(name, sizeof name, o->path);
+    text_escape_to(name, sizeof name, path);
     fprintf(stderr, "wrote %s (%s)\n", name, cli_fmt_bytes(sz, sizeof sz, (uint64_t)size));
 }
 
@@ -43,11 +43,14 @@ int cli_write_path(const char *verb, const char *file, const char *what, unsigne
     }
     struct stat st;
     off_t size = stat(o.tmp, &st) == 0 ? st.st_size : 0;
+    int stream = o.stream_fd >= 0;
+    char shown[PATH_MAX];
+    snprintf(shown, sizeof shown, "%s", o.path);
     if (ss_out_commit(&o, err, sizeof err) != 0) {
         cli_error(verb, file, "cannot write the %s: %s", what, err);
         return CLI_EXIT_FAIL;
     }
-    say_wrote(&o, size);
+    say_wrote(shown, stream, size);
     return CLI_EXIT_OK;
 }
 
@@ -140,8 +143,12 @@ int cli_getopt(const char *verb, int argc, char **argv, const char *shortopts,
 {
     char spec[128];
     char what[256];
-    /* A leading ':' makes getopt tell a missing argument (':') from an unknown option. */
-    snprintf(spec, sizeof spec, ":%s", shortopts);
+    /* A leading ':' makes getopt tell a missing argument (':') from an unknown option; a
+     * leading '+' (options end at the first operand) must stay in front of it. */
+    if (shortopts[0] == '+')
+        snprintf(spec, sizeof spec, "+:%s", shortopts + 1);
+    else
+        snprintf(spec, sizeof spec, ":%s", shortopts);
     int c = getopt_long(argc, argv, spec, longopts, NULL);
     if (c == ':') {
         cli_usage_error(verb, "option '%s' needs a value",

@@ -47,7 +47,8 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
  * shortopts must not start with ':' (the helper adds it). Returns the option, -1 when the
  * options are done (optind is the first operand), or '?' after it printed a usage error
  * (the verb then returns CLI_EXIT_USAGE). GNU argument permutation applies, so options may
- * follow operands; "--" ends the options. */
+ * follow operands; "--" ends the options; shortopts starting with '+' end them at the first
+ * operand instead (a program and its arguments follow). */
 void cli_opt_reset(void);
 int cli_getopt(const char *verb, int argc, char **argv, const char *shortopts,
                const struct option *longopts);

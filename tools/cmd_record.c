@@ -53,12 +53,15 @@ struct record_opts {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: stepscope record [OPTIONS] -- PROGRAM [ARGS...]\n"
+    fprintf(f, "usage: stepscope record [OPTIONS] [--] PROGRAM [ARGS...]\n"
                "\n"
                "Runs PROGRAM with the stepscope collector injected and writes one trace per\n"
-               "process into the output folder. Exits with PROGRAM's exit status.\n"
+               "process into the output folder. Exits with PROGRAM's exit status. The options\n"
+               "end at PROGRAM (or at '--'). A first Ctrl-C or SIGTERM is passed to PROGRAM; a\n"
+               "second within 3 s of record saying it still runs sends SIGKILL.\n"
                "\n"
-               "  -o, --output DIR       output folder (default ./stepscope-<timestamp>/)\n"
+               "  -o, --output DIR       output folder, made with its parents (mode 0700)\n"
+               "                         (default ./stepscope-<timestamp>/)\n"
                "      --capture SPEC     all | steps:A-B | seconds:A-B (default all); GPU activity\n"
                "                         inside the window only, CUPTI detached after it\n"
                "      --mode MODE        full | light (light: API calls, copies) (default full)\n"
@@ -134,12 +137,13 @@ static int parse_args(int argc, char **argv, struct record_opts *o, int *prog_at
                                              {"no-report", no_argument, NULL, 'R'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
+    /* options end at "--" or at the first operand (the program), as nsys profile's do */
     int dd = 1;
     while (dd < argc && strcmp(argv[dd], "--") != 0)
         dd++;
     cli_opt_reset();
     int c;
-    while ((c = cli_getopt(VERB, dd, argv, "o:qh", longopts)) != -1) {
+    while ((c = cli_getopt(VERB, dd, argv, "+o:qh", longopts)) != -1) {
         switch (c) {
         case 'o':
             o->out_dir = optarg;
@@ -172,10 +176,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o, int *prog_at
             return CLI_EXIT_USAGE;
         }
     }
-    if (optind < dd)
-        return cli_usage_error(VERB, "put '--' before the program: stepscope record -- %s ...",
-                               argv[optind]);
-    if (dd >= argc) return cli_usage_error(VERB, "missing '--' and the program to run");
+    if (optind < dd) { /* the program, without "--" */
+        *prog_at = optind;
+        return check_opts(o);
+    }
+    if (dd >= argc) return cli_usage_error(VERB, "missing the program to run");
     if (dd + 1 >= argc) return cli_usage_error(VERB, "no program after '--'");
     *prog_at = dd + 1;
     return check_opts(o);
@@ -183,11 +188,51 @@ static int parse_args(int argc, char **argv, struct record_opts *o, int *prog_at
 
 /* ---- output folder ---------------------------------------------------------------------- */
 
-/* Creates dir (mode 0700, parents as needed is NOT done: a typo should not build trees) and
- * proves it writable by creating a file in it. Fills abs with its absolute path. */
+/* The folders record made (mkdir -p): removed again, when empty, if the run wrote nothing. */
+static size_t g_made_top_len; /* length of the topmost folder made in the path; 0: none */
+
+static int make_one(const char *p, size_t len)
+{
+    if (mkdir(p, 0700) == 0) {
+        if (!g_made_top_len) g_made_top_len = len;
+        return 0;
+    }
+    return errno == EEXIST ? 0 : -1;
+}
+
+/* mkdir -p, mode 0700 for every folder made. */
+static int make_dirs(const char *dir)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return errno = ENAMETOOLONG, -1;
+    for (char *c = p + 1; *c; c++) {
+        if (*c != '/') continue;
+        *c = '\0';
+        if (make_one(p, (size_t)(c - p)) != 0) return -1;
+        *c = '/';
+    }
+    return make_one(p, strlen(p));
+}
+
+/* Removes the empty folders of dir that make_dirs made, deepest first. */
+static void remove_made_dirs(const char *dir)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s", dir);
+    for (size_t len = strlen(p); g_made_top_len && len >= g_made_top_len;) {
+        if (rmdir(p) != 0) return;
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p) return;
+        *slash = '\0';
+        len = (size_t)(slash - p);
+    }
+}
+
+/* Creates dir and its parents (mode 0700) and proves it writable by creating a file in it.
+ * Fills abs with its absolute path. */
 static int prepare_out_dir(const char *dir, char *abs, size_t cap)
 {
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+    if (make_dirs(dir) != 0) {
         cli_error(VERB, dir, "cannot create the output folder: %s", strerror(errno));
         return -1;
     }
@@ -398,27 +443,51 @@ static int set_environment(const struct record_opts *o, const char *out_abs, con
 
 struct trace_sum {
     uint64_t records, dropped;
+    int write_failed; /* a WRITE_ERROR notice: what was lost is not all counted */
     const char *notices[8];
     int nnotices;
 };
+
+static void sum_notice(struct sst_reader *r, const struct sst_rec_notice *n, struct trace_sum *s)
+{
+    s->write_failed |= n->code == SST_NOTICE_WRITE_ERROR;
+    const char *msg = sst_reader_string(r, n->message, NULL);
+    for (int i = 0; msg && i < s->nnotices; i++)
+        if (strcmp(s->notices[i], msg) == 0) msg = NULL;
+    if (msg && s->nnotices < 8) s->notices[s->nnotices++] = msg;
+}
 
 static void sum_record(struct sst_reader *r, const struct sst_rec_header *h, struct trace_sum *s)
 {
     s->records++;
     if (h->type == SST_REC_DROPPED) {
-        s->dropped += ((const struct sst_rec_dropped *)(const void *)h)->count;
-    } else if (h->type == SST_REC_NOTICE && s->nnotices < 8) {
-        const struct sst_rec_notice *n = (const void *)h;
-        const char *msg = sst_reader_string(r, n->message, NULL);
-        for (int i = 0; msg && i < s->nnotices; i++)
-            if (strcmp(s->notices[i], msg) == 0) msg = NULL;
-        if (msg) s->notices[s->nnotices++] = msg;
+        struct sst_rec_dropped d;
+        sst_rec_load(h, &d, sizeof d);
+        s->dropped += d.count;
+    } else if (h->type == SST_REC_NOTICE) {
+        struct sst_rec_notice n;
+        sst_rec_load(h, &n, sizeof n);
+        sum_notice(r, &n, s);
     }
+}
+
+/* "N dropped", or the END chunk's count when larger; "an unknown number" when writing failed
+ * and nothing counted it (the records that would have said so could not be written). */
+static void dropped_text(const struct trace_sum *s, const struct sst_read_status *st, char *buf,
+                         size_t cap)
+{
+    uint64_t n = s->dropped;
+    if (st->closed && st->end.dropped > n) n = st->end.dropped;
+    if (n == 0 && s->write_failed)
+        snprintf(buf, cap, "an unknown number lost (writing failed)");
+    else
+        snprintf(buf, cap, "%llu dropped%s", (unsigned long long)n,
+                 s->write_failed ? " or more (writing failed)" : "");
 }
 
 static void summarise_file(const char *dir, const char *name)
 {
-    char path[PATH_MAX + 256];
+    char path[PATH_MAX + 256], dropped[64];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     struct sst_reader *r;
     int rc = sst_reader_open(path, NULL, &r);
@@ -430,33 +499,103 @@ static void summarise_file(const char *dir, const char *name)
     const struct sst_rec_header *h;
     while (sst_reader_next(r, &h) == 1)
         sum_record(r, h, &s);
-    fprintf(stderr, "stepscope:   %s: %llu records, %llu dropped, %s\n", name,
-            (unsigned long long)s.records, (unsigned long long)s.dropped, sst_reader_state_line(r));
+    dropped_text(&s, sst_reader_status(r), dropped, sizeof dropped);
+    fprintf(stderr, "stepscope:   %s: %llu records, %s, %s\n", name,
+            (unsigned long long)s.records, dropped, sst_reader_state_line(r));
     for (int i = 0; i < s.nnotices; i++)
         fprintf(stderr, "stepscope:     notice: %s\n", s.notices[i]);
     sst_reader_close(r);
 }
 
-/* cuda_foreign: another tool kept CUDA_INJECTION64_PATH, so only NVTX could make a trace. */
-static void summarise(const char *dir, int cuda_foreign)
+/* ---- which traces are this run's ---------------------------------------------------------- */
+
+static int is_trace_file(const char *name)
+{
+    size_t len = strlen(name);
+    return name[0] != '.' && len > 8 && strcmp(name + len - 8, ".sstrace") == 0;
+}
+
+/* The .sstrace names in dir before the run. The collector never replaces a file (it picks
+ * another name), so a name not in the list was written by this run. */
+static void snapshot_traces(const char *dir, struct trace_names *before)
 {
     DIR *d = opendir(dir);
+    before->n = 0;
     if (!d) return;
-    fprintf(stderr, "stepscope: traces in %s\n", dir);
-    int n = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
-        size_t len = strlen(de->d_name);
-        if (len > 8 && strcmp(de->d_name + len - 8, ".sstrace") == 0) {
-            summarise_file(dir, de->d_name);
-            n++;
+        if (!is_trace_file(de->d_name)) continue;
+        if (before->n == before->cap) {
+            size_t cap = before->cap ? 2 * before->cap : 16;
+            char **v = realloc(before->v, cap * sizeof *v);
+            if (!v) break;
+            before->v = v, before->cap = cap;
         }
+        if (!(before->v[before->n] = strdup(de->d_name))) break;
+        before->n++;
     }
     closedir(d);
-    if (n == 0)
-        fprintf(stderr, "stepscope:   no trace: the program made no %s\n",
+}
+
+static void free_names(struct trace_names *t)
+{
+    for (size_t i = 0; i < t->n; i++) free(t->v[i]);
+    free(t->v);
+}
+
+int record_trace_is_new(const struct trace_names *before, const char *name)
+{
+    if (!is_trace_file(name)) return 0;
+    for (size_t i = 0; before && i < before->n; i++)
+        if (strcmp(before->v[i], name) == 0) return 0;
+    return 1;
+}
+
+/* Calls each for every trace of this run in dir (sorted by name); returns how many. */
+static int each_new_trace(const char *dir, const struct trace_names *before,
+                          void (*each)(const char *dir, const char *name))
+{
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort), found = 0;
+    for (int i = 0; i < n; i++) {
+        if (record_trace_is_new(before, names[i]->d_name)) {
+            if (each) each(dir, names[i]->d_name);
+            found++;
+        }
+        free(names[i]);
+    }
+    if (n >= 0) free(names);
+    return found;
+}
+
+/* cuda_foreign: another tool kept CUDA_INJECTION64_PATH, so only NVTX could make a trace.
+ * Returns how many traces this run wrote. */
+static int summarise(const char *dir, const struct trace_names *before, int cuda_foreign)
+{
+    if (each_new_trace(dir, before, NULL) == 0) {
+        fprintf(stderr, "stepscope: no trace: the program made no %s\n",
                 cuda_foreign ? "NVTX call (its CUDA calls went to the other tool)"
                              : "CUDA or NVTX call");
+        return 0;
+    }
+    fprintf(stderr, "stepscope: traces in %s\n", dir);
+    return each_new_trace(dir, before, summarise_file);
+}
+
+/* "the program was killed by SIGSEGV after 10 ms": a crash must not pass for a normal end. */
+static void say_how_it_ended(int status, const struct timespec *t0)
+{
+    if (!WIFSIGNALED(status)) return;
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms_run = (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+    const char *abbrev = sigabbrev_np(WTERMSIG(status));
+    char dur[32];
+    cli_fmt_duration(dur, sizeof dur, (uint64_t)(ms_run * 1e6));
+    fprintf(stderr, "stepscope: the program was killed by %s%s after %s%s: its traces hold what "
+                    "was recorded until then\n",
+            abbrev ? "SIG" : "signal ", abbrev ? abbrev : "?", dur,
+            WCOREDUMP(status) ? " (core dumped)" : "");
 }
 
 /* The program's status as ours: its exit code, or the same signal (128+sig as a fallback). */
@@ -475,6 +614,31 @@ static int exit_like(int status)
     sigprocmask(SIG_UNBLOCK, &set, NULL);
     raise(sig);
     return 128 + sig;
+}
+
+/* Whether argv0 names a program execvp would run: a path, or a name found on PATH. 0, or the
+ * shell's exit status for it (127 not found, 126 not executable) after one line. */
+static int check_program(const char *argv0)
+{
+    struct stat st;
+    if (strchr(argv0, '/')) {
+        if (stat(argv0, &st) != 0)
+            return cli_error(VERB, argv0, "command not found (%s)", strerror(errno)), 127;
+        if (S_ISDIR(st.st_mode) || access(argv0, X_OK) != 0)
+            return cli_error(VERB, argv0, "is not an executable program"), 126;
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+    char cand[PATH_MAX];
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, ":");
+        snprintf(cand, sizeof cand, "%.*s/%s", n ? (int)n : 1, n ? p : ".", argv0);
+        if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode) && access(cand, X_OK) == 0) return 0;
+        p += n + (p[n] == ':');
+    }
+    cli_error(VERB, argv0, "command not found");
+    return 127;
 }
 
 /* Finds the collector, then sets up the output folder and the program's environment. Returns
@@ -505,6 +669,7 @@ int cmd_record(int argc, char **argv)
     int prog_at = 0;
     int rc = parse_args(argc, argv, &o, &prog_at);
     if (rc != CLI_EXIT_OK) return rc < 0 ? CLI_EXIT_OK : rc;
+    if ((rc = check_program(argv[prog_at])) != 0) return rc; /* before any folder is made */
     char dflt[64], out_abs[PATH_MAX];
     if (!o.out_dir) {
         default_out_dir(dflt, sizeof dflt);
@@ -513,13 +678,21 @@ int cmd_record(int argc, char **argv)
     int cuda_foreign = 0;
     int injected = prepare(&o, out_abs, sizeof out_abs, &cuda_foreign);
     if (injected < 0) return CLI_EXIT_FAIL;
+    struct trace_names before = {0};
+    if (injected) snapshot_traces(out_abs, &before);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t child = 0;
     /* returns with our signals as they were: a Ctrl-C during the summary or the report (that
      * of a big trace takes a while) stops us, it is not forwarded to a program that is gone */
     int status = record_job_run(argv + prog_at, &child);
-    if (status < 0) return CLI_EXIT_FAIL;
-    if (!o.quiet && injected) summarise(out_abs, cuda_foreign);
+    if (status < 0) return free_names(&before), CLI_EXIT_FAIL;
+    if (!o.quiet) say_how_it_ended(status, &t0);
+    int traces = !injected ? 0 : o.quiet ? each_new_trace(out_abs, &before, NULL)
+                                         : summarise(out_abs, &before, cuda_foreign);
+    if (injected && traces == 0) remove_made_dirs(o.out_dir); /* no empty folder left behind */
     /* the report never changes the exit status: a problem is one line on stderr */
-    if (!o.quiet && !o.no_report && injected) report_after_record(stderr, out_abs, child);
+    if (!o.quiet && !o.no_report && traces) report_after_record(stderr, out_abs, child, &before);
+    free_names(&before);
     return exit_like(status);
 }

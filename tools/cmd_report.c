@@ -673,8 +673,9 @@ static uint32_t trace_pid(const char *path)
     return pid;
 }
 
-/* The trace of the started process: its pid, else the largest file. 0 or -1 (none). */
-static int pick_main_trace(const char *dir, pid_t child, char *out, size_t cap)
+/* The trace of the started process: its pid, else the largest file of this run. 0 or -1. */
+static int pick_main_trace(const char *dir, pid_t child, const struct trace_names *before,
+                           char *out, size_t cap)
 {
     struct dirent **names;
     int n = scandir(dir, &names, is_trace_name, alphasort);
@@ -685,8 +686,10 @@ static int pick_main_trace(const char *dir, pid_t child, char *out, size_t cap)
         char path[PATH_MAX];
         struct stat st;
         int len = snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
+        int ours = record_trace_is_new(before, names[i]->d_name);
         free(names[i]);
-        if (found_pid || len < 0 || (size_t)len >= sizeof path || stat(path, &st) != 0) continue;
+        if (!ours || found_pid || len < 0 || (size_t)len >= sizeof path || stat(path, &st) != 0)
+            continue;
         if (child > 0 && trace_pid(path) == (uint32_t)child) found_pid = 1;
         if (found_pid || st.st_size > best_size) {
             best_size = st.st_size;
@@ -697,10 +700,10 @@ static int pick_main_trace(const char *dir, pid_t child, char *out, size_t cap)
     return best_size >= 0 ? 0 : -1;
 }
 
-void report_after_record(FILE *f, const char *dir, pid_t child)
+void report_after_record(FILE *f, const char *dir, pid_t child, const struct trace_names *before)
 {
     char path[PATH_MAX];
-    if (pick_main_trace(dir, child, path, sizeof path) != 0) {
+    if (pick_main_trace(dir, child, before, path, sizeof path) != 0) {
         fprintf(f, "stepscope: no report: no trace was written\n");
         return;
     }

@@ -57,7 +57,7 @@ void rec_text_string(FILE *f, const struct sst_reader *rd, uint32_t id)
     else if (id == SST_NO_STRING)
         fputc('-', f);
     else
-        fprintf(f, "<undefined #%" PRIu32 ">", id);
+        fprintf(f, "<string %" PRIu32 ">", id);
 }
 
 void rec_json_string(struct json_out *j, const struct sst_reader *rd, uint32_t id)

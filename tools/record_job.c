@@ -53,7 +53,15 @@ struct job {
     sigset_t waitset;          /* what record waits for, blocked while the program runs */
     sigset_t old_mask;         /* record's mask before: the program's at exec */
     struct sigaction old_chld; /* SIGCHLD's disposition before: the program's at exec */
+    /* a SIGINT/SIGTERM was passed on: if the program is still running a second later, record
+     * says so, and a second one within KILL_WINDOW_S of that sends SIGKILL (docker's way) */
+    int ended_asked;        /* the program was asked to end (at ended_asked_at) */
+    int told;               /* record said it still runs (at told_at) */
+    struct timespec ended_asked_at, told_at;
 };
+
+#define STILL_RUNNING_NOTE_S 1 /* after this long, "it is still running" */
+#define KILL_WINDOW_S 3        /* a second SIGINT/SIGTERM this soon after the note: SIGKILL */
 
 /* ---- signals ----------------------------------------------------------------------------- */
 
@@ -281,19 +289,66 @@ static int reap(struct job *j)
     return STILL_RUNNING;
 }
 
+static double seconds_since(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* A SIGINT or SIGTERM for the program: passed on; the second one soon after record said the
+ * program ignores the first is SIGKILL for its whole group. */
+static void ask_to_end(struct job *j, int sig, const siginfo_t *si)
+{
+    if (j->told && seconds_since(&j->told_at) <= KILL_WINDOW_S) {
+        cli_error(VERB, NULL, "sending SIGKILL to the program (pid %d)", (int)j->child);
+        kill(j->shared ? j->child : -j->pgid, SIGKILL);
+        return;
+    }
+    forward(j, sig, si);
+    if (si->si_pid == j->child && si->si_code != SI_KERNEL) return; /* its own, not a request */
+    j->ended_asked = 1, j->told = 0;
+    clock_gettime(CLOCK_MONOTONIC, &j->ended_asked_at);
+}
+
+/* The program did not end a second after being asked: say so, once. */
+static void tell_still_running(struct job *j)
+{
+    j->ended_asked = 0, j->told = 1;
+    clock_gettime(CLOCK_MONOTONIC, &j->told_at);
+    cli_error(VERB, NULL,
+              "the program (pid %d) is still running; a second Ctrl-C or SIGTERM within %d s "
+              "sends SIGKILL",
+              (int)j->child, KILL_WINDOW_S);
+}
+
+/* The next signal; sigtimedwait while the "still running" note is due (-1, EAGAIN: due). */
+static int next_signal(struct job *j, siginfo_t *si)
+{
+    if (!j->ended_asked) return sigwaitinfo(&j->waitset, si);
+    double left = STILL_RUNNING_NOTE_S - seconds_since(&j->ended_asked_at);
+    if (left <= 0) return errno = EAGAIN, -1;
+    struct timespec to = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+    return sigtimedwait(&j->waitset, si, &to);
+}
+
 static int wait_program(struct job *j)
 {
     for (;;) {
         siginfo_t si;
-        int sig = sigwaitinfo(&j->waitset, &si);
+        int sig = next_signal(j, &si);
         if (sig == SIGCHLD) {
             int status = reap(j);
             if (status != STILL_RUNNING) return status;
         } else if (sig == SIGCONT) {
             resume(j);
+        } else if (sig == SIGINT || sig == SIGTERM) {
+            ask_to_end(j, sig, &si);
         } else if (sig > 0) {
             j->asked_to_stop |= sig == SIGTSTP;
             forward(j, sig, &si);
+        } else if (errno == EAGAIN) {
+            tell_still_running(j);
         } else if (errno != EINTR) {
             cli_error(VERB, NULL, "cannot wait for the program: %s", strerror(errno));
             return -1;

@@ -135,9 +135,17 @@ const char *html_entity(uint32_t c);
  * inline HTML), and | ` * _ [ ] \ backslash-escaped, newlines as spaces. NULL writes "-". */
 void md_escaped(FILE *f, const char *s);
 
+/* The .sstrace names a folder held before a `record` run (tools/cmd_record.c). */
+struct trace_names {
+    char **v;
+    size_t n, cap;
+};
+/* 1 when name is a trace that was not among `before` (written by this run). */
+int record_trace_is_new(const struct trace_names *before, const char *name);
+
 /* End of `stepscope record`: the text report of the trace of the process it started (the
- * file whose PROCESS pid is child, else the largest .sstrace in dir) on f. Never fails the
- * run: a problem is one line on f. */
-void report_after_record(FILE *f, const char *dir, pid_t child);
+ * file of this run whose PROCESS pid is child, else this run's largest .sstrace in dir) on f.
+ * Never fails the run: a problem is one line on f. */
+void report_after_record(FILE *f, const char *dir, pid_t child, const struct trace_names *before);
 
 #endif

@@ -83,6 +83,7 @@ static void json_steps(struct json_out *j, const struct ssa_result *r, const str
     json_kv_u64(j, "training_tid", r->train_tid);
     json_kv_u64(j, "total", r->step_source == SSA_STEPS_NONE ? 0 : r->n_steps);
     json_kv_u64(j, "warmup_excluded", r->n_warmup);
+    if (r->warmup_asked) json_kv_u64(j, "warmup_requested", r->warmup_asked);
     json_kv_bool(j, "warmup_autotune", r->warmup_autotune);
     json_kv_u64(j, "warmup_fill", r->warmup_fill);
     json_kv_bool(j, "marker_unmatched", r->marker_unmatched);

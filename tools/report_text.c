@@ -49,8 +49,11 @@ static void text_identity(const struct ssa_result *r)
         fprintf(out, ", first ");
         text_escaped(r->device_name);
     }
-    fprintf(out, "\n  command    \"%s\"",
-            text_short_command(shown, sizeof shown, r->cmdline, TEXT_WIDTH - TEXT_LABEL - 2));
+    if (r->cmdline)
+        fprintf(out, "\n  command    \"%s\"",
+                text_short_command(shown, sizeof shown, r->cmdline, TEXT_WIDTH - TEXT_LABEL - 2));
+    else
+        fprintf(out, "\n  command    -");
     fprintf(out, "\n");
     char trace[512];
     snprintf(trace, sizeof trace, "%s; %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64
@@ -92,6 +95,10 @@ static void text_steps_line(const struct ssa_result *r, const struct ssa_summary
             ssa_step_source_name(r->step_source), r->train_tid);
     if (r->n_warmup) fprintf(out, ", %zu warm-up excluded", r->n_warmup);
     fprintf(out, "\n");
+    if (r->warmup_asked > r->n_warmup)
+        fprintf(out, "             --warmup %zu: only %zu step%s, so %zu excluded (one is kept to "
+                     "analyse)\n", r->warmup_asked, r->n_steps, r->n_steps == 1 ? "" : "s",
+                r->n_warmup);
     if (r->outside_capture)
         fprintf(out, "             %zu outside the GPU capture window: not counted\n",
                 r->outside_capture);

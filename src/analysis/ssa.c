@@ -25,6 +25,14 @@ static void keep_reader_state(struct sst_reader *r, struct ssa_result *res)
     res->bad_chunks = st->bad_chunks;
     sst_reader_damage(r, &res->damage);
     snprintf(res->state_line, sizeof res->state_line, "%s", sst_reader_state_line(r));
+    /* an imported capture that was itself cut short: the import's trace is whole, the run not */
+    const char *cut = ssa_env_value(&res->env, "import.truncated_at");
+    if (cut) {
+        res->truncated = 1;
+        snprintf(res->state_line, sizeof res->state_line,
+                 "truncated: the imported capture ends inside its document at byte %s (its "
+                 "events up to there were read)", cut);
+    }
 }
 
 static int cmp_kname(const void *x, const void *y)

@@ -211,6 +211,8 @@ struct ssa_result {
     size_t n_steps;
     struct ssa_step *steps; /* sorted, non-overlapping; for SSA_STEPS_NONE: windows */
     size_t n_warmup;        /* flagged warm-up steps (the first ones) */
+    size_t warmup_asked;    /* --warmup N (ssa_opts.warmup_fixed): N; the report says when
+                             * n_warmup is fewer (one step is always kept to analyse) */
     int warmup_autotune;    /* step 0 excluded for extra kernels (autotuning, compile) */
     size_t warmup_fill;     /* of n_warmup: fast leading steps (host ran ahead, queue fill) */
     int marker_unmatched;   /* ssa_opts.step_marker matched no complete range */

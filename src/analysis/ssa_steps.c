@@ -297,8 +297,9 @@ int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const str
     sc->warm_dur = 0;
     sc->autotune_possible = 0;
     res->warmup_fill = 0;
+    res->warmup_asked = o && o->warmup_fixed ? o->warmup_steps : 0;
     if ((o && o->no_warmup) || res->step_source == SSA_STEPS_NONE || n < 2) return 0;
-    if (o && o->warmup_fixed) { /* the user's count: no detection */
+    if (o && o->warmup_fixed) { /* the user's count: no detection; one step is always kept */
         sc->warm_dur = o->warmup_steps < n ? o->warmup_steps : n - 1;
         sc->fill_end = 0;
         return 0;

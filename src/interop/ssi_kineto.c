@@ -155,7 +155,8 @@ static int gz_status(struct kimport *k)
     case Z_STREAM_END:
         return 0;
     case Z_BUF_ERROR:
-        return say(k, SS_ETRUNC, "gzip data is truncated");
+        return say(k, SS_ETRUNC, "gzip data is truncated at byte %llu",
+                   (unsigned long long)k->offset);
     case Z_ERRNO:
         return say(k, ss_from_errno(errno), "cannot read: %s", strerror(errno));
     case Z_MEM_ERROR:
@@ -191,6 +192,17 @@ static int feed(struct kimport *k, const unsigned char *b, size_t n)
     return 0;
 }
 
+/* A capture cut short (a profiler killed while writing, a partial copy) is imported up to
+ * its last complete event and marked (ENV import.truncated_at): the report says so, as for
+ * a truncated trace. Without one complete event it stays an error. */
+static int accept_truncated(struct kimport *k, int rc)
+{
+    if (rc != SS_ETRUNC || k->out.recognised == 0) return rc;
+    k->out.truncated_at = k->offset ? k->offset : 1;
+    if (k->err && k->errlen) k->err[0] = '\0';
+    return 0;
+}
+
 /* Reads and parses the whole input. */
 static int parse_all(struct kimport *k)
 {
@@ -198,7 +210,7 @@ static int parse_all(struct kimport *k)
         int n = gzread(k->gz, k->buf, sizeof k->buf);
         if (n < 0) {
             int rc = gz_status(k);
-            return rc ? rc : say(k, SS_EIO, "cannot read");
+            return rc ? accept_truncated(k, rc) : say(k, SS_EIO, "cannot read");
         }
         if (n == 0) break;
         size_t skip = first && n >= 3 && memcmp(k->buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; /* BOM */
@@ -206,12 +218,13 @@ static int parse_all(struct kimport *k)
         if (rc) return rc;
     }
     int rc = gz_status(k);
-    if (rc) return rc;
+    if (rc) return accept_truncated(k, rc);
     if (k->offset == 0) return say(k, SS_EEMPTY, "file is empty");
     if (yajl_complete_parse(k->y) != yajl_status_ok) {
         if (k->p.err) return say(k, k->p.err, "%s", k->p.msg);
-        return say(k, SS_ETRUNC, "truncated: the JSON ends at byte %llu inside the document",
-                   (unsigned long long)k->offset);
+        return accept_truncated(k, say(k, SS_ETRUNC,
+                                       "truncated: the JSON ends at byte %llu inside the document",
+                                       (unsigned long long)k->offset));
     }
     return 0;
 }

@@ -468,15 +468,33 @@ static int emit_range(struct ki_out *o, const struct ki_event *e, char *msg, siz
     return rc ? write_error(o, msg, cap) : 0;
 }
 
-/* "thread_name" of a host thread of the profiled process -> THREAD. */
+static int meta_is(const struct ki_event *e, const char *what)
+{
+    size_t n = strlen(what);
+    return (e->have & KF_NAME) && e->name_len == n && memcmp(e->name, what, n) == 0;
+}
+
+/* "process_name" of the profiled process: its name as the command (Kineto keeps no command
+ * line), through a second PROCESS record — the analysis keeps the first that names one. */
+static int emit_process_name(struct ki_out *o, const struct ki_event *e, char *msg, size_t cap)
+{
+    if (!(e->have & KF_ARG_NAME) || !e->arg_name_len) return 0;
+    struct sst_rec_process r;
+    REC_INIT(r, SST_REC_PROCESS);
+    r.pid = o->pid;
+    r.rank = o->rank, r.local_rank = -1, r.world_size = o->world_size;
+    r.start_ns = o->first_ns;
+    r.cmdline = sst_writer_intern(o->w, e->arg_name, e->arg_name_len);
+    return append(o, &r, msg, cap);
+}
+
+/* "thread_name" of a host thread of the profiled process -> THREAD; its "process_name" ->
+ * the command. */
 static int emit_meta(struct ki_out *o, const struct ki_event *e, char *msg, size_t cap)
 {
-    static const char thread_name[] = "thread_name";
-    int is_thread = (e->have & KF_NAME) && e->name_len == sizeof thread_name - 1 &&
-                    memcmp(e->name, thread_name, e->name_len) == 0;
-    if (!is_thread || !o->w || !o->have_pid || !e->pid_num || e->pid != o->pid || !host_tid(e) ||
-        !(e->have & KF_ARG_NAME))
-        return 0;
+    if (!o->w || !o->have_pid || !e->pid_num || e->pid != o->pid) return 0;
+    if (meta_is(e, "process_name")) return emit_process_name(o, e, msg, cap);
+    if (!meta_is(e, "thread_name") || !host_tid(e) || !(e->have & KF_ARG_NAME)) return 0;
     const char *name;
     size_t len;
     ki_thread_name(e->arg_name, e->arg_name_len, &name, &len);
@@ -545,5 +563,6 @@ int ki_emit_finish(struct ki_out *o, char *msg, size_t cap)
     if (!rc) rc = write_count(o, "import.skipped_other", o->skipped_other);
     if (!rc && o->unknown_cbid) rc = write_count(o, "import.unknown_api_names", o->unknown_cbid);
     if (!rc && o->base_late) rc = write_env(o, "import.base_time", "ignored: after the events");
+    if (!rc && o->truncated_at) rc = write_count(o, "import.truncated_at", o->truncated_at);
     return rc ? write_error(o, msg, cap) : 0;
 }

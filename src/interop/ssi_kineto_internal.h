@@ -121,6 +121,7 @@ struct ki_out {
     const char *src_name; /* the input's path as given, for the import.source env record */
     int64_t base_ns;
     int have_base, base_late; /* base_late: baseTimeNanoseconds came after the first event */
+    uint64_t truncated_at;    /* the input ended inside the document at this byte (0: not) */
     uint32_t pid;             /* the profiled process: pid of the first host-side event */
     int have_pid;
     int32_t rank, world_size;

@@ -97,6 +97,10 @@ static void range_row(struct xp *x, int type, const struct xp_range *r, int has_
                       uint32_t end_tid)
 {
     enum xp_stmt s = XS_NVTX;
+    /* first: a domain seen for the first time is a row of its own on the same statement,
+     * which must not interleave with this row's bindings (a damaged domain id did) */
+    int64_t dom =
+        r->used == 3 ? domain_id(x, 0, STEP_DOMAIN, r->ts) : domain_id(x, r->domain, NULL, r->ts);
     if (has_end && end < r->ts) end = r->ts, x->clamped++;
     xp_bind_i64(x, s, 1, xp_ts(x, r->ts));
     if (has_end) xp_bind_i64(x, s, 2, xp_ts(x, end));
@@ -112,8 +116,6 @@ static void range_row(struct xp *x, int type, const struct xp_range *r, int has_
     xp_bind_i64(x, s, 8, ssi_nsys_gtid(x->pid, r->tid));
     if (type == SSI_NSYS_NVTX_STARTEND && has_end)
         xp_bind_i64(x, s, 9, ssi_nsys_gtid(x->pid, end_tid));
-    int64_t dom =
-        r->used == 3 ? domain_id(x, 0, STEP_DOMAIN, r->ts) : domain_id(x, r->domain, NULL, r->ts);
     xp_bind_i64(x, s, 10, dom);
     bind_payload(x, r);
     xp_insert(x, s);

@@ -330,10 +330,10 @@ static int commit_copy(struct ss_out *o, char *err, size_t cap)
 {
     int own = o->stream_fd < 0; /* in place: the target is opened only now, truncated */
     int fd = own ? open(o->path, O_WRONLY | O_TRUNC | O_CLOEXEC) : o->stream_fd;
-    if (fd < 0) return fail_errno(err, cap, "cannot write", errno);
+    if (fd < 0) return fail(err, cap, ss_from_errno(errno), strerror(errno));
     int rc = copy_without_sigpipe(o->tmp, fd), e = errno;
     if (own && close(fd) != 0 && rc == 0) rc = -1, e = errno;
-    return rc ? fail_errno(err, cap, "cannot write", e) : 0;
+    return rc ? fail(err, cap, ss_from_errno(e), strerror(e)) : 0;
 }
 
 int ss_out_commit(struct ss_out *o, char *err, size_t cap)
@@ -342,7 +342,7 @@ int ss_out_commit(struct ss_out *o, char *err, size_t cap)
     if (o->stream_fd >= 0 || o->in_place)
         rc = commit_copy(o, err, cap);
     else
-        rc = rename(o->tmp, o->path) == 0 ? 0 : fail_errno(err, cap, "cannot write", errno);
+        rc = rename(o->tmp, o->path) == 0 ? 0 : fail(err, cap, ss_from_errno(errno), strerror(errno));
     if (rc == 0 && o->stream_fd < 0 && !o->in_place) o->tmp[0] = '\0'; /* renamed: nothing to remove */
     ss_out_abort(o);
     return rc;

@@ -44,7 +44,8 @@ struct ss_out {
 int ss_out_begin(struct ss_out *o, const char *path, unsigned flags, char *err, size_t cap);
 
 /* Puts the finished o->tmp in place (rename, or copy into the stream / over the file).
- * 0, or a negative ss_error with one line in err. The temporary file is gone either way. */
+ * 0, or a negative ss_error with the reason (strerror's words) in err. The temporary file is
+ * gone either way. */
 int ss_out_commit(struct ss_out *o, char *err, size_t cap);
 
 /* Drops the output: removes o->tmp, closes the stream. Safe after a failed begin. */

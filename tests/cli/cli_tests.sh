@@ -435,11 +435,11 @@ case_odd_values() {
     run "$SS" dump o.sst
     expect_rc 0 "dump (odd)"
     expect_out "dur=-1.0us"
-    expect_out "flags=graph|0x8000 name=<undefined #9999>"
+    expect_out "flags=graph|0x8000 name=<string 9999>"
     expect_out "kind=unknown(200) src=unknown(201) dst=pinned"
     expect_out "payload_type=f64 payload=nan"
     expect_out "payload_type=unknown(99) payload=0xdeadbeef"
-    expect_out "notice      size=40 t=0 level=unknown(9) code=unknown(999) message=<undefined #12345>"
+    expect_out "notice      size=40 t=0 level=unknown(9) code=unknown(999) message=<string 12345>"
     run "$SS" dump --json o.sst
     expect_rc 0 "dump --json (odd)"
     pycheck '

@@ -66,9 +66,13 @@ missing_program)
     expect_err "command not found"
     ;;
 usage)
-    "$BIN" record -o "$OUT" "$PROG" normal 2>"$W/err"
+    # the program without '--' (options end at the first operand, as nsys profile's do)
+    "$BIN" record -q -o "$W/nodash" "$PROG" steps 2>"$W/err"
+    expect_rc $? 0
+    ls "$W/nodash"/*.sstrace >/dev/null 2>&1 || fail "no trace without '--'"
+    "$BIN" record -o "$OUT" 2>"$W/err"
     expect_rc $? 2
-    expect_err "'--'"
+    expect_err "missing the program"
     "$BIN" record -o "$OUT" -- 2>"$W/err"
     expect_rc $? 2
     expect_err "no program"
@@ -91,6 +95,7 @@ usage)
     ;;
 environment)
     # What the program sees; its stdout must be exactly its own (summary goes to stderr).
+    mkdir -p "$OUT" # made here: record removes the folders it made when no trace lands there
     PYTHONPATH=/old "$BIN" record -o "$OUT" -- sh -c \
         'echo "$NVTX_INJECTION64_PATH|$CUDA_INJECTION64_PATH|$STEPSCOPE_OUTPUT_DIR|$PYTHONPATH"' \
         >"$W/out.txt" 2>"$W/err"
@@ -101,7 +106,15 @@ environment)
     case $nvtx in /*libstepscope.so) ;; *) fail "not an absolute library path: $nvtx" ;; esac
     [ "$dir" = "$(cd "$OUT" && pwd -P)" ] || fail "STEPSCOPE_OUTPUT_DIR '$dir'"
     case $pypath in */python:/old) ;; *) fail "PYTHONPATH '$pypath'" ;; esac
-    [ "$(stat -c %a "$OUT")" = 700 ] || fail "output folder mode $(stat -c %a "$OUT")"
+    # a folder with parents that do not exist: made like mkdir -p, every level 0700; one the
+    # run wrote nothing into is removed again (no empty folder left behind)
+    "$BIN" record -q -o "$W/new/a/b" -- "$PROG" steps 2>"$W/err"
+    expect_rc $? 0
+    [ "$(stat -c %a "$W/new/a/b")" = 700 ] && [ "$(stat -c %a "$W/new")" = 700 ] ||
+        fail "output folder mode $(stat -c %a "$W/new/a/b") $(stat -c %a "$W/new")"
+    "$BIN" record -q -o "$W/empty/x" -- true 2>"$W/err"
+    expect_rc $? 0
+    [ ! -e "$W/empty" ] || fail "an empty output folder was left behind"
     # The shim's markers library: next to libstepscope.so, unless the user named one.
     env -u STEPSCOPE_MARKERS_LIB "$BIN" record -o "$OUT" -- sh -c 'echo "$STEPSCOPE_MARKERS_LIB"' \
         >"$W/out.txt" 2>"$W/err"

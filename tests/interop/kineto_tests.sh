@@ -39,6 +39,23 @@ expect_error() {
     no_leftovers "$work"
 }
 
+# expect_cut FILE LABEL MUST_IMPORT: a capture cut short is imported up to its last complete
+# event and marked truncated (report says so), or — with no complete event — refused in one
+# line; never passed off as whole. MUST_IMPORT=1: the cut leaves events, it must import.
+expect_cut() {
+    local err rc
+    rm -f "$work/cut.sstrace"
+    err=$("$ss" import -q "$1" -o "$work/cut.sstrace" 2>&1 >/dev/null); rc=$?
+    if [ $rc -ne 0 ]; then
+        [ "$3" = 0 ] || fail "$2: refused: $err"
+        expect_error "$1" "$2"
+        return
+    fi
+    "$ss" report "$work/cut.sstrace" | grep -q 'truncated: the imported capture ends' ||
+        fail "$2: imported but not marked truncated"
+    no_leftovers "$work"
+}
+
 # no_crash FILE LABEL: import may succeed (a flipped byte inside a name is still JSON) or fail,
 # never crash; a success is a readable trace
 no_crash() {
@@ -145,10 +162,13 @@ malformed)
     gzip -dc "$src" >"$work/plain.json"
     for f in "$src" "$work/plain.json"; do
         size=$(stat -c %s "$f")
-        for cut in 1 2 100 $((size / 100)) $((size / 3)) $((size / 2)) $((size - size / 100)) \
-                   $((size - 10)) $((size - 1)); do
+        for cut in 1 2 100 $((size / 100)) $((size / 3)) $((size / 2)); do
             head -c "$cut" "$f" >"$work/cut"
-            expect_error "$work/cut" "$(basename "$f") cut at $cut"
+            expect_cut "$work/cut" "$(basename "$f") cut at $cut" 0
+        done
+        for cut in $((size - size / 100)) $((size - 10)) $((size - 1)); do
+            head -c "$cut" "$f" >"$work/cut"
+            expect_cut "$work/cut" "$(basename "$f") cut at $cut" 1
         done
     done
     # flipped bytes: gzip's check catches them; plain JSON may stay JSON (then it imports)

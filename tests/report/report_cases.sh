@@ -290,7 +290,16 @@ record)
     grep -q '^  command    "nvtx_prog steps"' "$work/err" || fail "not the started process"
     "$ss" record -o "$work/o4" -- sh -c 'exit 5' >/dev/null 2>"$work/err"; rc=$?
     [ $rc -eq 5 ] || fail "no trace: exit $rc"
-    grep -q 'no report: no trace was written' "$work/err" || fail "no trace: not said"
+    grep -q 'no trace: the program made no CUDA or NVTX call' "$work/err" || fail "no trace: not said"
+    ! grep -q 'stepscope report:' "$work/err" || fail "no trace: a report anyway"
+    # a second run into the same folder: its summary lists its own traces, not the first's
+    "$ss" record -o "$work/o6" --no-report -- "$nvtx" steps >/dev/null 2>"$work/err1"
+    "$ss" record -o "$work/o6" --no-report -- "$nvtx" steps >/dev/null 2>"$work/err2"
+    [ "$(grep -c '\.sstrace: ' "$work/err2")" -eq 1 ] || fail "second run lists: $(cat "$work/err2")"
+    # a program killed by a signal is said to be
+    "$ss" record -o "$work/o7" --no-report -- sh -c "'$nvtx' steps; kill -SEGV \$\$" \
+        >/dev/null 2>"$work/err"
+    grep -q 'the program was killed by SIGSEGV after' "$work/err" || fail "signal: not said"
     ;;
 *) fail "unknown case $case_name" ;;
 esac
