@@ -163,6 +163,15 @@ int cli_getopt(const char *verb, int argc, char **argv, const char *shortopts,
     return c;
 }
 
+int cli_parse_text_json(const char *verb, const char *arg, int *json)
+{
+    if (strcmp(arg, "text") == 0 || strcmp(arg, "json") == 0) {
+        *json = arg[0] == 'j';
+        return 0;
+    }
+    return cli_usage_error(verb, "unknown format '%s' (text or json)", arg);
+}
+
 int cli_parse_u64(const char *s, uint64_t *out)
 {
     if (!s || *s < '0' || *s > '9') return -1; /* strtoull would accept "-1" and " 1" */

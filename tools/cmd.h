@@ -53,6 +53,10 @@ void cli_opt_reset(void);
 int cli_getopt(const char *verb, int argc, char **argv, const char *shortopts,
                const struct option *longopts);
 
+/* --format for the verbs that write text or JSON (info, dump, doctor): sets *json. 0, or
+ * CLI_EXIT_USAGE after the usage line. */
+int cli_parse_text_json(const char *verb, const char *arg, int *json);
+
 /* Parses a whole decimal number (no sign, no trailing junk, no overflow). 0 or -1. */
 int cli_parse_u64(const char *s, uint64_t *out);
 
@@ -127,6 +131,12 @@ extern int cli_quiet;
 /* CLI_EXIT_USAGE after one line when out (symlinks followed) is the same file (device and
  * inode) as one of the n inputs, else CLI_EXIT_OK. Call before reading anything. */
 int cli_refuse_same_file(const char *verb, const char *out, const char *const *inputs, size_t n);
+
+/* A progress line on stderr (a terminal only, not with -q; STEPSCOPE_PROGRESS=1 forces it)
+ * while single-threaded reading runs: "what path [####....] 45 %  1.2 GiB  310 MiB/s".
+ * cli_progress_end clears it. (cli_progress.c) */
+void cli_progress_begin(const char *what, const char *path);
+void cli_progress_end(void);
 
 /* Formats a duration in ns for people: "850ns", "12.3us", "4.56ms", "1.234s". */
 const char *cli_fmt_duration(char *buf, size_t cap, uint64_t ns);

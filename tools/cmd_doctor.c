@@ -17,7 +17,7 @@
 #include "text_esc.h"
 
 static const char doctor_usage[] =
-    "usage: stepscope doctor [--data DIR] [--multi-node] [--json]\n"
+    "usage: stepscope doctor [--data DIR] [--multi-node] [--format text|json]\n"
     "\n"
     "Checks the machine a training job runs on: NVIDIA driver, CUDA runtime, cuDNN,\n"
     "python3's torch (version, CUDA/cuDNN build, cudnn.benchmark and TF32 defaults),\n"
@@ -29,7 +29,8 @@ static const char doctor_usage[] =
     "                     disk, and a short read test (at most 256 MiB, 3 s)\n"
     "  -m, --multi-node   the job spans several machines: check TCP buffers (also\n"
     "                     detected from WORLD_SIZE > LOCAL_WORLD_SIZE or SLURM_NNODES > 1)\n"
-    "  -j, --json         one JSON object (schema in docs/doctor.md)\n"
+    "  -f, --format FMT   text (default) or json: one JSON object (schema in\n"
+    "                     docs/doctor.md); --json is the same as --format json\n"
     "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 no check failed (warnings may remain), 1 a check failed or DIR\n"
@@ -44,12 +45,13 @@ static int parse_doctor_args(int argc, char **argv, struct doctor_opts *o)
 {
     static const struct option longopts[] = {{"data", required_argument, NULL, 'd'},
                                              {"multi-node", no_argument, NULL, 'm'},
-                                             {"json", no_argument, NULL, 'j'},
+                                             {"format", required_argument, NULL, 'f'},
+                                             {"json", no_argument, NULL, 'J'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     cli_opt_reset();
-    for (int c; (c = cli_getopt("doctor", argc, argv, "d:mjh", longopts)) != -1;) {
+    for (int c; (c = cli_getopt("doctor", argc, argv, "d:mf:h", longopts)) != -1;) {
         if (c == 'h') {
             fputs(doctor_usage, stdout);
             return -1; /* --help: done, success */
@@ -57,7 +59,9 @@ static int parse_doctor_args(int argc, char **argv, struct doctor_opts *o)
         if (c == '?') return CLI_EXIT_USAGE;
         if (c == 'd') o->data_dir = optarg;
         if (c == 'm') o->multi_node = 1;
-        if (c == 'j') o->json = 1;
+        if (c == 'J') o->json = 1;
+        if (c == 'f' && cli_parse_text_json("doctor", optarg, &o->json) != 0)
+            return CLI_EXIT_USAGE;
     }
     if (optind < argc) return cli_usage_error("doctor", "unexpected argument '%s'", argv[optind]);
     if (o->data_dir && !*o->data_dir) return cli_usage_error("doctor", "--data needs a folder");

@@ -20,7 +20,8 @@ static const char dump_usage[] =
     "Prints every record of TRACE, one per line, in file order. Strings are resolved and\n"
     "escaped, enums shown by name. Problems (damaged chunks, truncation) go to stderr.\n"
     "\n"
-    "  -j, --json          JSON Lines: one object per record\n"
+    "  -f, --format FMT    text (default) or json: JSON Lines, one object per record\n"
+    "                      (--json is the same as --format json)\n"
     "  -t, --type KINDS    only these record kinds, comma-separated (e.g. kernel,memcpy)\n"
     "  -n, --limit N       stop after N records\n"
     "  -h, --help          this text\n"
@@ -72,7 +73,8 @@ static int parse_types(const char *verb, const char *list, struct dump_opts *o)
 
 static int parse_dump_args(int argc, char **argv, struct dump_opts *o, const char **path)
 {
-    static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
+    static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                             {"json", no_argument, NULL, 'J'},
                                              {"type", required_argument, NULL, 't'},
                                              {"limit", required_argument, NULL, 'n'},
                                              {"help", no_argument, NULL, 'h'},
@@ -81,12 +83,13 @@ static int parse_dump_args(int argc, char **argv, struct dump_opts *o, const cha
     memset(o, 0, sizeof *o);
     o->limit = UINT64_MAX;
     cli_opt_reset();
-    for (int c; (c = cli_getopt("dump", argc, argv, "jt:n:h", longopts)) != -1;) {
+    for (int c; (c = cli_getopt("dump", argc, argv, "f:t:n:h", longopts)) != -1;) {
         if (c == 'h') {
             fputs(dump_usage, stdout);
             return -1; /* --help: done, success */
         }
-        if (c == 'j') o->json = 1;
+        if (c == 'J') o->json = 1;
+        if (c == 'f' && cli_parse_text_json("dump", optarg, &o->json) != 0) return CLI_EXIT_USAGE;
         if (c == 't' && parse_types("dump", optarg, o)) return CLI_EXIT_USAGE;
         if (c == 'n' && cli_parse_u64(optarg, &o->limit) < 0)
             return cli_usage_error("dump", "--limit needs a whole number, not '%s'",

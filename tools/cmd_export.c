@@ -661,13 +661,15 @@ int cmd_export(int argc, char **argv)
     if (rc) return rc;
     if ((rc = cli_refuse_same_file(VERB, a.out, &a.in, 1)) != CLI_EXIT_OK) return rc;
     struct cli_trace t;
-    if (cli_trace_open(&t, VERB, a.in, NULL, NULL) != 0) return CLI_EXIT_FAIL;
+    cli_progress_begin("exporting", a.in);
+    if (cli_trace_open(&t, VERB, a.in, NULL, NULL) != 0) return cli_progress_end(), CLI_EXIT_FAIL;
     if (a.fmt == EXPORT_PERFETTO) {
         rc = export_perfetto(&a, &t);
     } else {
         struct interop_job j = {a.fmt, a.in, t.local_path};
         rc = cli_write_path(VERB, a.out, "export", a.out_flags, write_interop, &j);
     }
+    cli_progress_end();
     cli_trace_close(&t);
     return rc;
 }

@@ -143,7 +143,11 @@ static int import_file(const struct import_args *a)
     if (cli_input_spool(VERB, a->in, &file, &is_temp) != 0) return CLI_EXIT_FAIL;
     int rc = CLI_EXIT_FAIL;
     struct import_job j = {a->in, file, input_format(a->in, file)};
-    if (j.fmt >= 0) rc = cli_write_path(VERB, a->out, "trace", a->out_flags, run_importer, &j);
+    if (j.fmt >= 0) {
+        cli_progress_begin("importing", a->in);
+        rc = cli_write_path(VERB, a->out, "trace", a->out_flags, run_importer, &j);
+        cli_progress_end();
+    }
     cli_input_release(file, is_temp);
     return rc;
 }

@@ -27,7 +27,8 @@ static const char info_usage[] =
     "processes and devices, record counts by kind, dropped records, the collector's\n"
     "notices, and the file's state (complete, truncated, damaged chunks skipped).\n"
     "\n"
-    "  -j, --json   one JSON object (an array of them for several traces)\n"
+    "  -f, --format FMT  text (default) or json: one JSON object (an array of them\n"
+    "               for several traces); --json is the same as --format json\n"
     "  -h, --help   this text\n"
     "\n"
     "Exit status: 0 every trace was read (a truncated or damaged one too: its state says\n"
@@ -546,15 +547,17 @@ static int info_one(const char *path, struct json_out *j, int first)
 static int parse_info_args(int argc, char **argv, int *json)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+        {"format", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'J'},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     *json = 0;
     cli_opt_reset();
-    for (int c; (c = cli_getopt("info", argc, argv, "jh", longopts)) != -1;) {
+    for (int c; (c = cli_getopt("info", argc, argv, "f:h", longopts)) != -1;) {
         if (c == 'h') {
             fputs(info_usage, stdout);
             return -1; /* --help: done, success */
         }
-        if (c == 'j') *json = 1;
+        if (c == 'J') *json = 1;
+        if (c == 'f' && cli_parse_text_json("info", optarg, json) != 0) return CLI_EXIT_USAGE;
         if (c == '?') return CLI_EXIT_USAGE;
     }
     if (optind >= argc) return cli_usage_error("info", "missing TRACE");

@@ -619,7 +619,9 @@ static int report_inputs(struct inputs *in, const struct report_opts *o, const c
                          int as_array)
 {
     int status = in->failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    if (in->n == 1) cli_progress_begin("analysing", in->v[0].path); /* one thread reads */
     size_t failed = load_all(in, o), readable = in->n - failed;
+    cli_progress_end();
     if (failed) status = CLI_EXIT_FAIL;
     if (compare_ranks(in) != 0) {
         cli_error(VERB, NULL, "out of memory");

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <yajl/yajl_parse.h>
@@ -25,6 +26,7 @@
 #include "ssi_kineto_internal.h"
 #include "trace/sst_zstd.h"
 #include "util/ss_error.h"
+#include "util/ss_progress.h"
 
 #define KI_READ_CHUNK (256u << 10)
 
@@ -98,6 +100,7 @@ static size_t tokscan_feed(struct tokscan *t, const unsigned char *b, size_t n)
 struct kimport {
     const char *in_path, *out_path;
     int created; /* out_path was made by this import and is not finished: removed on failure */
+    uint64_t in_size; /* bytes of the input file (0: unknown), for the progress line */
     gzFile gz;
     yajl_handle y;
     struct tokscan ts;
@@ -133,6 +136,8 @@ static int open_input(struct kimport *k)
         return say(k, SS_ENOMEM, "cannot read: out of memory");
     }
     gzbuffer(k->gz, KI_READ_CHUNK);
+    struct stat st;
+    k->in_size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
     return 0;
 }
 
@@ -213,6 +218,7 @@ static int parse_all(struct kimport *k)
             return rc ? accept_truncated(k, rc) : say(k, SS_EIO, "cannot read");
         }
         if (n == 0) break;
+        ss_progress_report((uint64_t)gzoffset(k->gz), k->in_size);
         size_t skip = first && n >= 3 && memcmp(k->buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; /* BOM */
         int rc = feed(k, k->buf + skip, (size_t)n - skip);
         if (rc) return rc;

@@ -44,6 +44,7 @@
 #include "sst_crc32c.h"
 #include "sst_zstd.h"
 #include "util/ss_error.h"
+#include "util/ss_progress.h"
 
 #define CHUNK_HDR sizeof(struct sst_chunk_header)
 #define SCAN_WINDOW (64u << 10)
@@ -493,6 +494,7 @@ static int next_chunk(struct sst_reader *r)
             return 0;
         }
         r->chunk_off = r->pos;
+        ss_progress_report(r->pos, r->file_size != NO_OFFSET ? r->file_size : 0);
         enum chunk_check c = load_chunk(r, r->pos);
         int took = c == CHUNK_OK ? take_chunk(r) : -1;
         if (took == 1)
