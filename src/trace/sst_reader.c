@@ -368,12 +368,24 @@ static enum chunk_check load_chunk(struct sst_reader *r, uint64_t off)
 }
 
 /* Offset of the next chunk after `from` that passes every check, or NO_OFFSET. */
+/* The next offset at or after base that holds data: a hole of a sparse file (a 50 GB tail of
+ * nothing) has no chunk in it and is skipped without reading. NO_OFFSET past the last data. */
+static uint64_t next_data(const struct sst_reader *r, uint64_t base)
+{
+    if (r->fd < 0 || base > (uint64_t)INT64_MAX) return base;
+    off_t d = lseek(r->fd, (off_t)base, SEEK_DATA);
+    if (d < 0) return errno == ENXIO ? NO_OFFSET : base; /* ENXIO: only a hole is left */
+    return (uint64_t)d > base ? (uint64_t)d : base;
+}
+
 static uint64_t resync(struct sst_reader *r, uint64_t from)
 {
     static const uint8_t magic[4] = {0x53, 0x53, 0x43, 0x4b}; /* SST_CHUNK_MAGIC, LE */
     if (!r->scan && !(r->scan = malloc(SCAN_WINDOW)))
         return NO_OFFSET;
     for (uint64_t base = from;;) {
+        if ((base = next_data(r, base)) == NO_OFFSET) return NO_OFFSET;
+        ss_progress_report(base, r->file_size != NO_OFFSET ? r->file_size : 0);
         size_t n = read_at(r, base, r->scan, SCAN_WINDOW);
         if (n < sizeof magic)
             return NO_OFFSET;
@@ -898,28 +910,32 @@ void sst_reader_damage(const struct sst_reader *r, struct sst_damage *d)
         d->read_fraction = (double)d->chunks_read / (double)d->chunks_expected;
 }
 
-/* Appends what damage cost: records and chunks read against what the file says it held. */
+/* Appends what damage cost: records and chunks read against what the file says it held, and
+ * the regions skipped. */
 static void append_damage(struct sst_reader *r, size_t used)
 {
     struct sst_damage d;
     sst_reader_damage(r, &d);
     if (!d.damaged || used >= sizeof r->line) return;
-    int n;
-    if (d.records_expected)
+    int n = snprintf(r->line + used, sizeof r->line - used, "; DAMAGED:");
+    used += n > 0 ? (size_t)n : 0;
+    const char *sep = " ";
+    if (d.records_expected && used < sizeof r->line)
         n = snprintf(r->line + used, sizeof r->line - used,
-                     "; DAMAGED: %" PRIu64 " of %" PRIu64 " records (%.1f %%) and %" PRIu32
-                     " of %" PRIu32 " chunks read",
+                     " %" PRIu64 " of %" PRIu64 " records (%.1f %%) and %" PRIu32 " of %" PRIu32
+                     " chunks read",
                      d.records_read, d.records_expected, 100.0 * d.read_fraction, d.chunks_read,
                      d.chunks_expected);
-    else
+    else if (d.chunks_read < d.chunks_expected && used < sizeof r->line)
         n = snprintf(r->line + used, sizeof r->line - used,
-                     "; DAMAGED: %" PRIu32 " of at least %" PRIu32 " chunks read (%" PRIu64
-                     " records)",
+                     " %" PRIu32 " of at least %" PRIu32 " chunks read (%" PRIu64 " records)",
                      d.chunks_read, d.chunks_expected, d.records_read);
-    used += n > 0 ? (size_t)n : 0;
+    else
+        n = 0;
+    if (n > 0) used += (size_t)n, sep = ", ";
     if (r->st.bad_chunks && used < sizeof r->line)
         snprintf(r->line + used, sizeof r->line - used,
-                 ", %" PRIu32 " damaged region%s skipped (first at offset %" PRIu64 ")",
+                 "%s%" PRIu32 " damaged region%s skipped (first at offset %" PRIu64 ")", sep,
                  r->st.bad_chunks, r->st.bad_chunks == 1 ? "" : "s", r->st.first_bad_offset);
 }
 
