@@ -131,7 +131,8 @@ static int resolve_target(const char *path, char *out, size_t cap, char *err, si
         return fail(err, ecap, SS_EINVAL, "path too long");
     for (int hops = 0; hops < 40; hops++) {
         struct stat st;
-        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+        /* a link to /proc/self/fd/1 (what /dev/stdout is) ends at that stream's name */
+        if (stream_name_fd(cur) >= 0 || lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
             if (snprintf(out, cap, "%s", cur) >= (int)cap)
                 return fail(err, ecap, SS_EINVAL, "path too long");
             return 0;
@@ -212,14 +213,14 @@ static int check_existing(struct ss_out *o, unsigned flags, char *err, size_t ca
 /* Decides how the target is written; creates nothing yet but a stream's descriptor. */
 static int classify(struct ss_out *o, const char *path, unsigned flags, char *err, size_t cap)
 {
-    int sfd = stream_name_fd(path);
+    int rc = resolve_target(path, o->path, sizeof o->path, err, cap);
+    if (rc) return rc;
+    int sfd = stream_name_fd(o->path);
     if (sfd >= 0) {
-        snprintf(o->path, sizeof o->path, "%s", strcmp(path, "-") ? path : "<stdout>");
+        if (strcmp(path, "-") == 0) snprintf(o->path, sizeof o->path, "<stdout>");
         o->stream_fd = fcntl(sfd, F_DUPFD_CLOEXEC, 3);
         return o->stream_fd >= 0 ? 0 : fail_errno(err, cap, "cannot write", errno);
     }
-    int rc = resolve_target(path, o->path, sizeof o->path, err, cap);
-    if (rc) return rc;
     if (stat(o->path, &o->old) != 0) {
         if (errno == ENOENT) return 0;
         return fail_errno(err, cap, "cannot write", errno);

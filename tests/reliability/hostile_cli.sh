@@ -35,9 +35,15 @@ sum() { sha256sum "$1" | cut -c1-64; }
 case $case_name in
 outputs)
     cp "$t0" "$work/t.sstrace"
-    run 1 "/dev/full" "$ss" report -o /dev/full "$work/t.sstrace"
+    # devices of our own where we may make them (root): a regression that renamed over the
+    # output would otherwise replace the machine's /dev/full or /dev/stdout
+    full=/dev/full stdout=/dev/stdout
+    if mknod "$work/full" c 1 7 2>/dev/null; then
+        full=$work/full && ln -s /proc/self/fd/1 "$work/stdout" && stdout=$work/stdout
+    fi
+    run 1 "/dev/full" "$ss" report -o "$full" "$work/t.sstrace"
     one_line "/dev/full"; said "/dev/full" "No space left on device"
-    [ -c /dev/full ] || fail "/dev/full is no longer a device"
+    [ -c "$full" ] || fail "$full is no longer a device"
     mknod "$work/null" c 1 3 2>/dev/null && {
         run 0 "a character device" "$ss" export -q -o "$work/null" "$work/t.sstrace"
         [ -c "$work/null" ] || fail "the character device was replaced"
@@ -64,9 +70,9 @@ outputs)
     [ "$(cat "$work/ro")" = keep ] || fail "the read-only file was changed"
     run 0 "read-only --force" "$ss" report -q --force -o "$work/ro" "$work/t.sstrace"
     [ "$(stat -c %a "$work/ro")" = 444 ] || fail "--force: mode $(stat -c %a "$work/ro"), want 444"
-    run 0 "/dev/stdout" "$ss" report -o /dev/stdout "$work/t.sstrace"
+    run 0 "/dev/stdout" "$ss" report -o "$stdout" "$work/t.sstrace"
     grep -q '^stepscope report: ' "$work/out" || fail "/dev/stdout: nothing printed"
-    [ -L /dev/stdout ] || [ -c /dev/stdout ] || fail "/dev/stdout was replaced"
+    [ -L "$stdout" ] || fail "$stdout was replaced"
     run 0 "-o -" "$ss" export -o - "$work/t.sstrace"
     head -c 15 "$work/out" | grep -q '{"displayTime' || fail "-o -: not on stdout"
     run 1 "a folder" "$ss" report -o "$work/tmp" "$work/t.sstrace"
@@ -260,6 +266,17 @@ record_signals)
     run 127 "a program that is not there" "$ss" record -o "$work/nf" -- no-such-program-here
     [ ! -e "$work/nf" ] || fail "a folder was made for a program that is not there"
     ! grep -q 'traces in' "$work/err" || fail "'traces in' for a program that never ran"
+    ;;
+deep_path)
+    # a checkout or a trace at a deep path: the text report still fits 80 columns, its header
+    # keeps the file's name
+    d=$work/0123456789abcdef0123456789abcdef01234567/a-folder-name-of-forty-characters-each-x
+    mkdir -p "$d" && cp "$t0" "$d/a-trace-with-a-long-name-too.sstrace"
+    run 0 "deep report" "$ss" report "$d/a-trace-with-a-long-name-too.sstrace"
+    awk 'length($0) > 80 { print; bad = 1 } END { exit bad }' "$work/out" >&2 ||
+        fail "lines over 80 columns"
+    head -1 "$work/out" | grep -q 'a-trace-with-a-long-name-too.sstrace$' || fail "header lost the name"
+    grep -q '^  command    "python3 bench/workloads' "$work/out" || fail "command lost the program"
     ;;
 *)
     fail "unknown case"
