@@ -471,23 +471,24 @@ static void sum_record(struct sst_reader *r, const struct sst_rec_header *h, str
     }
 }
 
-/* "N dropped", or the END chunk's count when larger; "an unknown number" when writing failed
- * and nothing counted it (the records that would have said so could not be written). */
+/* "N dropped", or the END chunk's count when larger. A trace that was never closed (the disk
+ * filled up, the process was killed) lost what came after its last chunk: nothing counted
+ * that, so the number is unknown, not 0. */
 static void dropped_text(const struct trace_sum *s, const struct sst_read_status *st, char *buf,
                          size_t cap)
 {
     uint64_t n = s->dropped;
     if (st->closed && st->end.dropped > n) n = st->end.dropped;
-    if (n == 0 && s->write_failed)
-        snprintf(buf, cap, "an unknown number lost (writing failed)");
+    if (!st->closed || s->write_failed)
+        snprintf(buf, cap, "%llu dropped and an unknown number lost (%s)", (unsigned long long)n,
+                 s->write_failed ? "writing failed" : "the trace was not closed");
     else
-        snprintf(buf, cap, "%llu dropped%s", (unsigned long long)n,
-                 s->write_failed ? " or more (writing failed)" : "");
+        snprintf(buf, cap, "%llu dropped", (unsigned long long)n);
 }
 
 static void summarise_file(const char *dir, const char *name)
 {
-    char path[PATH_MAX + 256], dropped[64];
+    char path[PATH_MAX + 256], dropped[96];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     struct sst_reader *r;
     int rc = sst_reader_open(path, NULL, &r);

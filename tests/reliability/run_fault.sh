@@ -266,6 +266,8 @@ tmpfs_full)
     [ "$rec_rc" = 201 ] && fail "stepscope info cannot read the trace on the full disk: $(cat "$W/info.txt")"
     same_as_plain 0
     grep -q "^stepscope: .*space" "$W/rec.err" || fail "no message about the full disk"
+    # the summary must not call a run that lost records to a full disk "0 dropped"
+    ! grep -q ", 0 dropped," "$W/rec.err" || fail "summary says 0 dropped after a full disk: $(cat "$W/rec.err")"
     ! grep -q "bad_chunks=[1-9]\|malformed=[1-9]\|undefined_refs=[1-9]\|unreadable" "$W/facts" || fail "damaged trace"
     ;;
 memcap)
