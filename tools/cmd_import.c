@@ -77,19 +77,6 @@ static int parse_import_args(int argc, char **argv, struct import_args *a)
     return 0;
 }
 
-/* What stepscope's own Perfetto export looks like: it cannot come back whole (no copies'
- * kinds, no devices, pids of its own), so it is refused with a pointer to the trace. */
-static int is_own_export(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    char head[256] = "";
-    size_t n = fread(head, 1, sizeof head - 1, f);
-    fclose(f);
-    head[n] = '\0';
-    return strstr(head, "\"displayTimeUnit\":\"ns\",\"traceEvents\"") != NULL;
-}
-
 struct import_job {
     const char *in; /* as given, for messages */
     const char *file; /* what is read: in, or a stream's copy */
@@ -110,9 +97,8 @@ static int run_importer(const char *tmp, void *ctx)
 static int input_format(const char *in, const char *file)
 {
     int fmt = ssi_detect(file);
-    if (fmt == SSI_FMT_KINETO_JSON && is_own_export(file)) {
-        cli_error(VERB, in, "is stepscope's own Perfetto export, which cannot be imported "
-                            "whole: use the .sstrace it was exported from");
+    if (fmt == SSI_FMT_OWN_JSON) {
+        cli_error(VERB, in, "%s", SSI_OWN_JSON_REFUSAL);
         return -1;
     }
     if (fmt == SSI_FMT_KINETO_JSON || fmt == SSI_FMT_KINETO_GZ || fmt == SSI_FMT_SQLITE)

@@ -22,7 +22,12 @@ enum ssi_format {
     SSI_FMT_KINETO_JSON, /* torch.profiler Chrome trace JSON, plain text */
     SSI_FMT_KINETO_GZ,   /* the same, gzip-compressed (.json.gz) */
     SSI_FMT_SQLITE,      /* an SQLite database (nsys export --type sqlite) */
+    SSI_FMT_OWN_JSON,    /* stepscope's own Perfetto export: not importable whole (no copy
+                          * kinds, devices or pids of the trace); read the .sstrace instead */
 };
+#define SSI_OWN_JSON_REFUSAL                                                                   \
+    "is stepscope's own Perfetto export, which cannot be imported whole: use the .sstrace it "  \
+    "was exported from"
 
 /* Sniffs the first bytes of the file at path. Returns an ssi_format (>= 0) or a negative
  * ss_error code when the file cannot be read. */

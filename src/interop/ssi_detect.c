@@ -13,7 +13,10 @@
 #include "util/ss_out.h"
 
 static const char *const k_format_names[] = {"unknown", "sstrace", "kineto-json", "kineto-gz",
-                                             "sqlite"};
+                                             "sqlite", "stepscope-perfetto"};
+
+/* How `stepscope export` begins its JSON (tools/cmd_export.c); torch.profiler's never does. */
+static const char k_own_export_head[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\"";
 
 const char *ssi_format_name(int fmt)
 {
@@ -37,6 +40,9 @@ int ssi_detect_bytes(const void *buf, size_t n)
     if (n >= SST_MAGIC_LEN && memcmp(b, SST_MAGIC, SST_MAGIC_LEN) == 0) return SSI_FMT_SSTRACE;
     if (n >= 16 && memcmp(b, "SQLite format 3", 16) == 0) return SSI_FMT_SQLITE;
     if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) return SSI_FMT_KINETO_GZ;
+    if (n >= sizeof k_own_export_head - 1 &&
+        memcmp(b, k_own_export_head, sizeof k_own_export_head - 1) == 0)
+        return SSI_FMT_OWN_JSON;
     if (looks_like_json(b, n)) return SSI_FMT_KINETO_JSON;
     return SSI_FMT_UNKNOWN;
 }
@@ -86,6 +92,8 @@ int ssi_open_any(const char *in_path, char **out_path, int *is_temp, char *err, 
     *out_path = NULL;
     *is_temp = 0;
     int fmt = ssi_detect(in_path);
+    if (fmt == SSI_FMT_OWN_JSON)
+        return snprintf(err, errlen, "%s", SSI_OWN_JSON_REFUSAL), SS_EINVAL;
     if (fmt != SSI_FMT_KINETO_JSON && fmt != SSI_FMT_KINETO_GZ && fmt != SSI_FMT_SQLITE) {
         *out_path = strdup(in_path);
         return *out_path ? 0 : (snprintf(err, errlen, "out of memory"), SS_ENOMEM);
