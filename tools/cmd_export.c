@@ -629,8 +629,9 @@ static int write_interop(const char *tmp, void *ctx)
 {
     const struct interop_job *j = ctx;
     char err[512] = "";
-    int rc = j->fmt == EXPORT_NSYS_SQLITE ? ssi_nsys_export(j->local, tmp, err, sizeof err)
-                                          : ssi_nvtxt_export(j->local, tmp, err, sizeof err);
+    int rc = j->fmt == EXPORT_NSYS_SQLITE
+                 ? ssi_nsys_export(j->local, j->path, tmp, err, sizeof err)
+                 : ssi_nvtxt_export(j->local, j->path, tmp, err, sizeof err);
     if (rc) {
         cli_error(VERB, j->path, "%s", err[0] ? err : ss_strerror(rc));
         return -1;

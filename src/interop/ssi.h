@@ -44,10 +44,14 @@ int ssi_kineto_import(const char *in_path, const char *out_path, char *err, size
 int ssi_nsys_import(const char *in_path, const char *out_path, char *err, size_t errlen);
 
 /* stepscope trace -> SQLite database in the nsys export schema. (ssi_nsys_export.c) */
-int ssi_nsys_export(const char *in_path, const char *out_path, char *err, size_t errlen);
+/* source: how the input is named in the output's metadata (the path the user gave: in_path
+ * may be a temporary import of it); NULL: in_path. */
+int ssi_nsys_export(const char *in_path, const char *source, const char *out_path, char *err,
+                    size_t errlen);
 
 /* stepscope trace -> NVTXT (Nsight Systems' ImportNvtxt input). (ssi_nvtxt.c) */
-int ssi_nvtxt_export(const char *in_path, const char *out_path, char *err, size_t errlen);
+int ssi_nvtxt_export(const char *in_path, const char *source, const char *out_path, char *err,
+                     size_t errlen);
 
 /* Any supported input -> a path the analysis can read. A native trace is returned as is
  * (*out_path = strdup(in_path), *is_temp = 0); a foreign one is imported into a new file

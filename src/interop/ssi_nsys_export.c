@@ -714,7 +714,8 @@ static int open_trace(const char *in_path, struct sst_reader **r, char *err, siz
 }
 
 /* On success err may hold a warning (the trace was cut short or damaged). */
-int ssi_nsys_export(const char *in_path, const char *out_path, char *err, size_t errlen)
+int ssi_nsys_export(const char *in_path, const char *source, const char *out_path, char *err,
+                    size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
     struct xp x = {.err = err, .errlen = errlen, .t_min = UINT64_MAX};
@@ -734,7 +735,7 @@ int ssi_nsys_export(const char *in_path, const char *out_path, char *err, size_t
         ssi_nsys_err(err, errlen, "%s: SQLite: %s", tmp, x.db ? sqlite3_errmsg(x.db) : "no memory");
         rc = SS_EIO;
     } else {
-        rc = export_db(&x, in_path, warn, sizeof warn);
+        rc = export_db(&x, source ? source : in_path, warn, sizeof warn);
     }
     xp_free(&x);
     if (sqlite3_close(x.db) != SQLITE_OK && !rc) rc = SS_EIO;

@@ -448,7 +448,8 @@ static int write_file(struct nt *t, const char *in_path, const char *out_path,
     return rc;
 }
 
-int ssi_nvtxt_export(const char *in_path, const char *out_path, char *err, size_t errlen)
+int ssi_nvtxt_export(const char *in_path, const char *source, const char *out_path, char *err,
+                     size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
     struct ssa_result *res = NULL;
@@ -461,7 +462,7 @@ int ssi_nvtxt_export(const char *in_path, const char *out_path, char *err, size_
     } else {
         t.pid = res->pid ? res->pid : sst_reader_header(t.r)->pid;
         t.t_last = res->last_ns; /* open pushes are closed at the trace's last time */
-        rc = write_file(&t, in_path, out_path, res, err, errlen);
+        rc = write_file(&t, source ? source : in_path, out_path, res, err, errlen);
         sst_reader_close(t.r);
     }
     free(t.threads);

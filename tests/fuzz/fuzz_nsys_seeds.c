@@ -53,7 +53,7 @@ int main(int argc, char **argv)
         snprintf(db_path, sizeof db_path, "%s/%s.sqlite", argv[1], base);
         snprintf(seed, sizeof seed, "%s/%s.rows", argv[1], base);
         unlink(db_path);
-        if (ssi_nsys_export(argv[i], db_path, err, sizeof err) != 0) {
+        if (ssi_nsys_export(argv[i], NULL, db_path, err, sizeof err) != 0) {
             fprintf(stderr, "fuzz_nsys_seeds: %s: %s\n", argv[i], err);
             return 1;
         }

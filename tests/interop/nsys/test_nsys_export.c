@@ -254,7 +254,7 @@ static void check_one(const char *trace)
     const char *base = strrchr(trace, '/');
     snprintf(out, sizeof out, "%s", ss_test_path("export.sqlite"));
     unlink(out);
-    int rc = ssi_nsys_export(trace, out, err, sizeof err);
+    int rc = ssi_nsys_export(trace, NULL, out, err, sizeof err);
     if (rc) SS_FAIL_AT("%s: %s", trace, err);
     REQUIRE(rc == 0);
     static struct tally t;

@@ -237,7 +237,7 @@ int main(int argc, char **argv)
     snprintf(g_bad, sizeof g_bad, "%s", ss_test_path("bad.sqlite"));
     snprintf(g_out, sizeof g_out, "%s", ss_test_path("out.sstrace"));
     char err[512];
-    if (ssi_nsys_export(argv[1], g_good, err, sizeof err) != 0) SS_FAIL_AT("export: %s", err);
+    if (ssi_nsys_export(argv[1], NULL, g_good, err, sizeof err) != 0) SS_FAIL_AT("export: %s", err);
     uint32_t pid = 0;
     expect_ok("the export itself", g_good, kernels_in(argv[1], &pid), pid);
     database_level();
