@@ -5,12 +5,14 @@ if(STEPSCOPE_HAVE_CUPTI)
   add_executable(test_cupti_convert
     ${CMAKE_CURRENT_LIST_DIR}/test_cupti_convert.c
     ${CMAKE_SOURCE_DIR}/src/collect/ssc_cupti_convert.c
-    ${CMAKE_SOURCE_DIR}/src/collect/ssc_cupti_watch.c)
+    ${CMAKE_SOURCE_DIR}/src/collect/ssc_cupti_watch.c
+    ${CMAKE_SOURCE_DIR}/src/collect/ssc_cupti_api.c)
   target_include_directories(test_cupti_convert SYSTEM PRIVATE
     $<TARGET_PROPERTY:CUDA::cupti,INTERFACE_INCLUDE_DIRECTORIES>)
   target_link_libraries(test_cupti_convert PRIVATE sstrace)
   foreach(case kernel untimed dropped memcpy memcpy_p2p memset sync api filter filter_lists
-               memory overhead device unknown watch watch_backoff)
+               memory overhead device unknown watch watch_backoff
+               graph api_cb_pair api_cb_nested api_cb_unpaired)
     add_test(NAME cupti_convert_${case} COMMAND test_cupti_convert ${case})
     set_tests_properties(cupti_convert_${case} PROPERTIES TIMEOUT 60)
   endforeach()
