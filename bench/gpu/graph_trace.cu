@@ -10,6 +10,8 @@
  *               mode): are node records still delivered?
  *   late-node, late-graph, late-both   nothing in phase A, the kinds switched on before phase B:
  *               the same question and the cost in-process (phase B against phase A)
+ *   replay      no CUPTI call at all: the program to run under `stepscope record` (with
+ *               STEPSCOPE_GRAPHS=node or graph); prints "replay us_per_launch=.. launches=N"
  *
  * The graph: stream capture of 20 tiny kernels, a memset and a device-to-device copy;
  * instantiated once; each phase launches it 1000 times (a synchronize every 50 launches).
@@ -173,9 +175,25 @@ static void subscribe_launches(void)
                         CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
 }
 
+/* Under the collector: warm-up, then 2 x LAUNCHES graph launches. */
+static int replay(void)
+{
+    float *x;
+    cudaStream_t s;
+    cudaGraph_t g;
+    cudaMalloc(&x, 4096);
+    cudaStreamCreate(&s);
+    cudaGraphExec_t exec = make_graph(s, x, &g);
+    launches(exec, s, 100);
+    double us = launches(exec, s, 2 * LAUNCHES);
+    printf("replay us_per_launch=%.3f launches=%d nodes=%d\n", us, 2 * LAUNCHES + 100, NODES + 2);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "both";
+    if (!strcmp(m, "replay")) return replay();
     int late = !strncmp(m, "late-", 5);
     g_launch_corr = (unsigned char *)calloc(MAX_CORR, 1);
     cuptiActivityRegisterCallbacks(req, done);

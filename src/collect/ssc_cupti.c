@@ -404,8 +404,8 @@ static int api_callbacks_on(void)
  * A callback already running on another thread finishes its record: harmless. */
 static void api_callbacks_off(void)
 {
-    if (!g_api_subscribed) return;
     atomic_store(&g_api_gen, 0);
+    if (!g_api_subscribed) return;
     if (g_probe_via_api) probe_end_locked();
     cuptiUnsubscribe(g_api_sub);
     g_api_subscribed = 0;
@@ -857,6 +857,7 @@ void ssc_cupti_set_enabled(int on)
 static void lost_locked(uint16_t notice, uint8_t reason, const char *why)
 {
     probe_end_locked();
+    api_callbacks_off(); /* API records stop with the rest; the subscription is Kineto's */
     g_state = CS_TAKEN;
     ssc_notice(notice, SST_NOTE_WARN, why);
     write_capture(0, reason);
@@ -928,7 +929,8 @@ void ssc_cupti_flush(int force)
         count_global_drops();
         if (res == CUPTI_ERROR_NOT_INITIALIZED) {
             /* Someone called cuptiFinalize (Kineto does with TEARDOWN_CUPTI=1; CUPTI itself
-             * after a fatal error). */
+             * after a fatal error). Our subscription died with it. */
+            g_api_subscribed = 0;
             lost_locked(SST_NOTICE_CUPTI_TAKEN_OVER, SST_CAP_TAKEN_OVER,
                         "CUPTI was shut down (by torch.profiler or after a CUPTI error): GPU "
                         "activity is no longer recorded from here on");

@@ -28,6 +28,7 @@
  *                            while they still call (the collector stops under them)
  *        cupti_prog fork     5 calls, fork(): the child marks "child" and makes 5 calls (CUPTI
  *                            does not survive fork: nothing of them is recorded), then 5 more
+ *        cupti_prog launches S  launches for S seconds, about 10 000 a second (the watch)
  *        cupti_prog bench N  ns per call: N calls before a steps:1-1 window (callbacks off),
  *                            N inside it, N NVTX push/pop pairs; prints "bench ..." lines
  */
@@ -264,6 +265,19 @@ static double ns_per_call(long n)
     return (double)(mono_ns() - t0) / (double)n;
 }
 
+static int launches_case(double secs)
+{
+    if (cuda_init() != 0) return 1;
+    uint64_t end = mono_ns() + (uint64_t)(secs * 1e9);
+    while (mono_ns() < end) {
+        for (int i = 0; i < 10; i++)
+            fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+        usleep(1000);
+    }
+    printf("launches done\n");
+    return 0;
+}
+
 static int bench_case(long n)
 {
     if (cuda_init() != 0 || n <= 0) return 1;
@@ -290,6 +304,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "race") == 0) return race_case(argc > 2);
     if (argc > 1 && strcmp(argv[1], "fork") == 0) return fork_case();
     if (argc > 2 && strcmp(argv[1], "bench") == 0) return bench_case(atol(argv[2]));
+    if (argc > 2 && strcmp(argv[1], "launches") == 0) return launches_case(atof(argv[2]));
     if (argc > 1 && strcmp(argv[1], "thread") == 0) return launcher_case();
     if (argc > 1 && strcmp(argv[1], "window") == 0) return window_case(0, 0);
     if (argc > 1 && strcmp(argv[1], "window_idle") == 0) return window_case(1, 0);

@@ -5,7 +5,8 @@
  * is appended to $FAKE_CUPTI_LOG as one line ("subscribe ok", "register_callbacks 0x...",
  * "flush forced", ...) so a test can check the order of what the collector did.
  * FAKE_CUPTI_CONFLICT=1: cuptiSubscribe always fails as under nsys; FAKE_CUPTI_FINALIZE_FAIL:
- * cuptiFinalize fails. fake_cupti_api_call plays
+ * cuptiFinalize fails; FAKE_CUPTI_SWALLOW: flushes hand no buffer back (as when another client
+ * took the activity callbacks over). fake_cupti_api_call plays
  * one CUDA API call: the subscriber's callback (if its domain is enabled) at entry and exit.
  * fake_cupti_call plays any call, CUPTI's way: the callback at entry and exit when that call's
  * callback (cuptiEnableCallback) or its whole domain is enabled, with a fresh correlation id,
@@ -259,6 +260,7 @@ API CUptiResult cuptiActivityFlushAll(uint32_t flag)
     req = g_req, cmp = g_cmp;
     pthread_mutex_unlock(&g_mu);
     if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) logf_("flush forced");
+    if (getenv("FAKE_CUPTI_SWALLOW")) return CUPTI_SUCCESS; /* buffers "go to another client" */
     if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) && req && cmp) {
         uint8_t *buf = NULL;
         size_t size = 0, max = 0;

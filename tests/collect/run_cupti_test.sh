@@ -260,6 +260,26 @@ cb_profiler)
         fail "callbacks not taken back after the profiler"
     ! grep -qx "enable 4\|enable 5" "$LOG" || fail "API activity kinds enabled"
     ;;
+cb_watch | cb_watch_light)
+    # No buffer comes back (another client took CUPTI's activity callbacks, no shim said so)
+    # while API calls go through our callbacks: the watch's probe counts launches through our
+    # own subscription (no second subscribe, which would fail and be taken for the takeover)
+    # and finds the takeover in full mode. In light mode launches fill no CUPTI buffer: the
+    # watch stays out of it (no false takeover).
+    mode=full; [ "$CASE" = cb_watch_light ] && mode=light
+    FAKE_CUPTI_SWALLOW=1 STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" --mode $mode -- \
+        "$PROG" launches 4.5 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "launches done" "$W/out.txt" || fail "the program did not finish"
+    ! grep -q "^subscribe busy" "$LOG" || fail "a probe tried a second subscription"
+    if [ $mode = full ]; then
+        grep -q "took over CUPTI's activity buffers" "$W/err" || fail "takeover not noticed"
+        [ "$(line_after "^unsubscribe" "$(line_after "enable_callback 2 211 1" 0)")" -gt 0 ] ||
+            fail "API callbacks not given up after the takeover"
+    else
+        ! grep -q "took over" "$W/err" || fail "light mode: a takeover was guessed"
+    fi
+    ;;
 cost)
     # COST records: the API callbacks (2000 calls, one in 16 timed), the NVTX callbacks, the
     # writer's rounds and the thread's name, with time in them.
