@@ -9,13 +9,16 @@
  * keep-list (cuptiActivityEnableRuntimeApi/DriverApi: activity-level, no subscriber) instead
  * of whole domains.
  *
- * No CUPTI subscription is held. CUPTI allows one subscriber per process and Kineto
- * (torch.profiler) needs it: holding one made torch.profiler record no GPU activity. We
- * subscribe only for an instant at start (to learn whether nsys or another tool owns CUPTI),
- * for the takeover watch's launch probes, and once the capture window is over until the
- * program's next API call returns, which detaches CUPTI (cuptiFinalize: switched-off kinds
- * still cost, only detaching gives the program its speed back). Activity tracing needs no
- * subscriber.
+ * With API activity records (STEPSCOPE_API=activity, the default) no CUPTI subscription is
+ * held. CUPTI allows one subscriber per process and Kineto (torch.profiler) needs it: holding
+ * one made torch.profiler record no GPU activity. We subscribe only for an instant at start (to
+ * learn whether nsys or another tool owns CUPTI), for the takeover watch's launch probes, and
+ * once the capture window is over until the program's next API call returns, which detaches
+ * CUPTI (cuptiFinalize: switched-off kinds still cost, only detaching gives the program its
+ * speed back). Activity tracing needs no subscriber. STEPSCOPE_API=callbacks (and auto, after
+ * CUDA started) records API calls from our own callbacks instead, which does hold the
+ * subscription while recording: given back at the shim's torch.profiler mark, at the window's
+ * end (before the detach subscribes) and at a takeover; probes then run through it.
  *
  * torch.profiler: the Python shim marks "torch.profiler.start" right before the profiler
  * starts and "torch.profiler.stop" right after it stops (domain "stepscope"). ssc_nvtx.c
