@@ -64,7 +64,7 @@ case_help() {
 case_version() {
     run "$SS" --version
     expect_rc 0 "stepscope --version"
-    grep -qE '^stepscope [0-9]+\.[0-9]+\.[0-9]+ \(trace format v1\)$' out ||
+    grep -qE '^stepscope [0-9]+\.[0-9]+\.[0-9]+ \(trace format v[0-9]+\)$' out ||
         fail "bad version line: $(cat out)"
     [ "$(wc -l <out)" = 1 ] || fail "version is not one line"
 }
