@@ -50,3 +50,16 @@ if(STEPSCOPE_HAVE_CUPTI AND TARGET stepscope_collector)
     set_tests_properties(collect_cupti_${case} PROPERTIES TIMEOUT 60)
   endforeach()
 endif()
+
+# The overhead floor's in-process A/B (bench/overhead/cupti_floor.c, CUPTI_FLOOR_ALTERNATE)
+# against the fake libcupti: callbacks off in odd windows, on in even ones.
+if(STEPSCOPE_HAVE_CUPTI AND TARGET stepscope_collector AND TARGET cupti_floor)
+  add_executable(floor_prog ${CMAKE_CURRENT_LIST_DIR}/floor_prog.c)
+  target_include_directories(floor_prog SYSTEM PRIVATE
+    $<TARGET_PROPERTY:CUDA::cupti,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_link_libraries(floor_prog PRIVATE fake_cupti ${CMAKE_DL_LIBS})
+  add_test(NAME collect_floor_alternate
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/run_floor_test.sh $<TARGET_FILE:floor_prog>
+            $<TARGET_FILE:cupti_floor> $<TARGET_FILE_DIR:fake_cupti>)
+  set_tests_properties(collect_floor_alternate PROPERTIES TIMEOUT 60)
+endif()

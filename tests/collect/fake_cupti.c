@@ -124,12 +124,22 @@ static CUpti_CallbackFunc callback_for(CUpti_CallbackDomain d, uint32_t cbid)
     return on ? atomic_load(&g_cb) : NULL;
 }
 
+static _Atomic unsigned long long g_fired; /* callbacks made (fake_cupti_fired) */
+
 static void fire(CUpti_CallbackDomain d, uint32_t cbid, CUpti_CallbackData *cd,
                  CUpti_ApiCallbackSite site)
 {
     CUpti_CallbackFunc cb = callback_for(d, cbid);
     cd->callbackSite = site;
-    if (cb) cb(atomic_load(&g_cb_ud), d, cbid, cd);
+    if (!cb) return;
+    atomic_fetch_add_explicit(&g_fired, 1, memory_order_relaxed);
+    cb(atomic_load(&g_cb_ud), d, cbid, cd);
+}
+
+/* Not CUPTI's: how many callbacks fake_cupti_call has made so far. */
+API unsigned long long fake_cupti_fired(void)
+{
+    return atomic_load(&g_fired);
 }
 
 /* Not CUPTI's: one API call of domain d (CUPTI_CB_DOMAIN_RUNTIME_API or _DRIVER_API) made by
