@@ -34,6 +34,13 @@ struct block {
     _Alignas(8) uint8_t data[];
 };
 
+/* The collector's own cost in one kind (COST records): added to by one thread only, read by
+ * the writer. */
+#define SSC_COST_KINDS 7 /* enum sst_cost_kind is 1..6 */
+struct cost_ctr {
+    _Atomic uint64_t events, timed, ns;
+};
+
 struct ssc_tbuf {
     /* producer side (the owning thread only) */
     struct block *wblk;
@@ -49,6 +56,8 @@ struct ssc_tbuf {
     uint32_t snap_pos;
     int snap_dead;
     uint32_t tid;
+    struct cost_ctr cost[SSC_COST_KINDS]; /* the owning thread adds, the writer reads */
+    uint64_t cost_seen[SSC_COST_KINDS];   /* writer: events at the last COST record */
 };
 
 /* Largest record a block holds (a little under SST_REC_MAX; no producer comes close). */
@@ -62,6 +71,10 @@ static int64_t g_cap_blocks;
 static pthread_key_t g_key;
 static __thread struct ssc_tbuf *tls_tb;
 static __thread struct sst_writer *tls_writer; /* set on the writer thread only */
+
+static struct cost_ctr g_writer_cost[SSC_COST_KINDS]; /* the writer thread's own */
+static uint64_t g_writer_cost_seen[SSC_COST_KINDS];
+static uint32_t g_writer_tid;
 
 static _Atomic uint64_t g_drops[SSC_DROP_SOURCES][SST_REC_TYPE_LIMIT];
 static uint64_t g_drops_seen[SSC_DROP_SOURCES][SST_REC_TYPE_LIMIT]; /* writer thread */
@@ -158,6 +171,71 @@ void ssc_buf_global_init(void)
 void ssc_buf_set_writer_thread(struct sst_writer *w)
 {
     tls_writer = w;
+    g_writer_tid = ssc_gettid();
+}
+
+/* ---- the collector's own cost ------------------------------------------------------------ */
+
+/* One producer per counter: a load and a store, no locked instruction on the hot path. The
+ * events count is stored last (release), so a reader that sees it sees the time with it. */
+static void ctr_add(struct cost_ctr *c, uint64_t events, uint64_t timed, uint64_t ns)
+{
+    atomic_store_explicit(&c->ns, atomic_load_explicit(&c->ns, memory_order_relaxed) + ns,
+                          memory_order_relaxed);
+    atomic_store_explicit(&c->timed, atomic_load_explicit(&c->timed, memory_order_relaxed) + timed,
+                          memory_order_relaxed);
+    atomic_store_explicit(&c->events,
+                          atomic_load_explicit(&c->events, memory_order_relaxed) + events,
+                          memory_order_release);
+}
+
+void ssc_cost_add(uint8_t kind, uint64_t events, uint64_t timed, uint64_t ns)
+{
+    if (kind == 0 || kind >= SSC_COST_KINDS) return;
+    if (tls_writer) {
+        ctr_add(&g_writer_cost[kind], events, timed, ns);
+        return;
+    }
+    if (atomic_load_explicit(&ssc_g_state, memory_order_acquire) != SSC_RUNNING) return;
+    struct ssc_tbuf *tb = tls_tb ? tls_tb : ssc_tbuf_self();
+    if (tb) ctr_add(&tb->cost[kind], events, timed, ns);
+}
+
+uint64_t ssc_buf_writer_cost_ns(uint8_t kind)
+{
+    return kind < SSC_COST_KINDS ? atomic_load(&g_writer_cost[kind].ns) : 0;
+}
+
+/* A COST record for one kind of one thread, when its count moved (writer thread). */
+static void write_cost(uint32_t tid, uint8_t kind, struct cost_ctr *c, uint64_t *seen,
+                       uint64_t now)
+{
+    uint64_t events = atomic_load_explicit(&c->events, memory_order_acquire);
+    if (events == *seen) return;
+    struct sst_rec_cost *r = ssc_writer_rec(SST_REC_COST, sizeof *r);
+    if (!r) return;
+    *seen = events;
+    r->kind = kind;
+    r->tid = tid;
+    r->ts_ns = now;
+    r->events = events;
+    r->timed = atomic_load_explicit(&c->timed, memory_order_relaxed);
+    r->ns = atomic_load_explicit(&c->ns, memory_order_relaxed);
+}
+
+static void write_costs_of(uint32_t tid, struct cost_ctr *c, uint64_t *seen)
+{
+    uint64_t now = sst_now_ns();
+    for (uint8_t k = 1; k < SSC_COST_KINDS; k++)
+        write_cost(tid, k, &c[k], &seen[k], now);
+}
+
+void ssc_buf_write_costs(void)
+{
+    for (struct ssc_tbuf *tb = atomic_load_explicit(&g_list, memory_order_acquire); tb;
+         tb = tb->next)
+        write_costs_of(tb->tid, tb->cost, tb->cost_seen);
+    write_costs_of(g_writer_tid, g_writer_cost, g_writer_cost_seen);
 }
 
 /* The threads this process has named: an open-addressing set of tids, lock-free (no lock to
@@ -185,6 +263,7 @@ _Static_assert(SSC_NAMED_SLOTS == 1u << 12, "named_insert's hash keeps 12 bits")
 /* Reads /proc/self/task/TID/comm and writes the THREAD record naming this thread. */
 static void tbuf_name_thread(uint32_t tid)
 {
+    uint64_t t0 = sst_now_ns();
     char path[64], name[64];
     snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -203,6 +282,7 @@ static void tbuf_name_thread(uint32_t tid)
     r->name = id;
     r->ts_ns = sst_now_ns();
     ssc_rec_commit(r);
+    ssc_cost_add(SST_COST_THREAD_NAME, 1, 1, sst_now_ns() - t0);
 }
 
 struct ssc_tbuf *ssc_tbuf_self(void)
@@ -366,6 +446,7 @@ uint64_t ssc_buf_drain(struct sst_writer *w)
         struct ssc_tbuf *next = tb->next;
         n += drain_one(w, tb);
         if (tb->snap_dead) {
+            write_costs_of(tb->tid, tb->cost, tb->cost_seen); /* its last word */
             tbuf_unlink(prev, tb);
             tbuf_free(tb);
         } else {
@@ -398,6 +479,12 @@ void ssc_buf_after_fork_child(void)
     pthread_setspecific(g_key, NULL);
     for (size_t i = 0; i < SSC_NAMED_SLOTS; i++) /* the child's threads are its own */
         atomic_store_explicit(&g_named[i], 0, memory_order_relaxed);
+    for (int k = 0; k < SSC_COST_KINDS; k++) { /* the parent's writer is not ours */
+        atomic_store(&g_writer_cost[k].events, 0);
+        atomic_store(&g_writer_cost[k].timed, 0);
+        atomic_store(&g_writer_cost[k].ns, 0);
+        g_writer_cost_seen[k] = 0;
+    }
     /* Blocks now exist only on the free list, and those count as available. */
     atomic_store(&g_avail, g_cap_blocks);
     for (int s = 0; s < SSC_DROP_SOURCES; s++)

@@ -80,6 +80,11 @@ SSC_HIDDEN void ssc_buf_unlock_all(void);
 SSC_HIDDEN void ssc_drops_take(uint64_t counts[SSC_DROP_SOURCES][SST_REC_TYPE_LIMIT]);
 /* Marks the calling thread as the writer thread: its records go straight to the writer. */
 SSC_HIDDEN void ssc_buf_set_writer_thread(struct sst_writer *w);
+/* COST records (writer thread) of every thread whose counters moved since the last call,
+ * the writer's own included. */
+SSC_HIDDEN void ssc_buf_write_costs(void);
+/* The writer thread's own time in one kind so far (ns), to keep kinds apart. */
+SSC_HIDDEN uint64_t ssc_buf_writer_cost_ns(uint8_t kind);
 
 /* ---- strings (ssc_intern.c) ---- */
 struct ssc_str; /* an interned string; lives as long as the process */

@@ -9,13 +9,16 @@
  * keep-list (cuptiActivityEnableRuntimeApi/DriverApi: activity-level, no subscriber) instead
  * of whole domains.
  *
- * No CUPTI subscription is held. CUPTI allows one subscriber per process and Kineto
- * (torch.profiler) needs it: holding one made torch.profiler record no GPU activity. We
- * subscribe only for an instant at start (to learn whether nsys or another tool owns CUPTI),
- * for the takeover watch's launch probes, and once the capture window is over until the
- * program's next API call returns, which detaches CUPTI (cuptiFinalize: switched-off kinds
- * still cost, only detaching gives the program its speed back). Activity tracing needs no
- * subscriber.
+ * With API activity records (STEPSCOPE_API=activity, the default) no CUPTI subscription is
+ * held. CUPTI allows one subscriber per process and Kineto (torch.profiler) needs it: holding
+ * one made torch.profiler record no GPU activity. We subscribe only for an instant at start (to
+ * learn whether nsys or another tool owns CUPTI), for the takeover watch's launch probes, and
+ * once the capture window is over until the program's next API call returns, which detaches
+ * CUPTI (cuptiFinalize: switched-off kinds still cost, only detaching gives the program its
+ * speed back). Activity tracing needs no subscriber. STEPSCOPE_API=callbacks (and auto, after
+ * CUDA started) records API calls from our own callbacks instead, which does hold the
+ * subscription while recording: given back at the shim's torch.profiler mark, at the window's
+ * end (before the detach subscribes) and at a takeover; probes then run through it.
  *
  * torch.profiler: the Python shim marks "torch.profiler.start" right before the profiler
  * starts and "torch.profiler.stop" right after it stops (domain "stepscope"). ssc_nvtx.c
@@ -36,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "trace/sst_writer.h"
@@ -73,6 +77,7 @@ static int g_probing;                      /* g_probe_sub is live, under g_ctl *
 static int g_enabled;                      /* activity kinds on (capture window), under g_ctl */
 static int g_api_per_call;                 /* this CUPTI can enable API calls one by one */
 static int g_api_whole_on;                 /* whole RUNTIME/DRIVER kinds on, under g_ctl */
+static int g_api_per_call_on;              /* per-call API records on, under g_ctl */
 static int g_cuda_started; /* ssc_cupti_start is done: per-call API settings no longer take */
 static int g_profiler_on;  /* between torch.profiler's start and stop marks, under g_ctl */
 static int g_shim_seen;    /* the shim announced a profiler: the watch is not needed */
@@ -228,11 +233,13 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     (void)size;
     atomic_fetch_add_explicit(&g_deliveries, 1, memory_order_relaxed);
     if (buf && !buffer_is_ours(buf)) return;
+    uint64_t t0 = sst_now_ns();
     if (buf && valid > 0) convert_buffer(buf, valid);
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
         ssc_count_dropped(SST_DROP_CUPTI, 0, dropped);
     if (buf) buffer_release(buf);
+    ssc_cost_add(SST_COST_CUPTI_CONVERT, 1, 1, sst_now_ns() - t0);
 }
 
 /* ---- launch probes: the only subscription we ever hold, for about a second ----------- */
@@ -248,11 +255,20 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
         atomic_fetch_add_explicit(&g_launches, 1, memory_order_relaxed);
 }
 
+/* While API calls are recorded through our callbacks the subscription is ours already: a
+ * probe then counts the launches those callbacks see (g_probe_via_api) instead. */
+static int g_api_subscribed;    /* g_api_sub is live, under g_ctl */
+static _Atomic int g_api_probe; /* count launches in on_api (a probe through it runs) */
+static int g_probe_via_api;     /* the running probe is g_api_probe, under g_ctl */
+
 static void probe_end_locked(void)
 {
     if (!g_probing) return;
-    cuptiUnsubscribe(g_probe_sub); /* also drops the callbacks it enabled */
-    g_probing = 0;
+    if (g_probe_via_api)
+        atomic_store(&g_api_probe, 0);
+    else
+        cuptiUnsubscribe(g_probe_sub); /* also drops the callbacks it enabled */
+    g_probing = g_probe_via_api = 0;
 }
 
 /* Subscribes and enables the launch callbacks. Returns the subscription's result: another
@@ -260,6 +276,11 @@ static void probe_end_locked(void)
 static CUptiResult probe_begin_locked(void)
 {
     if (g_probing) return CUPTI_SUCCESS;
+    if (g_api_subscribed) {
+        g_probing = g_probe_via_api = 1;
+        atomic_store(&g_api_probe, 1);
+        return CUPTI_SUCCESS;
+    }
     CUptiResult res = cuptiSubscribe(&g_probe_sub, on_callback, NULL);
     if (res != CUPTI_SUCCESS) return res;
     g_probing = 1;
@@ -271,6 +292,126 @@ static CUptiResult probe_begin_locked(void)
     for (size_t i = 0; i < n; i++)
         cuptiEnableCallback(1, g_probe_sub, CUPTI_CB_DOMAIN_DRIVER_API, ids[i]);
     return CUPTI_SUCCESS;
+}
+
+/* ---- API calls through CUPTI callbacks (STEPSCOPE_API=callbacks/auto) ------------------ */
+
+/* How API calls are recorded (STEPSCOPE_API, read at start). activity: CUPTI's API activity
+ * records (per call when enabled while CUDA starts, whole domains later); callbacks: CUPTI
+ * callbacks of the keep-list with our own timestamps, which take effect mid-run too; auto:
+ * per-call activity records where they take, callbacks where activity would need whole
+ * domains (a window opening mid-run, the take-back after torch.profiler). */
+enum ssc_api_method { SSC_API_ACTIVITY = 0, SSC_API_CALLBACKS = 1, SSC_API_AUTO = 2 };
+static enum ssc_api_method g_api_method;
+static const char *const k_api_method_names[] = {"activity", "callbacks", "auto"};
+
+/* The callbacks record while g_api_gen is nonzero: each switch-on starts a new generation
+ * (ssc_cupti_api.c pairs an exit only with an entry of the same one); 0 when off, and in a
+ * fork()ed child, whose CUPTI is dead. */
+static CUpti_SubscriberHandle g_api_sub;
+static _Atomic uint32_t g_api_gen;
+static uint32_t g_api_gen_last; /* under g_ctl */
+static __thread struct ssc_api_thread tls_api;
+static __thread uint32_t tls_api_events; /* recorded calls since the last cost add */
+
+/* One recorded call in SSC_COST_SAMPLE is timed, from its exit timestamp to the commit. */
+static void count_api_cost(uint64_t exit_ns)
+{
+    if (++tls_api_events < SSC_COST_SAMPLE) return;
+    tls_api_events = 0;
+    ssc_cost_add(SST_COST_API_CALLBACK, SSC_COST_SAMPLE, 1, sst_now_ns() - exit_ns);
+}
+
+static void count_probe_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+    int launch = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ssc_cupti_runtime_launch(cbid)
+                                                       : ssc_cupti_driver_launch(cbid);
+    if (launch) atomic_fetch_add_explicit(&g_launches, 1, memory_order_relaxed);
+}
+
+/* On the program's thread, at the entry and exit of every call of the keep-list: the clock
+ * first, then a few stores (entry) or one record (exit). No lock, no CUPTI call. */
+static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                            const void *data)
+{
+    uint32_t gen = atomic_load_explicit(&g_api_gen, memory_order_relaxed);
+    const CUpti_CallbackData *cd = data;
+    (void)userdata;
+    if (!gen || !cd) return;
+    if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+    struct ssc_api_event ev = {domain == CUPTI_CB_DOMAIN_RUNTIME_API ? SST_API_RUNTIME
+                                                                     : SST_API_DRIVER,
+                               cd->callbackSite == CUPTI_API_EXIT, cbid, cd->correlationId, 0,
+                               sst_now_ns()};
+    if (ev.exit && cd->functionReturnValue) ev.result = *(const int32_t *)cd->functionReturnValue;
+    if (!tls_api.tid) tls_api.tid = (uint32_t)syscall(SYS_gettid);
+    if (ssc_api_event(&tls_api, &ev, gen, &g_sink) == SSC_API_RECORDED) count_api_cost(ev.now_ns);
+    if (!ev.exit && atomic_load_explicit(&g_api_probe, memory_order_relaxed))
+        count_probe_launch(domain, cbid);
+}
+
+static void api_after_fork_child(void)
+{
+    atomic_store(&g_api_gen, 0); /* CUPTI does not survive fork: record nothing from it */
+}
+
+static void write_env(const char *key, const char *val);
+
+/* Another client holds CUPTI's one subscription: activity records instead, said once. */
+static void api_callbacks_unavailable(CUptiResult res)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "CUPTI callbacks unavailable (%s): API calls are recorded through CUPTI's activity "
+             "records instead",
+             cupti_err(res));
+    ssc_notice(SST_NOTICE_OTHER, SST_NOTE_INFO, msg);
+    write_env("cupti.api_callbacks", "unavailable");
+}
+
+static void enable_api_callbacks(CUpti_CallbackDomain domain, const uint32_t *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cuptiEnableCallback(1, g_api_sub, domain, ids[i]);
+}
+
+static int kind_off(CUpti_ActivityKind k);
+
+/* Subscribes (once) and enables the keep-list's callbacks; 0 when CUPTI refused. */
+static int api_callbacks_on(void)
+{
+    if (!g_api_subscribed) {
+        CUptiResult res = cuptiSubscribe(&g_api_sub, on_api, NULL);
+        if (res != CUPTI_SUCCESS) {
+            api_callbacks_unavailable(res);
+            return 0;
+        }
+        g_api_subscribed = 1;
+    }
+    const uint32_t *ids;
+    size_t n;
+    if (!kind_off(CUPTI_ACTIVITY_KIND_RUNTIME)) {
+        n = ssc_cupti_runtime_keep_list(&ids);
+        enable_api_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, ids, n);
+    }
+    if (!kind_off(CUPTI_ACTIVITY_KIND_DRIVER)) {
+        n = ssc_cupti_driver_keep_list(&ids);
+        enable_api_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, ids, n);
+    }
+    if (++g_api_gen_last == 0) g_api_gen_last = 1;
+    atomic_store(&g_api_gen, g_api_gen_last);
+    return 1;
+}
+
+/* Callbacks off and the subscription given back (Kineto, the detach or a probe may need it).
+ * A callback already running on another thread finishes its record: harmless. */
+static void api_callbacks_off(void)
+{
+    atomic_store(&g_api_gen, 0);
+    if (!g_api_subscribed) return;
+    if (g_probe_via_api) probe_end_locked();
+    cuptiUnsubscribe(g_api_sub);
+    g_api_subscribed = 0;
 }
 
 /* ---- dynamic detach after the capture window ----------------------------------------- */
@@ -288,10 +429,12 @@ static void CUPTIAPI on_detach_callback(void *userdata, CUpti_CallbackDomain dom
     int armed = 1;
     if (!cd || cd->callbackSite != CUPTI_API_EXIT) return;
     if (!atomic_compare_exchange_strong(&g_detach_armed, &armed, 0)) return;
+    uint64_t t0 = sst_now_ns();
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     CUptiResult res = cuptiFinalize();
     if (res != CUPTI_SUCCESS) cuptiUnsubscribe(g_detach_sub); /* CUPTI stays, kinds off */
     atomic_store(&g_detach_result, res == CUPTI_SUCCESS ? 1 : -1);
+    ssc_cost_add(SST_COST_CUPTI_CONTROL, 1, 1, sst_now_ns() - t0); /* on the program's thread */
 }
 
 static int g_detach_off;   /* STEPSCOPE_CUPTI_DETACH=0, read at start */
@@ -299,7 +442,6 @@ static int g_detach_tried; /* armed once (a failure is not retried), under g_ctl
 
 static void enable_locked(int on);
 static void count_global_drops(void);
-static void write_env(const char *key, const char *val);
 
 /* The writer, window over: kinds are off; everything so far is flushed, then the detach
  * subscription is armed. Another subscriber (a tool that took CUPTI without the shim
@@ -369,7 +511,7 @@ static const CUpti_ActivityKind k_both[] = {CUPTI_ACTIVITY_KIND_MEMCPY,
 
 /* STEPSCOPE_CUPTI_OFF=kind,kind,... leaves activity kinds off, for the overhead benchmark
  * (bench/overhead) to find what each kind costs; names: kernel, overhead, memcpy, memset,
- * sync, memory, runtime, driver. Read once, at start, before any kind is enabled. */
+ * sync, memory, runtime, driver, graph. Read once, at start, before any kind is enabled. */
 static const struct {
     const char *name;
     CUpti_ActivityKind kind;
@@ -383,6 +525,7 @@ static const struct {
     {"memory", CUPTI_ACTIVITY_KIND_MEMORY2},
     {"runtime", CUPTI_ACTIVITY_KIND_RUNTIME},
     {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
+    {"graph", CUPTI_ACTIVITY_KIND_GRAPH_TRACE},
 };
 static uint64_t g_kinds_off; /* bit (1 << kind) for each kind left off */
 
@@ -436,6 +579,7 @@ static void set_api_per_call(int on)
 {
     const uint32_t *ids;
     size_t n;
+    g_api_per_call_on = on;
     if (g_api_per_call && !kind_off(CUPTI_ACTIVITY_KIND_RUNTIME)) {
         n = ssc_cupti_runtime_keep_list(&ids);
         g_api_per_call = set_api_calls(cuptiActivityEnableRuntimeApi, ids, n, on);
@@ -453,15 +597,54 @@ static void set_api_whole(int on)
     g_api_whole_on = on;
 }
 
+/* Whether this switch-on records API calls through callbacks: always under callbacks; under
+ * auto where activity records would need whole domains (CUDA has started, or this CUPTI has
+ * no per-call control). */
+static int api_by_callbacks(void)
+{
+    if (g_api_method == SSC_API_CALLBACKS) return 1;
+    return g_api_method == SSC_API_AUTO && (g_cuda_started || !g_api_per_call);
+}
+
 static void set_api(int on)
 {
     if (!on) {
-        if (g_api_per_call) set_api_per_call(0);
+        api_callbacks_off();
+        if (g_api_per_call_on) set_api_per_call(0);
         if (g_api_whole_on) set_api_whole(0);
         return;
     }
+    if (api_by_callbacks() && api_callbacks_on()) return;
     if (g_api_per_call && !g_cuda_started) set_api_per_call(1);
     if (!g_api_per_call || g_cuda_started) set_api_whole(1);
+}
+
+/* STEPSCOPE_GRAPHS=graph: CUPTI's graph-level records (one per graph launch), in both modes.
+ * Whether CUPTI then still sends the nodes' kernel records is not documented
+ * (bench/gpu/graph_trace.cu measures it); whatever it sends is kept. A CUPTI that refuses the
+ * kind (too old, or not together with CONCURRENT_KERNEL) leaves node records only, said once. */
+static int g_graph_level;    /* read at start */
+static int g_graph_trace_on; /* under g_ctl */
+
+static void set_graph_trace(int on)
+{
+    if (!g_graph_level || kind_off(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)) return;
+    if (!on) {
+        if (g_graph_trace_on) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+        g_graph_trace_on = 0;
+        return;
+    }
+    CUptiResult res = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+    g_graph_trace_on = res == CUPTI_SUCCESS;
+    if (g_graph_trace_on) return;
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "STEPSCOPE_GRAPHS=graph: CUPTI refused graph-level tracing (%s): CUDA graphs are "
+             "recorded node by node",
+             cupti_err(res));
+    ssc_notice(SST_NOTICE_OTHER, SST_NOTE_WARN, msg);
+    write_env("cupti.graph_trace", "unavailable");
+    g_graph_level = 0;
 }
 
 /* Returns the first failure (enabling); disabling is best effort. */
@@ -477,6 +660,7 @@ static CUptiResult set_kinds(int on)
         CUptiResult r = set_kind(k_both[i], on);
         if (first == CUPTI_SUCCESS) first = r;
     }
+    set_graph_trace(on);
     set_api(on);
     return first;
 }
@@ -561,11 +745,46 @@ static void write_cupti_version(void)
     write_env("cupti.version", val);
 }
 
-static int start_locked(void)
+/* STEPSCOPE_API=activity|callbacks|auto (unset: SSC_API_DEFAULT). */
+#define SSC_API_DEFAULT SSC_API_ACTIVITY
+static enum ssc_api_method read_api_method(void)
+{
+    const char *v = getenv("STEPSCOPE_API");
+    if (!v || !*v) return SSC_API_DEFAULT;
+    for (int m = 0; m <= SSC_API_AUTO; m++)
+        if (strcmp(v, k_api_method_names[m]) == 0) return (enum ssc_api_method)m;
+    ssc_notice(SST_NOTICE_OTHER, SST_NOTE_WARN,
+               "STEPSCOPE_API is neither activity, callbacks nor auto: using the default");
+    return SSC_API_DEFAULT;
+}
+
+/* STEPSCOPE_GRAPHS=node|graph: graph launches as their nodes' records, or one GRAPH record. */
+static int read_graph_level(void)
+{
+    const char *v = getenv("STEPSCOPE_GRAPHS");
+    if (!v || !*v || strcmp(v, "node") == 0) return 0;
+    if (strcmp(v, "graph") == 0) return 1;
+    ssc_notice(SST_NOTICE_OTHER, SST_NOTE_WARN,
+               "STEPSCOPE_GRAPHS is neither node nor graph: recording graph nodes");
+    return 0;
+}
+
+/* The session's settings, once per process, before any kind is enabled (also when CUDA
+ * starts inside torch.profiler and CUPTI is set up only at the take-back). */
+static void read_config(void)
 {
     read_kinds_off();
     const char *d = getenv("STEPSCOPE_CUPTI_DETACH");
     g_detach_off = d && strcmp(d, "0") == 0;
+    g_api_method = read_api_method();
+    g_graph_level = read_graph_level();
+    write_env("collector.api", k_api_method_names[g_api_method]);
+    write_env("collector.graphs", g_graph_level ? "graph" : "node");
+    pthread_atfork(NULL, NULL, api_after_fork_child);
+}
+
+static int start_locked(void)
+{
     int rc = check_alone();
     if (rc != 0) return rc;
     const char *step;
@@ -598,6 +817,7 @@ int ssc_cupti_start(void)
 {
     pthread_mutex_lock(&g_ctl);
     int rc = 0;
+    if (g_state == CS_OFF) read_config();
     if (g_state == CS_OFF && g_profiler_on) {
         /* CUDA starts inside torch.profiler's prepare: CUPTI is Kineto's until its stop
          * mark, and its subscription would look like a conflict. Everything waits. */
@@ -626,9 +846,11 @@ int ssc_cupti_start(void)
 void ssc_cupti_set_enabled(int on)
 {
     if (!in_starting_process()) return;
+    uint64_t t0 = sst_now_ns();
     pthread_mutex_lock(&g_ctl);
     if (g_state == CS_RUNNING) enable_locked(on != 0);
     pthread_mutex_unlock(&g_ctl);
+    ssc_cost_add(SST_COST_CUPTI_CONTROL, 1, 1, sst_now_ns() - t0);
 }
 
 /* ---- flush and the takeover watch ------------------------------------------------- */
@@ -638,6 +860,7 @@ void ssc_cupti_set_enabled(int on)
 static void lost_locked(uint16_t notice, uint8_t reason, const char *why)
 {
     probe_end_locked();
+    api_callbacks_off(); /* API records stop with the rest; the subscription is Kineto's */
     g_state = CS_TAKEN;
     ssc_notice(notice, SST_NOTE_WARN, why);
     write_capture(0, reason);
@@ -659,6 +882,10 @@ static void probe_on_locked(void)
 static void watch_locked(void)
 {
     if (g_shim_seen) return; /* the shim says when torch.profiler runs: no guessing */
+    /* Light mode with API calls through our callbacks: a launch leaves nothing in CUPTI's
+     * buffers (no kernel kind, no API activity record), so silent buffers prove nothing.
+     * And while we hold the subscription Kineto cannot subscribe to take them over. */
+    if (g_api_subscribed && ssc_config()->mode == SSC_MODE_LIGHT) return;
     uint64_t launches = atomic_load_explicit(&g_launches, memory_order_relaxed);
     enum ssc_watch_action act =
         ssc_watch_tick(&g_watch, sst_now_ns(), g_enabled, atomic_load(&g_deliveries), launches);
@@ -705,7 +932,8 @@ void ssc_cupti_flush(int force)
         count_global_drops();
         if (res == CUPTI_ERROR_NOT_INITIALIZED) {
             /* Someone called cuptiFinalize (Kineto does with TEARDOWN_CUPTI=1; CUPTI itself
-             * after a fatal error). */
+             * after a fatal error). Our subscription died with it. */
+            g_api_subscribed = 0;
             lost_locked(SST_NOTICE_CUPTI_TAKEN_OVER, SST_CAP_TAKEN_OVER,
                         "CUPTI was shut down (by torch.profiler or after a CUPTI error): GPU "
                         "activity is no longer recorded from here on");
@@ -764,6 +992,7 @@ void ssc_cupti_profiler_mark(int started)
 {
     pid_t pid = atomic_load(&g_pid);
     if (pid != 0 && pid != getpid()) return; /* a fork()ed child: CUPTI is not there */
+    uint64_t t0 = sst_now_ns();
     pthread_mutex_lock(&g_ctl);
     g_shim_seen = 1;
     /* Kineto is one per process: a second start while one runs changes nothing, and any
@@ -773,6 +1002,7 @@ void ssc_cupti_profiler_mark(int started)
     if (started && g_state == CS_RUNNING) hand_over_locked();
     if (!started && g_state == CS_PAUSED) take_back_locked();
     pthread_mutex_unlock(&g_ctl);
+    ssc_cost_add(SST_COST_CUPTI_CONTROL, 1, 1, sst_now_ns() - t0);
 }
 
 /* ---- stop ------------------------------------------------------------------------- */

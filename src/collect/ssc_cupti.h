@@ -6,6 +6,8 @@
  *                        keep-lists of runtime/driver API calls
  *   ssc_cupti_watch.c    the state machine that notices torch.profiler (Kineto) taking the
  *                        activity callbacks away
+ *   ssc_cupti_api.c      API calls recorded from CUPTI's callbacks with our own timestamps:
+ *                        pairing each exit with its entry, per thread
  *
  * Nothing here calls CUPTI: only its headers are needed. Everything is hidden.
  */
@@ -77,6 +79,49 @@ SSC_HIDDEN size_t ssc_cupti_runtime_keep_list(const uint32_t **out);
 SSC_HIDDEN size_t ssc_cupti_driver_keep_list(const uint32_t **out);
 SSC_HIDDEN size_t ssc_cupti_runtime_launch_list(const uint32_t **out);
 SSC_HIDDEN size_t ssc_cupti_driver_launch_list(const uint32_t **out);
+
+/* ---- API calls through CUPTI callbacks (ssc_cupti_api.c) ----------------------------- */
+
+/*
+ * STEPSCOPE_API=callbacks records the keep-list's calls from CUPTI's entry and exit callbacks
+ * (enabled call by call, which, unlike per-call activity records, also works when enabled
+ * mid-run) instead of CUPTI's API activity records. Each thread keeps its open calls: one
+ * runtime call, and one driver call made outside a runtime call. A driver call made while a
+ * runtime call is open is that runtime call's own work (cudaMemcpy calls the driver's copy)
+ * and is not recorded a second time. Every switch-on of the callbacks starts a new
+ * generation; a slot opened under an older one is stale, so an exit whose entry came before
+ * the switch (or was never seen) is dropped rather than paired with a wrong start.
+ */
+struct ssc_api_slot {
+    uint64_t start_ns;
+    uint32_t correlation;
+    uint32_t gen; /* the generation it was opened under; 0: nothing open */
+};
+struct ssc_api_thread {
+    struct ssc_api_slot runtime, driver;
+    uint32_t tid;
+};
+/* One callback as read from CUpti_CallbackData. */
+struct ssc_api_event {
+    uint8_t domain; /* SST_API_RUNTIME / SST_API_DRIVER */
+    uint8_t exit;   /* 0: entry, 1: exit */
+    uint32_t cbid;
+    uint32_t correlation; /* CUpti_CallbackData.correlationId: the activity records' id */
+    int32_t result;       /* exit: the call's return value */
+    uint64_t now_ns;      /* read first thing in the callback */
+};
+enum ssc_api_outcome {
+    SSC_API_OPENED = 0,   /* an entry: the call is open */
+    SSC_API_RECORDED = 1, /* an exit: one API record committed */
+    SSC_API_NESTED = 2,   /* a driver call inside an open runtime call: not recorded */
+    SSC_API_UNPAIRED = 3, /* an exit without its entry under this generation: dropped */
+    SSC_API_DROPPED = 4,  /* the sink refused the record */
+};
+/* Handles one callback of thread t under generation gen (nonzero). Pure apart from the sink:
+ * no CUPTI call, no clock read, no global. */
+SSC_HIDDEN enum ssc_api_outcome ssc_api_event(struct ssc_api_thread *t,
+                                              const struct ssc_api_event *ev, uint32_t gen,
+                                              const struct ssc_cupti_sink *sink);
 
 /* ---- takeover watch (ssc_cupti_watch.c) ------------------------------------------------ */
 

@@ -4,7 +4,7 @@
  * Pure: every input comes from the record, every output goes through the sink, so the
  * tests can feed records built in memory on a machine without a GPU. The struct versions
  * are those of CUPTI 13 (cupti_activity.h): Kernel10, Memcpy6, MemcpyPtoP4, Memset4,
- * Synchronization2, API, Memory4, Overhead3, Device5, Context3.
+ * Synchronization2, API, Memory4, Overhead3, Device5, Context3, GraphTrace2.
  */
 #include "collect/ssc_cupti.h"
 
@@ -454,6 +454,23 @@ static enum ssc_conv_result conv_overhead(const CUpti_ActivityOverhead3 *o,
     return SSC_CONV_RECORD;
 }
 
+/* One graph launch (STEPSCOPE_GRAPHS=graph): device INT_MAX means "on the host". */
+static enum ssc_conv_result conv_graph(const CUpti_ActivityGraphTrace2 *g,
+                                       const struct ssc_cupti_sink *sink)
+{
+    if (untimed(g->start, g->end)) return SSC_CONV_UNTIMED;
+    SSC_RESERVE(r, struct sst_rec_graph, SST_REC_GRAPH);
+    r->device = dev16(g->deviceId);
+    r->end_device = dev16(g->endDeviceId);
+    r->start_ns = g->start;
+    r->end_ns = g->end;
+    r->correlation = g->correlationId;
+    r->graph_id = g->graphId;
+    r->stream = g->streamId;
+    sink->commit(sink->ctx, r);
+    return SSC_CONV_RECORD;
+}
+
 static enum ssc_conv_result conv_device(const CUpti_ActivityDevice5 *d,
                                         const struct ssc_cupti_sink *sink)
 {
@@ -506,6 +523,8 @@ enum ssc_conv_result ssc_cupti_convert(const CUpti_Activity *a, const struct ssc
         return conv_device((const CUpti_ActivityDevice5 *)a, sink);
     case CUPTI_ACTIVITY_KIND_CONTEXT:
         return conv_context((const CUpti_ActivityContext3 *)a, sink);
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+        return conv_graph((const CUpti_ActivityGraphTrace2 *)a, sink);
     default:
         return SSC_CONV_UNKNOWN;
     }

@@ -54,6 +54,13 @@ SSC_HIDDEN uint32_t ssc_intern(const char *s, size_t len);
  * record of their own. Lock-free, any thread; past SSC_NAMED_SLOTS threads, more stay unnamed. */
 SSC_HIDDEN void ssc_name_thread_once(uint32_t tid);
 
+/* The collector's own cost (COST records, enum sst_cost_kind): adds to the calling thread's
+ * counters, which the writer turns into COST records. Lock-free; no allocation after the
+ * thread's first record. Where events are frequent, callers time one in SSC_COST_SAMPLE and
+ * add events in batches of that many (events = SSC_COST_SAMPLE, timed = 1). */
+#define SSC_COST_SAMPLE 16
+SSC_HIDDEN void ssc_cost_add(uint8_t kind, uint64_t events, uint64_t timed, uint64_t ns);
+
 /* A CAPTURE record: what (enum sst_capture_what bits) turned on or off, and why (enum
  * sst_capture_reason). Any thread, like ssc_rec_reserve. */
 SSC_HIDDEN void ssc_capture_record(int on, uint8_t reason, uint16_t what);

@@ -21,7 +21,7 @@
 /* "\x89SSTRACE" is never valid text, catches 7-bit transfers and CR/LF rewriting. */
 #define SST_MAGIC "\x89SSTRACE"
 #define SST_MAGIC_LEN 8
-#define SST_FORMAT_VERSION 1 /* what this code writes */
+#define SST_FORMAT_VERSION 2 /* what this code writes (2: record types cost, graph) */
 #define SST_READ_VERSION 1   /* newest min_reader_version this code can read */
 #define SST_BYTE_ORDER_LE 1
 
@@ -133,7 +133,9 @@ _Static_assert(sizeof(struct sst_rec_header) == 4, "record header is 4 bytes");
     X(MEMORY, 20, "memory")                                                                    \
     X(OVERHEAD, 21, "overhead")                                                                \
     X(NOTICE, 22, "notice")                                                                    \
-    X(NVTX_DOMAIN, 23, "nvtx_domain")
+    X(NVTX_DOMAIN, 23, "nvtx_domain")                                                          \
+    X(COST, 24, "cost")                                                                        \
+    X(GRAPH, 25, "graph")
 
 enum sst_rec_type {
 #define SST_X_ENUM(name, num, str) SST_REC_##name = num,
@@ -497,6 +499,47 @@ enum sst_notice_code {
     SST_NOTICE_OTHER = 7,
 };
 
+/* COST: the collector's own time on one thread (since 2026-12-01). Counters are cumulative
+ * from the thread's first counted event, like HOST_SAMPLE: the cost in an interval is the
+ * difference between two records of the same tid and kind. Where timing every event would cost
+ * more than it tells, one event in N is timed: the estimated total is ns x events / timed. */
+enum sst_cost_kind {
+    SST_COST_API_CALLBACK = 1,  /* recording an API call in our CUPTI callback (exit half) */
+    SST_COST_NVTX_CALLBACK = 2, /* our NVTX callbacks: from their timestamp to the record */
+    SST_COST_CUPTI_CONVERT = 3, /* converting one completed CUPTI activity buffer */
+    SST_COST_WRITER = 4,        /* one writer round, less the conversion it did itself */
+    SST_COST_THREAD_NAME = 5,   /* reading a thread's name from /proc */
+    SST_COST_CUPTI_CONTROL = 6, /* switching CUPTI (window edges, hand-over, detach) */
+};
+struct sst_rec_cost {
+    struct sst_rec_header h;
+    uint8_t kind; /* enum sst_cost_kind */
+    uint8_t reserved0;
+    uint16_t reserved1;
+    uint32_t tid; /* thread the time was spent on */
+    uint32_t reserved2;
+    uint64_t ts_ns;  /* when the counters were read */
+    uint64_t events; /* events counted (callbacks, buffers, rounds, names, switches) */
+    uint64_t timed;  /* of which timed */
+    uint64_t ns;     /* time spent in the timed ones */
+};
+_Static_assert(sizeof(struct sst_rec_cost) == 48, "cost record is 48 bytes");
+
+/* GRAPH: one CUDA graph launch executed on the GPU, as one interval (CUPTI GRAPH_TRACE, the
+ * collector's STEPSCOPE_GRAPHS=graph mode); its nodes then have no records of their own. */
+struct sst_rec_graph {
+    struct sst_rec_header h;
+    uint16_t device;     /* where the first node ran (0xffff: on the host / unknown) */
+    uint16_t end_device; /* where the last node ran */
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint32_t correlation; /* links to the API record of the launch (cudaGraphLaunch...) */
+    uint32_t graph_id;    /* CUPTI's id of the launched graph, as in KERNEL.graph_id */
+    uint32_t stream;
+    uint32_t reserved;
+};
+_Static_assert(sizeof(struct sst_rec_graph) == 40, "graph record is 40 bytes");
+
 /* The fixed size of each known record type, for the reader's "too small" check and for
  * the writer. Variable-length records (STRING) give their fixed prefix. */
 static inline size_t sst_rec_min_size(uint16_t type)
@@ -525,6 +568,8 @@ static inline size_t sst_rec_min_size(uint16_t type)
     case SST_REC_OVERHEAD: return sizeof(struct sst_rec_overhead);
     case SST_REC_NOTICE: return sizeof(struct sst_rec_notice);
     case SST_REC_NVTX_DOMAIN: return sizeof(struct sst_rec_nvtx_domain);
+    case SST_REC_COST: return sizeof(struct sst_rec_cost);
+    case SST_REC_GRAPH: return sizeof(struct sst_rec_graph);
     default: return sizeof(struct sst_rec_header);
     }
 }

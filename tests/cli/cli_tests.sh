@@ -64,7 +64,7 @@ case_help() {
 case_version() {
     run "$SS" --version
     expect_rc 0 "stepscope --version"
-    grep -qE '^stepscope [0-9]+\.[0-9]+\.[0-9]+ \(trace format v1\)$' out ||
+    grep -qE '^stepscope [0-9]+\.[0-9]+\.[0-9]+ \(trace format v[0-9]+\)$' out ||
         fail "bad version line: $(cat out)"
     [ "$(wc -l <out)" = 1 ] || fail "version is not one line"
 }
@@ -126,7 +126,7 @@ assert len(info["processes"]) == 1 and info["processes"][0]["pid"] == 4242
 assert info["processes"][0]["rank"] == 0 and info["processes"][0]["world_size"] == 2
 assert [d["device"] for d in info["devices"]] == [0, 1]
 assert [n["level"] for n in info["notices"]] == ["info", "warn"]
-assert info["format_version"] == 1 and info["min_reader_version"] == 1
+assert info["format_version"] == 2 and info["min_reader_version"] == 1
 assert info["producer_pid"] == 4242 and info["clock"] == "synthetic"
 ' "$1" "$2"
 }
@@ -172,7 +172,8 @@ missing = [k for k in need if k not in d]
 assert not missing, missing
 kinds = ["string", "process", "thread", "env", "device", "kernel", "memcpy", "memset", "sync",
          "api", "nvtx_push", "nvtx_pop", "nvtx_start", "nvtx_end", "nvtx_mark", "host_sample",
-         "dropped", "capture", "step", "memory", "overhead", "notice", "nvtx_domain"]
+         "dropped", "capture", "step", "memory", "overhead", "notice", "nvtx_domain", "cost",
+         "graph"]
 assert list(d["records"].keys()) == kinds, list(d["records"].keys())
 assert set(d["time_span_ns"]) >= {"first", "last"}
 ' out

@@ -14,6 +14,23 @@
  *                            the collector detaches CUPTI at one of those calls' exit)
  *        cupti_prog window_idle  the same 5 steps, then exits at once (no call after them)
  *        cupti_prog window_cuda_late  the 5 steps before CUDA starts, then the calls
+ * API calls through the collector's callbacks (fake_cupti_call; each call the collector must
+ * record is printed "want DOMAIN CBID CORRELATION RESULT TID", DOMAIN 1 runtime, 2 driver):
+ *        cupti_prog calls    a launch, a cudaMemcpy with the driver's copy inside it, Triton's
+ *                            cuLaunchKernel, a failing cudaMalloc, a getter (not recorded)
+ *        cupti_prog steps_calls  6 steps of 3 calls (run with --capture steps:2-3: the calls of
+ *                            steps 2 and 3 are recorded); the window opens in the middle of a
+ *                            call (its exit only is seen: not recorded), then calls for half a
+ *                            second after the steps (the detach)
+ *        cupti_prog race [exit]  4 threads make calls without pause while the main thread runs
+ *                            6 steps (run with --capture steps:1-3: the window closes and CUPTI
+ *                            is detached under them), then sleeps 0.5 s; `exit`: main returns
+ *                            while they still call (the collector stops under them)
+ *        cupti_prog fork     5 calls, fork(): the child marks "child" and makes 5 calls (CUPTI
+ *                            does not survive fork: nothing of them is recorded), then 5 more
+ *        cupti_prog launches S  launches for S seconds, about 10 000 a second (the watch)
+ *        cupti_prog bench N  ns per call: N calls before a steps:1-1 window (callbacks off),
+ *                            N inside it, N NVTX push/pop pairs; prints "bench ..." lines
  */
 
 #include <cupti.h>
@@ -24,6 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <nvtx3/nvToolsExt.h>
@@ -32,6 +51,10 @@
 CUptiResult cuptiFinalize(void);
 void fake_cupti_api_record(uint32_t tid); /* fake_cupti.c */
 void fake_cupti_api_call(void);
+uint32_t fake_cupti_call(int domain, uint32_t cbid, uint32_t inner_cbid, int result);
+uint32_t fake_cupti_call_mid(int domain, uint32_t cbid, uint32_t inner_cbid, int result,
+                             void (*mid)(void));
+void fake_cupti_note(const char *text);
 static int cuda_init(void);
 
 static int window_case(int idle, int cuda_late)
@@ -108,8 +131,180 @@ static int launcher_case(void)
     return 0;
 }
 
+/* ---- API calls through the collector's callbacks ---------------------------------------- */
+
+#define RT CUPTI_CB_DOMAIN_RUNTIME_API
+#define DRV CUPTI_CB_DOMAIN_DRIVER_API
+
+static uint32_t gettid_(void)
+{
+    return (uint32_t)syscall(SYS_gettid);
+}
+
+/* A call the collector must record: printed for the test to compare with the trace. */
+static void want(int domain, uint32_t cbid, uint32_t inner, int result)
+{
+    uint32_t corr = fake_cupti_call(domain, cbid, inner, result);
+    printf("want %d %u %u %d %u\n", domain == RT ? 1 : 2, cbid, corr, result, gettid_());
+}
+
+static int calls_case(void)
+{
+    if (cuda_init() != 0) return 1;
+    want(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+    want(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
+         0);
+    want(DRV, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 0, 0);
+    want(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, 0, 2); /* cudaErrorMemoryAllocation */
+    fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, 0, 0); /* not kept */
+    return 0;
+}
+
+static void open_window_step(void)
+{
+    stepscope_step_begin(2); /* the window opens inside the call that runs this */
+}
+
+static int steps_calls_case(void)
+{
+    if (cuda_init() != 0) return 1;
+    for (uint64_t i = 0; i < 6; i++) {
+        char note[32];
+        snprintf(note, sizeof note, "step %u", (unsigned)i);
+        fake_cupti_note(note);
+        if (i == 2)
+            fake_cupti_call_mid(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 0,
+                                open_window_step);
+        else
+            stepscope_step_begin(i);
+        for (int k = 0; k < 3; k++) {
+            uint32_t corr = fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                            0, 0);
+            if (i == 2 || i == 3) printf("want 1 211 %u 0 %u\n", corr, gettid_());
+        }
+        stepscope_step_end();
+    }
+    fake_cupti_note("steps done");
+    for (int i = 0; i < 50; i++) {
+        fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+        usleep(10000);
+    }
+    printf("window done\n");
+    return 0;
+}
+
+static _Atomic int g_stop_calls;
+
+static void *caller(void *arg)
+{
+    (void)arg;
+    for (unsigned i = 0; !atomic_load(&g_stop_calls); i++) {
+        fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+                        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, 0);
+        fake_cupti_call(DRV, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 0, 0);
+        if (i % 16 == 15) usleep(1); /* bursts: calls always in flight, not a flood */
+    }
+    return NULL;
+}
+
+static int race_case(int exit_under)
+{
+    pthread_t t[4];
+    if (cuda_init() != 0) return 1;
+    for (int i = 0; i < 4; i++)
+        if (pthread_create(&t[i], NULL, caller, NULL) != 0) return 1;
+    for (uint64_t i = 0; i < 6; i++) {
+        stepscope_step_begin(i);
+        usleep(30000);
+        stepscope_step_end();
+    }
+    usleep(500000);
+    printf("race done\n");
+    fflush(stdout);
+    if (exit_under) return 0; /* exit() while the threads are inside calls and callbacks */
+    atomic_store(&g_stop_calls, 1);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    return 0;
+}
+
+static int fork_case(void)
+{
+    if (cuda_init() != 0) return 1;
+    for (int i = 0; i < 5; i++)
+        want(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) return 1;
+    if (pid == 0) {
+        nvtxMarkA("child");
+        for (int i = 0; i < 5; i++)
+            fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+        printf("child %u\n", gettid_());
+        exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    for (int i = 0; i < 5; i++)
+        want(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static double ns_per_call(long n)
+{
+    uint64_t t0 = mono_ns();
+    for (long i = 0; i < n; i++)
+        fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+    return (double)(mono_ns() - t0) / (double)n;
+}
+
+static int launches_case(double secs)
+{
+    if (cuda_init() != 0) return 1;
+    uint64_t end = mono_ns() + (uint64_t)(secs * 1e9);
+    while (mono_ns() < end) {
+        for (int i = 0; i < 10; i++)
+            fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+        usleep(1000);
+    }
+    printf("launches done\n");
+    return 0;
+}
+
+static int bench_case(long n)
+{
+    if (cuda_init() != 0 || n <= 0) return 1;
+    stepscope_step_begin(0);
+    double off = ns_per_call(n);
+    stepscope_step_end();
+    stepscope_step_begin(1);
+    double on = ns_per_call(n);
+    stepscope_step_end();
+    uint64_t t0 = mono_ns();
+    for (long i = 0; i < n; i++) {
+        nvtxRangePushA("bench");
+        nvtxRangePop();
+    }
+    double nvtx = (double)(mono_ns() - t0) / (double)n;
+    printf("bench api_call_off_ns %.1f api_call_on_ns %.1f nvtx_pair_ns %.1f\n", off, on, nvtx);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "calls") == 0) return calls_case();
+    if (argc > 1 && strcmp(argv[1], "steps_calls") == 0) return steps_calls_case();
+    if (argc > 1 && strcmp(argv[1], "race") == 0) return race_case(argc > 2);
+    if (argc > 1 && strcmp(argv[1], "fork") == 0) return fork_case();
+    if (argc > 2 && strcmp(argv[1], "bench") == 0) return bench_case(atol(argv[2]));
+    if (argc > 2 && strcmp(argv[1], "launches") == 0) return launches_case(atof(argv[2]));
     if (argc > 1 && strcmp(argv[1], "thread") == 0) return launcher_case();
     if (argc > 1 && strcmp(argv[1], "window") == 0) return window_case(0, 0);
     if (argc > 1 && strcmp(argv[1], "window_idle") == 0) return window_case(1, 0);

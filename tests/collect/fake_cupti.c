@@ -5,25 +5,52 @@
  * is appended to $FAKE_CUPTI_LOG as one line ("subscribe ok", "register_callbacks 0x...",
  * "flush forced", ...) so a test can check the order of what the collector did.
  * FAKE_CUPTI_CONFLICT=1: cuptiSubscribe always fails as under nsys; FAKE_CUPTI_FINALIZE_FAIL:
- * cuptiFinalize fails. fake_cupti_api_call plays
+ * cuptiFinalize fails; FAKE_CUPTI_SWALLOW: flushes hand no buffer back (as when another client
+ * took the activity callbacks over). fake_cupti_api_call plays
  * one CUDA API call: the subscriber's callback (if its domain is enabled) at entry and exit.
+ * fake_cupti_call plays any call, CUPTI's way: the callback at entry and exit when that call's
+ * callback (cuptiEnableCallback) or its whole domain is enabled, with a fresh correlation id,
+ * the return value and, for a runtime call, a driver call inside it if asked; it is not logged
+ * (tests and benchmarks call it many times from several threads), and, like CUPTI, it holds
+ * no lock while the callback runs, so a test can race callbacks against unsubscribing.
  */
 #include <cupti.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define API __attribute__((visibility("default")))
+#define FAKE_MAX_CBID 1024 /* above every runtime and driver cbid of CUPTI 13 */
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static int g_subscribed;
-static CUpti_CallbackFunc g_cb; /* the subscriber's, under g_mu */
-static void *g_cb_ud;
-static int g_runtime_domain;    /* cuptiEnableDomain(1, ..., RUNTIME_API) since subscribing */
+static _Atomic(CUpti_CallbackFunc) g_cb; /* the subscriber's */
+static _Atomic(void *) g_cb_ud;
+/* enabled callbacks, [0] runtime, [1] driver: whole domains, and call by call */
+static _Atomic int g_domain_on[2];
+static _Atomic unsigned char g_cbid_on[2][FAKE_MAX_CBID];
+static _Atomic uint32_t g_correlation;
 static CUpti_BuffersCallbackRequestFunc g_req;
 static CUpti_BuffersCallbackCompleteFunc g_cmp;
+
+/* 0 runtime, 1 driver, -1 a domain the fake does not play. */
+static int domain_index(CUpti_CallbackDomain d)
+{
+    return d == CUPTI_CB_DOMAIN_RUNTIME_API ? 0 : d == CUPTI_CB_DOMAIN_DRIVER_API ? 1 : -1;
+}
+
+/* A new or dropped subscription: nothing enabled (CUPTI ties enables to the subscriber). */
+static void callbacks_reset(void)
+{
+    for (int d = 0; d < 2; d++) {
+        atomic_store(&g_domain_on[d], 0);
+        for (int i = 0; i < FAKE_MAX_CBID; i++)
+            atomic_store_explicit(&g_cbid_on[d][i], 0, memory_order_relaxed);
+    }
+}
 
 static void logf_(const char *fmt, ...)
 {
@@ -43,7 +70,12 @@ API CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc cb,
     pthread_mutex_lock(&g_mu);
     int busy =
         g_subscribed || (getenv("FAKE_CUPTI_CONFLICT") && *getenv("FAKE_CUPTI_CONFLICT") == '1');
-    if (!busy) g_subscribed = 1, g_cb = cb, g_cb_ud = ud, g_runtime_domain = 0;
+    if (!busy) {
+        g_subscribed = 1;
+        callbacks_reset();
+        atomic_store(&g_cb_ud, ud);
+        atomic_store(&g_cb, cb);
+    }
     pthread_mutex_unlock(&g_mu);
     logf_("subscribe %s", busy ? "busy" : "ok");
     if (busy) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
@@ -55,7 +87,9 @@ API CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle s)
 {
     (void)s;
     pthread_mutex_lock(&g_mu);
-    g_subscribed = 0, g_cb = NULL;
+    g_subscribed = 0;
+    atomic_store(&g_cb, NULL);
+    callbacks_reset();
     pthread_mutex_unlock(&g_mu);
     logf_("unsubscribe");
     return CUPTI_SUCCESS;
@@ -64,38 +98,89 @@ API CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle s)
 API CUptiResult cuptiEnableCallback(uint32_t on, CUpti_SubscriberHandle s, CUpti_CallbackDomain d,
                                     CUpti_CallbackId id)
 {
-    (void)on, (void)s, (void)d, (void)id;
+    (void)s;
+    int di = domain_index(d);
+    if (di >= 0 && id < FAKE_MAX_CBID) atomic_store(&g_cbid_on[di][id], on ? 1 : 0);
+    logf_("enable_callback %d %u %u", (int)d, (unsigned)id, on);
     return CUPTI_SUCCESS;
 }
 
 API CUptiResult cuptiEnableDomain(uint32_t on, CUpti_SubscriberHandle s, CUpti_CallbackDomain d)
 {
     (void)s;
-    pthread_mutex_lock(&g_mu);
-    if (d == CUPTI_CB_DOMAIN_RUNTIME_API) g_runtime_domain = (int)on;
-    pthread_mutex_unlock(&g_mu);
+    int di = domain_index(d);
+    if (di >= 0) atomic_store(&g_domain_on[di], (int)on);
     logf_("enable_domain %d %u", (int)d, on);
     return CUPTI_SUCCESS;
 }
 
+/* The subscriber's callback when call (d, cbid) has it enabled, else NULL. */
+static CUpti_CallbackFunc callback_for(CUpti_CallbackDomain d, uint32_t cbid)
+{
+    int di = domain_index(d);
+    if (di < 0) return NULL;
+    int on = atomic_load(&g_domain_on[di]) ||
+             (cbid < FAKE_MAX_CBID && atomic_load_explicit(&g_cbid_on[di][cbid], memory_order_relaxed));
+    return on ? atomic_load(&g_cb) : NULL;
+}
+
+static _Atomic unsigned long long g_fired; /* callbacks made (fake_cupti_fired) */
+
+static void fire(CUpti_CallbackDomain d, uint32_t cbid, CUpti_CallbackData *cd,
+                 CUpti_ApiCallbackSite site)
+{
+    CUpti_CallbackFunc cb = callback_for(d, cbid);
+    cd->callbackSite = site;
+    if (!cb) return;
+    atomic_fetch_add_explicit(&g_fired, 1, memory_order_relaxed);
+    cb(atomic_load(&g_cb_ud), d, cbid, cd);
+}
+
+/* Not CUPTI's: how many callbacks fake_cupti_call has made so far. */
+API unsigned long long fake_cupti_fired(void)
+{
+    return atomic_load(&g_fired);
+}
+
+/* Not CUPTI's: one API call of domain d (CUPTI_CB_DOMAIN_RUNTIME_API or _DRIVER_API) made by
+ * the calling thread, returning `result`; mid (if any) runs between the entry and the exit
+ * callbacks (a test switches recording there); inner_cbid != 0: a driver call with its own
+ * correlation id made inside it. Returns the call's correlation id. */
+API uint32_t fake_cupti_call_mid(int d, uint32_t cbid, uint32_t inner_cbid, int result,
+                                 void (*mid)(void))
+{
+    uint64_t corr_data = 0;
+    CUpti_CallbackData cd;
+    memset(&cd, 0, sizeof cd);
+    cd.functionName = "fake";
+    cd.correlationId = atomic_fetch_add(&g_correlation, 1) + 1;
+    cd.correlationData = &corr_data;
+    cd.functionReturnValue = &result;
+    fire((CUpti_CallbackDomain)d, cbid, &cd, CUPTI_API_ENTER);
+    if (inner_cbid) fake_cupti_call_mid(CUPTI_CB_DOMAIN_DRIVER_API, inner_cbid, 0, 0, NULL);
+    if (mid) mid();
+    fire((CUpti_CallbackDomain)d, cbid, &cd, CUPTI_API_EXIT);
+    return cd.correlationId;
+}
+
+API uint32_t fake_cupti_call(int d, uint32_t cbid, uint32_t inner_cbid, int result)
+{
+    return fake_cupti_call_mid(d, cbid, inner_cbid, result, NULL);
+}
+
 /* Not CUPTI's: one runtime API call (cudaLaunchKernel) made by the calling thread, with the
- * subscriber's callbacks at its entry and exit when the runtime domain is enabled. */
+ * subscriber's callbacks at its entry and exit when they are enabled. Logged. */
 API void fake_cupti_api_call(void)
 {
-    for (int site = CUPTI_API_ENTER; site <= CUPTI_API_EXIT; site++) {
-        pthread_mutex_lock(&g_mu);
-        CUpti_CallbackFunc cb = g_runtime_domain ? g_cb : NULL;
-        void *ud = g_cb_ud;
-        pthread_mutex_unlock(&g_mu);
-        CUpti_CallbackData cd;
-        memset(&cd, 0, sizeof cd);
-        cd.callbackSite = (CUpti_ApiCallbackSite)site;
-        cd.functionName = "cudaLaunchKernel";
-        if (cb)
-            cb(ud, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-               &cd);
-    }
+    fake_cupti_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                    0, 0);
     logf_("api_call");
+}
+
+/* Not CUPTI's: a line in the log, for a test to find where the program was. */
+API void fake_cupti_note(const char *text)
+{
+    logf_("note %s", text);
 }
 
 API CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
@@ -185,6 +270,7 @@ API CUptiResult cuptiActivityFlushAll(uint32_t flag)
     req = g_req, cmp = g_cmp;
     pthread_mutex_unlock(&g_mu);
     if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) logf_("flush forced");
+    if (getenv("FAKE_CUPTI_SWALLOW")) return CUPTI_SUCCESS; /* buffers "go to another client" */
     if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) && req && cmp) {
         uint8_t *buf = NULL;
         size_t size = 0, max = 0;
@@ -231,7 +317,9 @@ API CUptiResult cuptiFinalize(void)
         return CUPTI_ERROR_UNKNOWN;
     }
     pthread_mutex_lock(&g_mu);
-    g_subscribed = 0, g_cb = NULL;
+    g_subscribed = 0;
+    atomic_store(&g_cb, NULL);
+    callbacks_reset();
     g_req = NULL, g_cmp = NULL;
     pthread_mutex_unlock(&g_mu);
     logf_("finalize");

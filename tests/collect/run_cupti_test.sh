@@ -16,6 +16,25 @@ captures() {
         sed 's/.*"state":"\([a-z]*\)".*"reason":"\([a-z_]*\)".*/\1:\2/' | tr '\n' ' '
 }
 
+# The API records of trace(s) $@ as "DOMAIN CBID CORRELATION RESULT TID" (DOMAIN 1 runtime,
+# 2 driver), sorted: the program's "want" lines in the same form.
+api_rows() {
+    for t in "$@"; do "$BIN" dump -t api "$t"; done | awk '{
+        for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+        print (v["domain"] == "runtime" ? 1 : 2), v["cbid"], v["corr"], v["result"], v["tid"] }' | sort
+}
+want_rows() { sed -n 's/^want //p' "$1" | sort; }
+# Fails unless the trace(s) hold exactly the API calls the program printed as wanted.
+same_calls() {
+    want_rows "$W/out.txt" >"$W/want.txt"
+    api_rows "$@" >"$W/got.txt"
+    [ -s "$W/want.txt" ] || fail "the program wanted no call"
+    cmp -s "$W/want.txt" "$W/got.txt" || fail "API records differ from the calls made:
+$(diff "$W/want.txt" "$W/got.txt" | head -20)"
+}
+# Number of log lines matching $1 between lines $2 and $3 (inclusive).
+count_between() { sed -n "${2},${3}p" "$LOG" | grep -c "$1"; }
+
 export LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" FAKE_CUPTI_LOG="$LOG"
 case $CASE in
 profiler | profiler_before_cuda)
@@ -133,6 +152,150 @@ detach_fails)
     [ "$(grep -c '^enable_domain 2 1' "$LOG")" = 1 ] || fail "the detach was armed more than once"
     "$BIN" dump --json "$OUT"/*.sstrace | grep -q '"key":"cupti.detached","value":"failed"' ||
         fail "no cupti.detached=failed"
+    ;;
+cb_calls)
+    # STEPSCOPE_API=callbacks, capturing from the start: every kept call recorded once from
+    # its entry and exit callbacks (a driver call inside a runtime call not a second time, a
+    # getter not at all), with CUPTI's correlation id and the call's result; no API activity
+    # records (kinds 4, 5) asked of CUPTI.
+    STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" -- "$PROG" calls >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    same_calls "$OUT"/*.sstrace
+    ! grep -qx "enable 4\|enable 5" "$LOG" || fail "API activity kinds enabled in callbacks mode"
+    # CUPTI's callback domains: 1 driver, 2 runtime
+    [ "$(grep -c '^enable_callback 1 ' "$LOG")" -gt 100 ] && [ "$(grep -c '^enable_callback 2 ' "$LOG")" -gt 100 ] ||
+        fail "the keep-lists' callbacks were not enabled in both domains"
+    ! grep -q "^enable_callback 2 17 " "$LOG" || fail "a getter's callback (cudaGetDevice) was enabled"
+    "$BIN" dump -t env "$OUT"/*.sstrace | grep -q '"collector.api" *"callbacks"\|collector.api.*callbacks' ||
+        fail "no env collector.api=callbacks"
+    ;;
+cb_window_callbacks | cb_window_auto | cb_window_activity)
+    # --capture steps:2-3, the window opening in the middle of a call. Before it CUPTI does
+    # nothing but its start (clock, buffer callbacks, DEVICE 8 and CONTEXT 9 records) while
+    # steps 0 and 1 are recorded; inside it, callbacks enabled mid-run deliver every call
+    # (callbacks, auto) — the call the window opened in is not recorded, its entry unseen;
+    # after it CUPTI is detached.
+    method=${CASE#cb_window_}
+    STEPSCOPE_API=$method "$BIN" record -o "$OUT" --capture steps:2-3 -- "$PROG" steps_calls \
+        >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "window done" "$W/out.txt" || fail "the program did not finish"
+    open=$(line_after "^note step 2" 0)
+    [ "$open" -gt 0 ] || fail "no step 2"
+    [ "$(sed -n "1,${open}p" "$LOG" | grep -v '^subscribe ok$\|^unsubscribe$\|^register_\|^enable [89]$\|^note ' | wc -l)" = 0 ] ||
+        fail "CUPTI was asked more than its start before the window: $(sed -n "1,${open}p" "$LOG" | grep -v '^note ' | tr '\n' ';')"
+    [ "$(count_between '^subscribe ok' 1 "$open")" = 1 ] || fail "a subscription was held before the window"
+    "$BIN" dump -t step,capture,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
+    won=$(grep -n "capture .*state=on reason=window" "$W/dump.txt" | cut -d: -f1)
+    [ -n "$won" ] || fail "no window edge"
+    [ "$(head -n "$won" "$W/dump.txt" | grep -c 'step .*phase=begin .*step=[01] ')" = 2 ] ||
+        fail "steps 0 and 1 not recorded before the window"
+    [ "$(head -n "$won" "$W/dump.txt" | grep -c '^api')" = 0 ] || fail "API records before the window"
+    if [ "$method" = activity ]; then
+        # Per-call activity records do not take mid-run: whole domains (4 driver, 5 runtime).
+        grep -qx "enable 5" "$LOG" && grep -qx "enable 4" "$LOG" || fail "API domains not enabled"
+    else
+        ! grep -qx "enable 4\|enable 5" "$LOG" || fail "API activity kinds enabled for a mid-run window"
+        [ "$(line_after "^enable_callback 2 211 1" "$open")" -gt 0 ] || fail "launch callbacks not enabled at the window"
+        same_calls "$OUT"/*.sstrace
+    fi
+    "$BIN" dump --json -t env "$OUT"/*.sstrace | grep -q '"key":"cupti.detached","value":"1"' ||
+        fail "not detached after the window"
+    ;;
+cb_race | cb_race_exit)
+    # Four threads inside API calls and our callbacks without pause while the window closes,
+    # the callbacks go off, CUPTI is detached (cb_race), or the program exits and the
+    # collector stops under them (cb_race_exit): exit 0, a complete trace, sane records.
+    if [ "$CASE" = cb_race ]; then
+        STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" --capture steps:1-3 -- "$PROG" race \
+            >"$W/out.txt" 2>"$W/err"
+    else
+        STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" -- "$PROG" race exit >"$W/out.txt" 2>"$W/err"
+    fi
+    [ $? = 0 ] || fail "exit status"
+    grep -q "race done" "$W/out.txt" || fail "the program did not finish"
+    "$BIN" info "$OUT"/*.sstrace >"$W/info.txt" 2>&1 || fail "trace unreadable"
+    grep -q "complete" "$W/info.txt" || fail "trace not complete: $(head -5 "$W/info.txt")"
+    api_rows "$OUT"/*.sstrace >"$W/got.txt"
+    [ "$(wc -l <"$W/got.txt")" -gt 100 ] || fail "too few API records: $(wc -l <"$W/got.txt")"
+    # Only the calls the threads make (cudaMemcpyAsync 41, cuLaunchKernel 307). The copy's
+    # driver call inside it (cuMemcpyHtoDAsync_v2 277) only where the callbacks came on
+    # between the copy's entry and its driver call: at most once per thread.
+    ! awk '!(($1 == 1 && $2 == 41) || ($1 == 2 && ($2 == 307 || $2 == 277)))' "$W/got.txt" | grep -q . ||
+        fail "unexpected API records: $(awk '!(($1 == 1 && $2 == 41) || ($1 == 2 && $2 == 307))' "$W/got.txt" | head -3)"
+    [ "$(awk '$1 == 2 && $2 == 277' "$W/got.txt" | wc -l)" -le 4 ] || fail "driver calls inside runtime calls recorded"
+    "$BIN" dump --json -t api "$OUT"/*.sstrace | grep -q '"dur_ns":-' && fail "an API record ends before it starts"
+    if [ "$CASE" = cb_race ]; then
+        "$BIN" dump --json -t env "$OUT"/*.sstrace | grep -q '"key":"cupti.detached","value":"1"' ||
+            fail "not detached"
+    fi
+    ;;
+cb_fork)
+    # CUPTI does not survive fork(): the child's calls are not recorded (its trace has its
+    # NVTX mark and no API record), the parent records on.
+    STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" -- "$PROG" fork >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    [ "$(ls "$OUT"/*.sstrace | wc -l)" = 2 ] || fail "not one trace per process: $(ls "$OUT")"
+    child=""
+    for t in "$OUT"/*.sstrace; do
+        "$BIN" dump -t nvtx_mark "$t" | grep -q '"child"' && child=$t
+    done
+    [ -n "$child" ] || fail "no child trace with its mark"
+    [ "$("$BIN" dump -t api "$child" | wc -l)" = 0 ] || fail "API records in the child's trace"
+    for t in "$OUT"/*.sstrace; do [ "$t" = "$child" ] || parent=$t; done
+    same_calls "$parent"
+    ;;
+cb_profiler)
+    # The hand-over to torch.profiler gives the subscription back before Kineto subscribes;
+    # after its stop the callbacks come back (a new subscription, launch callbacks on).
+    STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" -- "$PROG" >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "kineto subscribe: ok" "$W/out.txt" || fail "Kineto could not subscribe: the collector held its subscription"
+    kin=$(line_after "register_callbacks kineto" 0)
+    [ "$(count_between "^enable_callback" 1 "$kin")" -gt 100 ] || fail "no callbacks before the profiler"
+    fin=$(line_after "^finalize" "$kin")
+    back=$(line_after "register_callbacks collector" "$fin")
+    sub=$(line_after "^subscribe ok" "$back")
+    [ "$back" -gt 0 ] && [ "$sub" -gt 0 ] && [ "$(line_after "^enable_callback 2 211 1" "$sub")" -gt 0 ] ||
+        fail "callbacks not taken back after the profiler"
+    ! grep -qx "enable 4\|enable 5" "$LOG" || fail "API activity kinds enabled"
+    ;;
+cb_watch | cb_watch_light)
+    # No buffer comes back (another client took CUPTI's activity callbacks, no shim said so)
+    # while API calls go through our callbacks: the watch's probe counts launches through our
+    # own subscription (no second subscribe, which would fail and be taken for the takeover)
+    # and finds the takeover in full mode. In light mode launches fill no CUPTI buffer: the
+    # watch stays out of it (no false takeover).
+    mode=full; [ "$CASE" = cb_watch_light ] && mode=light
+    FAKE_CUPTI_SWALLOW=1 STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" --mode $mode -- \
+        "$PROG" launches 4.5 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "launches done" "$W/out.txt" || fail "the program did not finish"
+    ! grep -q "^subscribe busy" "$LOG" || fail "a probe tried a second subscription"
+    if [ $mode = full ]; then
+        grep -q "took over CUPTI's activity buffers" "$W/err" || fail "takeover not noticed"
+        [ "$(line_after "^unsubscribe" "$(line_after "enable_callback 2 211 1" 0)")" -gt 0 ] ||
+            fail "API callbacks not given up after the takeover"
+    else
+        ! grep -q "took over" "$W/err" || fail "light mode: a takeover was guessed"
+    fi
+    ;;
+cost)
+    # COST records: the API callbacks (2000 calls, one in 16 timed), the NVTX callbacks, the
+    # writer's rounds and the thread's name, with time in them.
+    STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" --capture steps:1-1 -- "$PROG" bench 2000 \
+        >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "^bench api_call_off_ns" "$W/out.txt" || fail "no bench line"
+    "$BIN" dump -t cost "$OUT"/*.sstrace >"$W/cost.txt" || fail "dump"
+    last() { grep "kind=$1 " "$W/cost.txt" | tail -1 | sed -n "s/.* $2=\([0-9]*\).*/\1/p"; }
+    [ "$(last api_callback events)" = 2000 ] && [ "$(last api_callback timed)" = 125 ] ||
+        fail "api_callback: $(grep api_callback "$W/cost.txt" | tail -1)"
+    [ "$(last api_callback ns)" -gt 0 ] || fail "api_callback without time"
+    [ "$(last nvtx_callback events)" -ge 4000 ] && [ "$(last nvtx_callback ns)" -gt 0 ] ||
+        fail "nvtx_callback: $(grep nvtx_callback "$W/cost.txt" | tail -1)"
+    grep -q "kind=thread_name .*events=1 " "$W/cost.txt" || fail "no thread_name cost"
+    grep -q "kind=cupti_control " "$W/cost.txt" || fail "no cupti_control cost (window edges)"
     ;;
 *)
     fail "unknown case"

@@ -692,6 +692,141 @@ static void case_watch_backoff_cap(void)
     CHECK_EQ(gap, 97 * S); /* 96 s quiet + 1 s probe */
 }
 
+/* ---- graph launches (GRAPH_TRACE) --------------------------------------------------- */
+
+static void case_graph(void)
+{
+    CUpti_ActivityGraphTrace2 g;
+    memset(&g, 0, sizeof g);
+    g.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+    g.correlationId = 901;
+    g.start = 5000;
+    g.end = 9000;
+    g.deviceId = 1;
+    g.endDeviceId = 2;
+    g.graphId = 17;
+    g.contextId = 3;
+    g.streamId = 13;
+    struct sst_rec_graph *r = convert_one(&g, SST_REC_GRAPH, sizeof *r);
+    if (r) {
+        CHECK_EQ(r->start_ns, 5000);
+        CHECK_EQ(r->end_ns, 9000);
+        CHECK_EQ(r->correlation, 901);
+        CHECK_EQ(r->graph_id, 17);
+        CHECK_EQ(r->stream, 13);
+        CHECK_EQ(r->device, 1);
+        CHECK_EQ(r->end_device, 2);
+    }
+    g.deviceId = 0x7fffffff; /* INT_MAX: the graph starts on the host */
+    r = convert_one(&g, SST_REC_GRAPH, sizeof *r);
+    if (r) CHECK_EQ(r->device, SSC_DEVICE_UNKNOWN);
+    g.start = 0, g.end = 0; /* CUPTI could not time it */
+    expect_result(&g, SSC_CONV_UNTIMED);
+}
+
+/* ---- API calls from callbacks (ssc_cupti_api.c) ------------------------------------- */
+
+/* One callback of thread t: domain (SST_API_*), entry (0) or exit (1), at time now. */
+static enum ssc_api_outcome cb(struct ssc_api_thread *t, uint8_t domain, uint8_t exit,
+                               uint32_t cbid, uint32_t corr, uint64_t now, uint32_t gen)
+{
+    struct ssc_api_event ev = {domain, exit, cbid, corr, exit ? 3 : 0, now};
+    return ssc_api_event(t, &ev, gen, &g_sink);
+}
+
+/* Entry then exit: one record with the entry's start, the exit's end, the call's ids. */
+static void case_api_cb_pair(void)
+{
+    struct ssc_api_thread t = {.tid = 777};
+    sink_reset();
+    uint32_t launch = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 0, launch, 41, 1000, 1), SSC_API_OPENED);
+    CHECK_EQ(g_t.nrecs, 0);
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 1, launch, 41, 1500, 1), SSC_API_RECORDED);
+    CHECK_EQ(g_t.nrecs, 1);
+    struct sst_rec_api *r = g_t.nrecs == 1 ? g_t.recs[0] : NULL;
+    if (r) {
+        CHECK_EQ(g_t.committed[0], 1);
+        CHECK_EQ(r->h.type, SST_REC_API);
+        CHECK_EQ(r->h.size, sizeof *r);
+        CHECK_EQ(r->domain, SST_API_RUNTIME);
+        CHECK_EQ(r->start_ns, 1000);
+        CHECK_EQ(r->end_ns, 1500);
+        CHECK_EQ(r->tid, 777);
+        CHECK_EQ(r->cbid, launch);
+        CHECK_EQ(r->correlation, 41);
+        CHECK_EQ(r->result, 3);
+    }
+    /* The slot is closed: a second exit of the same call is not recorded again. */
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 1, launch, 41, 1600, 1), SSC_API_UNPAIRED);
+    CHECK_EQ(g_t.nrecs, 1);
+}
+
+/* A driver call inside a runtime call is the runtime's work: only the runtime call is
+ * recorded. A driver call on its own (Triton's cuLaunchKernel) is recorded. */
+static void case_api_cb_nested(void)
+{
+    struct ssc_api_thread t = {.tid = 5};
+    sink_reset();
+    uint32_t memcpy_rt = CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020;
+    uint32_t memcpy_drv = CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2;
+    uint32_t launch_drv = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 0, memcpy_rt, 10, 100, 7), SSC_API_OPENED);
+    CHECK_EQ(cb(&t, SST_API_DRIVER, 0, memcpy_drv, 11, 110, 7), SSC_API_NESTED);
+    CHECK_EQ(cb(&t, SST_API_DRIVER, 1, memcpy_drv, 11, 190, 7), SSC_API_NESTED);
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 1, memcpy_rt, 10, 200, 7), SSC_API_RECORDED);
+    CHECK_EQ(cb(&t, SST_API_DRIVER, 0, launch_drv, 12, 300, 7), SSC_API_OPENED);
+    CHECK_EQ(cb(&t, SST_API_DRIVER, 1, launch_drv, 12, 350, 7), SSC_API_RECORDED);
+    CHECK_EQ(g_t.nrecs, 2);
+    if (g_t.nrecs == 2) {
+        struct sst_rec_api *a = g_t.recs[0], *b = g_t.recs[1];
+        CHECK_EQ(a->domain, SST_API_RUNTIME);
+        CHECK_EQ(a->cbid, memcpy_rt);
+        CHECK_EQ(a->start_ns, 100);
+        CHECK_EQ(a->end_ns, 200);
+        CHECK_EQ(b->domain, SST_API_DRIVER);
+        CHECK_EQ(b->cbid, launch_drv);
+        CHECK_EQ(b->correlation, 12);
+        CHECK_EQ(b->start_ns, 300);
+    }
+    /* Threads are independent: another thread's driver call is not nested in this one's. */
+    struct ssc_api_thread u = {.tid = 6};
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 0, memcpy_rt, 20, 400, 7), SSC_API_OPENED);
+    CHECK_EQ(cb(&u, SST_API_DRIVER, 0, launch_drv, 21, 410, 7), SSC_API_OPENED);
+    CHECK_EQ(cb(&u, SST_API_DRIVER, 1, launch_drv, 21, 420, 7), SSC_API_RECORDED);
+    CHECK_EQ(g_t.nrecs, 3);
+}
+
+/* Switched on mid-call (the exit's entry came before, or under an earlier generation):
+ * dropped, never paired with another call's start. A stale open runtime call does not make
+ * later driver calls look nested. */
+static void case_api_cb_unpaired(void)
+{
+    struct ssc_api_thread t = {.tid = 9};
+    sink_reset();
+    uint32_t sync = CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020;
+    uint32_t launch_drv = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 1, sync, 1, 50, 1), SSC_API_UNPAIRED); /* no entry */
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 0, sync, 2, 60, 1), SSC_API_OPENED);
+    /* switched off and on again (generation 2) before the exit came */
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 1, sync, 2, 70, 2), SSC_API_UNPAIRED);
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 0, sync, 3, 80, 1), SSC_API_OPENED);
+    CHECK_EQ(cb(&t, SST_API_DRIVER, 0, launch_drv, 4, 90, 2), SSC_API_OPENED); /* not nested */
+    CHECK_EQ(cb(&t, SST_API_DRIVER, 1, launch_drv, 4, 95, 2), SSC_API_RECORDED);
+    /* an exit with another call's correlation id leaves the open call alone */
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 0, sync, 5, 100, 2), SSC_API_OPENED);
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 1, sync, 6, 110, 2), SSC_API_UNPAIRED);
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 1, sync, 5, 120, 2), SSC_API_RECORDED);
+    CHECK_EQ(g_t.nrecs, 2);
+    if (g_t.nrecs == 2) CHECK_EQ(((struct sst_rec_api *)g_t.recs[1])->start_ns, 100);
+    /* a full sink: the call is dropped, and the slot is free for the next one */
+    g_t.refuse = 1;
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 0, sync, 7, 130, 2), SSC_API_OPENED);
+    CHECK_EQ(cb(&t, SST_API_RUNTIME, 1, sync, 7, 140, 2), SSC_API_DROPPED);
+    g_t.refuse = 0;
+    CHECK_EQ(cb(&t, SST_API_DRIVER, 0, launch_drv, 8, 150, 2), SSC_API_OPENED);
+}
+
 /* ---- main ---------------------------------------------------------------------------- */
 
 static const struct {
@@ -714,6 +849,10 @@ static const struct {
     {"unknown", case_unknown},
     {"watch", case_watch},
     {"watch_backoff", case_watch_backoff_cap},
+    {"graph", case_graph},
+    {"api_cb_pair", case_api_cb_pair},
+    {"api_cb_nested", case_api_cb_nested},
+    {"api_cb_unpaired", case_api_cb_unpaired},
 };
 
 int main(int argc, char **argv)

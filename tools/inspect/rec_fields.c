@@ -434,6 +434,38 @@ static void p_notice(struct rec_sink *s, const struct sst_rec_header *h)
     f_str(s, "message", r.message);
 }
 
+/* The collector's own cost (enum sst_cost_kind), named here: only `dump` prints it. */
+static const char *cost_kind_name(uint8_t k)
+{
+    static const char *const names[] = {NULL,     "api_callback", "nvtx_callback", "cupti_convert",
+                                        "writer", "thread_name",  "cupti_control"};
+    return k < sizeof names / sizeof names[0] ? names[k] : NULL;
+}
+
+static void p_cost(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_cost r;
+    sst_rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_enum(s, "kind", cost_kind_name(r.kind), r.kind);
+    f_u64(s, "tid", r.tid);
+    f_u64(s, "events", r.events);
+    f_u64(s, "timed", r.timed);
+    f_u64(s, "ns", r.ns);
+}
+
+static void p_graph(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_graph r;
+    sst_rec_load(h, &r, sizeof r);
+    f_span(s, r.start_ns, r.end_ns);
+    f_u64(s, "dev", r.device);
+    f_u64(s, "end_dev", r.end_device);
+    f_u64(s, "stream", r.stream);
+    f_u64(s, "corr", r.correlation);
+    f_u64(s, "graph", r.graph_id);
+}
+
 /* ---- dispatch ---- */
 
 typedef void (*rec_printer)(struct rec_sink *s, const struct sst_rec_header *h);
@@ -483,6 +515,10 @@ static rec_printer printer_for(uint16_t type)
         return p_notice;
     case SST_REC_NVTX_DOMAIN:
         return p_nvtx_domain;
+    case SST_REC_COST:
+        return p_cost;
+    case SST_REC_GRAPH:
+        return p_graph;
     default:
         return NULL;
     }
@@ -549,6 +585,8 @@ static const struct ts_fields ts_table[] = {
     TS_AT(MEMORY, struct sst_rec_memory, ts_ns),
     TS_SPAN(OVERHEAD, struct sst_rec_overhead),
     TS_AT(NOTICE, struct sst_rec_notice, ts_ns),
+    TS_AT(COST, struct sst_rec_cost, ts_ns),
+    TS_SPAN(GRAPH, struct sst_rec_graph),
 };
 
 int rec_time_range(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1)
