@@ -308,7 +308,7 @@ def parse_args(argv):
     ap.add_argument("--budget-s", type=float, default=0, help="0: no limit")
     ap.add_argument("--min-speedup", type=float, default=1.2)
     ap.add_argument("--dry-run", action="store_true", help="print the commands and exit")
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)  # merge: folders may follow -o FILE
     args.record_args = args.record_args.split()
     args.binaries = {P.CABI: args.cabi, P.CXX: args.cxx}
     if args.mode == "merge" and (not args.output or not args.dirs):

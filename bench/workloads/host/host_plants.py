@@ -153,7 +153,8 @@ def batches(case, size, total, args, dev):
 def train(args, size, dev, clock):
     case = args.case
     model = make_model(size, tokens=case == "collate").to(dev)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=dev.type == "cuda")
+    fused = {"fused": True} if dev.type == "cuda" else {}  # torch < 2.0 has no fused AdamW
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, **fused)
     history = {"sum": 0.0, "reads": 0, "steps": 0, "on_device": torch.zeros((), device=dev)}
     record = record_loss_fast if (args.fix or case != "item") else record_loss_slow
     weights_of = class_weights_fast if (args.fix or case != "pyloop") else class_weights_slow
