@@ -15,8 +15,8 @@ a repetition the twins of a program run back to back, bad first in odd and fixed
 repetitions; --prime runs each configuration once before, untimed (torch.compile's on-disk
 caches, the page cache). record: each configuration once under `stepscope record` with its
 fixture arguments (programs.py `record`: few steps, small traces), then `stepscope info --json`
-of what it wrote: a recording whose traces hold no kernel records is a failure, never a cheap
-success. merge: truth recomputed from the runs of several output folders (e.g. two jobs).
+of what it wrote: on CUDA a recording whose traces hold no kernel records (light mode: no API or
+copy records) is a failure, never a cheap success. merge: truth recomputed from the runs of several output folders (e.g. two jobs).
 
 Output folder: smoke.json / truth.json / captures.json, meta.json, runs/ (the parsed result of
 each run), logs/ (its output), record/<configuration>/ (traces). Results are rewritten after
@@ -241,10 +241,12 @@ def mode_merge(args):
 # ----------------------------------------------------------------------------- record
 
 def trace_facts(stepscope, folder):
-    """Kernel and record counts of the traces `stepscope record` wrote into folder."""
+    """Record counts of the traces `stepscope record` wrote into folder: kernels, API calls,
+    copies, all records, bytes, processes."""
     traces = sorted(glob.glob(os.path.join(folder, "*.sstrace")))
-    facts = {"traces": [os.path.basename(t) for t in traces], "kernels": 0, "records": 0,
-             "bytes": sum(os.path.getsize(t) for t in traces), "processes": len(traces)}
+    facts = {"traces": [os.path.basename(t) for t in traces], "kernels": 0, "api": 0,
+             "memcpy": 0, "records": 0, "bytes": sum(os.path.getsize(t) for t in traces),
+             "processes": len(traces)}
     if not traces:
         return facts
     try:
@@ -255,9 +257,25 @@ def trace_facts(stepscope, folder):
         facts["info_error"] = repr(exc)
         return facts
     for one in info if isinstance(info, list) else [info]:
-        facts["kernels"] += int(one.get("records", {}).get("kernel", 0))
+        counts = one.get("records", {})
+        facts["kernels"] += int(counts.get("kernel", 0))
+        facts["api"] += int(counts.get("api", 0))
+        facts["memcpy"] += int(counts.get("memcpy", 0))
         facts["records"] += int(one.get("records_total", 0))
     return facts
+
+
+def recorded_nothing(args, facts):
+    """Why a CUDA recording is empty, or None: full mode must hold kernel records, light mode
+    (API calls and copies, no kernels) API or copy records."""
+    if args.device != "cuda":
+        return None
+    light = "light" in args.record_args and "--mode" in args.record_args
+    if light and facts["api"] + facts["memcpy"] == 0:
+        return "the light recording holds no API or copy records"
+    if not light and facts["kernels"] == 0:
+        return "the recording holds no kernel records"
+    return None
 
 
 def mode_record(args, selected, budget):
@@ -274,8 +292,9 @@ def mode_record(args, selected, budget):
             run = run_config(args, program, v, program.record, "record-" + config, wrap)
             facts = trace_facts(args.stepscope, dest)
             run.update(facts, dir=os.path.relpath(dest, args.out))
-            if run["status"] == "ok" and args.device == "cuda" and facts["kernels"] == 0:
-                run.update(status="failed", error="the recording holds no kernel records")
+            empty = recorded_nothing(args, facts)
+            if run["status"] == "ok" and empty:
+                run.update(status="failed", error=empty)
             results[config] = run
             log("record %-32s %s, %d kernels, %d KiB in %d trace(s) (%.1f s)" % (
                 config, describe(run), facts["kernels"], facts["bytes"] >> 10,

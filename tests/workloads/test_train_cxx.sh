@@ -84,6 +84,34 @@ for bad in "--copy pinned" "--bogus 1" "--steps 0" "--dtype fp8" "--steps 3 --wa
   [ $rc = 2 ] && grep -q '^train_cxx: ' "$tmp/bad.out" || { cat "$tmp/bad.out"; fail "'$bad' gave rc=$rc"; }
 done
 
+# Every case of bench/workloads/programs.py (its flags, both twins) is accepted: shrunk to a few
+# tiny CPU steps by later flags (pinned copies need CUDA: pageable here).
+shrink="--device cpu --batch 8 --in 8 --hidden 8 --out 2 --copy pageable --ahead-batches 2 --steps 3 --warmup 1"
+# table_cases KIND: the flags of each configuration of that kind, one a line.
+table_cases() {
+  python3 - "$root/bench/workloads" "$1" <<'PY'
+import shlex, sys
+sys.path.insert(0, sys.argv[1])
+import programs as P
+for p in P.PROGRAMS:
+    if p.kind == sys.argv[2]:
+        for v, extra in p.variants.items():
+            print(" ".join(shlex.quote(a) for a in p.argv + extra + p.truth))
+PY
+}
+# run_table_cases KIND BINARY: each configuration runs, shrunk.
+run_table_cases() {
+  local cases flags
+  cases=$(table_cases "$1")
+  [ -n "$cases" ] || fail "no $1 cases in programs.py"
+  while IFS= read -r flags; do
+    # shellcheck disable=SC2086
+    "$2" $flags $shrink >"$tmp/case.out" 2>&1 || { cat "$tmp/case.out"; fail "programs.py $1 case: $flags"; }
+  done <<<"$cases"
+  echo "ok: the $(echo "$cases" | wc -l) $1 configurations of programs.py run (shrunk)"
+}
+run_table_cases cxx "$bin"
+
 # The C program on the same torch (>= 2.10 for its dispatcher calls) must print the same losses.
 if "$root/bench/workloads/c/build.sh" "$torch" "$tmp/c" cpu >"$tmp/c.log" 2>&1; then
   # shellcheck disable=SC2086
@@ -91,6 +119,7 @@ if "$root/bench/workloads/c/build.sh" "$torch" "$tmp/c" cpu >"$tmp/c.log" 2>&1; 
   diff <(losses "$tmp/c.out") <(losses "$tmp/plant.out") >"$tmp/diff" ||
     { cat "$tmp/diff"; fail "train_cxx and train_cabi print different losses"; }
   echo "ok: train_cxx and train_cabi print the same 20 losses"
+  run_table_cases cabi "$tmp/c/train_cabi"
 else
   echo "note: train_cabi did not build against this torch (see below); loss comparison left out"
   tail -n 3 "$tmp/c.log"

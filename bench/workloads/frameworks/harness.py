@@ -34,11 +34,15 @@ T_PROCESS = time.perf_counter()
 
 
 def parser(description, steps, warmup):
+    """The common options; steps/warmup None: the program fills them in per case."""
     import argparse
     ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("--steps", type=int, default=steps, help="timed steps (default %d)" % steps)
+    def default(n):
+        return "per case" if n is None else n
+    ap.add_argument("--steps", type=int, default=steps,
+                    help="timed steps (default %s)" % default(steps))
     ap.add_argument("--warmup", type=int, default=warmup,
-                    help="untimed steps first (default %d)" % warmup)
+                    help="untimed steps first (default %s)" % default(warmup))
     ap.add_argument("--fix", action="store_true", help="run the fixed twin")
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--tiny", action="store_true", help="tiny sizes (CPU smoke test)")
