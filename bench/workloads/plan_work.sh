@@ -5,7 +5,8 @@
 # Stages:
 #   build        stepscope's CLI, collector, markers and CUPTI floor (Release), train_cabi and
 #                train_cxx, the C/C++ builds in parallel with stepscope's
-#   smoke        every Python program once (its fixed or plain variant), 2 timed steps
+#   smoke        every framework program once (its fixed or plain variant), 3 timed steps; the
+#                host plants are simple and run first thing in record-core
 #   record-core  `stepscope record` of the host-time plants and the C/C++ cadence twins
 #   truth-host   host/make_truth.py: the plants' locations and savings, 3 interleaved reps
 #   truth-c      the C and C++ cadence twins, 2 interleaved reps
@@ -50,12 +51,12 @@ build() {
   ls -l "$bld/stepscope" "$bld/cabi/train_cabi" "$bld/cxx/train_cxx"
 }
 
-# One variant per program: the fixed twin (or the only, plain, one) — the least common path
-# for the graph program (replay), so a broken program shows in the first minutes.
+# One variant per framework program: the fixed twin (or the only, plain, one) — for the graph
+# program the replay, its less common path — so a broken program shows in the first minutes.
 smoke_configs() {
   "$py" -c 'import sys; sys.path.insert(0, "bench/workloads"); import programs as P
 print(",".join("%s-%s" % (p.name, "fixed" if "fixed" in p.variants else "plain")
-               for p in P.PROGRAMS if p.kind == P.PYTHON))'
+               for p in P.PROGRAMS if p.group == "frameworks"))'
 }
 
 case $stage in
