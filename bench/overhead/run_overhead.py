@@ -35,12 +35,38 @@ plain run of the same repetition:
   X-nonvtx    configuration X with NVTX injection removed from the program's environment
               (`env -u NVTX_INJECTION64_PATH`): what recording NVTX (cuDNN's, the shim's) costs
 
+  floor-K     the bare CUPTI client with only kinds K (CUPTI_FLOOR_KINDS=K, e.g.
+              floor-kernel+memcpy+memset, floor-runtime+driver); the floor client must say on
+              stderr which kinds it enabled ("cupti_floor: kinds ..."), else the run fails:
+              a client that ignores the selector would measure the wrong thing
+
+Programs (--programs): besides models.py's workloads (cnn, gpu, launch), any configuration of
+bench/workloads/programs.py (eager_mlp-fixed, timm_vit-fixed, hf_trainer_gpt2-fixed,
+cuda_graph-fixed, compile_default-plain, ...; group names such as "frameworks" take every
+configuration of the group), and any command given as --program NAME=COMMAND (its result line:
+a JSON line with "ms_per_step", or "result ms_per_step=..."). The -win and -head configurations
+need models.py's timed windows and run on its workloads only; torchprof needs a program that
+takes --torch-profiler (models.py and the Python programs of programs.py).
+
+Every recording is checked to hold what it should, and a run that recorded nothing is a failed
+run, never a cheap one: full recordings must hold kernel records, light ones (which record API
+calls and copies, not kernels) API or copy records (`stepscope info --json` of the traces; the
+"outside", "-head", "-win" and light-no-all recordings are exempt: they record little or
+nothing by design), torchprof runs must report profiled
+kernels (the programs' "profiled_kernels"), nsys reports are exported to SQLite and must hold
+CUPTI_ACTIVITY_KIND_KERNEL rows (--no-verify-nsys skips the export), floor runs must report
+records (CUPTI_FLOOR_VERBOSE). The facts of each run are kept in the output's "runs".
+
 Usage: python3 bench/overhead/run_overhead.py --stepscope build/stepscope
            --floor build/libcupti_floor.so [--nsys PATH] [--reps 5] [--out results.json]
+       python3 bench/overhead/run_overhead.py ... --programs eager_mlp-fixed,timm_vit-fixed \
+           --configs plain,full,light,torchprof,nsys,floor --reps 5
 """
 import argparse
+import glob
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -50,15 +76,35 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "models.py")
+WORKLOADS = os.path.join(os.path.dirname(HERE), "workloads")
+sys.path.insert(0, WORKLOADS)
+import programs as P  # noqa: E402  (the workload table; no torch)
+from run_twins import parse_result  # noqa: E402
+
+MODEL_WORKLOADS = ("cnn", "gpu", "launch")
+# Recordings that hold little or nothing by design: no kernel count is asked of them.
+NO_KERNELS_EXPECTED = ("outside",)
 
 
 WARMUP = 30  # models.py's default --warmup
 ALL_KINDS = "kernel,overhead,memcpy,memset,sync,memory,runtime,driver"
 
 
+def program_argv(workload, args):
+    """(argv, takes --torch-profiler) of a models.py workload or a program target."""
+    if workload in MODEL_WORKLOADS:
+        return ([sys.executable, MODELS, "--workload", workload, "--steps",
+                 str(args.steps[workload]), "--windows", str(args.windows)] +
+                (["--pin-main"] if args.pin_main else [])), True
+    target = args.targets[workload]
+    return list(target["argv"]), target["torchprof"]
+
+
 def command(config, workload, args, scratch):
-    prog = [sys.executable, MODELS, "--workload", workload, "--steps", str(args.steps[workload]),
-            "--windows", str(args.windows)] + (["--pin-main"] if args.pin_main else [])
+    prog, torchprof_ok = program_argv(workload, args)
+    if workload not in MODEL_WORKLOADS and ("-win" in config or "-head" in config):
+        raise ValueError("%s needs models.py's timed windows (workloads %s)"
+                         % (config, ",".join(MODEL_WORKLOADS)))
     rec = [args.stepscope, "record", "-q", "-o", os.path.join(scratch, config)]
     env = dict(os.environ)
     env["PYTHONHASHSEED"] = "0"  # the same dict layouts in every run
@@ -94,10 +140,15 @@ def command(config, workload, args, scratch):
         return rec + ["--mode", config[:-5], "--capture", "steps:0-%d" % b, "--"] + prog, env
     if config == "outside":
         return rec + ["--capture", "seconds:3600-3601", "--"] + prog, env
-    if config == "floor":
+    if config == "floor" or config.startswith("floor-"):
         env["CUDA_INJECTION64_PATH"] = args.floor
+        env["CUPTI_FLOOR_VERBOSE"] = "1"  # its record count: the check that it recorded
+        if config.startswith("floor-"):
+            env["CUPTI_FLOOR_KINDS"] = config[len("floor-"):].replace("+", ",")
         return prog, env
     if config == "torchprof":
+        if not torchprof_ok:
+            raise ValueError("%s does not take --torch-profiler" % workload)
         return prog + ["--torch-profiler"], env
     if config == "nsys":
         out = os.path.join(scratch, "nsys-%s" % workload)
@@ -106,25 +157,123 @@ def command(config, workload, args, scratch):
     raise ValueError(config)
 
 
+def base_config(config):
+    """The configuration without its -nonvtx/-attached/-noshim modifiers."""
+    for suffix in ("-nonvtx", "-attached", "-noshim"):
+        if config.endswith(suffix):
+            config = config[:-len(suffix)]
+    return config
+
+
+def stepscope_counts(args, folder):
+    """Record counts by kind ("kernel", "api", ...) summed over the traces under folder; None
+    when there is no trace or `stepscope info` failed."""
+    traces = sorted(glob.glob(os.path.join(folder, "**", "*.sstrace"), recursive=True))
+    if not traces:
+        return None
+    try:
+        p = subprocess.run([args.stepscope, "info", "--json"] + traces, capture_output=True,
+                           text=True, timeout=120)
+        info = json.loads(p.stdout)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+    counts = {}
+    for one in info if isinstance(info, list) else [info]:
+        for kind, n in one.get("records", {}).items():
+            counts[kind] = counts.get(kind, 0) + int(n)
+    return counts
+
+
+def nsys_kernels(args, scratch):
+    """Kernel rows of the nsys report the run left in scratch (exported to SQLite)."""
+    reps = glob.glob(os.path.join(scratch, "*.nsys-rep"))
+    if not reps:
+        return None
+    db = reps[0][:-len(".nsys-rep")] + ".sqlite"
+    try:
+        subprocess.run([args.nsys, "export", "--type", "sqlite", "--force-overwrite=true",
+                        "-o", db, reps[0]], capture_output=True, timeout=300,
+                       env=nsys_environment(args))
+        import sqlite3
+        with sqlite3.connect(db) as con:
+            return con.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
+    except (OSError, subprocess.TimeoutExpired, Exception):  # noqa: BLE001 - no table: 0
+        return 0
+
+
+def floor_facts(config, stderr):
+    """(records the floor client reported, whether it named the kinds it was asked for)."""
+    records, kinds = None, None
+    for line in stderr.splitlines():
+        if line.startswith("cupti_floor: ") and line.endswith(" records"):
+            try:
+                records = int(line.split()[1])
+            except ValueError:
+                pass
+        if line.startswith("cupti_floor: kinds "):
+            kinds = line[len("cupti_floor: kinds "):].strip()
+    asked = config[len("floor-"):].replace("+", ",") if config.startswith("floor-") else None
+    return records, asked is None or kinds == asked
+
+
+def verify(config, workload, args, scratch, result, stderr):
+    """(ok, facts): whether the run recorded what its tool should have. Plain runs and the
+    recordings that hold little by design pass."""
+    base = base_config(config)
+    facts = {}
+    if base == "full":
+        counts = stepscope_counts(args, os.path.join(scratch, config)) or {}
+        facts["kernels"] = counts.get("kernel", 0)
+        return bool(facts["kernels"]), facts
+    if base == "light" or (base.startswith("light-no-") and base != "light-no-all"):
+        # light mode records API calls and copies, not kernels (src/collect/ssc_cupti.c)
+        counts = stepscope_counts(args, os.path.join(scratch, config)) or {}
+        facts["gpu_records"] = sum(counts.get(k, 0) for k in ("api", "memcpy", "kernel"))
+        return bool(facts["gpu_records"]), facts
+    if base == "torchprof":
+        facts["kernels"] = result.get("profiled_kernels")
+        # models.py does not count them: its torch.profiler runs are trusted as before
+        return workload in MODEL_WORKLOADS or bool(facts["kernels"]), facts
+    if base == "nsys" and args.verify_nsys:
+        facts["kernels"] = nsys_kernels(args, scratch)
+        return bool(facts["kernels"]), facts
+    if base == "floor" or base.startswith("floor-"):
+        facts["records"], kinds_ok = floor_facts(base, stderr)
+        facts["kinds_applied"] = kinds_ok
+        return bool(facts["records"]) and kinds_ok, facts
+    return True, facts
+
+
 def run_once(config, workload, args):
     scratch = tempfile.mkdtemp(prefix="ssbench-")
     try:
         cmd, env = command(config, workload, args, scratch)
+        if base_config(config) == "nsys":
+            env = dict(env, **{k: v for k, v in nsys_environment(args).items()
+                               if k in ("PATH", "LD_LIBRARY_PATH")})
         if args.taskset:
             # Every configuration on the same cores: the stepscope CLI, the program and its
             # threads (the collector's writer among them) inherit the affinity.
             cmd = ["taskset", "-c", args.taskset] + cmd
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
-        for line in p.stdout.splitlines():
-            if line.startswith("{") and "ms_per_step" in line:
-                rec = json.loads(line)
-                args.raw.append(dict(rec, config=config))  # windows kept for the record
-                return rec["ms_per_step"]
-        sys.stderr.write("%s/%s failed (rc %d): %s\n" % (workload, config, p.returncode,
-                                                        p.stderr[-2000:]))
-        return None
+        rec = parse_result(p.stdout) if p.returncode == 0 else None
+        if rec is None:
+            sys.stderr.write("%s/%s failed (rc %d): %s\n" % (workload, config, p.returncode,
+                                                            p.stderr[-2000:]))
+            return None
+        ok, facts = verify(config, workload, args, scratch, rec, p.stderr)
+        args.raw.append(dict(rec, config=config, workload=workload, verified=ok,
+                             **{"check_" + k: v for k, v in facts.items()}))
+        if not ok:
+            sys.stderr.write("%s/%s recorded nothing it should have (%s): not counted\n"
+                             % (workload, config, facts))
+            return None
+        return rec["ms_per_step"]
     except subprocess.TimeoutExpired:
         sys.stderr.write("%s/%s timed out\n" % (workload, config))
+        return None
+    except ValueError as exc:  # a configuration this program cannot run
+        sys.stderr.write("%s/%s: %s\n" % (workload, config, exc))
         return None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -194,7 +343,9 @@ def markdown(results):
     for workload, res in results.items():
         for config, r in res.items():
             if r["ms_median"] is None:
-                lines.append("| %s | %s | failed | |" % (workload, config))
+                why = ("recorded nothing (%d runs)" % r["recorded_nothing"]
+                       if r.get("recorded_nothing") else "failed")
+                lines.append("| %s | %s | %s | |" % (workload, config, why))
                 continue
             lines.append("| %s | %s | %.3f (%.3f–%.3f) | %.3f (%.3f–%.3f) |" % (
                 workload, config, r["ms_median"], r["ms_min"], r["ms_max"],
@@ -202,13 +353,65 @@ def markdown(results):
     return "\n".join(lines)
 
 
+def nsys_environment(args):
+    """nsys's environment (libdw from .carry, its host folder on PATH): run_truth.nsys_env."""
+    import run_truth
+    return run_truth.nsys_env(args.nsys) if args.nsys else dict(os.environ)
+
+
+def program_targets(args):
+    """{name: {argv, torchprof}} from --programs (programs.py) and --program NAME=COMMAND."""
+    targets = {}
+    binaries = {P.CABI: args.cabi, P.CXX: args.cxx}
+    for program, variants in P.select(args.programs) if args.programs else []:
+        if program.kind != P.PYTHON and not binaries[program.kind]:
+            sys.exit("run_overhead.py: %s needs --%s" % (program.name, program.kind))
+        for v in variants:
+            targets["%s-%s" % (program.name, v)] = {
+                "argv": P.command(program, v, program.truth, args.python, binaries,
+                                  args.device),
+                "torchprof": program.kind == P.PYTHON}
+    for item in args.program:
+        name, eq, cmd = item.partition("=")
+        if not eq or not name or not cmd:
+            sys.exit("run_overhead.py: --program wants NAME=COMMAND, not %r" % item)
+        targets[name] = {"argv": shlex.split(cmd), "torchprof": args.program_torchprof}
+    return targets
+
+
+def save(args, results):
+    if not args.out:
+        return
+    table = markdown(results)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({"results": results, "table": table, "runs": args.raw,
+                   "argv": sys.argv[1:]}, f, indent=1)
+    os.replace(tmp, args.out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--stepscope", required=True)
-    ap.add_argument("--floor", required=True)
+    ap.add_argument("--floor", help="libcupti_floor.so (for the floor configurations)")
     ap.add_argument("--nsys")
+    ap.add_argument("--no-verify-nsys", dest="verify_nsys", action="store_false",
+                    help="do not export each nsys report to count its kernels")
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--workloads", default="cnn,gpu")
+    ap.add_argument("--workloads", help="models.py workloads (default cnn,gpu when no "
+                    "--programs/--program is given)")
+    ap.add_argument("--programs", help="configurations of bench/workloads/programs.py, e.g. "
+                    "eager_mlp-fixed,timm_vit-fixed or a group (frameworks, host, cabi, cxx)")
+    ap.add_argument("--program", action="append", default=[], metavar="NAME=COMMAND",
+                    help="any program printing an ms_per_step result line (repeatable)")
+    ap.add_argument("--program-torchprof", action="store_true",
+                    help="the --program commands take --torch-profiler")
+    ap.add_argument("--python", default=sys.executable, help="python for programs.py programs")
+    ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
+                    help="cpu: programs.py programs with their CPU smoke arguments (to try the "
+                         "runner here; their recordings hold no kernels and do not count)")
+    ap.add_argument("--cabi", help="train_cabi binary (cabi_* programs)")
+    ap.add_argument("--cxx", help="train_cxx binary (cxx_* programs)")
     ap.add_argument("--cnn-steps", type=int, default=400)
     ap.add_argument("--gpu-steps", type=int, default=40)
     ap.add_argument("--launch-steps", type=int, default=400,
@@ -229,16 +432,29 @@ def main():
     args.deadline = time.time() + args.budget_s if args.budget_s else 0
     args.steps = {"cnn": args.cnn_steps, "gpu": args.gpu_steps, "launch": args.launch_steps}
     args.raw = []
+    try:
+        args.targets = program_targets(args)
+    except ValueError as exc:
+        sys.exit("run_overhead.py: %s" % exc)
+    workloads = args.workloads.split(",") if args.workloads else \
+        ([] if args.targets else ["cnn", "gpu"])
+    for w in workloads:
+        if w not in MODEL_WORKLOADS:
+            sys.exit("run_overhead.py: unknown models.py workload %r" % w)
     configs = ["plain", "full", "light", "outside", "floor", "torchprof"]
     if args.nsys:
         configs.append("nsys")
     if args.configs:
         configs = args.configs.split(",")
+    if any(c.startswith("floor") for c in configs) and not args.floor:
+        sys.exit("run_overhead.py: the floor configurations need --floor PATH")
     results = {}
-    for w in args.workloads.split(","):
+    for w in workloads + list(args.targets):
         start = len(args.raw)
         results[w] = bench_workload(w, configs, args)
         for c in configs:
+            results[w][c]["recorded_nothing"] = sum(
+                1 for r in args.raw[start:] if r["config"] == c and not r["verified"])
             if c.endswith("-win") or c.endswith("-win-attached"):
                 inside, after = window_ratios(args.raw[start:], c)
                 results[w][c]["inside_vs_before"] = inside
@@ -252,12 +468,9 @@ def main():
                 results[w][c]["head_vs_tail"] = r
                 print("%s %s head/tail: %s (median %s)" % (
                     w, c, [round(x, 3) for x in r], r and round(statistics.median(r), 3)))
-    table = markdown(results)
-    print(table)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump({"results": results, "table": table, "runs": args.raw,
-                       "argv": sys.argv[1:]}, f, indent=1)
+        save(args, results)  # after every program: an interrupted batch keeps what it did
+    print(markdown(results))
+    save(args, results)
 
 
 if __name__ == "__main__":
