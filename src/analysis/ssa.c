@@ -66,21 +66,17 @@ static int keep_knames(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
     return 0;
 }
 
-/* Mapped (SST_READ_MAP): two passes over the whole file, and no copy out of the page cache. */
-static int open_reader(const char *path, struct ssa_result *res, struct sst_reader **r)
-{
-    struct sst_reader_opts o = {0, on_problem, res};
-    return sst_reader_open_ex(path, &o, SST_READ_MAP, r);
-}
-
-static int analyze(const char *path, const struct ssa_opts *opts, struct ssa_result *res,
+/* Two passes over r (from its first chunk), problems counted into res; r is rewound after. */
+static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa_result *res,
                    struct ssa_scan *sc, int want_timeline)
 {
-    struct sst_reader *r = NULL;
-    int rc = open_reader(path, res, &r);
-    if (rc) return rc;
+    sst_problem_fn old_fn;
+    void *old_ctx;
+    sst_reader_set_problem(r, on_problem, res, &old_fn, &old_ctx);
+    int rc = sst_reader_rewind(r);
+    sc->reader = r;
     sc->msgs.marker = &sc->marker;
-    rc = ssa_marker_init(&sc->marker, opts ? opts->step_marker : NULL);
+    if (rc == 0) rc = ssa_marker_init(&sc->marker, opts ? opts->step_marker : NULL);
     if (rc == 0) rc = ssa_scan_run(r, sc, res);
     keep_reader_state(r, res);
     if (rc == 0) rc = ssa_steps_build(sc, res, opts);
@@ -91,7 +87,8 @@ static int analyze(const char *path, const struct ssa_opts *opts, struct ssa_res
     /* pass 2 reads the same bytes: chunks whose checksum passed are not summed again */
     if (rc == 0) rc = sst_reader_rewind(r);
     if (rc == 0) rc = ssa_attr_run(r, sc, res);
-    sst_reader_close(r);
+    sst_reader_set_problem(r, old_fn, old_ctx, NULL, NULL);
+    sst_reader_rewind(r); /* the caller may read it again (an export) */
     res->problems = problems;
     if (rc == 0) ssa_steps_warmup(sc, res, opts);
     return rc;
@@ -106,6 +103,18 @@ int ssa_analyze_file_ex(const char *path, const struct ssa_opts *opts, unsigned 
                         struct ssa_result **out)
 {
     *out = NULL;
+    struct sst_reader *r = NULL;
+    int rc = sst_reader_open_ex(path, NULL, SST_READ_MAP, &r);
+    if (rc) return rc;
+    rc = ssa_analyze_reader(r, path, opts, flags, out);
+    sst_reader_close(r);
+    return rc;
+}
+
+int ssa_analyze_reader(struct sst_reader *r, const char *name, const struct ssa_opts *opts,
+                       unsigned flags, struct ssa_result **out)
+{
+    *out = NULL;
     struct ssa_result *res = calloc(1, sizeof *res);
     struct ssa_scan sc;
     memset(&sc, 0, sizeof sc);
@@ -113,8 +122,8 @@ int ssa_analyze_file_ex(const char *path, const struct ssa_opts *opts, unsigned 
     res->rank = res->world_size = -1;
     res->compact = (flags & SSA_COMPACT) != 0;
     if (opts) res->rec_cost_given = opts->rec_cost_given, res->rec_cost_us = opts->rec_cost_us;
-    res->path = strdup(path);
-    int rc = res->path ? analyze(path, opts, res, &sc, (flags & SSA_TIMELINE) != 0) : SS_ENOMEM;
+    res->path = strdup(name);
+    int rc = res->path ? analyze(r, opts, res, &sc, (flags & SSA_TIMELINE) != 0) : SS_ENOMEM;
     ssa_scan_free(&sc);
     if (rc) {
         ssa_result_free(res);

@@ -298,6 +298,13 @@ void ssa_result_free(struct ssa_result *r);
 int ssa_analyze_file_ex(const char *path, const struct ssa_opts *opts, unsigned flags,
                         struct ssa_result **out);
 
+/* As ssa_analyze_file_ex on a reader the caller opened (once per command: the CLI opens each
+ * input one time, mapped with SST_READ_MAP, and may read it again afterwards). The analysis
+ * reads r from its first chunk, takes its problems meanwhile (sst_reader_set_problem) and
+ * leaves it rewound. name becomes result->path (the input as the user named it). */
+int ssa_analyze_reader(struct sst_reader *r, const char *name, const struct ssa_opts *opts,
+                       unsigned flags, struct ssa_result **out);
+
 /* The numbers of the report over the steady (non-warm-up) steps. */
 struct ssa_summary {
     size_t steps; /* analysed (steady) steps */

@@ -136,6 +136,7 @@ static inline enum ssa_api_class ssa_api_lut_get(const struct ssa_api_lut *t, ui
 #define SSA_KN_DENSE 65536
 
 struct ssa_scan {
+    struct sst_reader *reader; /* the trace being analysed (the period passes read it again) */
     struct ssa_candlist step_recs, nvtx_steps, prof_steps, user_steps;
     struct ssa_marker marker;            /* ssa_opts.step_marker, compiled */
     struct ssa_idmap step_open;          /* tid -> index+1 into step_recs of an open BEGIN */

@@ -128,17 +128,31 @@ static int choose_cands(struct period *p, const struct ssa_scan *sc, size_t *tot
     return rc;
 }
 
-static int open_pass(const char *path, struct sst_reader **r)
+/* Another read of the trace being analysed, from its first chunk, its problems not counted
+ * again (pass 1 counted them): the reader's handler is set aside until end_pass. */
+struct pass {
+    struct sst_reader *r;
+    sst_problem_fn fn;
+    void *ctx;
+};
+
+static int open_pass(struct sst_reader *r, struct pass *ps)
 {
-    struct sst_reader_opts o = {.strict = 0, .on_problem = NULL, .problem_ctx = NULL};
-    return sst_reader_open(path, &o, r);
+    ps->r = r;
+    sst_reader_set_problem(r, NULL, NULL, &ps->fn, &ps->ctx);
+    return sst_reader_rewind(r);
 }
 
-static int pass_a(struct period *p, const char *path)
+static void end_pass(struct pass *ps)
 {
-    struct sst_reader *r;
-    int rc = open_pass(path, &r);
-    if (rc) return rc;
+    sst_reader_set_problem(ps->r, ps->fn, ps->ctx, NULL, NULL);
+}
+
+static int pass_a(struct period *p, struct sst_reader *r)
+{
+    struct pass ps;
+    int rc = open_pass(r, &ps);
+    if (rc) return end_pass(&ps), rc;
     const struct sst_rec_header *h;
     while ((rc = sst_reader_next(r, &h)) == 1) {
         if (h->type != SST_REC_KERNEL) continue;
@@ -152,7 +166,7 @@ static int pass_a(struct period *p, const char *path)
         memset(o, 0, sizeof *o);
         o->start = k.start_ns, o->launch = k.start_ns, o->corr = k.correlation;
     }
-    sst_reader_close(r);
+    end_pass(&ps);
     if (rc < 0) return rc;
     for (size_t i = 0; i < p->nc; i++) {
         struct pcand *c = &p->c[i];
@@ -197,11 +211,11 @@ static void bucket_kernel(struct period *p, const struct sst_rec_kernel *k)
     }
 }
 
-static int pass_b(struct period *p, const char *path)
+static int pass_b(struct period *p, struct sst_reader *r)
 {
-    struct sst_reader *r;
-    int rc = open_pass(path, &r);
-    if (rc) return rc;
+    struct pass ps;
+    int rc = open_pass(r, &ps);
+    if (rc) return end_pass(&ps), rc;
     const struct sst_rec_header *h;
     while ((rc = sst_reader_next(r, &h)) == 1) {
         if (h->type == SST_REC_KERNEL) {
@@ -215,7 +229,7 @@ static int pass_b(struct period *p, const char *path)
             if (ix && a.start_ns < p->o[*ix - 1].launch) p->o[*ix - 1].launch = a.start_ns;
         }
     }
-    sst_reader_close(r);
+    end_pass(&ps);
     return rc < 0 ? rc : 0;
 }
 
@@ -279,14 +293,14 @@ int ssa_period_detect(const struct ssa_scan *sc, struct ssa_result *res)
     struct period p;
     memset(&p, 0, sizeof p);
     size_t total = 0;
-    int rc = res->path ? choose_cands(&p, sc, &total) : 0;
+    int rc = sc->reader ? choose_cands(&p, sc, &total) : 0;
     if (rc || p.nc == 0) goto out;
     p.o = malloc(total * sizeof *p.o);
     if (!p.o) {
         rc = SS_ENOMEM;
         goto out;
     }
-    if ((rc = pass_a(&p, res->path)) || (rc = pass_b(&p, res->path))) goto out;
+    if ((rc = pass_a(&p, sc->reader)) || (rc = pass_b(&p, sc->reader))) goto out;
     size_t fewest = SIZE_MAX; /* the shortest period: the names that run once per step */
     for (size_t i = 0; i < p.nc && !rc; i++) {
         rc = score(&p, &p.c[i]);

@@ -60,4 +60,10 @@ int ssi_nvtxt_export(const char *in_path, const char *source, const char *out_pa
  * The caller frees *out_path. (ssi_detect.c) */
 int ssi_open_any(const char *in_path, char **out_path, int *is_temp, char *err, size_t errlen);
 
+/* As ssi_open_any, opening in_path once: for a native trace (or a file of no known format)
+ * *fd is that descriptor, for sst_reader_open_fd to take over (the caller closes it
+ * otherwise); for an imported capture *fd is -1 and *out_path the import to open. */
+int ssi_open_input(const char *in_path, int *fd, char **out_path, int *is_temp, char *err,
+                   size_t errlen);
+
 #endif

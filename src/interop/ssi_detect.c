@@ -84,20 +84,10 @@ static int make_temp(char **out, char *err, size_t errlen)
 /* Foreign formats are imported into a temporary trace. Anything else (a native trace, an
  * unknown or unreadable file) is returned as is: the trace reader then says what is wrong
  * with it, in the same words as for any trace. */
-int ssi_open_any(const char *in_path, char **out_path, int *is_temp, char *err, size_t errlen)
+/* A foreign capture imported into a new temporary trace (*out_path, owned, tracked for
+ * removal on signals). */
+static int import_to_temp(const char *in_path, int fmt, char **out_path, char *err, size_t errlen)
 {
-    char scratch[8];
-    if (!err || !errlen) err = scratch, errlen = sizeof scratch;
-    err[0] = '\0';
-    *out_path = NULL;
-    *is_temp = 0;
-    int fmt = ssi_detect(in_path);
-    if (fmt == SSI_FMT_OWN_JSON)
-        return snprintf(err, errlen, "%s", SSI_OWN_JSON_REFUSAL), SS_EINVAL;
-    if (fmt != SSI_FMT_KINETO_JSON && fmt != SSI_FMT_KINETO_GZ && fmt != SSI_FMT_SQLITE) {
-        *out_path = strdup(in_path);
-        return *out_path ? 0 : (snprintf(err, errlen, "out of memory"), SS_ENOMEM);
-    }
     char *tmp = NULL;
     int rc = make_temp(&tmp, err, errlen);
     if (rc) return rc;
@@ -110,6 +100,42 @@ int ssi_open_any(const char *in_path, char **out_path, int *is_temp, char *err, 
         return rc;
     }
     *out_path = tmp;
-    *is_temp = 1;
     return 0;
+}
+
+static int is_foreign(int fmt)
+{
+    return fmt == SSI_FMT_KINETO_JSON || fmt == SSI_FMT_KINETO_GZ || fmt == SSI_FMT_SQLITE;
+}
+
+int ssi_open_input(const char *in_path, int *fd, char **out_path, int *is_temp, char *err,
+                   size_t errlen)
+{
+    char scratch[8];
+    if (!err || !errlen) err = scratch, errlen = sizeof scratch;
+    err[0] = '\0';
+    *out_path = NULL, *is_temp = 0, *fd = open(in_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (*fd < 0) return ss_from_errno(errno);
+    unsigned char b[64];
+    ssize_t n = pread(*fd, b, sizeof b, 0);
+    int fmt = n < 0 ? ss_from_errno(errno) : ssi_detect_bytes(b, (size_t)n);
+    if (fmt == SSI_FMT_OWN_JSON) fmt = SS_EINVAL, snprintf(err, errlen, "%s", SSI_OWN_JSON_REFUSAL);
+    if (fmt < 0 || is_foreign(fmt)) close(*fd), *fd = -1;
+    if (fmt < 0) return fmt;
+    if (is_foreign(fmt)) { /* the importer reads it; the reader opens the import */
+        int rc = import_to_temp(in_path, fmt, out_path, err, errlen);
+        *is_temp = rc == 0;
+        return rc;
+    }
+    /* a native trace, or something the reader will name in its own words (bad magic...) */
+    if (!(*out_path = strdup(in_path))) return close(*fd), *fd = -1, SS_ENOMEM;
+    return 0;
+}
+
+int ssi_open_any(const char *in_path, char **out_path, int *is_temp, char *err, size_t errlen)
+{
+    int fd;
+    int rc = ssi_open_input(in_path, &fd, out_path, is_temp, err, errlen);
+    if (fd >= 0) close(fd);
+    return rc;
 }

@@ -814,6 +814,13 @@ int sst_reader_open_ex(const char *path, const struct sst_reader_opts *opts, uns
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return ss_from_errno(errno);
+    return sst_reader_open_fd(fd, opts, flags, out);
+}
+
+int sst_reader_open_fd(int fd, const struct sst_reader_opts *opts, unsigned flags,
+                       struct sst_reader **out)
+{
+    *out = NULL;
     struct stat sb;
     int rc = fstat(fd, &sb) != 0 ? ss_from_errno(errno) : S_ISDIR(sb.st_mode) ? SS_EINVAL : 0;
     if (rc != 0) {
@@ -831,6 +838,15 @@ int sst_reader_open_ex(const char *path, const struct sst_reader_opts *opts, uns
         return rc;
     }
     return open_input(f, -1, stream_size(f), opts, 0, out);
+}
+
+void sst_reader_set_problem(struct sst_reader *r, sst_problem_fn fn, void *ctx,
+                            sst_problem_fn *old_fn, void **old_ctx)
+{
+    if (old_fn) *old_fn = r->opts.on_problem;
+    if (old_ctx) *old_ctx = r->opts.problem_ctx;
+    r->opts.on_problem = fn;
+    r->opts.problem_ctx = ctx;
 }
 
 /* Frees the string table: a re-read defines the strings again as it meets them. */

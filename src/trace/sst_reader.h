@@ -66,6 +66,17 @@ int sst_reader_open(const char *path, const struct sst_reader_opts *opts,
 int sst_reader_open_ex(const char *path, const struct sst_reader_opts *opts, unsigned flags,
                        struct sst_reader **out);
 
+/* As sst_reader_open_ex on a descriptor the caller opened (and sniffed with pread): the reader
+ * owns fd from then on, also on failure. So a command opens each input file once. */
+int sst_reader_open_fd(int fd, const struct sst_reader_opts *opts, unsigned flags,
+                       struct sst_reader **out);
+
+/* Routes the problems found from now on to fn (NULL: only counted); the previous handler in
+ * *old_fn / *old_ctx when those are not NULL. The analysis takes an open reader's problems
+ * this way, and gives them back. */
+void sst_reader_set_problem(struct sst_reader *r, sst_problem_fn fn, void *ctx,
+                            sst_problem_fn *old_fn, void **old_ctx);
+
 /* As sst_reader_open on an open stream (fmemopen for fuzzing); takes ownership of f. */
 int sst_reader_open_file(FILE *f, const struct sst_reader_opts *opts, struct sst_reader **out);
 

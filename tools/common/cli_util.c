@@ -199,16 +199,30 @@ static int resolve_input(struct cli_trace *t)
 {
     char err[512] = "";
     if (cli_input_spool(t->verb, t->path, &t->spool_path, &t->spool_is_temp) != 0) return -1;
-    int rc = ssi_open_any(t->spool_path, &t->local_path, &t->local_is_temp, err, sizeof err);
+    int rc = ssi_open_input(t->spool_path, &t->fd, &t->local_path, &t->local_is_temp, err,
+                            sizeof err);
     if (rc) cli_error(t->verb, t->path, "%s", err[0] ? err : ss_strerror(rc));
     return rc ? -1 : 0;
+}
+
+/* The reader over what resolve_input opened: the input's descriptor (the file is opened once
+ * per command), or the import; mapped (two passes, no copy out of the page cache). */
+static int open_reader(struct cli_trace *t, const struct sst_reader_opts *opts)
+{
+    int fd = t->fd;
+    t->fd = -1;
+    if (fd >= 0) return sst_reader_open_fd(fd, opts, SST_READ_MAP, &t->r);
+    return sst_reader_open_ex(t->local_path, opts, SST_READ_MAP, &t->r);
 }
 
 int cli_trace_open(struct cli_trace *t, const char *verb, const char *path,
                    sst_problem_fn on_problem, void *problem_ctx)
 {
-    *t = (struct cli_trace){
-        .verb = verb, .path = path, .on_problem = on_problem, .problem_ctx = problem_ctx};
+    *t = (struct cli_trace){.verb = verb,
+                            .path = path,
+                            .on_problem = on_problem,
+                            .problem_ctx = problem_ctx,
+                            .fd = -1};
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         cli_error(verb, path, "is a directory, not a trace file");
@@ -216,7 +230,7 @@ int cli_trace_open(struct cli_trace *t, const char *verb, const char *path,
     }
     if (resolve_input(t) != 0) return -1;
     struct sst_reader_opts opts = {.on_problem = trace_problem, .problem_ctx = t};
-    int rc = sst_reader_open(t->local_path, &opts, &t->r);
+    int rc = open_reader(t, &opts);
     if (rc < 0) {
         if (t->open_detail[0])
             cli_error(verb, path, "%s (%s)", ss_strerror(rc), t->open_detail);
@@ -234,6 +248,8 @@ void cli_trace_close(struct cli_trace *t)
 {
     sst_reader_close(t->r);
     t->r = NULL;
+    if (t->fd >= 0) close(t->fd);
+    t->fd = -1;
     cli_input_release(t->local_path, t->local_is_temp);
     t->local_path = NULL;
     t->local_is_temp = 0;

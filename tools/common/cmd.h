@@ -76,6 +76,7 @@ struct cli_trace {
     char open_detail[256]; /* the reader's last message while opening */
     char *local_path;      /* the file read: a copy of path, or the imported trace */
     int local_is_temp;     /* local_path is a temporary import (removed at close) */
+    int fd;                /* the input, opened once, until the reader takes it (-1 after) */
     char *spool_path;      /* a stream input (stdin, a pipe, a FIFO) copied to a file */
     int spool_is_temp;
 };

@@ -84,15 +84,13 @@ int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
     struct cli_trace t; /* opened first for the CLI's one-line errors (directories...) */
     if (cli_trace_open(&t, verb, path, NULL, NULL) != 0) return -1;
     /* a foreign capture is analysed in its import, kept until the analysis is done */
-    int rc = ssa_analyze_file_ex(t.local_path, opts, flags, out);
-    int imported = t.local_is_temp || t.spool_is_temp;
+    /* the report names what the user gave, not a temporary import or copy */
+    int rc = ssa_analyze_reader(t.r, path, opts, flags, out);
     cli_trace_close(&t);
     if (rc) {
         cli_error(verb, path, "%s", ss_strerror(rc));
         return -1;
     }
-    char *shown = imported ? strdup(path) : NULL; /* the report names what the user gave */
-    if (shown) free((*out)->path), (*out)->path = shown;
     return 0;
 }
 
