@@ -15,6 +15,10 @@
 #define SSI_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+struct sst_reader;
+struct ssa_result;
 
 enum ssi_format {
     SSI_FMT_UNKNOWN = 0,
@@ -49,6 +53,11 @@ int ssi_nsys_import(const char *in_path, const char *out_path, char *err, size_t
 int ssi_nsys_export(const char *in_path, const char *source, const char *out_path, char *err,
                     size_t errlen);
 
+/* The same, from a reader the caller opened (read from its first chunk, left at its end):
+ * the CLI opens each input once. source names the input in the output. */
+int ssi_nsys_export_reader(struct sst_reader *r, const char *source, const char *out_path,
+                           char *err, size_t errlen);
+
 /* stepscope trace -> NVTXT (Nsight Systems' ImportNvtxt input). (ssi_nvtxt.c) */
 int ssi_nvtxt_export(const char *in_path, const char *source, const char *out_path, char *err,
                      size_t errlen);
@@ -65,5 +74,16 @@ int ssi_open_any(const char *in_path, char **out_path, int *is_temp, char *err, 
  * otherwise); for an imported capture *fd is -1 and *out_path the import to open. */
 int ssi_open_input(const char *in_path, int *fd, char **out_path, int *is_temp, char *err,
                    size_t errlen);
+
+/* NVTXT from a reader and its analysis (full mode: the steps kept), as above. */
+int ssi_nvtxt_export_reader(struct sst_reader *r, const struct ssa_result *res,
+                            const char *source, const char *out_path, char *err, size_t errlen);
+
+/* Chrome Trace Event JSON (Perfetto UI, chrome://tracing) of the trace r reads, from its first
+ * chunk, to f; res (full mode, or NULL) gives the attribution track. 0, with a warning in
+ * warn when the trace was cut short or damaged, or a negative ss_error with warn set. The
+ * caller checks f for write errors. (ssi_perfetto.c, docs/export.md) */
+int ssi_perfetto_write(struct sst_reader *r, const struct ssa_result *res, FILE *f, char *warn,
+                       size_t cap);
 
 #endif

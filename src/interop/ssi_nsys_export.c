@@ -713,38 +713,47 @@ static int open_trace(const char *in_path, struct sst_reader **r, char *err, siz
     return rc;
 }
 
+/* The database file, opened by SQLite by name (an empty file is an empty database). */
+static int open_db(struct xp *x, const char *out_path, char **tmp, char *err, size_t errlen)
+{
+    size_t cap = strlen(out_path) + 16;
+    *tmp = malloc(cap);
+    int fd = *tmp ? ssi_nsys_tmp_create(out_path, *tmp, cap, err, errlen) : SS_ENOMEM;
+    if (fd < 0) return free(*tmp), *tmp = NULL, fd;
+    close(fd);
+    if (sqlite3_open_v2(*tmp, &x->db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) return 0;
+    ssi_nsys_err(err, errlen, "%s: SQLite: %s", *tmp, x->db ? sqlite3_errmsg(x->db) : "no memory");
+    return SS_EIO;
+}
+
 /* On success err may hold a warning (the trace was cut short or damaged). */
-int ssi_nsys_export(const char *in_path, const char *source, const char *out_path, char *err,
-                    size_t errlen)
+int ssi_nsys_export_reader(struct sst_reader *r, const char *source, const char *out_path,
+                           char *err, size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
-    struct xp x = {.err = err, .errlen = errlen, .t_min = UINT64_MAX};
-    int rc = open_trace(in_path, &x.r, err, errlen);
-    if (rc) return rc;
-    size_t cap = strlen(out_path) + 16;
-    char *tmp = malloc(cap);
-    int fd = tmp ? ssi_nsys_tmp_create(out_path, tmp, cap, err, errlen) : SS_ENOMEM;
-    if (fd < 0) {
-        sst_reader_close(x.r);
-        free(tmp);
-        return fd;
-    }
-    close(fd); /* SQLite opens it by name; an empty file is an empty database */
-    char warn[256] = "";
-    if (sqlite3_open_v2(tmp, &x.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-        ssi_nsys_err(err, errlen, "%s: SQLite: %s", tmp, x.db ? sqlite3_errmsg(x.db) : "no memory");
-        rc = SS_EIO;
-    } else {
-        rc = export_db(&x, source ? source : in_path, warn, sizeof warn);
-    }
+    struct xp x = {.err = err, .errlen = errlen, .t_min = UINT64_MAX, .r = r};
+    char *tmp = NULL, warn[256] = "";
+    int rc = sst_reader_rewind(r);
+    if (rc == 0) rc = open_db(&x, out_path, &tmp, err, errlen);
+    if (rc == 0) rc = export_db(&x, source, warn, sizeof warn);
     xp_free(&x);
-    if (sqlite3_close(x.db) != SQLITE_OK && !rc) rc = SS_EIO;
-    sst_reader_close(x.r);
-    if (!rc)
+    if (x.db && sqlite3_close(x.db) != SQLITE_OK && !rc) rc = SS_EIO;
+    if (tmp && !rc)
         rc = ssi_nsys_tmp_commit(tmp, out_path, err, errlen);
-    else
+    else if (tmp)
         unlink(tmp);
     if (!rc && warn[0]) ssi_nsys_err(err, errlen, "%s", warn);
     free(tmp);
+    return rc;
+}
+
+int ssi_nsys_export(const char *in_path, const char *source, const char *out_path, char *err,
+                    size_t errlen)
+{
+    struct sst_reader *r;
+    int rc = open_trace(in_path, &r, err, errlen);
+    if (rc) return rc;
+    rc = ssi_nsys_export_reader(r, source ? source : in_path, out_path, err, errlen);
+    sst_reader_close(r);
     return rc;
 }

@@ -418,10 +418,11 @@ static int write_nvtxt(struct nt *t, const char *in_path, const struct ssa_resul
     return t->rc;
 }
 
-static int analyse(const char *in_path, struct ssa_result **res, char *err, size_t errlen)
+static int analyse(struct sst_reader *r, const char *name, struct ssa_result **res, char *err,
+                   size_t errlen)
 {
     struct ssa_opts o = {0};
-    int rc = ssa_analyze_file(in_path, &o, res);
+    int rc = ssa_analyze_reader(r, name, &o, 0, res);
     if (rc) ssi_nsys_err(err, errlen, "cannot analyse the steps: %s", ss_strerror(rc));
     return rc;
 }
@@ -448,25 +449,38 @@ static int write_file(struct nt *t, const char *in_path, const char *out_path,
     return rc;
 }
 
-int ssi_nvtxt_export(const char *in_path, const char *source, const char *out_path, char *err,
-                     size_t errlen)
+int ssi_nvtxt_export_reader(struct sst_reader *r, const struct ssa_result *res,
+                           const char *source, const char *out_path, char *err, size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
-    struct ssa_result *res = NULL;
-    int rc = analyse(in_path, &res, err, errlen);
-    if (rc) return rc;
-    struct nt t = {0};
-    rc = sst_reader_open(in_path, NULL, &t.r);
+    struct nt t = {.r = r};
+    int rc = sst_reader_rewind(r);
     if (rc) {
         ssi_nsys_err(err, errlen, "cannot read the trace: %s", ss_strerror(rc));
     } else {
         t.pid = res->pid ? res->pid : sst_reader_header(t.r)->pid;
         t.t_last = res->last_ns; /* open pushes are closed at the trace's last time */
-        rc = write_file(&t, source ? source : in_path, out_path, res, err, errlen);
-        sst_reader_close(t.r);
+        rc = write_file(&t, source, out_path, res, err, errlen);
     }
     free(t.threads);
     free(t.opens);
+    return rc;
+}
+
+int ssi_nvtxt_export(const char *in_path, const char *source, const char *out_path, char *err,
+                     size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    struct ssa_result *res = NULL;
+    struct sst_reader *r = NULL;
+    int rc = sst_reader_open_ex(in_path, NULL, SST_READ_MAP, &r);
+    if (rc) {
+        ssi_nsys_err(err, errlen, "cannot read the trace: %s", ss_strerror(rc));
+        return rc;
+    }
+    rc = analyse(r, in_path, &res, err, errlen);
+    if (!rc) rc = ssi_nvtxt_export_reader(r, res, source ? source : in_path, out_path, err, errlen);
     ssa_result_free(res);
+    sst_reader_close(r);
     return rc;
 }

@@ -1,20 +1,9 @@
 /*
- * cmd_export.c — `stepscope export TRACE -o OUT --format perfetto`: the trace as Chrome Trace
- * Event JSON, which Perfetto UI (ui.perfetto.dev) and chrome://tracing open. The formats
- * nsys-sqlite and nvtxt are written by src/interop (ssi_nsys_export, ssi_nvtxt_export).
- *
- * Streamed: each record becomes its event as the reader meets it, so memory does not grow
- * with the trace (the JSON writer keeps a nesting stack; the per-process tables below hold
- * one entry per GPU stream and per process). Layout:
- *   - the training process (its pid): one track per host thread, named from THREAD records;
- *     CUDA API calls as slices, NVTX push/pop as nested slices, NVTX start/end as async
- *     slices, marks as instants; STEP records on a "steps" track; host CPU and RSS counters;
- *   - one pseudo-process per GPU (pid SSX_GPU_PID + device), one track per stream: kernels,
- *     copies and memsets; a flow arrow from each launch call to its GPU work (correlation);
- *   - a "stepscope attribution" track: one slice per step, its args the milliseconds per
- *     category from the analysis (ssa_analyze_file, a separate read of the trace).
- * Timestamps are microseconds (with ns decimals) since the trace's first event. Every string
- * from the trace goes through the JSON writer's escaping.
+ * cmd_export.c — `stepscope export TRACE [-o OUT] --format perfetto|nsys-sqlite|nvtxt`: the
+ * trace in another tool's format. The writers are in src/interop (ssi.h): Perfetto JSON
+ * (ssi_perfetto.c), the nsys SQLite schema (ssi_nsys_export.c), NVTXT (ssi_nvtxt.c). This
+ * file parses the options, opens the trace once, analyses it when the format carries the
+ * attribution, and puts the output in place (cli_write_output / cli_write_path).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,20 +15,11 @@
 #include "analysis/ssa.h"
 #include "cmd.h"
 #include "interop/ssi.h"
-#include "json_out.h"
-#include "rec_fields.h"
-#include "trace/sst_format.h"
-#include "trace/sst_names.h"
 #include "trace/sst_reader.h"
 #include "util/ss_error.h"
 #include "util/ss_out.h"
 
 #define VERB "export"
-#define SSX_GPU_PID 0x40000000u   /* pseudo pid of GPU d: SSX_GPU_PID + d */
-#define SSX_ATTR_TID 0x7ffffff0u  /* the attribution track of the training process */
-#define SSX_STEPS_TID 0x7ffffff1u /* STEP records */
-#define SSX_MAX_LANES 4096        /* named GPU streams kept (beyond: unnamed, still drawn) */
-#define SSX_RANGE_SLOTS 1024      /* NVTX start/end ranges remembered by id */
 
 static const char export_usage[] =
     "usage: stepscope export TRACE [-o OUT] [--format perfetto|nsys-sqlite|nvtxt]\n"
@@ -65,490 +45,6 @@ static const char export_usage[] =
     "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 written, 1 the trace could not be read or OUT not written, 2 usage.\n";
-
-struct lane {
-    uint32_t device, stream;
-};
-
-struct exporter {
-    struct sst_reader *r;
-    struct json_out j;
-    uint64_t t0;  /* first event's time: the zero of the timeline */
-    uint32_t pid; /* the training process (0 until its PROCESS record) */
-    struct lane lanes[SSX_MAX_LANES];
-    size_t n_lanes;
-    uint64_t gpus; /* bit d: GPU d's process named */
-    uint64_t last_cpu_ns, last_sample_ns;
-    uint64_t events;
-    /* NVTX start/end ranges pair by range id and may cross threads: the start's message is
-     * kept in a small table (bounded; an end whose start was evicted gets a generic name) */
-    struct {
-        uint64_t id;
-        uint32_t message;
-    } ranges[SSX_RANGE_SLOTS];
-};
-
-/* ---- small writers ---- */
-
-/* Nanoseconds since the trace's zero (negative for the rare record before it). */
-static int64_t rel_ns(const struct exporter *x, uint64_t t)
-{
-    return t >= x->t0 ? (int64_t)(t - x->t0) : -(int64_t)(x->t0 - t);
-}
-
-static const char *str(const struct exporter *x, uint32_t id, uint32_t *len)
-{
-    const char *s = sst_reader_string(x->r, id, len);
-    if (!s) *len = 0;
-    return s;
-}
-
-/* Opens one event object: {"ph":ph,"pid":pid,"tid":tid,"ts":t[,"name":...]} (left open). */
-static void ev_begin(struct exporter *x, const char *ph, uint64_t pid, uint64_t tid, uint64_t t)
-{
-    json_begin_object(&x->j);
-    json_kv_string(&x->j, "ph", ph);
-    json_kv_u64(&x->j, "pid", pid);
-    json_kv_u64(&x->j, "tid", tid);
-    json_key(&x->j, "ts");
-    json_ns_as_us(&x->j, rel_ns(x, t));
-    x->events++;
-}
-
-static void ev_name_id(struct exporter *x, uint32_t id, const char *fallback)
-{
-    uint32_t len;
-    const char *s = str(x, id, &len);
-    json_key(&x->j, "name");
-    if (s && len)
-        json_string_n(&x->j, s, len);
-    else
-        json_string(&x->j, fallback);
-}
-
-static void ev_dur(struct exporter *x, uint64_t start, uint64_t end)
-{
-    json_key(&x->j, "dur");
-    json_ns_as_us(&x->j, end > start ? (int64_t)(end - start) : 0);
-}
-
-/* A metadata event naming a process (tid 0) or a thread. */
-static void name_meta(struct exporter *x, const char *what, uint64_t pid, uint64_t tid,
-                      const char *name, size_t len)
-{
-    json_begin_object(&x->j);
-    json_kv_string(&x->j, "ph", "M");
-    json_kv_string(&x->j, "name", what);
-    json_kv_u64(&x->j, "pid", pid);
-    json_kv_u64(&x->j, "tid", tid);
-    json_key(&x->j, "args");
-    json_begin_object(&x->j);
-    json_key(&x->j, "name");
-    json_string_n(&x->j, name, len);
-    json_end_object(&x->j);
-    json_end_object(&x->j);
-}
-
-/* Names GPU d's pseudo-process and the stream's track the first time they appear. */
-static uint64_t gpu_track(struct exporter *x, uint32_t device, uint32_t stream)
-{
-    uint64_t pid = SSX_GPU_PID + (device & 0xffff);
-    char buf[64];
-    if (device < 64 && !(x->gpus >> device & 1)) {
-        x->gpus |= 1ull << device;
-        int n = snprintf(buf, sizeof buf, "GPU %" PRIu32, device);
-        name_meta(x, "process_name", pid, 0, buf, (size_t)n);
-    }
-    for (size_t i = 0; i < x->n_lanes; i++)
-        if (x->lanes[i].device == device && x->lanes[i].stream == stream) return pid;
-    if (x->n_lanes < SSX_MAX_LANES) {
-        x->lanes[x->n_lanes++] = (struct lane){device, stream};
-        int n = snprintf(buf, sizeof buf, "stream %" PRIu32, stream);
-        name_meta(x, "thread_name", pid, stream, buf, (size_t)n);
-    }
-    return pid;
-}
-
-/* The end of a flow arrow from the launch with this correlation id. */
-static void flow(struct exporter *x, const char *ph, uint64_t pid, uint64_t tid, uint64_t t,
-                 uint32_t corr)
-{
-    if (!corr) return;
-    ev_begin(x, ph, pid, tid, t);
-    json_kv_string(&x->j, "name", "launch");
-    json_kv_string(&x->j, "cat", "launch");
-    json_kv_u64(&x->j, "id", corr);
-    if (ph[0] == 'f') json_kv_string(&x->j, "bp", "e");
-    json_end_object(&x->j);
-}
-
-/* ---- one handler per record type ---- */
-
-/* Records shorter than today's struct (an older writer) are zero-filled: rec_load. */
-#define LOAD(h, dst) sst_rec_load((h), &(dst), sizeof(dst))
-
-static void set_t0(struct exporter *x, uint64_t t)
-{
-    if (!x->t0 && t) x->t0 = t;
-}
-
-static void on_process(struct exporter *x, const struct sst_rec_header *h)
-{
-    struct sst_rec_process p;
-    LOAD(h, p);
-    x->pid = p.pid;
-    set_t0(x, p.start_ns);
-    uint32_t len;
-    const char *cmd = str(x, p.cmdline, &len);
-    char buf[96];
-    int n = snprintf(buf, sizeof buf, "pid %" PRIu32 ": ", p.pid);
-    size_t keep = len > 200 ? 200 : len; /* a long command line would crowd the track list */
-    char name[320];
-    memcpy(name, buf, (size_t)n);
-    if (cmd) memcpy(name + n, cmd, keep);
-    name_meta(x, "process_name", p.pid, 0, name, (size_t)n + (cmd ? keep : 0));
-    name_meta(x, "thread_name", p.pid, SSX_ATTR_TID, "stepscope attribution", 21);
-    name_meta(x, "thread_name", p.pid, SSX_STEPS_TID, "steps (markers)", 15);
-}
-
-static void on_thread(struct exporter *x, const struct sst_rec_header *h)
-{
-    struct sst_rec_thread t;
-    LOAD(h, t);
-    uint32_t len;
-    const char *s = str(x, t.name, &len);
-    if (s && x->pid) name_meta(x, "thread_name", x->pid, t.tid, s, len);
-}
-
-/* A GPU slice on its stream's track: opens the event and its args (the caller adds its own
- * args and calls gpu_slice_end). name: the slice's name, or NULL with name_id (a string id). */
-struct gpu_work {
-    uint32_t device, stream, correlation, name_id;
-    uint64_t start, end;
-    const char *name, *cat;
-};
-
-static uint64_t gpu_slice_begin(struct exporter *x, const struct gpu_work *w)
-{
-    set_t0(x, w->start);
-    uint64_t pid = gpu_track(x, w->device, w->stream);
-    ev_begin(x, "X", pid, w->stream, w->start);
-    if (w->name)
-        json_kv_string(&x->j, "name", w->name);
-    else
-        ev_name_id(x, w->name_id, w->cat);
-    json_kv_string(&x->j, "cat", w->cat);
-    ev_dur(x, w->start, w->end);
-    json_key(&x->j, "args");
-    json_begin_object(&x->j);
-    json_kv_u64(&x->j, "correlation", w->correlation);
-    return pid;
-}
-
-/* Closes the args and the event, then draws the arrow from the launch. */
-static void gpu_slice_end(struct exporter *x, const struct gpu_work *w, uint64_t pid)
-{
-    json_end_object(&x->j);
-    json_end_object(&x->j);
-    flow(x, "f", pid, w->stream, w->start, w->correlation);
-}
-
-static void json_u64_triple(struct json_out *j, const char *key, uint64_t a, uint64_t b, uint64_t c)
-{
-    json_key(j, key);
-    json_begin_array(j);
-    json_u64(j, a), json_u64(j, b), json_u64(j, c);
-    json_end_array(j);
-}
-
-static void on_kernel(struct exporter *x, const struct sst_rec_header *h)
-{
-    struct sst_rec_kernel k;
-    LOAD(h, k);
-    struct gpu_work w = {k.device,   k.stream, k.correlation, k.name,
-                         k.start_ns, k.end_ns, NULL,          "kernel"};
-    uint64_t pid = gpu_slice_begin(x, &w);
-    json_u64_triple(&x->j, "grid", k.grid[0], k.grid[1], k.grid[2]);
-    json_u64_triple(&x->j, "block", k.block[0], k.block[1], k.block[2]);
-    json_kv_u64(&x->j, "registers", k.registers);
-    gpu_slice_end(x, &w, pid);
-}
-
-static void on_memcpy(struct exporter *x, const struct sst_rec_header *h)
-{
-    struct sst_rec_memcpy m;
-    LOAD(h, m);
-    char name[64];
-    snprintf(name, sizeof name, "memcpy %s (%s to %s)", sst_copy_kind_name(m.copy_kind),
-             sst_mem_kind_name(m.src_kind), sst_mem_kind_name(m.dst_kind));
-    struct gpu_work w = {m.device,   m.stream, m.correlation, 0,
-                         m.start_ns, m.end_ns, name,          "memcpy"};
-    uint64_t pid = gpu_slice_begin(x, &w);
-    json_kv_u64(&x->j, "bytes", m.bytes);
-    gpu_slice_end(x, &w, pid);
-}
-
-static void on_memset(struct exporter *x, const struct sst_rec_header *h)
-{
-    struct sst_rec_memset m;
-    LOAD(h, m);
-    struct gpu_work w = {m.device,   m.stream, m.correlation, 0,
-                         m.start_ns, m.end_ns, "memset",      "memset"};
-    uint64_t pid = gpu_slice_begin(x, &w);
-    json_kv_u64(&x->j, "bytes", m.bytes);
-    gpu_slice_end(x, &w, pid);
-}
-
-static void on_api(struct exporter *x, const struct sst_rec_header *h)
-{
-    struct sst_rec_api a;
-    LOAD(h, a);
-    set_t0(x, a.start_ns);
-    const char *name = ssa_api_name(a.domain, a.cbid);
-    char buf[48];
-    if (!name)
-        snprintf(buf, sizeof buf, "%s cbid %" PRIu32, sst_api_domain_name(a.domain), a.cbid),
-            name = buf;
-    ev_begin(x, "X", x->pid, a.tid, a.start_ns);
-    json_kv_string(&x->j, "name", name);
-    json_kv_string(&x->j, "cat", "cuda_api");
-    ev_dur(x, a.start_ns, a.end_ns);
-    json_key(&x->j, "args");
-    json_begin_object(&x->j);
-    json_kv_u64(&x->j, "correlation", a.correlation);
-    json_kv_i64(&x->j, "result", a.result);
-    json_end_object(&x->j);
-    json_end_object(&x->j);
-    if (ssa_api_class(a.domain, a.cbid) == SSA_API_LAUNCH)
-        flow(x, "s", x->pid, a.tid, a.start_ns, a.correlation);
-}
-
-static void nvtx_args(struct exporter *x, const struct sst_rec_nvtx *n)
-{
-    uint32_t len;
-    const char *d = n->domain != SST_NO_STRING ? str(x, n->domain, &len) : NULL;
-    json_kv_string(&x->j, "cat", "nvtx");
-    json_key(&x->j, "args");
-    json_begin_object(&x->j);
-    json_key(&x->j, "domain");
-    if (d)
-        json_string_n(&x->j, d, len);
-    else
-        json_string(&x->j, "default");
-    if (n->payload_type != SST_PAYLOAD_NONE) json_kv_u64(&x->j, "payload", n->payload);
-    json_end_object(&x->j);
-}
-
-static void on_nvtx(struct exporter *x, const struct sst_rec_header *h)
-{
-    struct sst_rec_nvtx n;
-    LOAD(h, n);
-    set_t0(x, n.ts_ns);
-    static const char *const ph[] = {[SST_REC_NVTX_PUSH] = "B",
-                                     [SST_REC_NVTX_POP] = "E",
-                                     [SST_REC_NVTX_START] = "b",
-                                     [SST_REC_NVTX_END] = "e",
-                                     [SST_REC_NVTX_MARK] = "i"};
-    ev_begin(x, ph[h->type], x->pid, n.tid, n.ts_ns);
-    if (h->type == SST_REC_NVTX_POP) {
-        json_end_object(&x->j);
-        return;
-    }
-    uint32_t msg = n.message;
-    if (h->type == SST_REC_NVTX_START || h->type == SST_REC_NVTX_END) {
-        size_t slot = n.range_id % SSX_RANGE_SLOTS;
-        if (h->type == SST_REC_NVTX_START)
-            x->ranges[slot].id = n.range_id, x->ranges[slot].message = msg;
-        else
-            msg = x->ranges[slot].id == n.range_id ? x->ranges[slot].message : SST_NO_STRING;
-        json_kv_u64(&x->j, "id", n.range_id);
-    }
-    if (h->type == SST_REC_NVTX_MARK) json_kv_string(&x->j, "s", "t");
-    ev_name_id(x, msg, "nvtx range");
-    nvtx_args(x, &n);
-    json_end_object(&x->j);
-}
-
-static void on_step(struct exporter *x, const struct sst_rec_header *h)
-{
-    struct sst_rec_step s;
-    LOAD(h, s);
-    set_t0(x, s.ts_ns);
-    const char *ph = s.phase == SST_STEP_BEGIN ? "B" : s.phase == SST_STEP_END ? "E" : "i";
-    ev_begin(x, ph, x->pid, SSX_STEPS_TID, s.ts_ns);
-    if (ph[0] != 'E') {
-        char name[40];
-        snprintf(name, sizeof name, "step %" PRIu64, s.step);
-        json_kv_string(&x->j, "name", name);
-        json_kv_string(&x->j, "cat", "step");
-        if (ph[0] == 'i') json_kv_string(&x->j, "s", "t");
-    }
-    json_end_object(&x->j);
-}
-
-/* One counter track with one series: viewers stack the series of one counter on one axis,
- * so quantities in different units get a track each. */
-static void counter(struct exporter *x, uint64_t ts_ns, const char *name, const char *series,
-                    double v)
-{
-    ev_begin(x, "C", x->pid, 0, ts_ns);
-    json_kv_string(&x->j, "name", name);
-    json_key(&x->j, "args");
-    json_begin_object(&x->j);
-    json_key(&x->j, series);
-    json_double(&x->j, v);
-    json_end_object(&x->j);
-    json_end_object(&x->j);
-}
-
-/* Counters: the process's CPU use since the last sample (% of one core) and its RSS. */
-static void on_host_sample(struct exporter *x, const struct sst_rec_header *h)
-{
-    struct sst_rec_host_sample s;
-    LOAD(h, s);
-    set_t0(x, s.ts_ns);
-    uint64_t cpu = s.cpu_user_ns + s.cpu_sys_ns;
-    if (x->last_sample_ns && s.ts_ns > x->last_sample_ns && cpu >= x->last_cpu_ns) {
-        double pct = 100.0 * (double)(cpu - x->last_cpu_ns) / (double)(s.ts_ns - x->last_sample_ns);
-        counter(x, s.ts_ns, "host CPU %", "cpu_pct", pct);
-        counter(x, s.ts_ns, "host RSS MiB", "rss_mib", (double)s.rss_bytes / 1048576.0);
-    }
-    x->last_cpu_ns = cpu, x->last_sample_ns = s.ts_ns;
-}
-
-static void export_record(struct exporter *x, const struct sst_rec_header *h)
-{
-    switch (h->type) {
-    case SST_REC_PROCESS:
-        on_process(x, h);
-        break;
-    case SST_REC_THREAD:
-        on_thread(x, h);
-        break;
-    case SST_REC_KERNEL:
-        on_kernel(x, h);
-        break;
-    case SST_REC_MEMCPY:
-        on_memcpy(x, h);
-        break;
-    case SST_REC_MEMSET:
-        on_memset(x, h);
-        break;
-    case SST_REC_API:
-        on_api(x, h);
-        break;
-    case SST_REC_NVTX_PUSH:
-    case SST_REC_NVTX_POP:
-    case SST_REC_NVTX_START:
-    case SST_REC_NVTX_END:
-    case SST_REC_NVTX_MARK:
-        on_nvtx(x, h);
-        break;
-    case SST_REC_STEP:
-        on_step(x, h);
-        break;
-    case SST_REC_HOST_SAMPLE:
-        on_host_sample(x, h);
-        break;
-    default:
-        break; /* environment, drops, strings...: not timeline events */
-    }
-}
-
-/* ---- stepscope's attribution: one slice per step, its categories as args ---- */
-
-static void attribution_step(struct exporter *x, const struct ssa_step *st)
-{
-    char name[40];
-    snprintf(name, sizeof name, "step %" PRIu64 "%s", st->number, st->warmup ? " (warm-up)" : "");
-    ev_begin(x, "X", x->pid, SSX_ATTR_TID, st->begin_ns);
-    json_kv_string(&x->j, "name", name);
-    json_kv_string(&x->j, "cat", "stepscope");
-    ev_dur(x, st->begin_ns, st->end_ns);
-    json_key(&x->j, "args");
-    json_begin_object(&x->j);
-    uint64_t busy = 0;
-    for (int c = 0; c < SSA_CAT_COUNT; c++) {
-        if (c < SSA_CAT_FIRST_IDLE) busy += st->cat_ns[c];
-        if (!st->cat_ns[c]) continue;
-        json_key(&x->j, ssa_cat_name(c));
-        json_double(&x->j, (double)st->cat_ns[c] / 1e6);
-    }
-    json_key(&x->j, "gpu_busy_pct");
-    json_double(&x->j, st->end_ns > st->begin_ns
-                           ? 100.0 * (double)busy / (double)(st->end_ns - st->begin_ns)
-                           : 0);
-    json_end_object(&x->j);
-    json_end_object(&x->j);
-}
-
-static int export_attribution(struct exporter *x, const char *path)
-{
-    struct ssa_opts o = {0};
-    struct ssa_result *res = NULL;
-    int rc = ssa_analyze_file(path, &o, &res);
-    if (rc) {
-        cli_error(VERB, path, "cannot analyse the steps: %s", ss_strerror(rc));
-        return -1;
-    }
-    for (size_t i = 0; res->steps && res->step_source != SSA_STEPS_NONE && i < res->n_steps; i++)
-        attribution_step(x, &res->steps[i]);
-    ssa_result_free(res);
-    return 0;
-}
-
-/* The trace's state, in the JSON's "metadata" (shown by chrome://tracing and Perfetto) and,
- * when the trace was cut short or damaged, said once on stderr: the export holds what could
- * be read, and must not pass for the whole run. */
-static void export_metadata(struct exporter *x, const char *path)
-{
-    const struct sst_read_status *st = sst_reader_status(x->r);
-    int partial = st->truncated || st->bad_chunks || st->malformed || !st->closed;
-    json_key(&x->j, "metadata");
-    json_begin_object(&x->j);
-    json_kv_string(&x->j, "exported-by", "stepscope export");
-    json_kv_string(&x->j, "trace-state", partial ? "incomplete" : "complete");
-    json_kv_u64(&x->j, "bad-chunks", st->bad_chunks);
-    json_kv_bool(&x->j, "truncated", st->truncated);
-    json_end_object(&x->j);
-    if (partial)
-        cli_error(VERB, path,
-                  "warning: the trace is %s: exported what could be read (metadata says "
-                  "\"trace-state\": \"incomplete\")",
-                  st->truncated || !st->closed ? "truncated" : "damaged");
-}
-
-/* ---- the verb ---- */
-
-struct export_job {
-    struct exporter *x;
-    const char *path;
-    const char *local; /* the file analysed: path, or its import (cli_trace.local_path) */
-};
-
-static int write_perfetto(FILE *f, void *ctx)
-{
-    struct export_job *job = ctx;
-    struct exporter *x = job->x;
-    json_init(&x->j, f, 0);
-    json_begin_object(&x->j);
-    json_kv_string(&x->j, "displayTimeUnit", "ns");
-    json_key(&x->j, "traceEvents");
-    json_begin_array(&x->j);
-    const struct sst_rec_header *h;
-    int rc;
-    while ((rc = sst_reader_next(x->r, &h)) == 1)
-        export_record(x, h);
-    if (rc < 0) {
-        cli_error(VERB, job->path, "cannot read the trace: %s", ss_strerror(rc));
-        return -1;
-    }
-    if (export_attribution(x, job->local) != 0) return -1;
-    json_end_array(&x->j);
-    export_metadata(x, job->path);
-    json_end_object(&x->j);
-    return json_finish(&x->j) == 0 ? 0 : -1;
-}
 
 enum export_format { EXPORT_PERFETTO, EXPORT_NSYS_SQLITE, EXPORT_NVTXT, EXPORT_N };
 
@@ -616,41 +112,62 @@ static int parse_export_args(int argc, char **argv, struct export_args *a)
     return 0;
 }
 
-/* nsys-sqlite and nvtxt live in src/interop (ssi.h): they read the trace (local: the file
- * cli_trace_open resolved, an import for a foreign capture) themselves and fill the
- * temporary file cli_write_path hands them; on success they may leave a warning (a cut
- * trace). */
-struct interop_job {
-    enum export_format fmt;
-    const char *path, *local;
+/* ---- writing ---- */
+
+struct export_job {
+    const struct export_args *a;
+    struct cli_trace *t;
+    const struct ssa_result *res; /* perfetto and nvtxt: the attribution */
 };
+
+/* Says a writer's warning (a cut trace) or error on one line; -1 after an error. */
+static int say_result(const char *path, int rc, const char *msg)
+{
+    if (rc) cli_error(VERB, path, "%s", msg[0] ? msg : ss_strerror(rc));
+    if (!rc && msg[0]) cli_error(VERB, path, "%s", msg);
+    return rc ? -1 : 0;
+}
+
+static int write_perfetto(FILE *f, void *ctx)
+{
+    const struct export_job *j = ctx;
+    char warn[512];
+    int rc = ssi_perfetto_write(j->t->r, j->res, f, warn, sizeof warn);
+    return say_result(j->a->in, rc, warn);
+}
 
 static int write_interop(const char *tmp, void *ctx)
 {
-    const struct interop_job *j = ctx;
+    const struct export_job *j = ctx;
     char err[512] = "";
-    int rc = j->fmt == EXPORT_NSYS_SQLITE
-                 ? ssi_nsys_export(j->local, j->path, tmp, err, sizeof err)
-                 : ssi_nvtxt_export(j->local, j->path, tmp, err, sizeof err);
-    if (rc) {
-        cli_error(VERB, j->path, "%s", err[0] ? err : ss_strerror(rc));
-        return -1;
-    }
-    if (err[0]) cli_error(VERB, j->path, "%s", err);
-    return 0;
+    int rc = j->a->fmt == EXPORT_NSYS_SQLITE
+                 ? ssi_nsys_export_reader(j->t->r, j->a->in, tmp, err, sizeof err)
+                 : ssi_nvtxt_export_reader(j->t->r, j->res, j->a->in, tmp, err, sizeof err);
+    return say_result(j->a->in, rc, err);
 }
 
-static int export_perfetto(const struct export_args *a, struct cli_trace *t)
+/* Perfetto and NVTXT carry stepscope's attribution of every step: the trace is analysed
+ * first (full mode: each step kept), from the same reader. */
+static int analyse_for(struct export_job *j, struct ssa_result **res)
 {
-    struct exporter *x = calloc(1, sizeof *x); /* the lane table is large for the stack */
-    if (!x) {
-        cli_error(VERB, a->in, "out of memory");
-        return CLI_EXIT_FAIL;
-    }
-    x->r = t->r;
-    struct export_job job = {x, a->in, t->local_path};
-    int rc = cli_write_output(VERB, a->out, "export", a->out_flags, write_perfetto, &job);
-    free(x);
+    *res = NULL;
+    if (j->a->fmt == EXPORT_NSYS_SQLITE) return 0;
+    struct ssa_opts o = {0};
+    int rc = ssa_analyze_reader(j->t->r, j->a->in, &o, 0, res);
+    if (rc) cli_error(VERB, j->a->in, "cannot analyse the steps: %s", ss_strerror(rc));
+    j->res = *res;
+    return rc ? -1 : 0;
+}
+
+static int export_trace(const struct export_args *a, struct cli_trace *t)
+{
+    struct export_job j = {a, t, NULL};
+    struct ssa_result *res;
+    if (analyse_for(&j, &res) != 0) return CLI_EXIT_FAIL;
+    int rc = a->fmt == EXPORT_PERFETTO
+                 ? cli_write_output(VERB, a->out, "export", a->out_flags, write_perfetto, &j)
+                 : cli_write_path(VERB, a->out, "export", a->out_flags, write_interop, &j);
+    ssa_result_free(res);
     return rc;
 }
 
@@ -664,12 +181,7 @@ int cmd_export(int argc, char **argv)
     struct cli_trace t;
     cli_progress_begin("exporting", a.in);
     if (cli_trace_open(&t, VERB, a.in, NULL, NULL) != 0) return cli_progress_end(), CLI_EXIT_FAIL;
-    if (a.fmt == EXPORT_PERFETTO) {
-        rc = export_perfetto(&a, &t);
-    } else {
-        struct interop_job j = {a.fmt, a.in, t.local_path};
-        rc = cli_write_path(VERB, a.out, "export", a.out_flags, write_interop, &j);
-    }
+    rc = export_trace(&a, &t);
     cli_progress_end();
     cli_trace_close(&t);
     return rc;
