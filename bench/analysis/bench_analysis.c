@@ -83,7 +83,7 @@ int main(int argc, char **argv)
         struct ssa_summary s;
         struct ssa_findings f;
         ssa_summarize(r, &s);
-        ssa_find(r, &s, &f);
+        ssa_find(r, &s, NULL, &f);
         double dt = now_s() - t0;
         printf("%.3f s  %" PRIu64 " records  %.2f M rec/s  %zu steps  peak %zu intervals  "
                "digest %016" PRIx64 "\n",

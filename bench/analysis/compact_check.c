@@ -78,8 +78,8 @@ static void check_summary(const char *path, const struct ssa_result *f, const st
                 !near(sf.h2d_mib_per_step, sc.h2d_mib_per_step),
             "per-step counts differ");
     if (!sf.steps) return;
-    ssa_find(f, &sf, &ff);
-    ssa_find(c, &sc, &fc);
+    ssa_find(f, &sf, NULL, &ff);
+    ssa_find(c, &sc, NULL, &fc);
     FAIL_IF(ff.n != fc.n, "%zu vs %zu findings", ff.n, fc.n);
     for (size_t i = 0; i < ff.n && i < fc.n; i++)
         FAIL_IF(strcmp(ff.v[i].id, fc.v[i].id) != 0 || !near(ff.v[i].saving_ms, fc.v[i].saving_ms),

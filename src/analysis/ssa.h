@@ -182,6 +182,15 @@ struct ssa_kname {
     uint64_t count, total_ns;
 };
 
+/* Where a rank stands among the ranks of its job (ssa_ranks_peer): the comm_not_overlapped
+ * rule then tells waiting from transfer. A trace reported alone has known = 0. */
+struct ssa_peer {
+    int known;         /* this result is a compared rank of a multi-rank job */
+    int32_t straggler; /* the job's straggler rank; -1: none (ranks balanced) */
+    double wait_ms;    /* of this rank's exposed comm per step, the part spent waiting for the
+                        * straggler (0 on the straggler itself) */
+};
+
 struct ssa_result {
     /* the trace */
     char *path;
@@ -248,18 +257,10 @@ struct ssa_result {
     int compact;
     struct ssa_step steady;
 
-    /* Set by ssa_ranks_annotate() when this trace is compared with the other ranks of its job
-     * (zero otherwise): the comm_not_overlapped rule then tells waiting from transfer. */
     /* ssa_opts.rec_cost_given / rec_cost_us, kept for ssa_summarize */
     int rec_cost_given;
     double rec_cost_us;
 
-    struct ssa_peer {
-        int known;         /* this result is a compared rank of a multi-rank job */
-        int32_t straggler; /* the job's straggler rank; -1: none (ranks balanced) */
-        double wait_ms;    /* of this rank's exposed comm per step, the part spent waiting for
-                            * the straggler (0 on the straggler itself) */
-    } peer;
 };
 
 struct ssa_opts {
@@ -403,7 +404,9 @@ struct ssa_findings {
     struct ssa_finding v[SSA_MAX_FINDINGS]; /* ranked by saving_ms, largest first */
 };
 /* Runs every rule over the steady steps of r (s from ssa_summarize). */
-void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, struct ssa_findings *out);
+/* peer: where r stands in its job (ssa_ranks_peer), NULL when reported alone. */
+void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const struct ssa_peer *peer,
+              struct ssa_findings *out);
 
 /* ---- ranks of a multi-GPU job (ssa_ranks.c): the per-rank results compared ----
  *
@@ -463,7 +466,8 @@ struct ssa_job {
 int ssa_ranks_analyze(const struct ssa_result *const *rs, size_t n, struct ssa_job *job);
 void ssa_job_free(struct ssa_job *job);
 
-/* Writes each compared rank's struct ssa_peer (rs as given to ssa_ranks_analyze). */
-void ssa_ranks_annotate(struct ssa_result *const *rs, const struct ssa_job *job);
+/* The peer of the input-th result given to ssa_ranks_analyze (known = 0 when it is not a
+ * compared rank). The results themselves are not changed. */
+struct ssa_peer ssa_ranks_peer(const struct ssa_job *job, size_t input);
 
 #endif

@@ -19,6 +19,7 @@
 struct fctx {
     const struct ssa_result *r;
     const struct ssa_summary *s;
+    struct ssa_peer peer; /* where r stands in its job (known 0: reported alone) */
     double step_ms, busy_ms, idle_ms;
     double data_ranges, data_ms, data_range_ms; /* data_ms: idle; range: wall */
     double h2d_copies, h2d_bytes, h2d_ms, pageable_bytes, pageable_ms, pageable_copies;
@@ -317,27 +318,28 @@ static int rule_data_parallel(const struct fctx *c, struct ssa_finding *f)
 /* NCCL time with no compute under it (DDP's gradient all-reduce not hidden in backward). What-if
  * "overlapped": exposed comm runs under compute that is not already covering NCCL, so the
  * saving is the exposed comm, bounded by that spare compute (kernel time of compute minus the
- * NCCL time already overlapped). In a multi-rank report (ssa_ranks_annotate) the part of the
+ * NCCL time already overlapped). In a multi-rank report (ssa_ranks_peer) the part of the
  * exposed comm that waits for a slower rank is taken out first: there the straggler, not the
  * network, is the fix, and the ranks section prices it once. Reported alone, a rank cannot
  * tell waiting from transfer: confidence low, and the evidence says so. */
-static void comm_peer_text(const struct ssa_result *r, double wait, char *buf, size_t cap)
+static void comm_peer_text(const struct fctx *c, double wait, char *buf, size_t cap)
 {
-    if (!r->peer.known)
+    const struct ssa_peer *p = &c->peer;
+    if (!p->known)
         snprintf(buf, cap, "reported alone: part of it may be waiting for a slower rank");
-    else if (r->peer.straggler < 0)
+    else if (p->straggler < 0)
         snprintf(buf, cap, "ranks balanced: none waits for another");
-    else if (r->peer.straggler == r->rank)
+    else if (p->straggler == c->r->rank)
         snprintf(buf, cap, "this rank is the straggler: the others wait for it");
     else
-        snprintf(buf, cap, "%.2f of it waits for rank %d", wait, (int)r->peer.straggler);
+        snprintf(buf, cap, "%.2f of it waits for rank %d", wait, (int)p->straggler);
 }
 
 static int rule_comm(const struct fctx *c, struct ssa_finding *f)
 {
     double exposed = c->s->cat_ms[SSA_CAT_COMM], nccl = c->s->kclass_ms[SSA_KC_NCCL];
     if (exposed <= 0 || nccl <= 0) return 0;
-    const struct ssa_peer *p = &c->r->peer;
+    const struct ssa_peer *p = &c->peer;
     double wait = !p->known ? 0 : p->wait_ms < exposed ? p->wait_ms : exposed;
     double compute = 0, overlapped = nccl > exposed ? nccl - exposed : 0;
     for (int k = SSA_CAT_GEMM_TC; k <= SSA_CAT_COMPUTE_OTHER; k++)
@@ -346,7 +348,7 @@ static int rule_comm(const struct fctx *c, struct ssa_finding *f)
     f->saving_ms = transfer < spare ? transfer : spare;
     f->confidence = p->known ? SSA_MEDIUM : SSA_LOW;
     char who[96];
-    comm_peer_text(c->r, wait, who, sizeof who);
+    comm_peer_text(c, wait, who, sizeof who);
     SAY(f->evidence,
         "NCCL kernels %.2f ms/step, %.2f ms/step (%.0f %%) with no compute under it (%s); "
         "compute %.2f ms/step, %.2f of it already under NCCL",
@@ -578,12 +580,14 @@ static void rate(const struct fctx *c, struct ssa_finding *f)
     if (sev > f->severity) f->severity = sev;
 }
 
-void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, struct ssa_findings *out)
+void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const struct ssa_peer *peer,
+              struct ssa_findings *out)
 {
     memset(out, 0, sizeof *out);
     if (!s->steps || !s->mean_ns) return;
     struct fctx c;
     ctx_init(&c, r, s);
+    if (peer) c.peer = *peer;
     /* Without GPU records (CUPTI held by another tool, an NVTX-only program) every instant
      * looks idle: the rules that price idle time would blame the host for nothing. */
     int gpu_seen = c.busy_ms > 0;

@@ -5,7 +5,7 @@
  * straggler, why and its price (see ssa.h for the model).
  *
  * Works only on the per-rank results and their summaries: no trace is read again. A rank
- * whose exposed comm is mostly waiting for the straggler is annotated (ssa_ranks_annotate),
+ * whose exposed comm is mostly waiting for the straggler is given its peer (ssa_ranks_peer),
  * so that its comm_not_overlapped finding prices only the transfer that compute could hide
  * and does not count the straggler's time twice.
  */
@@ -238,13 +238,14 @@ void ssa_job_free(struct ssa_job *job)
     job->n = job->n_usable = 0;
 }
 
-void ssa_ranks_annotate(struct ssa_result *const *rs, const struct ssa_job *job)
+struct ssa_peer ssa_ranks_peer(const struct ssa_job *job, size_t input)
 {
-    if (job->n < 2) return;
+    struct ssa_peer none = {0, -1, 0};
+    if (job->n < 2) return none;
     int32_t slow = job->has_straggler ? job->ranks[job->straggler].rank : -1;
     for (size_t i = 0; i < job->n; i++) {
         const struct ssa_rank *k = &job->ranks[i];
-        if (!k->usable) continue;
-        rs[k->input]->peer = (struct ssa_peer){1, slow, k->wait_ms};
+        if (k->usable && k->input == input) return (struct ssa_peer){1, slow, k->wait_ms};
     }
+    return none;
 }

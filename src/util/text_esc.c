@@ -231,3 +231,71 @@ char *text_short_command(char *buf, size_t cap, const char *cmdline, size_t widt
     snprintf(buf, cap, "%.*s...", (int)keep, esc);
     return buf;
 }
+
+/* ---- HTML and Markdown ---- */
+
+const char *html_entity(uint32_t c)
+{
+    switch (c) {
+    case '&':
+        return "&amp;";
+    case '<':
+        return "&lt;";
+    case '>':
+        return "&gt;";
+    case '"':
+        return "&quot;";
+    case '\'':
+        return "&#39;";
+    default:
+        return NULL;
+    }
+}
+
+void html_escaped(FILE *f, const char *s)
+{
+    if (!s) {
+        fputc('-', f);
+        return;
+    }
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = utf8_decode(p + i, n - i, &cp);
+        const char *e = html_entity(cp);
+        if (e)
+            fputs(e, f);
+        else if (cp == UTF8_INVALID || text_cp_is_unsafe(cp))
+            fputs("&#xFFFD;", f);
+        else
+            fwrite(p + i, 1, len, f);
+        i += len;
+    }
+}
+
+void md_escaped(FILE *f, const char *s)
+{
+    if (!s) {
+        fputc('-', f);
+        return;
+    }
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = utf8_decode(p + i, n - i, &cp);
+        const char *e = html_entity(cp); /* Markdown renders inline HTML */
+        if (e)
+            fputs(e, f);
+        else if (cp < 0x80 && strchr("\\`*_[]|#~!", (int)cp))
+            fprintf(f, "\\%c", (char)cp);
+        else if (cp == UTF8_INVALID)
+            fputs("\xEF\xBF\xBD", f);
+        else if (text_cp_is_unsafe(cp))
+            fputc(' ', f);
+        else
+            fwrite(p + i, 1, len, f);
+        i += len;
+    }
+}

@@ -39,4 +39,13 @@ char *text_elide_path(char *buf, size_t cap, const char *s, size_t width);
  * then its arguments from the first, cut at the end with "...". Escaped. Returns buf. */
 char *text_short_command(char *buf, size_t cap, const char *cmdline, size_t width);
 
+/* Writes s HTML-escaped (& < > " ' and control bytes); NULL writes "-". */
+void html_escaped(FILE *f, const char *s);
+/* The HTML entity for & < > " ' (static storage), or NULL for any other code point. */
+const char *html_entity(uint32_t c);
+
+/* Writes s for a Markdown table cell or paragraph: HTML-escaped too (Markdown renders
+ * inline HTML), and | ` * _ [ ] \ backslash-escaped, newlines as spaces. NULL writes "-". */
+void md_escaped(FILE *f, const char *s);
+
 #endif

@@ -38,7 +38,7 @@ static void analyse_opts(const char *path, int keep_all, struct ssa_result **r,
     CHECK_EQ(ssa_analyze_file(path, &o, r), 0);
     REQUIRE(*r != NULL);
     ssa_summarize(*r, s);
-    ssa_find(*r, s, f);
+    ssa_find(*r, s, NULL, f);
     for (size_t i = 0; i < f->n; i++)
         printf("  %s: %-20s %8.3f ms/step %5.1f %% %.3fx sev %s conf %s | %s\n", (*r)->path,
                f->v[i].id, f->v[i].saving_ms, f->v[i].saving_pct, f->v[i].speedup,

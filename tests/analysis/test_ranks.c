@@ -4,7 +4,7 @@
  *
  * On the real fixture cnn_dp-none (DDP over 2 H200s, launched by torchrun): the launcher is
  * not a rank; rank 1 is the straggler, for host work; rank 0's exposed comm (13.1 ms/step) is
- * waiting for it, so rank 0's comm finding, annotated, does not price it again. On synthetic
+ * waiting for it, so rank 0's comm finding, given its peer, does not price it again. On synthetic
  * jobs (bench/gen/sst_gen_ranks.c): a planted straggler is found and priced at the extra host
  * time planted; a balanced job has none; missing, repeated and foreign ranks are counted.
  * Usage: test_ranks FIXTURE_DIR
@@ -32,11 +32,12 @@ static const struct ssa_finding *finding(const struct ssa_findings *f, const cha
     return NULL;
 }
 
-static const struct ssa_finding *comm_finding(const struct ssa_result *r, struct ssa_findings *f)
+static const struct ssa_finding *comm_finding(const struct ssa_result *r, const struct ssa_peer *peer,
+                                             struct ssa_findings *f)
 {
     struct ssa_summary s;
     ssa_summarize(r, &s);
-    ssa_find(r, &s, f);
+    ssa_find(r, &s, peer, f);
     return finding(f, "comm_not_overlapped");
 }
 
@@ -45,7 +46,7 @@ static const struct ssa_finding *comm_finding(const struct ssa_result *r, struct
 static void check_fixture_alone(struct ssa_result *r0)
 {
     struct ssa_findings f;
-    const struct ssa_finding *c = comm_finding(r0, &f); /* not annotated yet */
+    const struct ssa_finding *c = comm_finding(r0, NULL, &f); /* reported alone */
     REQUIRE(c);
     CHECK_EQ(c->confidence, SSA_LOW);
     CHECK_CONTAINS(c->evidence, "may be waiting for a slower rank");
@@ -79,13 +80,13 @@ static void check_fixture(const char *fx)
     printf("cnn_dp-none: straggler rank %d (%s +%.2f ms), price %.2f ms/step, rank 0 comm %.2f "
            "waiting %.2f\n",
            s->rank, ssa_cat_name(job.why_cat), job.why_ms, job.price_ms, m->comm_ms, m->wait_ms);
-    ssa_ranks_annotate(rs, &job);
-    CHECK(!rs[0]->peer.known);
-    CHECK(rs[1]->peer.known && rs[1]->peer.straggler == 1);
+    struct ssa_peer p[3] = {ssa_ranks_peer(&job, 0), ssa_ranks_peer(&job, 1), ssa_ranks_peer(&job, 2)};
+    CHECK(!p[0].known);
+    CHECK(p[1].known && p[1].straggler == 1);
     struct ssa_findings f;
-    const struct ssa_finding *c = comm_finding(rs[1], &f);
+    const struct ssa_finding *c = comm_finding(rs[1], &p[1], &f);
     CHECK(!c || c->saving_pct < SSA_FINDING_MIN_PCT); /* not counted twice */
-    c = comm_finding(rs[2], &f);
+    c = comm_finding(rs[2], &p[2], &f);
     if (c) CHECK_CONTAINS(c->evidence, "this rank is the straggler");
     ssa_job_free(&job);
     for (int i = 0; i < 3; i++)
@@ -142,9 +143,9 @@ static void check_planted(void)
     CHECK(NEAR(j.step_ms.p10, j.step_ms.p90, 0.05)); /* synchronous: the same step time */
     for (size_t i = 0; i < j.n; i++)
         if (i != j.straggler) CHECK(NEAR(j.ranks[i].wait_ms, j.price_ms, 0.5));
-    ssa_ranks_annotate(g.r, &j);
+    struct ssa_peer p0 = ssa_ranks_peer(&j, 0);
     struct ssa_findings f;
-    const struct ssa_finding *c = comm_finding(g.r[0], &f);
+    const struct ssa_finding *c = comm_finding(g.r[0], &p0, &f);
     REQUIRE(c);
     CHECK_EQ(c->confidence, SSA_MEDIUM);
     CHECK_CONTAINS(c->fix, "waiting for rank 5");
@@ -166,8 +167,8 @@ static void check_balanced(void)
     CHECK(!j.has_straggler);
     for (size_t i = 0; i < j.n; i++)
         CHECK_EQ(j.ranks[i].wait_ms, 0);
-    ssa_ranks_annotate(g.r, &j);
-    CHECK(g.r[0]->peer.known && g.r[0]->peer.straggler == -1);
+    struct ssa_peer p0 = ssa_ranks_peer(&j, 0);
+    CHECK(p0.known && p0.straggler == -1);
     ssa_job_free(&j);
     gen_free(&g);
     sst_gen_job_free(job);
@@ -203,7 +204,7 @@ static void check_odd_sets(void)
     sst_gen_job_free(other);
 }
 
-/* A rank without step markers is listed, not compared, and not annotated. */
+/* A rank without step markers is listed, not compared, and has no peer. */
 static void check_unusable(void)
 {
     struct sst_gen_job *job = plan(3, 2, 3.0);
@@ -217,8 +218,7 @@ static void check_unusable(void)
     CHECK_EQ(j.n_usable, 2);
     CHECK(!j.ranks[0].usable);
     CHECK(j.has_straggler && j.ranks[j.straggler].rank == 2 && j.ranks[j.reference].rank == 1);
-    ssa_ranks_annotate(g.r, &j);
-    CHECK(!g.r[0]->peer.known && g.r[1]->peer.known);
+    CHECK(!ssa_ranks_peer(&j, 0).known && ssa_ranks_peer(&j, 1).known);
     ssa_job_free(&j);
     gen_free(&g);
     sst_gen_job_free(job);
@@ -234,8 +234,7 @@ static void check_not_a_job(void)
     struct ssa_job j;
     REQUIRE(ssa_ranks_analyze((const struct ssa_result *const *)g.r, g.n, &j) == 0);
     CHECK_EQ(j.n, 1); /* one rank: nothing to compare */
-    ssa_ranks_annotate(g.r, &j);
-    CHECK(!g.r[0]->peer.known);
+    CHECK(!ssa_ranks_peer(&j, 0).known);
     ssa_job_free(&j);
     REQUIRE(ssa_ranks_analyze(NULL, 0, &j) == 0);
     CHECK_EQ(j.n, 0);

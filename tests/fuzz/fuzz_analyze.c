@@ -42,32 +42,12 @@ static void analyse(const char *path, const struct ssa_opts *so, uint8_t how)
     struct ssa_findings f;
     struct ssa_outlier out[4];
     ssa_summarize(r, &s);
-    ssa_find(r, &s, &f);
+    ssa_find(r, &s, NULL, &f);
     ssa_outliers(r, &s, out, 4);
     struct report_opts ro = {.verbose = (how >> 2) & 1, .color = (how >> 3) & 1, .ssa = *so};
-    switch (how & 3) {
-    case 0:
-        ro.format = REPORT_TEXT;
-        report_text(g_null, r, &ro);
-        break;
-    case 1:
-        ro.format = REPORT_HTML;
-        report_html_begin(g_null, path);
-        report_html(g_null, r, &ro);
-        report_html_end(g_null);
-        break;
-    case 2: {
-        struct json_out j;
-        ro.format = REPORT_JSON;
-        json_init(&j, g_null, 1);
-        report_json(&j, r, &ro);
-        if (json_finish(&j) != 0) abort(); /* the writer nested its calls wrongly */
-        break;
-    }
-    default:
-        ro.format = REPORT_MD;
-        report_md(g_null, r, &ro);
-    }
+    static const int formats[] = {REPORT_TEXT, REPORT_HTML, REPORT_JSON, REPORT_MD};
+    ro.format = formats[how & 3];
+    report_write_single(g_null, r, &ro); /* through the writer table, as `report` does */
     ssa_result_free(r);
 }
 

@@ -132,7 +132,7 @@ static void check_output(void)
         struct ssa_summary s;
         struct ssa_findings f;
         ssa_summarize(res, &s);
-        ssa_find(res, &s, &f);
+        ssa_find(res, &s, NULL, &f);
         ssa_result_free(res);
     }
 }

@@ -76,101 +76,6 @@ static const char report_usage[] =
 
 #define VERB "report"
 
-/* ---- shared with diff and record ---- */
-
-int report_load(const char *verb, const char *path, const struct ssa_opts *opts, unsigned flags,
-                struct ssa_result **out)
-{
-    struct cli_trace t; /* opened first for the CLI's one-line errors (directories...) */
-    if (cli_trace_open(&t, verb, path, NULL, NULL) != 0) return -1;
-    /* a foreign capture is analysed in its import, kept until the analysis is done */
-    /* the report names what the user gave, not a temporary import or copy */
-    int rc = ssa_analyze_reader(t.r, path, opts, flags, out);
-    cli_trace_close(&t);
-    if (rc) {
-        cli_error(verb, path, "%s", ss_strerror(rc));
-        return -1;
-    }
-    return 0;
-}
-
-unsigned report_ssa_flags(const struct report_opts *o)
-{
-    /* html: compact, plus the median step kept whole with its lanes */
-    if (o->format == REPORT_HTML) return SSA_COMPACT | SSA_TIMELINE;
-    int per_step_detail = o->verbose && (o->format == REPORT_TEXT || o->format == REPORT_JSON);
-    return per_step_detail ? 0u : SSA_COMPACT;
-}
-
-const struct ssa_step *report_median_step(const struct ssa_result *r)
-{
-    struct ssa_summary s;
-    ssa_summarize(r, &s);
-    const struct ssa_step *best = NULL;
-    uint64_t best_diff = UINT64_MAX;
-    size_t ts = r->timeline_step;
-    if (ts && !r->briefs[ts - 1].warmup) /* the step drawn, kept whole in either mode */
-        return r->steps ? &r->steps[ts - 1] : &r->timeline_full;
-    if (!r->steps) return NULL; /* compact analysis: per-step categories not kept */
-    for (size_t i = 0; i < r->n_steps && s.steps; i++) {
-        const struct ssa_step *st = &r->steps[i];
-        if (st->warmup) continue;
-        uint64_t d = st->end_ns - st->begin_ns;
-        uint64_t diff = d > s.median_ns ? d - s.median_ns : s.median_ns - d;
-        if (diff < best_diff) best = st, best_diff = diff;
-    }
-    return best;
-}
-
-void report_findings(const struct ssa_result *r, const struct ssa_summary *s,
-                     struct ssa_findings *f)
-{
-    if (r->step_source != SSA_STEPS_NONE && s->steps)
-        ssa_find(r, s, f);
-    else
-        f->n = 0; /* no steps, no per-step saving */
-}
-
-const char *report_gpu_left_to(const struct ssa_result *r)
-{
-    struct ssa_env_facts f;
-    ssa_env_facts_of(r, &f);
-    const char *lib = ssa_env_get(&f, "collector.foreign_cuda_injection");
-    if (lib && *lib) return lib;
-    const char *conflict = ssa_env_get(&f, "cupti.conflict");
-    return conflict && strcmp(conflict, "0") != 0 ? "another CUPTI client" : NULL;
-}
-
-int report_rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
-{
-    if (s->rec_basis == SSA_REC_NONE || s->rec_cost_ms < 0.005) return 0;
-    snprintf(buf, size, "~%.2f ms/step is stepscope's own cost (%.1f us/launch, %s)",
-             s->rec_cost_ms, s->rec_us_per_launch, ssa_rec_basis_name(s->rec_basis));
-    return 1;
-}
-
-int report_damage_text(const struct ssa_result *r, char *buf, size_t size)
-{
-    const struct sst_damage *d = &r->damage;
-    if (!d->damaged) return 0;
-    if (d->records_expected)
-        snprintf(buf, size,
-                 "only %" PRIu64 " of the %" PRIu64 " records (%.1f %%) could be read: the "
-                 "numbers are of what was left",
-                 d->records_read, d->records_expected, 100.0 * d->read_fraction);
-    else
-        snprintf(buf, size,
-                 "only %" PRIu32 " of at least %" PRIu32 " chunks could be read: the numbers "
-                 "are of what was left",
-                 d->chunks_read, d->chunks_expected);
-    return 1;
-}
-
-int report_has_gpu(const struct ssa_result *r)
-{
-    return r->kernels + r->memcpys + r->memsets > 0;
-}
-
 /* ---- inputs: files and folders of traces ---- */
 
 struct input {
@@ -311,10 +216,7 @@ static int compare_ranks(struct inputs *in)
     if (!in->rs) return -1;
     for (size_t i = 0; i < in->n; i++)
         in->rs[i] = in->v[i].r;
-    if (ssa_ranks_analyze((const struct ssa_result *const *)in->rs, in->n, &in->job) != 0)
-        return -1;
-    ssa_ranks_annotate(in->rs, &in->job);
-    return 0;
+    return ssa_ranks_analyze((const struct ssa_result *const *)in->rs, in->n, &in->job);
 }
 
 /* Over REPORT_RANK_SECTIONS ranks and without -v, of the ranks' sections only the
@@ -338,121 +240,108 @@ static size_t order_sections(const struct inputs *in, const unsigned char *hide,
     size_t k = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < in->n; i++)
-            if (in->v[i].r && !hide[i] && report_has_gpu(in->v[i].r) == !pass) order[k++] = i;
+            if (in->v[i].r && !hide[i] && (in->v[i].r->kernels + in->v[i].r->memcpys + in->v[i].r->memsets > 0) == !pass) order[k++] = i;
     return k;
 }
 
-/* ---- writing ---- */
+/* ---- writing: one driver, the writer table of report.h ---- */
 
-/* A multi-rank job: {"schema": "stepscope.job", ..., "ranks": {...}, "processes": [...]}. */
-static void write_json(FILE *f, const struct inputs *in, const struct report_opts *o, int as_array)
+/* The document of a report over in: its sections in the writers' order, what is missing. */
+struct doc_plan {
+    struct report_doc d;
+    size_t *order;      /* the sections (input indices), GPU activity first */
+    const char **bad;   /* the paths that could not be read, in argument order */
+    unsigned char *hide;
+};
+
+static void plan_free(struct doc_plan *p)
 {
-    struct json_out j;
-    json_init(&j, f, 1);
-    int job = in->job.n >= 2;
-    if (job) {
-        json_begin_object(&j);
-        json_kv_string(&j, "schema", "stepscope.job");
-        json_kv_u64(&j, "version", 1);
-        json_key(&j, "ranks");
-        report_ranks_json(&j, &in->job, (const struct ssa_result *const *)in->rs);
-        json_key(&j, "processes");
-    }
-    if (as_array) json_begin_array(&j);
-    for (size_t i = 0; i < in->n; i++) {
-        if (in->v[i].r) {
-            report_json(&j, in->v[i].r, o);
-        } else if (as_array) {
-            json_begin_object(&j);
-            json_kv_string(&j, "file", in->v[i].path);
-            json_kv_string(&j, "error", "cannot read this file as a trace (see stderr)");
-            json_end_object(&j);
-        }
-    }
-    if (as_array) json_end_array(&j);
-    if (job) json_end_object(&j);
-    if (as_array || (in->n && in->v[0].r)) json_finish(&j);
+    free(p->order);
+    free(p->bad);
+    free(p->hide);
 }
 
-static void write_ranks(FILE *f, const struct inputs *in, const struct report_opts *o,
-                        size_t hidden)
+static int plan_doc(const struct inputs *in, const struct report_opts *o, int as_array,
+                    struct doc_plan *p)
 {
-    const struct ssa_result *const *rs = (const struct ssa_result *const *)in->rs;
-    if (o->format == REPORT_TEXT)
-        report_ranks_text(f, &in->job, rs, hidden);
-    else if (o->format == REPORT_MD)
-        report_ranks_md(f, &in->job, rs, hidden);
-    else
-        report_ranks_html(f, &in->job, rs, hidden);
+    size_t n = in->n ? in->n : 1;
+    memset(p, 0, sizeof *p);
+    p->order = calloc(n, sizeof *p->order);
+    p->bad = calloc(n, sizeof *p->bad);
+    p->hide = calloc(n, 1);
+    if (!p->order || !p->bad || !p->hide) return -1;
+    p->d.hidden = hide_rank_sections(in, o, p->hide);
+    p->d.n_sections = order_sections(in, p->hide, p->order);
+    for (size_t i = 0; i < in->n; i++)
+        if (!in->v[i].r) p->bad[p->d.n_unreadable++] = in->v[i].path;
+    p->d.title = p->d.n_sections == 1 ? in->v[p->order[0]].path : NULL;
+    p->d.as_array = as_array;
+    p->d.job = &in->job;
+    p->d.rs = (const struct ssa_result *const *)in->rs;
+    p->d.unreadable = p->bad;
+    p->d.n_inputs = in->n;
+    return 0;
 }
 
-/* The traces that could not be read, in the report itself: a page or a file that looks
- * complete must not hide a missing rank. The reasons went to stderr. */
-static void write_unreadable(FILE *f, const struct inputs *in, int format)
+/* One process's section: its view (and its place in the job), then the writer. */
+static void write_section(struct report_sink *k, const struct report_writer *w,
+                          const struct inputs *in, size_t i)
 {
-    size_t bad = 0;
-    for (size_t i = 0; i < in->n; i++) bad += !in->v[i].r;
-    if (!bad) return;
-    if (format == REPORT_TEXT)
-        fprintf(f, "\n  unreadable %zu of %zu traces could not be read (why: on stderr):\n",
-                bad, in->n);
-    else if (format == REPORT_MD)
-        fprintf(f, "## Traces that could not be read\n\n%zu of %zu (why: on stderr):\n\n", bad,
-                in->n);
-    else
-        fprintf(f, "<section class=\"damaged\"><h2>Traces that could not be read</h2>\n"
-                   "<p>%zu of %zu (why: on stderr)</p>\n<ul>\n", bad, in->n);
-    for (size_t i = 0; i < in->n; i++) {
-        if (in->v[i].r) continue;
-        fputs(format == REPORT_TEXT ? "             " : format == REPORT_MD ? "- " : "<li><code>", f);
-        if (format == REPORT_TEXT) text_write_escaped(f, in->v[i].path, strlen(in->v[i].path), 0);
-        if (format == REPORT_MD) md_escaped(f, in->v[i].path);
-        if (format == REPORT_HTML) html_escaped(f, in->v[i].path);
-        fputs(format == REPORT_HTML ? "</code></li>\n" : "\n", f);
+    struct report_view *v = malloc(sizeof *v); /* the findings' texts make it large */
+    if (!v) {
+        cli_error(VERB, in->v[i].path, "out of memory");
+        return;
     }
-    if (format == REPORT_HTML) fputs("</ul>\n</section>\n", f);
+    struct ssa_peer peer = ssa_ranks_peer(&in->job, i);
+    report_view_build(v, in->v[i].r, &peer);
+    w->process(k, v);
+    k->index++;
+    free(v);
 }
 
-static void write_sections(FILE *f, const struct inputs *in, const struct report_opts *o,
-                           const size_t *order, size_t n, size_t hidden)
+static void write_body(struct report_sink *k, const struct report_writer *w,
+                       const struct inputs *in, const struct doc_plan *p)
 {
-    if (o->format == REPORT_HTML) report_html_begin(f, n == 1 ? in->v[order[0]].path : NULL);
-    if (o->format == REPORT_MD && n + hidden > 1)
-        fprintf(f, "# stepscope report: %zu processes\n\n", n + hidden);
-    if (in->job.n >= 2) write_ranks(f, in, o, hidden);
-    for (size_t k = 0; k < n; k++) {
-        const struct ssa_result *r = in->v[order[k]].r;
-        if (o->format == REPORT_TEXT) {
-            if (k) fputc('\n', f);
-            report_text(f, r, o);
-        } else if (o->format == REPORT_MD) {
-            report_md(f, r, o);
-        } else {
-            report_html(f, r, o);
-        }
+    if (w->all_inputs) { /* every input in argument order, an unreadable one in its place */
+        for (size_t i = 0; i < in->n; i++)
+            if (in->v[i].r)
+                write_section(k, w, in, i);
+            else
+                w->unreadable(k, (const char *const *)&in->v[i].path, 1);
+        return;
     }
-    write_unreadable(f, in, o->format);
-    if (o->format == REPORT_HTML) report_html_end(f);
+    for (size_t s = 0; s < p->d.n_sections; s++)
+        write_section(k, w, in, p->order[s]);
+    if (p->d.n_unreadable) w->unreadable(k, p->d.unreadable, p->d.n_unreadable);
 }
 
 static void write_report(FILE *f, const struct inputs *in, const struct report_opts *o,
                          int as_array)
 {
-    if (o->format == REPORT_JSON) {
-        write_json(f, in, o, as_array);
+    const struct report_writer *w = report_writer_at(o->format);
+    struct doc_plan p;
+    if (plan_doc(in, o, as_array, &p) != 0) {
+        cli_error(VERB, NULL, "out of memory");
+        plan_free(&p);
         return;
     }
-    size_t *order = calloc(in->n ? in->n : 1, sizeof *order);
-    unsigned char *hide = calloc(in->n ? in->n : 1, 1);
-    if (order && hide) {
-        size_t hidden = hide_rank_sections(in, o, hide);
-        size_t n = order_sections(in, hide, order);
-        if (n) write_sections(f, in, o, order, n, hidden);
-    } else {
-        cli_error(VERB, NULL, "out of memory");
+    struct report_sink k = {.f = f, .o = o, .d = &p.d};
+    if (w->all_inputs || p.d.n_sections) { /* nothing readable: nothing written */
+        if (w->begin) w->begin(&k);
+        if (in->job.n >= 2 && w->ranks) w->ranks(&k);
+        if (w->sections) w->sections(&k);
+        write_body(&k, w, in, &p);
+        if (w->end) w->end(&k);
     }
-    free(order);
-    free(hide);
+    plan_free(&p);
+}
+
+void report_write_single(FILE *f, const struct ssa_result *r, const struct report_opts *o)
+{
+    struct input one = {(char *)r->path, (struct ssa_result *)r};
+    struct ssa_result *rs[1] = {(struct ssa_result *)r};
+    struct inputs in = {.v = &one, .n = 1, .cap = 1, .rs = rs};
+    write_report(f, &in, o, 0); /* one trace: no job (in.job is empty) */
 }
 
 struct report_job {
@@ -475,7 +364,6 @@ static int write_to_file(const char *file, unsigned flags, const struct inputs *
     struct report_job j = {in, o, as_array};
     return cli_write_output(VERB, file, "report", flags, write_report_job, &j);
 }
-
 /* ---- the verb ---- */
 
 static int use_color(void)
@@ -486,53 +374,11 @@ static int use_color(void)
 
 static int parse_format(const char *s, struct report_opts *o)
 {
-    static const char *const names[] = {"text", "json", "md", "html"};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(s, names[i]) == 0) {
-            o->format = i;
-            return 0;
-        }
-    return cli_usage_error(VERB, "unknown format '%s' (text, json, md or html)", s);
-}
-
-static int parse_rec_cost(const char *verb, const char *arg, struct ssa_opts *o)
-{
-    char *end;
-    errno = 0;
-    double us = strtod(arg, &end);
-    if (end == arg || *end || errno || !(us >= 0 && us <= 1e6))
-        return cli_usage_error(verb, "--recording-cost-us wants microseconds from 0, not '%s'",
-                               arg);
-    o->rec_cost_given = 1, o->rec_cost_us = us;
+    int i = report_writer_index(s);
+    if (i < 0)
+        return cli_usage_error(VERB, "unknown format '%s' (%s)", s, report_writer_names());
+    o->format = i;
     return 0;
-}
-
-int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts *o)
-{
-    uint64_t n;
-    regex_t re;
-    switch (c) {
-    case 'W':
-        o->no_warmup = 1;
-        return 0;
-    case 'R':
-        return parse_rec_cost(verb, arg, o);
-    case 'w':
-        if (cli_parse_u64(arg, &n) != 0 || n > (uint64_t)SIZE_MAX / 2)
-            return cli_usage_error(verb, "--warmup wants a step count, not '%s'", arg);
-        o->warmup_fixed = 1, o->warmup_steps = (size_t)n;
-        return 0;
-    default: /* 'm' */
-        if (!*arg || !strcmp(arg, "re:")) return cli_usage_error(verb, "empty --step-marker");
-        if (strncmp(arg, "re:", 3) == 0) {
-            if (regcomp(&re, arg + 3, REG_EXTENDED | REG_NOSUB) != 0)
-                return cli_usage_error(verb, "--step-marker: '%s' is not a valid extended regex",
-                                       arg + 3);
-            regfree(&re);
-        }
-        o->step_marker = arg;
-        return 0;
-    }
 }
 
 static int parse_jobs(const char *s, struct report_opts *o)
@@ -653,72 +499,3 @@ int cmd_report(int argc, char **argv)
     return rc;
 }
 
-/* ---- the end of `stepscope record` ---- */
-
-#define PID_SCAN_RECORDS 4096 /* the PROCESS record is among the first records */
-
-/* The pid of the trace's PROCESS record, 0 when it has none near its start. */
-static uint32_t trace_pid(const char *path)
-{
-    struct sst_reader *r;
-    if (sst_reader_open(path, NULL, &r) < 0) return 0;
-    const struct sst_rec_header *h;
-    uint32_t pid = 0;
-    for (int n = 0; n < PID_SCAN_RECORDS && sst_reader_next(r, &h) == 1; n++)
-        if (h->type == SST_REC_PROCESS) {
-            pid = ((const struct sst_rec_process *)(const void *)h)->pid;
-            break;
-        }
-    sst_reader_close(r);
-    return pid;
-}
-
-/* The trace of the started process: its pid, else the largest file of this run. 0 or -1. */
-static int pick_main_trace(const char *dir, pid_t child, const struct trace_names *before,
-                           char *out, size_t cap)
-{
-    struct dirent **names;
-    int n = scandir(dir, &names, is_trace_name, alphasort);
-    if (n < 0) return -1;
-    off_t best_size = -1;
-    int found_pid = 0;
-    for (int i = 0; i < n; i++) {
-        char path[PATH_MAX];
-        struct stat st;
-        int len = snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
-        int ours = record_trace_is_new(before, names[i]->d_name);
-        free(names[i]);
-        if (!ours || found_pid || len < 0 || (size_t)len >= sizeof path || stat(path, &st) != 0)
-            continue;
-        if (child > 0 && trace_pid(path) == (uint32_t)child) found_pid = 1;
-        if (found_pid || st.st_size > best_size) {
-            best_size = st.st_size;
-            snprintf(out, cap, "%s", path);
-        }
-    }
-    free(names);
-    return best_size >= 0 ? 0 : -1;
-}
-
-void report_after_record(FILE *f, const char *dir, pid_t child, const struct trace_names *before)
-{
-    char path[PATH_MAX];
-    if (pick_main_trace(dir, child, before, path, sizeof path) != 0) {
-        fprintf(f, "stepscope: no report: no trace was written\n");
-        return;
-    }
-    struct report_opts o;
-    memset(&o, 0, sizeof o);
-    struct ssa_result *r;
-    int rc = ssa_analyze_file_ex(path, &o.ssa, report_ssa_flags(&o), &r);
-    if (rc) {
-        char shown[PATH_MAX];
-        text_escape_to(shown, sizeof shown, path);
-        fprintf(f, "stepscope: no report: %s: %s\n", shown, ss_strerror(rc));
-        return;
-    }
-    fputc('\n', f);
-    report_text(f, r, &o);
-    ssa_result_free(r);
-    fflush(f);
-}

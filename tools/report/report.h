@@ -1,12 +1,15 @@
 /*
- * report.h — the writers of `stepscope report` (one per format) and what they share.
+ * report.h — `stepscope report` and `stepscope diff`: the writer table and what the writers
+ * share.
  *
- * The analysis (src/analysis/ssa.h) produces a struct ssa_result per trace; these files only
- * print it: report_text.c (the one-screen text), report_json.c (docs/report-json.md),
- * report_md.c (Markdown) and report_html.c (one self-contained HTML file). Every string from
- * a trace goes through an escaper of its format. cmd_report.c parses the options, expands
- * folders, orders processes and writes -o files atomically; cmd_diff.c compares two traces;
- * cmd_record.c calls report_after_record() at the end of a run.
+ * The analysis (src/analysis/ssa.h) produces a struct ssa_result per trace; report_view.h
+ * turns it into the view a report shows, once; a writer prints views. There is one writer per
+ * format, each a const struct report_writer of function pointers (like uftrace's
+ * uftrace_dump_ops), found by name in one table (report_writer_find): report_text.c,
+ * report_json.c (docs/report-json.md), report_md.c, report_html.c. The verb (cmd_report.c)
+ * drives them: begin, the ranks of a multi-GPU job, one section per process, the traces that
+ * could not be read, end; `diff` (cmd_diff.c) hands the same writers its own view. Every
+ * string from a trace goes through the format's escaper (src/util/text_esc.h, json_out.h).
  */
 #ifndef REPORT_H
 #define REPORT_H
@@ -16,8 +19,8 @@
 #include <sys/types.h>
 
 #include "analysis/ssa.h"
-
-struct json_out;
+#include "json_out.h"
+#include "report_view.h"
 
 enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_MD, REPORT_HTML };
 
@@ -41,6 +44,58 @@ static inline double ms(uint64_t ns)
     return (double)ns / 1e6;
 }
 
+/* ---- the document and the writer table ---- */
+
+/* What one report holds beyond its sections: the job, how many sections, what is missing. */
+struct report_doc {
+    const char *title;              /* html's title: the one trace's path, else NULL */
+    size_t n_sections, hidden;      /* sections written; rank sections left out (-v) */
+    int as_array;                   /* json: several inputs (or a folder): an array */
+    const struct ssa_job *job;      /* job->n >= 2: a multi-rank job */
+    const struct ssa_result *const *rs; /* the results in argument order (NULL: unreadable) */
+    const char *const *unreadable;  /* paths of the inputs that could not be read */
+    size_t n_unreadable, n_inputs;
+};
+
+/* Where a writer writes. */
+struct report_sink {
+    FILE *f;
+    struct json_out j;               /* json */
+    const struct report_opts *o;
+    const struct report_doc *d;
+    size_t index;                    /* of the section being written */
+};
+
+struct diff_view; /* cmd_diff.c: two sides, their pairing of findings, the verdict */
+
+struct report_writer {
+    const char *name;
+    /* json: every input in argument order, an unreadable one as an error entry in its place
+     * (unreadable() gets it alone); the others: processes with GPU activity first, hidden
+     * rank sections left out, the unreadable ones listed together at the end */
+    int all_inputs;
+    void (*begin)(struct report_sink *k);
+    void (*ranks)(struct report_sink *k);
+    void (*sections)(struct report_sink *k); /* after ranks, before the first section */
+    void (*process)(struct report_sink *k, const struct report_view *v);
+    void (*unreadable)(struct report_sink *k, const char *const *paths, size_t n);
+    void (*end)(struct report_sink *k);
+    void (*diff)(FILE *f, const struct diff_view *d);
+};
+
+extern const struct report_writer report_writer_text, report_writer_json, report_writer_md,
+    report_writer_html;
+
+/* The writer named name ("text", "json", "md", "html") and its enum report_format, or NULL
+ * and -1; the writer of a format. (report_load.c: the one table) */
+const struct report_writer *report_writer_find(const char *name);
+int report_writer_index(const char *name);
+const struct report_writer *report_writer_at(int format);
+/* "text, json, md or html", for usage errors. */
+const char *report_writer_names(void);
+
+/* ---- shared with diff and record ---- */
+
 /* The step options report and diff share, as getopt long options (val 'W', 'w', 'm', 'R') and
  * their help lines. report_step_option applies one to o: 0, or a usage error's exit code
  * (an unreadable count, a regex that does not compile). */
@@ -60,9 +115,9 @@ static inline double ms(uint64_t ns)
     "                     findings (default: as calibrated for the trace's mode; 0: none)\n"
 int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts *o);
 
-/* Opens and analyses path with ssa_analyze_file_ex's flags (0: full mode, SSA_COMPACT);
- * a failure is one cli_error line ("stepscope VERB: FILE: ...").
- * 0 with *out owned by the caller (ssa_result_free), or -1. */
+/* Opens path once and analyses it with ssa_analyze_reader's flags (0: full mode,
+ * SSA_COMPACT); a failure is one cli_error line ("stepscope VERB: FILE: ...").
+ * 0 with *out owned by the caller (ssa_result_free), or -1. (report_load.c) */
 int report_load(const char *verb, const char *path, const struct ssa_opts *opts, unsigned flags,
                 struct ssa_result **out);
 
@@ -72,41 +127,11 @@ int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
  * 0, full mode. */
 unsigned report_ssa_flags(const struct report_opts *o);
 
-/* Who had the GPU activity when the trace was recorded, when the collector did not: the other
- * tool's injection library that `record` left in place (collector.foreign_cuda_injection), or
- * "another CUPTI client" (cupti.conflict). NULL when the collector had CUPTI. The string is
- * borrowed from r and comes from the trace: escape it. */
-const char *report_gpu_left_to(const struct ssa_result *r);
+/* One trace's report on f in o->format, through the writer table (the fuzzers' way in). */
+void report_write_single(FILE *f, const struct ssa_result *r, const struct report_opts *o);
 
-/* The sentence on the recording's own cost (ssa_summary.rec_cost_ms) for text, md and html:
- * 1 with buf filled, 0 when there is nothing to say (an import, no cost in the gaps). */
-int report_rec_cost_text(const struct ssa_summary *s, char *buf, size_t size);
-
-/* The sentence on damage for text, md and html ("only 43 of the 9555 records (0.5 %) could
- * be read: ..."): 1 with buf filled, 0 when the trace is not damaged. */
-int report_damage_text(const struct ssa_result *r, char *buf, size_t size);
-
-/* Any kernel, copy or memset recorded for the process. */
-int report_has_gpu(const struct ssa_result *r);
-
-/* The step of median duration among the steady steps: the timeline step when the analysis
- * kept one (SSA_TIMELINE, either mode), else searched in full mode; NULL when there is none
- * or r is a compact result without a timeline step. */
-const struct ssa_step *report_median_step(const struct ssa_result *r);
-
-/* Ranked findings of r, none when it has no step markers (no per-step saving). */
-void report_findings(const struct ssa_result *r, const struct ssa_summary *s,
-                     struct ssa_findings *f);
-
-/* One trace each. f is where the report goes (stdout, stderr, a file). */
-void report_text(FILE *f, const struct ssa_result *r, const struct report_opts *o);
-void report_json(struct json_out *j, const struct ssa_result *r, const struct report_opts *o);
-void report_md(FILE *f, const struct ssa_result *r, const struct report_opts *o);
-
-/* HTML: one document around one section per trace. title is escaped. */
-void report_html_begin(FILE *f, const char *title);
-void report_html(FILE *f, const struct ssa_result *r, const struct report_opts *o);
-void report_html_end(FILE *f);
+/* One trace's text report on f (the end of `stepscope record`). */
+void report_text_one(FILE *f, const struct ssa_result *r, const struct report_opts *o);
 
 /* Writes text after label, word-wrapped at 78 columns under the text, escaped. */
 void report_text_wrapped(FILE *f, const char *label, const char *text);
@@ -126,26 +151,14 @@ void report_ranks_json(struct json_out *j, const struct ssa_job *job,
 #define REPORT_RANKS_ALL 16    /* more ranks: the table shows the 5 slowest and 5 fastest */
 #define REPORT_RANK_SECTIONS 8 /* more ranks: only the straggler's and median's sections */
 
-/* Writes s HTML-escaped (& < > " ' and control bytes); NULL writes "-". */
-void html_escaped(FILE *f, const char *s);
-/* The HTML entity for & < > " ' (static storage), or NULL for any other code point. */
-const char *html_entity(uint32_t c);
+/* The environment block of each format (report_env.c), from the view's judged checks. */
+void report_env_text(FILE *f, const struct report_env *e, int verbose);
+void report_env_md(FILE *f, const struct report_env *e, int verbose);
+void report_env_html(FILE *f, const struct report_env *e, int verbose);
+void report_env_json(struct json_out *j, const struct report_env *e);
 
-/* Writes s for a Markdown table cell or paragraph: HTML-escaped too (Markdown renders
- * inline HTML), and | ` * _ [ ] \ backslash-escaped, newlines as spaces. NULL writes "-". */
-void md_escaped(FILE *f, const char *s);
-
-/* The .sstrace names a folder held before a `record` run (tools/cmd_record.c). */
-struct trace_names {
-    char **v;
-    size_t n, cap;
-};
-/* 1 when name is a trace that was not among `before` (written by this run). */
-int record_trace_is_new(const struct trace_names *before, const char *name);
-
-/* End of `stepscope record`: the text report of the trace of the process it started (the
- * file of this run whose PROCESS pid is child, else this run's largest .sstrace in dir) on f.
- * Never fails the run: a problem is one line on f. */
-void report_after_record(FILE *f, const char *dir, pid_t child, const struct trace_names *before);
+/* HTML's page around the sections (report_html.c); title is escaped. diff uses them too. */
+void report_html_begin(FILE *f, const char *title);
+void report_html_end(FILE *f);
 
 #endif

@@ -1,37 +1,18 @@
 /*
- * report_env.c — the environment block of each trace's report (see report_env.h): the
- * shared checks of src/analysis/ssa_env_checks.c judged on the facts of the trace
- * (ssa_env_facts_of). Values quote the trace, so every one goes through the format's
- * escaper. A check whose facts are absent is a skip ("not recorded"), never a failure.
+ * report_env.c — the environment block of each trace's report: the checks `stepscope doctor`
+ * shares with the report (src/analysis/ssa_env_checks.c), judged on the trace's environment
+ * record by the view (report_view.c), so a report made on another machine still shows them.
+ * Text, Markdown and HTML show the warn and fail lines (every check with verbose); JSON
+ * writes every check (docs/report-json.md, "environment"). Values quote the trace, so every
+ * one goes through the format's escaper. A check whose facts are absent is a skip ("not
+ * recorded"), never a failure.
  */
-#include "report_env.h"
-
 #include <stdio.h>
 #include <string.h>
 
 #include "json_out.h"
 #include "report.h"
-
-struct env_block {
-    size_t n;
-    int counts[SSA_ENV_N_STATUS];
-    int recorded; /* some check found its facts in the trace */
-    struct ssa_env_verdict v[SSA_ENV_MAX_CHECKS];
-};
-
-/* Every check of the table judged on r's facts, in table order. */
-static void judge_trace(const struct ssa_result *r, struct env_block *b)
-{
-    struct ssa_env_facts f;
-    ssa_env_facts_of(r, &f);
-    memset(b, 0, sizeof *b);
-    for (size_t i = 0; i < ssa_env_n_checks && i < SSA_ENV_MAX_CHECKS; i++) {
-        ssa_env_checks[i].judge(&f, &b->v[i]);
-        b->counts[b->v[i].status]++;
-        b->n++;
-    }
-    b->recorded = (size_t)b->counts[SSA_ENV_SKIP] < b->n;
-}
+#include "text_esc.h"
 
 /* Without verbose only the checks that found something: warn and fail. */
 static int env_shown(const struct ssa_env_verdict *v, int verbose)
@@ -39,26 +20,25 @@ static int env_shown(const struct ssa_env_verdict *v, int verbose)
     return verbose || v->status == SSA_ENV_WARN || v->status == SSA_ENV_FAIL;
 }
 
-static void counts_line(FILE *f, const struct env_block *b)
+static void counts_line(FILE *f, const struct report_env *b)
 {
     fprintf(f, "%d pass, %d warn, %d fail, %d skip", b->counts[SSA_ENV_PASS],
             b->counts[SSA_ENV_WARN], b->counts[SSA_ENV_FAIL], b->counts[SSA_ENV_SKIP]);
 }
 
-void report_env_text(FILE *f, const struct ssa_result *r, int verbose)
+void report_env_text(FILE *f, const struct report_env *e, int verbose)
 {
-    static struct env_block b; /* the CLI writes one report at a time */
+    const struct report_env *b = e;
     char label[32], line[SSA_ENV_VALUE_MAX + 64];
-    judge_trace(r, &b);
     fputs("  env        ", f); /* the labels of report_text.c's headline */
-    if (!b.recorded) {
+    if (!b->recorded) {
         fputs("no environment record in the trace\n", f);
         return;
     }
-    counts_line(f, &b);
+    counts_line(f, b);
     fputs(verbose ? " (doctor's checks on the trace's record)\n" : " (-v lists every check)\n", f);
-    for (size_t i = 0; i < b.n; i++) {
-        const struct ssa_env_verdict *v = &b.v[i];
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ssa_env_verdict *v = &b->v[i];
         if (!env_shown(v, verbose)) continue;
         snprintf(label, sizeof label, "    [%s] ", ssa_env_status_name(v->status));
         snprintf(line, sizeof line, "%s: %s", ssa_env_checks[i].id, v->value);
@@ -67,21 +47,20 @@ void report_env_text(FILE *f, const struct ssa_result *r, int verbose)
     }
 }
 
-void report_env_md(FILE *f, const struct ssa_result *r, int verbose)
+void report_env_md(FILE *f, const struct report_env *e, int verbose)
 {
-    static struct env_block b;
-    judge_trace(r, &b);
+    const struct report_env *b = e;
     fputs("\n### Environment\n\n", f);
-    if (!b.recorded) {
+    if (!b->recorded) {
         fputs("Not recorded in the trace.\n", f);
         return;
     }
-    counts_line(f, &b);
+    counts_line(f, b);
     fputs(" (the checks of `stepscope doctor`, from the trace's environment record)\n", f);
-    if (!verbose && !b.counts[SSA_ENV_WARN] && !b.counts[SSA_ENV_FAIL]) return;
+    if (!verbose && !b->counts[SSA_ENV_WARN] && !b->counts[SSA_ENV_FAIL]) return;
     fputs("\n| status | check | value | fix |\n|---|---|---|---|\n", f);
-    for (size_t i = 0; i < b.n; i++) {
-        const struct ssa_env_verdict *v = &b.v[i];
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ssa_env_verdict *v = &b->v[i];
         if (!env_shown(v, verbose)) continue;
         fprintf(f, "| %s | `%s` | ", ssa_env_status_name(v->status), ssa_env_checks[i].id);
         md_escaped(f, v->value);
@@ -91,23 +70,22 @@ void report_env_md(FILE *f, const struct ssa_result *r, int verbose)
     }
 }
 
-void report_env_html(FILE *f, const struct ssa_result *r, int verbose)
+void report_env_html(FILE *f, const struct report_env *e, int verbose)
 {
-    static struct env_block b;
-    judge_trace(r, &b);
+    const struct report_env *b = e;
     fputs("<h3>Environment</h3>\n<p class=\"note\">", f);
-    if (!b.recorded) {
+    if (!b->recorded) {
         fputs("not recorded in the trace</p>\n", f);
         return;
     }
-    counts_line(f, &b);
+    counts_line(f, b);
     fputs(" (the checks of <code>stepscope doctor</code>, from the trace's environment "
           "record)</p>\n",
           f);
-    if (!verbose && !b.counts[SSA_ENV_WARN] && !b.counts[SSA_ENV_FAIL]) return;
+    if (!verbose && !b->counts[SSA_ENV_WARN] && !b->counts[SSA_ENV_FAIL]) return;
     fputs("<table>\n<tr><th>status</th><th>check</th><th>value</th><th>fix</th></tr>\n", f);
-    for (size_t i = 0; i < b.n; i++) {
-        const struct ssa_env_verdict *v = &b.v[i];
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ssa_env_verdict *v = &b->v[i];
         if (!env_shown(v, verbose)) continue;
         int bad = v->status == SSA_ENV_WARN || v->status == SSA_ENV_FAIL;
         fprintf(f, "<tr><td>%s%s%s</td><td>%s</td><td>", bad ? "<b>" : "",
@@ -120,14 +98,13 @@ void report_env_html(FILE *f, const struct ssa_result *r, int verbose)
     fputs("</table>\n", f);
 }
 
-void report_env_json(struct json_out *j, const struct ssa_result *r)
+void report_env_json(struct json_out *j, const struct report_env *e)
 {
-    static struct env_block b;
-    judge_trace(r, &b);
+    const struct report_env *b = e;
     json_key(j, "environment");
     json_begin_array(j);
-    for (size_t i = 0; i < b.n; i++) {
-        const struct ssa_env_verdict *v = &b.v[i];
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ssa_env_verdict *v = &b->v[i];
         json_begin_object(j);
         json_kv_string(j, "id", ssa_env_checks[i].id);
         json_kv_string(j, "title", ssa_env_checks[i].title);

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "report.h"
-#include "report_env.h"
+#include "report_diff.h"
 #include "text_esc.h"
 
 /* One fill colour per category (enum ssa_cat order): greens/blues for compute, warm for
@@ -24,46 +24,6 @@ static const char *const cat_fill[SSA_CAT_COUNT] = {
     "#2e7d32", "#9e9d24", "#00838f", "#6a1b9a", "#1565c0", "#42a5f5", "#78909c",
     "#ad1457", "#e65100", "#ef6c00", "#f9a825", "#ff7043", "#d84315", "#8d6e63",
     "#c62828", "#f06292", "#ba68c8", "#4dd0e1", "#bdbdbd"};
-
-const char *html_entity(uint32_t c)
-{
-    switch (c) {
-    case '&':
-        return "&amp;";
-    case '<':
-        return "&lt;";
-    case '>':
-        return "&gt;";
-    case '"':
-        return "&quot;";
-    case '\'':
-        return "&#39;";
-    default:
-        return NULL;
-    }
-}
-
-void html_escaped(FILE *f, const char *s)
-{
-    if (!s) {
-        fputc('-', f);
-        return;
-    }
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        size_t len = utf8_decode(p + i, n - i, &cp);
-        const char *e = html_entity(cp);
-        if (e)
-            fputs(e, f);
-        else if (cp == UTF8_INVALID || text_cp_is_unsafe(cp))
-            fputs("&#xFFFD;", f);
-        else
-            fwrite(p + i, 1, len, f);
-        i += len;
-    }
-}
 
 void report_html_begin(FILE *f, const char *title)
 {
@@ -103,15 +63,17 @@ static void html_row(FILE *f, const char *label, const char *value)
     fputs("</td></tr>\n", f);
 }
 
-static void html_identity(FILE *f, const struct ssa_result *r, const struct ssa_summary *s)
+static void html_identity(FILE *f, const struct report_view *v)
 {
+    const struct ssa_result *r = v->r;
+    const struct ssa_summary *s = &v->s;
     char buf[512];
     fputs("<h2><code>", f);
     html_escaped(f, r->path);
     fputs("</code></h2>\n", f);
-    if (report_damage_text(r, buf, sizeof buf)) {
+    if (v->damaged) {
         fputs("<p class=\"damaged\"><strong>DAMAGED trace</strong>: ", f);
-        html_escaped(f, buf);
+        html_escaped(f, v->damage);
         fputs("</p>\n", f);
     }
     fputs("<table>\n", f);
@@ -140,7 +102,7 @@ static void html_identity(FILE *f, const struct ssa_result *r, const struct ssa_
                  ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
         html_row(f, "step time", buf);
     }
-    if (report_rec_cost_text(s, buf, sizeof buf)) html_row(f, "recording", buf);
+    if (v->has_rec_cost) html_row(f, "recording", v->rec_cost);
     if (s->host_ahead) {
         snprintf(buf, sizeof buf,
                  "the GPU ran behind the host (%.1f launches, %.1f GPU operations per step): "
@@ -148,13 +110,12 @@ static void html_identity(FILE *f, const struct ssa_result *r, const struct ssa_
                  s->launches_per_step, s->gpu_ops_per_step);
         html_row(f, "caution", buf);
     }
-    const char *left_to = report_gpu_left_to(r);
-    if (left_to)
+    if (v->gpu_left_to)
         snprintf(buf, sizeof buf, "not recorded: GPU activity was left to another tool (%.200s)",
-                 left_to);
+                 v->gpu_left_to);
     else
         snprintf(buf, sizeof buf, "%.1f %%%s", s->gpu_busy_pct,
-                 report_has_gpu(r) ? "" : " (no GPU activity recorded: every instant is GPU idle)");
+                 v->has_gpu ? "" : " (no GPU activity recorded: every instant is GPU idle)");
     html_row(f, "GPU busy", buf);
     fputs("</table>\n", f);
 }
@@ -288,9 +249,10 @@ static void html_timeline(FILE *f, const struct ssa_result *r, const struct ssa_
     fputs("</svg>\n", f);
 }
 
-static void html_median_step(FILE *f, const struct ssa_result *r)
+static void html_median_step(FILE *f, const struct report_view *v)
 {
-    const struct ssa_step *st = report_median_step(r);
+    const struct ssa_result *r = v->r;
+    const struct ssa_step *st = v->median;
     if (!st || r->step_source == SSA_STEPS_NONE) return;
     fprintf(f, "<h3>Median step (step %" PRIu64 ", %.3f ms)</h3>\n", st->number,
             ms(st->end_ns - st->begin_ns));
@@ -310,19 +272,19 @@ static void html_median_step(FILE *f, const struct ssa_result *r)
     html_timeline(f, r, st);
 }
 
-static void html_findings(FILE *f, const struct ssa_result *r, const struct ssa_summary *s)
+static void html_findings(FILE *f, const struct report_view *v)
 {
-    struct ssa_findings fs;
-    report_findings(r, s, &fs);
+    const struct ssa_result *r = v->r;
+    const struct ssa_findings *fs = &v->f;
     fputs("<h3>Findings, ranked by estimated saving</h3>\n", f);
-    if (!fs.n) {
+    if (!fs->n) {
         fprintf(f, "<p>none above %.0f %% of the step%s</p>\n", SSA_FINDING_MIN_PCT,
                 r->step_source == SSA_STEPS_NONE ? " (no step markers: no per-step saving)" : "");
         return;
     }
     fputs("<ol>\n", f);
-    for (size_t i = 0; i < fs.n; i++) {
-        const struct ssa_finding *x = &fs.v[i];
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct ssa_finding *x = &fs->v[i];
         fprintf(f, "<li class=\"f %s\"><b>[%s] ", ssa_level_name(x->severity),
                 ssa_level_name(x->severity));
         html_escaped(f, x->title);
@@ -358,23 +320,97 @@ static void html_top_kernels(FILE *f, const struct ssa_result *r)
     fputs("</table>\n", f);
 }
 
-void report_html(FILE *f, const struct ssa_result *r, const struct report_opts *o)
+static void html_process(struct report_sink *k, const struct report_view *v)
 {
-    (void)o;
-    struct ssa_summary s;
-    ssa_summarize(r, &s);
+    FILE *f = k->f;
     fputs("<section>\n", f);
-    html_identity(f, r, &s);
-    report_env_html(f, r, o->verbose);
-    if (!s.steps) {
+    html_identity(f, v);
+    report_env_html(f, &v->env, k->o->verbose);
+    if (!v->s.steps) {
         fputs("<p>nothing to attribute: the trace has no timed records inside a step</p>\n"
               "</section>\n",
               f);
         return;
     }
-    html_breakdown(f, r, &s);
-    html_median_step(f, r);
-    html_findings(f, r, &s);
-    html_top_kernels(f, r);
+    html_breakdown(f, v->r, &v->s);
+    html_median_step(f, v);
+    html_findings(f, v);
+    html_top_kernels(f, v->r);
     fputs("</section>\n", f);
 }
+
+/* ---- stepscope diff ---- */
+
+static void html_diff_finding(FILE *f, const struct diff_pair *p)
+{
+    fprintf(f, "<tr><td><code>%s</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+               "<td>%s</td><td>", p->x->id, p->before, p->after, p->status);
+    html_escaped(f, p->x->title);
+    fputs("</td></tr>\n", f);
+}
+
+void report_html_diff(FILE *f, const struct diff_view *d)
+{
+    const struct diff_side *b = &d->b, *a = &d->a;
+    report_html_begin(f, "diff");
+    fputs("<h2><code>", f);
+    html_escaped(f, b->path);
+    fputs("</code> → <code>", f);
+    html_escaped(f, a->path);
+    fprintf(f, "</code></h2>\n<p><strong>%s</strong>: median step %.2f → %.2f ms (%.2fx; noise "
+               "±%.2f ms), mean %.2f → %.2f ms, GPU busy %.1f → %.1f %%</p>\n",
+            d->verdict, ms(b->s.median_ns), ms(a->s.median_ns), d->speedup_median,
+            d->noise_ms, ms(b->s.mean_ns), ms(a->s.mean_ns), b->s.gpu_busy_pct, a->s.gpu_busy_pct);
+    fputs("<table>\n<tr><th>category</th><th>before ms/step</th><th>after ms/step</th>"
+          "<th>change</th></tr>\n", f);
+    for (int c = 0; c < SSA_CAT_COUNT; c++) {
+        double x = b->s.cat_ms[c], y = a->s.cat_ms[c];
+        if (x >= 0.0005 || y >= 0.0005)
+            fprintf(f, "<tr><td>%s</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
+                       "<td class=\"n\">%+.3f</td></tr>\n", ssa_cat_name(c), x, y, y - x);
+    }
+    fputs("</table>\n<table>\n<tr><th>finding</th><th>before ms/step</th><th>after ms/step</th>"
+          "<th>status</th><th>title</th></tr>\n", f);
+    for (size_t i = 0; i < d->n_pairs; i++) html_diff_finding(f, &d->pairs[i]);
+    fputs("</table>\n", f);
+    report_html_end(f);
+}
+
+
+static void html_begin(struct report_sink *k)
+{
+    report_html_begin(k->f, k->d->title);
+}
+
+static void html_ranks(struct report_sink *k)
+{
+    report_ranks_html(k->f, k->d->job, k->d->rs, k->d->hidden);
+}
+
+static void html_unreadable(struct report_sink *k, const char *const *paths, size_t n)
+{
+    fprintf(k->f, "<section class=\"damaged\"><h2>Traces that could not be read</h2>\n"
+                  "<p>%zu of %zu (why: on stderr)</p>\n<ul>\n", n, k->d->n_inputs);
+    for (size_t i = 0; i < n; i++) {
+        fputs("<li><code>", k->f);
+        html_escaped(k->f, paths[i]);
+        fputs("</code></li>\n", k->f);
+    }
+    fputs("</ul>\n</section>\n", k->f);
+}
+
+static void html_end(struct report_sink *k)
+{
+    report_html_end(k->f);
+}
+
+
+const struct report_writer report_writer_html = {
+    .name = "html",
+    .begin = html_begin,
+    .ranks = html_ranks,
+    .process = html_process,
+    .unreadable = html_unreadable,
+    .end = html_end,
+    .diff = report_html_diff,
+};

@@ -2,9 +2,11 @@
  * report_json.c — `stepscope report --format json`: one object per trace, the schema of
  * docs/report-json.md (keys are only ever added within a version).
  */
+#include <math.h>
+
 #include "json_out.h"
 #include "report.h"
-#include "report_env.h"
+#include "report_diff.h"
 
 /* ---- JSON (docs/report-json.md) ---- */
 
@@ -54,11 +56,10 @@ static void json_process(struct json_out *j, const struct ssa_result *r)
 }
 
 /* Up to 10 of the slowest steps over SSA_OUTLIER_FACTOR x the median. */
-static void json_outliers(struct json_out *j, const struct ssa_result *r,
-                          const struct ssa_summary *s)
+static void json_outliers(struct json_out *j, const struct report_view *v)
 {
-    struct ssa_outlier o[10];
-    size_t n = ssa_outliers(r, s, o, 10);
+    const struct ssa_outlier *o = v->outliers;
+    size_t n = v->n_outliers;
     json_kv_u64(j, "outliers_total", n);
     json_key(j, "outliers");
     json_begin_array(j);
@@ -75,8 +76,10 @@ static void json_outliers(struct json_out *j, const struct ssa_result *r,
     json_end_array(j);
 }
 
-static void json_steps(struct json_out *j, const struct ssa_result *r, const struct ssa_summary *s)
+static void json_steps(struct json_out *j, const struct report_view *v)
 {
+    const struct ssa_result *r = v->r;
+    const struct ssa_summary *s = &v->s;
     json_key(j, "steps");
     json_begin_object(j);
     json_kv_string(j, "source", ssa_step_source_name(r->step_source));
@@ -97,7 +100,7 @@ static void json_steps(struct json_out *j, const struct ssa_result *r, const str
     json_kv_double(j, "p90_ms", ms(s->p90_ns));
     json_kv_double(j, "mean_ms", ms(s->mean_ns));
     json_kv_double(j, "steps_per_s", s->steps_per_s);
-    json_outliers(j, r, s);
+    json_outliers(j, v);
     json_end_object(j);
     json_key(j, "recording_cost");
     json_begin_object(j);
@@ -152,18 +155,12 @@ static void json_per_step_means(struct json_out *j, const struct ssa_summary *s)
     json_end_object(j);
 }
 
-static void json_findings(struct json_out *j, const struct ssa_result *r,
-                          const struct ssa_summary *s, int per_step)
+static void json_findings(struct json_out *j, const struct ssa_findings *f)
 {
-    struct ssa_findings f;
-    if (per_step)
-        ssa_find(r, s, &f);
-    else
-        f.n = 0; /* no steps, no per-step saving */
     json_key(j, "findings");
     json_begin_array(j);
-    for (size_t i = 0; i < f.n; i++) {
-        const struct ssa_finding *x = &f.v[i];
+    for (size_t i = 0; i < f->n; i++) {
+        const struct ssa_finding *x = &f->v[i];
         json_begin_object(j);
         json_kv_string(j, "id", x->id);
         json_kv_string(j, "title", x->title);
@@ -260,22 +257,142 @@ static void json_step_list(struct json_out *j, const struct ssa_result *r)
     json_end_array(j);
 }
 
-void report_json(struct json_out *j, const struct ssa_result *r, const struct report_opts *o)
+static void json_process_object(struct json_out *j, const struct report_view *v, int verbose)
 {
-    struct ssa_summary s;
-    ssa_summarize(r, &s);
+    const struct ssa_result *r = v->r;
     json_begin_object(j);
     json_kv_string(j, "schema", "stepscope.report");
     json_kv_u64(j, "version", 1);
     json_kv_string(j, "file", r->path);
     json_process(j, r);
-    json_steps(j, r, &s);
-    json_kv_string(j, "gpu_left_to", report_gpu_left_to(r)); /* null: the collector had it */
-    json_categories(j, &s, r->step_source != SSA_STEPS_NONE);
-    json_per_step_means(j, &s);
-    json_findings(j, r, &s, r->step_source != SSA_STEPS_NONE);
-    report_env_json(j, r);
+    json_steps(j, v);
+    json_kv_string(j, "gpu_left_to", v->gpu_left_to); /* null: the collector had it */
+    json_categories(j, &v->s, v->per_step);
+    json_per_step_means(j, &v->s);
+    json_findings(j, &v->f);
+    report_env_json(j, &v->env);
     json_top_kernels(j, r);
-    if (o->verbose) json_step_list(j, r);
+    if (verbose) json_step_list(j, r);
     json_end_object(j);
 }
+
+/* ---- stepscope diff ---- */
+
+static void json_diff_side(struct json_out *j, const char *key, const struct diff_side *x)
+{
+    json_key(j, key);
+    json_begin_object(j);
+    json_kv_string(j, "file", x->path);
+    json_kv_string(j, "step_source", ssa_step_source_name(x->r->step_source));
+    json_kv_u64(j, "steps", x->s.steps);
+    json_kv_double(j, "median_ms", ms(x->s.median_ns));
+    json_kv_double(j, "mean_ms", ms(x->s.mean_ns));
+    json_kv_double(j, "steps_per_s", x->s.steps_per_s);
+    json_kv_double(j, "gpu_busy_pct", x->s.gpu_busy_pct);
+    json_end_object(j);
+}
+
+static void json_diff_finding(struct json_out *j, const struct diff_pair *p)
+{
+    json_begin_object(j);
+    json_kv_string(j, "id", p->x->id);
+    json_kv_string(j, "title", p->x->title);
+    json_kv_string(j, "status", p->status);
+    json_kv_double(j, "before_saving_ms_per_step", p->bf ? p->bf->saving_ms : NAN);
+    json_kv_double(j, "after_saving_ms_per_step", p->af ? p->af->saving_ms : NAN);
+    json_end_object(j);
+}
+
+void report_json_diff(FILE *f, const struct diff_view *d)
+{
+    const struct diff_side *b = &d->b, *a = &d->a;
+    struct json_out j;
+    json_init(&j, f, 1);
+    json_begin_object(&j);
+    json_kv_string(&j, "schema", "stepscope.diff");
+    json_kv_u64(&j, "version", 1);
+    json_diff_side(&j, "before", &d->b);
+    json_diff_side(&j, "after", &d->a);
+    json_kv_double(&j, "speedup_median", d->speedup_median);
+    json_kv_double(&j, "speedup_mean", d->speedup_mean);
+    json_kv_string(&j, "verdict", d->verdict);
+    json_kv_double(&j, "noise_ms", d->noise_ms);
+    json_key(&j, "categories");
+    json_begin_array(&j);
+    for (int c = 0; c < SSA_CAT_COUNT; c++) {
+        json_begin_object(&j);
+        json_kv_string(&j, "name", ssa_cat_name(c));
+        json_kv_double(&j, "before_ms_per_step", b->s.cat_ms[c]);
+        json_kv_double(&j, "after_ms_per_step", a->s.cat_ms[c]);
+        json_kv_double(&j, "change_ms_per_step", a->s.cat_ms[c] - b->s.cat_ms[c]);
+        json_end_object(&j);
+    }
+    json_end_array(&j);
+    json_key(&j, "findings");
+    json_begin_array(&j);
+    for (size_t i = 0; i < d->n_pairs; i++) json_diff_finding(&j, &d->pairs[i]);
+    json_end_array(&j);
+    json_end_object(&j);
+    json_finish(&j);
+}
+
+
+/* ---- the writer: a job is {"schema": "stepscope.job", ..., "ranks": {...}, "processes":
+ * [...]}; several inputs are an array of report objects; one is the object alone ---- */
+
+static void json_w_begin(struct report_sink *k)
+{
+    json_init(&k->j, k->f, 1);
+    if (k->d->job->n < 2) return;
+    json_begin_object(&k->j);
+    json_kv_string(&k->j, "schema", "stepscope.job");
+    json_kv_u64(&k->j, "version", 1);
+}
+
+static void json_w_ranks(struct report_sink *k)
+{
+    json_key(&k->j, "ranks");
+    report_ranks_json(&k->j, k->d->job, k->d->rs);
+}
+
+static void json_w_sections(struct report_sink *k)
+{
+    if (k->d->job->n >= 2) json_key(&k->j, "processes");
+    if (k->d->as_array) json_begin_array(&k->j);
+}
+
+static void json_w_process(struct report_sink *k, const struct report_view *v)
+{
+    json_process_object(&k->j, v, k->o->verbose);
+}
+
+/* In the array, in the input's place; a lone input that cannot be read writes nothing. */
+static void json_w_unreadable(struct report_sink *k, const char *const *paths, size_t n)
+{
+    for (size_t i = 0; k->d->as_array && i < n; i++) {
+        json_begin_object(&k->j);
+        json_kv_string(&k->j, "file", paths[i]);
+        json_kv_string(&k->j, "error", "cannot read this file as a trace (see stderr)");
+        json_end_object(&k->j);
+    }
+}
+
+static void json_w_end(struct report_sink *k)
+{
+    if (k->d->as_array) json_end_array(&k->j);
+    if (k->d->job->n >= 2) json_end_object(&k->j);
+    if (k->d->as_array || k->d->n_sections) json_finish(&k->j);
+}
+
+
+const struct report_writer report_writer_json = {
+    .name = "json",
+    .all_inputs = 1,
+    .begin = json_w_begin,
+    .ranks = json_w_ranks,
+    .sections = json_w_sections,
+    .process = json_w_process,
+    .unreadable = json_w_unreadable,
+    .end = json_w_end,
+    .diff = report_json_diff,
+};

@@ -7,41 +7,16 @@
 #include <string.h>
 
 #include "report.h"
-#include "report_env.h"
+#include "report_diff.h"
 #include "text_esc.h"
 
-void md_escaped(FILE *f, const char *s)
+static void md_headline(FILE *f, const struct report_view *v)
 {
-    if (!s) {
-        fputc('-', f);
-        return;
-    }
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        size_t len = utf8_decode(p + i, n - i, &cp);
-        const char *e = html_entity(cp); /* Markdown renders inline HTML */
-        if (e)
-            fputs(e, f);
-        else if (cp < 0x80 && strchr("\\`*_[]|#~!", (int)cp))
-            fprintf(f, "\\%c", (char)cp);
-        else if (cp == UTF8_INVALID)
-            fputs("\xEF\xBF\xBD", f);
-        else if (text_cp_is_unsafe(cp))
-            fputc(' ', f);
-        else
-            fwrite(p + i, 1, len, f);
-        i += len;
-    }
-}
-
-static void md_headline(FILE *f, const struct ssa_result *r, const struct ssa_summary *s)
-{
-    char damage[256];
+    const struct ssa_result *r = v->r;
+    const struct ssa_summary *s = &v->s;
     fputs("## stepscope report: ", f);
     md_escaped(f, r->path);
-    if (report_damage_text(r, damage, sizeof damage)) fprintf(f, "\n\n> **DAMAGED trace**: %s", damage);
+    if (v->damaged) fprintf(f, "\n\n> **DAMAGED trace**: %s", v->damage);
     fprintf(f, "\n\n- **process**: pid %" PRIu32, r->pid);
     if (r->rank >= 0 && r->world_size > 0)
         fprintf(f, ", rank %" PRId32 "/%" PRId32, r->rank, r->world_size);
@@ -66,22 +41,20 @@ static void md_headline(FILE *f, const struct ssa_result *r, const struct ssa_su
                 "- **step time**: median %.2f ms, p10 %.2f, p90 %.2f, mean %.2f; "
                 "%.2f steps/s\n",
                 ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
-    char rec[256];
-    if (report_rec_cost_text(s, rec, sizeof rec)) fprintf(f, "- **recording**: %s\n", rec);
+    if (v->has_rec_cost) fprintf(f, "- **recording**: %s\n", v->rec_cost);
     if (s->host_ahead)
         fprintf(f,
                 "- **caution**: the GPU ran behind the host (%.1f launches, %.1f GPU operations "
                 "per step): these step times understate the training step\n",
                 s->launches_per_step, s->gpu_ops_per_step);
-    const char *left_to = report_gpu_left_to(r);
-    if (left_to) {
+    if (v->gpu_left_to) {
         fputs("- **GPU busy**: not recorded: GPU activity was left to another tool (", f);
-        md_escaped(f, left_to);
+        md_escaped(f, v->gpu_left_to);
         fputs(")\n", f);
         return;
     }
     fprintf(f, "- **GPU busy**: %.1f %%%s\n", s->gpu_busy_pct,
-            report_has_gpu(r) ? "" : " (no GPU activity recorded: every instant is GPU idle)");
+            v->has_gpu ? "" : " (no GPU activity recorded: every instant is GPU idle)");
 }
 
 static void md_breakdown(FILE *f, const struct ssa_result *r, const struct ssa_summary *s)
@@ -100,15 +73,12 @@ static void md_breakdown(FILE *f, const struct ssa_result *r, const struct ssa_s
     fprintf(f, "| **total** | %.3f | 100.0 | |\n", per_step ? ms(s->mean_ns) : ms(s->total_ns));
 }
 
-static void md_findings(FILE *f, const struct ssa_result *r, const struct ssa_summary *s,
-                        int verbose)
+static void md_findings(FILE *f, const struct ssa_findings *fs, int verbose)
 {
-    struct ssa_findings fs;
-    report_findings(r, s, &fs);
     fputs("\n### Findings, ranked by estimated saving\n\n", f);
-    if (!fs.n) fprintf(f, "None above %.0f %% of the step.\n", SSA_FINDING_MIN_PCT);
-    for (size_t i = 0; i < fs.n; i++) {
-        const struct ssa_finding *x = &fs.v[i];
+    if (!fs->n) fprintf(f, "None above %.0f %% of the step.\n", SSA_FINDING_MIN_PCT);
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct ssa_finding *x = &fs->v[i];
         fprintf(f, "%zu. **[%s] ", i + 1, ssa_level_name(x->severity));
         md_escaped(f, x->title);
         fprintf(f, "**: saves ~%.2f ms/step (%.0f %%, %.2fx), confidence %s  \n   Evidence: ",
@@ -124,17 +94,85 @@ static void md_findings(FILE *f, const struct ssa_result *r, const struct ssa_su
     }
 }
 
-void report_md(FILE *f, const struct ssa_result *r, const struct report_opts *o)
+static void md_process(struct report_sink *k, const struct report_view *v)
 {
-    struct ssa_summary s;
-    ssa_summarize(r, &s);
-    md_headline(f, r, &s);
-    report_env_md(f, r, o->verbose);
-    if (!s.steps) {
+    FILE *f = k->f;
+    md_headline(f, v);
+    report_env_md(f, &v->env, k->o->verbose);
+    if (!v->s.steps) {
         fputs("\nNothing to attribute: the trace has no timed records inside a step.\n\n", f);
         return;
     }
-    md_breakdown(f, r, &s);
-    md_findings(f, r, &s, o->verbose);
+    md_breakdown(f, v->r, &v->s);
+    md_findings(f, &v->f, k->o->verbose);
     fputc('\n', f);
 }
+
+/* ---- stepscope diff ---- */
+
+static void md_diff_finding(FILE *f, const struct diff_pair *p)
+{
+    fprintf(f, "| `%s` | %s | %s | %s | ", p->x->id, p->before, p->after, p->status);
+    md_escaped(f, p->x->title);
+    fputs(" |\n", f);
+}
+
+void report_md_diff(FILE *f, const struct diff_view *d)
+{
+    const struct diff_side *b = &d->b, *a = &d->a;
+    fputs("## stepscope diff: ", f);
+    md_escaped(f, b->path);
+    fputs(" → ", f);
+    md_escaped(f, a->path);
+    fprintf(f, "\n\n**%s**: median step %.2f → %.2f ms (%.2fx; noise ±%.2f ms), mean %.2f → "
+               "%.2f ms, GPU busy %.1f → %.1f %%, %zu → %zu steps\n\n",
+            d->verdict, ms(b->s.median_ns), ms(a->s.median_ns), d->speedup_median,
+            d->noise_ms, ms(b->s.mean_ns), ms(a->s.mean_ns), b->s.gpu_busy_pct, a->s.gpu_busy_pct,
+            b->s.steps, a->s.steps);
+    fputs("| category | before ms/step | after ms/step | change |\n|---|---:|---:|---:|\n", f);
+    for (int c = 0; c < SSA_CAT_COUNT; c++) {
+        double x = b->s.cat_ms[c], y = a->s.cat_ms[c];
+        if (x >= 0.0005 || y >= 0.0005)
+            fprintf(f, "| %s | %.3f | %.3f | %+.3f |\n", ssa_cat_name(c), x, y, y - x);
+    }
+    if (!d->n_pairs) {
+        fputs("\nNo finding in either trace.\n", f);
+        return;
+    }
+    fputs("\n| finding | before ms/step | after ms/step | status | title |\n"
+          "|---|---:|---:|---|---|\n", f);
+    for (size_t i = 0; i < d->n_pairs; i++) md_diff_finding(f, &d->pairs[i]);
+}
+
+
+static void md_begin(struct report_sink *k)
+{
+    size_t n = k->d->n_sections + k->d->hidden;
+    if (n > 1) fprintf(k->f, "# stepscope report: %zu processes\n\n", n);
+}
+
+static void md_ranks(struct report_sink *k)
+{
+    report_ranks_md(k->f, k->d->job, k->d->rs, k->d->hidden);
+}
+
+static void md_unreadable(struct report_sink *k, const char *const *paths, size_t n)
+{
+    fprintf(k->f, "## Traces that could not be read\n\n%zu of %zu (why: on stderr):\n\n", n,
+            k->d->n_inputs);
+    for (size_t i = 0; i < n; i++) {
+        fputs("- ", k->f);
+        md_escaped(k->f, paths[i]);
+        fputc('\n', k->f);
+    }
+}
+
+
+const struct report_writer report_writer_md = {
+    .name = "md",
+    .begin = md_begin,
+    .ranks = md_ranks,
+    .process = md_process,
+    .unreadable = md_unreadable,
+    .diff = report_md_diff,
+};

@@ -15,6 +15,7 @@
 
 #include "json_out.h"
 #include "report.h"
+#include "text_esc.h"
 
 #define RANKS_EDGE 5
 

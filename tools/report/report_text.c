@@ -7,12 +7,9 @@
 #include <string.h>
 
 #include "report.h"
-#include "report_env.h"
+#include "report_diff.h"
 #include "text_esc.h"
 
-/* The stream of the report being written: report_text() sets it, the helpers below use it
- * (one report at a time; the CLI is single-threaded). */
-static FILE *out;
 
 #define BAR_WIDTH 64
 #define SMALL_CAT_PCT 0.5 /* without -v, rows below this share are summed in one */
@@ -25,7 +22,7 @@ static const int cat_color[SSA_CAT_COUNT] = {42, 43, 46, 45, 44,  44,  47,  45, 
 
 /* ---- text ---- */
 
-static void text_escaped(const char *s)
+static void text_escaped(FILE *out, const char *s)
 {
     if (s)
         text_write_escaped(out, s, strlen(s), 1);
@@ -33,11 +30,14 @@ static void text_escaped(const char *s)
         fputs("-", out);
 }
 
+static void text_wrapped(FILE *out, const char *label, const char *text);
+
 #define TEXT_WIDTH 80
 #define TEXT_LABEL 13 /* "  command    " */
 
-static void text_identity(const struct ssa_result *r)
+static void text_identity(FILE *out, const struct report_view *v)
 {
+    const struct ssa_result *r = v->r;
     char shown[1024];
     fprintf(out, "stepscope report: %s",
             text_elide_path(shown, sizeof shown, r->path, TEXT_WIDTH - 18));
@@ -47,7 +47,7 @@ static void text_identity(const struct ssa_result *r)
     fprintf(out, ", %" PRIu32 " device%s", r->n_devices, r->n_devices == 1 ? "" : "s");
     if (r->device_name) {
         fprintf(out, ", first ");
-        text_escaped(r->device_name);
+        text_escaped(out, r->device_name);
     }
     if (r->cmdline)
         fprintf(out, "\n  command    \"%s\"",
@@ -58,22 +58,22 @@ static void text_identity(const struct ssa_result *r)
     char trace[512];
     snprintf(trace, sizeof trace, "%s; %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64
              " copies", r->state_line, r->records, r->kernels, r->memcpys);
-    report_text_wrapped(out, "  trace      ", trace);
-    if (report_damage_text(r, trace, sizeof trace)) report_text_wrapped(out, "  DAMAGED    ", trace);
+    text_wrapped(out, "  trace      ", trace);
+    if (v->damaged) text_wrapped(out, "  DAMAGED    ", v->damage);
     if (r->problems) {
         snprintf(trace, sizeof trace, "%" PRIu64 " problems, first: %s", r->problems,
                  r->first_problem);
-        report_text_wrapped(out, "  damage     ", trace);
+        text_wrapped(out, "  damage     ", trace);
     }
     if (r->dropped)
         fprintf(out, "  dropped    %" PRIu64 " records lost while recording\n", r->dropped);
 }
 
 /* The slowest steps over SSA_OUTLIER_FACTOR x the median, and the category that grew. */
-static void print_outliers(const struct ssa_result *r, const struct ssa_summary *s)
+static void print_outliers(FILE *out, const struct report_view *v)
 {
-    struct ssa_outlier o[3];
-    size_t n = ssa_outliers(r, s, o, 3);
+    const struct ssa_outlier *o = v->outliers;
+    size_t n = v->n_outliers;
     if (!n) return;
     fprintf(out, "  outliers   %zu step%s over %.1fx the median:", n, n == 1 ? "" : "s",
             SSA_OUTLIER_FACTOR);
@@ -84,8 +84,10 @@ static void print_outliers(const struct ssa_result *r, const struct ssa_summary 
     fprintf(out, "\n");
 }
 
-static void text_steps_line(const struct ssa_result *r, const struct ssa_summary *s)
+static void text_steps_line(FILE *out, const struct report_view *v)
 {
+    const struct ssa_result *r = v->r;
+    const struct ssa_summary *s = &v->s;
     if (r->step_source == SSA_STEPS_NONE) {
         fprintf(out, "  steps      no step markers: whole trace as one interval (%.1f ms)\n",
                 ms(s->total_ns));
@@ -123,8 +125,7 @@ static void text_steps_line(const struct ssa_result *r, const struct ssa_summary
     if (!s->steps) return;
     fprintf(out, "  step time  median %.2f ms  p10 %.2f  p90 %.2f  mean %.2f  %.2f steps/s\n",
             ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
-    char rec[256];
-    if (report_rec_cost_text(s, rec, sizeof rec)) report_text_wrapped(out, "  recording  ", rec);
+    if (v->has_rec_cost) text_wrapped(out, "  recording  ", v->rec_cost);
     if (s->host_ahead)
         fprintf(out,
                 "  caution    the GPU ran behind the host: of %.1f launches per step, %.1f "
@@ -134,7 +135,7 @@ static void text_steps_line(const struct ssa_result *r, const struct ssa_summary
                 "window that ends with a sync\n",
                 s->launches_per_step, s->gpu_ops_per_step,
                 100.0 * s->gpu_ops_per_step / s->launches_per_step);
-    print_outliers(r, s);
+    print_outliers(out, v);
 }
 
 /* Largest-remainder rounding of the percentages to BAR_WIDTH cells. */
@@ -156,7 +157,7 @@ static void bar_cells(const struct ssa_summary *s, int cells[SSA_CAT_COUNT])
     }
 }
 
-static void text_bar(const struct ssa_summary *s, int color)
+static void text_bar(FILE *out, const struct ssa_summary *s, int color)
 {
     int cells[SSA_CAT_COUNT];
     bar_cells(s, cells);
@@ -180,7 +181,7 @@ static void text_bar(const struct ssa_summary *s, int color)
     fprintf(out, "\n");
 }
 
-static void text_categories(const struct ssa_summary *s, int per_step, int verbose)
+static void text_categories(FILE *out, const struct ssa_summary *s, int per_step, int verbose)
 {
     int order[SSA_CAT_COUNT];
     for (int c = 0; c < SSA_CAT_COUNT; c++)
@@ -212,7 +213,7 @@ static void text_categories(const struct ssa_summary *s, int per_step, int verbo
 }
 
 /* Kernel time by class (-v only: the breakdown above already splits compute by class). */
-static void text_kernels(const struct ssa_summary *s, int per_step)
+static void text_kernels(FILE *out, const struct ssa_summary *s, int per_step)
 {
     const char *unit = per_step ? "ms/step" : "ms";
     double k = per_step ? 1.0 : (double)s->steps;
@@ -230,7 +231,7 @@ static void text_kernels(const struct ssa_summary *s, int per_step)
     fprintf(out, "%s\n", any ? "" : " none");
 }
 
-static void text_counts(const struct ssa_summary *s, int per_step, int verbose)
+static void text_counts(FILE *out, const struct ssa_summary *s, int per_step, int verbose)
 {
     if (!per_step) return;
     fprintf(out,
@@ -240,7 +241,7 @@ static void text_counts(const struct ssa_summary *s, int per_step, int verbose)
             s->h2d_mib_per_step, s->pageable_h2d_mib_per_step);
 }
 
-static void text_top_kernels(const struct ssa_result *r)
+static void text_top_kernels(FILE *out, const struct ssa_result *r)
 {
     fprintf(out, "\n  top kernels (whole trace)\n");
     for (size_t i = 0; i < r->n_knames && i < TOP_KERNELS; i++) {
@@ -261,7 +262,7 @@ static int top_cat_of(const struct ssa_step *st)
     return best;
 }
 
-static void text_step_table(const struct ssa_result *r)
+static void text_step_table(FILE *out, const struct ssa_result *r)
 {
     if (r->step_source == SSA_STEPS_NONE || !r->steps) return;
     fprintf(out, "\n  %8s %10s %7s %-20s %8s %8s\n", "step", "ms", "busy%", "largest", "kernels",
@@ -281,7 +282,7 @@ static void text_step_table(const struct ssa_result *r)
 #define WRAP_COL 78
 
 /* Prints label then text, word-wrapped at WRAP_COL with continuation lines under the text. */
-static void text_wrapped(const char *label, const char *text)
+static void text_wrapped(FILE *out, const char *label, const char *text)
 {
     int indent = (int)strlen(label), col = indent;
     fputs(label, out);
@@ -303,60 +304,166 @@ static void text_wrapped(const char *label, const char *text)
 
 void report_text_wrapped(FILE *f, const char *label, const char *text)
 {
-    out = f;
-    text_wrapped(label, text);
+    text_wrapped(f, label, text);
 }
 
 /* Ranked findings: title, saving, evidence, the fix (src/analysis/ssa_findings.c). */
-static void text_findings(const struct ssa_result *r, const struct ssa_summary *s, int verbose)
+static void text_findings(FILE *out, const struct ssa_findings *f, int verbose)
 {
-    struct ssa_findings f;
-    ssa_find(r, s, &f);
-    if (!f.n) {
+    if (!f->n) {
         fprintf(out, "\n  findings   none above %.0f %% of the step\n", SSA_FINDING_MIN_PCT);
         return;
     }
     fprintf(out, "\n  findings, ranked by estimated saving\n");
-    size_t shown = verbose || f.n <= TEXT_FINDINGS ? f.n : TEXT_FINDINGS;
+    size_t shown = verbose || f->n <= TEXT_FINDINGS ? f->n : TEXT_FINDINGS;
     for (size_t i = 0; i < shown; i++) {
-        const struct ssa_finding *x = &f.v[i];
+        const struct ssa_finding *x = &f->v[i];
         fprintf(out, "  %zu. [%s] %s\n     saves ~%.2f ms/step (%.0f %%, %.2fx), confidence %s\n",
                 i + 1, ssa_level_name(x->severity), x->title, x->saving_ms, x->saving_pct,
                 x->speedup, ssa_level_name(x->confidence));
-        text_wrapped("     evidence: ", x->evidence);
-        if (verbose) text_wrapped("     estimate: ", x->estimate);
-        text_wrapped("     fix:      ", x->fix);
+        text_wrapped(out, "     evidence: ", x->evidence);
+        if (verbose) text_wrapped(out, "     estimate: ", x->estimate);
+        text_wrapped(out, "     fix:      ", x->fix);
     }
-    if (shown < f.n) fprintf(out, "  (%zu more with -v)\n", f.n - shown);
+    if (shown < f->n) fprintf(out, "  (%zu more with -v)\n", f->n - shown);
 }
 
-void report_text(FILE *f, const struct ssa_result *r, const struct report_opts *o)
+/* What stands before the breakdown: whose GPU activity this is. */
+static void text_gpu_note(FILE *out, const struct report_view *v)
 {
-    out = f;
-    struct ssa_summary s;
-    ssa_summarize(r, &s);
-    text_identity(r);
-    report_env_text(out, r, o->verbose);
-    text_steps_line(r, &s);
-    if (!s.steps) {
+    char esc[256];
+    if (v->gpu_left_to)
+        fprintf(out, "  GPU activity was left to another tool (%s): not recorded here, so the "
+                     "breakdown is host time, not GPU idle\n",
+                text_escape_to(esc, sizeof esc, v->gpu_left_to));
+    else if (!v->has_gpu)
+        fprintf(out, "  no GPU activity recorded: every instant counts as GPU idle\n");
+}
+
+static void text_section(FILE *out, const struct report_view *v, const struct report_opts *o)
+{
+    const struct ssa_summary *s = &v->s;
+    text_identity(out, v);
+    report_env_text(out, &v->env, o->verbose);
+    text_steps_line(out, v);
+    if (!s->steps) {
         fprintf(out, "  nothing to attribute: the trace has no timed records inside a step\n");
         return;
     }
-    int per_step = r->step_source != SSA_STEPS_NONE;
-    const char *left_to = report_gpu_left_to(r);
-    char esc[256];
-    if (left_to)
-        fprintf(out, "  GPU activity was left to another tool (%s): not recorded here, so the "
-                     "breakdown is host time, not GPU idle\n",
-                text_escape_to(esc, sizeof esc, left_to));
-    else if (r->kernels == 0 && r->memcpys == 0 && r->memsets == 0)
-        fprintf(out, "  no GPU activity recorded: every instant counts as GPU idle\n");
-    text_bar(&s, o->color);
-    text_categories(&s, per_step, o->verbose);
-    if (o->verbose) text_kernels(&s, per_step);
-    text_counts(&s, per_step, o->verbose);
-    if (per_step) text_findings(r, &s, o->verbose);
+    text_gpu_note(out, v);
+    text_bar(out, s, o->color);
+    text_categories(out, s, v->per_step, o->verbose);
+    if (o->verbose) text_kernels(out, s, v->per_step);
+    text_counts(out, s, v->per_step, o->verbose);
+    if (v->per_step) text_findings(out, &v->f, o->verbose);
     if (!o->verbose) return;
-    text_top_kernels(r);
-    text_step_table(r);
+    text_top_kernels(out, v->r);
+    text_step_table(out, v->r);
 }
+
+void report_text_one(FILE *f, const struct ssa_result *r, const struct report_opts *o)
+{
+    struct report_view v;
+    report_view_build(&v, r, NULL);
+    text_section(f, &v, o);
+}
+
+/* ---- stepscope diff ---- */
+
+static void diff_side_note(FILE *f, const struct diff_side *x, const char *which)
+{
+    if (x->r->step_source == SSA_STEPS_NONE)
+        fprintf(f, "  note: %s has no step markers: its whole trace counts as one step\n", which);
+}
+
+static void diff_headline(FILE *f, const struct diff_view *d)
+{
+    const struct diff_side *b = &d->b, *a = &d->a;
+    char shown[2][512];
+    text_escape_to(shown[0], sizeof shown[0], b->path);
+    text_escape_to(shown[1], sizeof shown[1], a->path);
+    fprintf(f, "stepscope diff: %s -> %s\n", shown[0], shown[1]);
+    diff_side_note(f, b, "before");
+    diff_side_note(f, a, "after");
+    fprintf(f, "  steps      %zu -> %zu analysed\n", b->s.steps, a->s.steps);
+    fprintf(f, "  step time  median %.2f -> %.2f ms  (%.2fx, %s: noise +-%.2f ms)\n",
+            ms(b->s.median_ns), ms(a->s.median_ns), d->speedup_median,
+            d->verdict, d->noise_ms);
+    fprintf(f, "             mean   %.2f -> %.2f ms  (%.2fx), %.2f -> %.2f steps/s\n",
+            ms(b->s.mean_ns), ms(a->s.mean_ns), d->speedup_mean,
+            b->s.steps_per_s, a->s.steps_per_s);
+    fprintf(f, "  GPU busy   %.1f -> %.1f %%\n", b->s.gpu_busy_pct, a->s.gpu_busy_pct);
+}
+
+static void diff_categories(FILE *f, const struct diff_view *d)
+{
+    const struct diff_side *b = &d->b, *a = &d->a;
+    fprintf(f, "\n  %-20s %10s %10s %10s   (ms/step)\n", "category", "before", "after", "change");
+    for (int c = 0; c < SSA_CAT_COUNT; c++) {
+        double x = b->s.cat_ms[c], y = a->s.cat_ms[c];
+        if (x < 0.0005 && y < 0.0005) continue; /* both print as 0.000 */
+        fprintf(f, "  %-20s %10.3f %10.3f %+10.3f\n", ssa_cat_name(c), x, y, y - x);
+    }
+    fprintf(f, "  %-20s %10.3f %10.3f %+10.3f\n", "total", ms(b->s.mean_ns), ms(a->s.mean_ns),
+            ms(a->s.mean_ns) - ms(b->s.mean_ns));
+}
+
+static void diff_one_finding(FILE *f, const struct diff_pair *p)
+{
+    fprintf(f, "  %-20s %10s %10s  %-9s %s\n", p->x->id, p->before, p->after, p->status,
+            p->x->title);
+}
+
+static void diff_findings(FILE *f, const struct diff_view *d)
+{
+    if (!d->n_pairs) {
+        fprintf(f, "\n  findings   none in either trace\n");
+        return;
+    }
+    fprintf(f, "\n  %-20s %10s %10s  %-9s (estimated saving, ms/step)\n", "finding", "before",
+            "after", "status");
+    for (size_t i = 0; i < d->n_pairs; i++) diff_one_finding(f, &d->pairs[i]);
+}
+
+void report_text_diff(FILE *f, const struct diff_view *d)
+{
+    diff_headline(f, d);
+    diff_categories(f, d);
+    diff_findings(f, d);
+}
+
+
+/* ---- the writer ---- */
+
+static void text_process(struct report_sink *k, const struct report_view *v)
+{
+    if (k->index) fputc('\n', k->f);
+    text_section(k->f, v, k->o);
+}
+
+static void text_ranks(struct report_sink *k)
+{
+    report_ranks_text(k->f, k->d->job, k->d->rs, k->d->hidden);
+}
+
+/* The traces that could not be read, in the report itself: output that looks complete must
+ * not hide a missing rank. The reasons went to stderr. */
+static void text_unreadable(struct report_sink *k, const char *const *paths, size_t n)
+{
+    fprintf(k->f, "\n  unreadable %zu of %zu traces could not be read (why: on stderr):\n", n,
+            k->d->n_inputs);
+    for (size_t i = 0; i < n; i++) {
+        fputs("             ", k->f);
+        text_write_escaped(k->f, paths[i], strlen(paths[i]), 0);
+        fputc('\n', k->f);
+    }
+}
+
+
+const struct report_writer report_writer_text = {
+    .name = "text",
+    .ranks = text_ranks,
+    .process = text_process,
+    .unreadable = text_unreadable,
+    .diff = report_text_diff,
+};

@@ -1,0 +1,94 @@
+/* report_view.c — the one place the report computes what it shows; see report_view.h. */
+#include "report_view.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Every check of the table judged on r's facts, in table order. */
+static void judge_env(const struct ssa_result *r, struct report_env *b)
+{
+    struct ssa_env_facts f;
+    ssa_env_facts_of(r, &f);
+    memset(b, 0, sizeof *b);
+    for (size_t i = 0; i < ssa_env_n_checks && i < SSA_ENV_MAX_CHECKS; i++) {
+        ssa_env_checks[i].judge(&f, &b->v[i]);
+        b->counts[b->v[i].status]++;
+        b->n++;
+    }
+    b->recorded = (size_t)b->counts[SSA_ENV_SKIP] < b->n;
+}
+
+/* The other tool's injection library that `record` left in place, or "another CUPTI
+ * client"; NULL when the collector had CUPTI. */
+static const char *gpu_left_to(const struct ssa_result *r)
+{
+    struct ssa_env_facts f;
+    ssa_env_facts_of(r, &f);
+    const char *lib = ssa_env_get(&f, "collector.foreign_cuda_injection");
+    if (lib && *lib) return lib;
+    const char *conflict = ssa_env_get(&f, "cupti.conflict");
+    return conflict && strcmp(conflict, "0") != 0 ? "another CUPTI client" : NULL;
+}
+
+/* The step of median duration among the steady steps: the timeline step when the analysis
+ * kept one (SSA_TIMELINE, either mode), else searched in full mode. */
+static const struct ssa_step *median_step(const struct ssa_result *r, const struct ssa_summary *s)
+{
+    size_t ts = r->timeline_step;
+    if (ts && !r->briefs[ts - 1].warmup) return r->steps ? &r->steps[ts - 1] : &r->timeline_full;
+    if (!r->steps) return NULL; /* compact analysis: per-step categories not kept */
+    const struct ssa_step *best = NULL;
+    uint64_t best_diff = UINT64_MAX;
+    for (size_t i = 0; i < r->n_steps && s->steps; i++) {
+        const struct ssa_step *st = &r->steps[i];
+        if (st->warmup) continue;
+        uint64_t d = st->end_ns - st->begin_ns;
+        uint64_t diff = d > s->median_ns ? d - s->median_ns : s->median_ns - d;
+        if (diff < best_diff) best = st, best_diff = diff;
+    }
+    return best;
+}
+
+static int rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
+{
+    if (s->rec_basis == SSA_REC_NONE || s->rec_cost_ms < 0.005) return 0;
+    snprintf(buf, size, "~%.2f ms/step is stepscope's own cost (%.1f us/launch, %s)",
+             s->rec_cost_ms, s->rec_us_per_launch, ssa_rec_basis_name(s->rec_basis));
+    return 1;
+}
+
+static int damage_text(const struct ssa_result *r, char *buf, size_t size)
+{
+    const struct sst_damage *d = &r->damage;
+    if (!d->damaged) return 0;
+    if (d->records_expected)
+        snprintf(buf, size,
+                 "only %" PRIu64 " of the %" PRIu64 " records (%.1f %%) could be read: the "
+                 "numbers are of what was left",
+                 d->records_read, d->records_expected, 100.0 * d->read_fraction);
+    else
+        snprintf(buf, size,
+                 "only %" PRIu32 " of at least %" PRIu32 " chunks could be read: the numbers "
+                 "are of what was left",
+                 d->chunks_read, d->chunks_expected);
+    return 1;
+}
+
+void report_view_build(struct report_view *v, const struct ssa_result *r,
+                       const struct ssa_peer *peer)
+{
+    memset(v, 0, sizeof *v);
+    v->r = r;
+    ssa_summarize(r, &v->s);
+    v->per_step = r->step_source != SSA_STEPS_NONE;
+    v->peer = peer ? *peer : (struct ssa_peer){0, -1, 0};
+    if (v->per_step) ssa_find(r, &v->s, &v->peer, &v->f); /* no steps, no per-step saving */
+    judge_env(r, &v->env);
+    v->n_outliers = ssa_outliers(r, &v->s, v->outliers, REPORT_OUTLIERS);
+    v->median = median_step(r, &v->s);
+    v->gpu_left_to = gpu_left_to(r);
+    v->has_gpu = r->kernels + r->memcpys + r->memsets > 0;
+    v->has_rec_cost = rec_cost_text(&v->s, v->rec_cost, sizeof v->rec_cost);
+    v->damaged = damage_text(r, v->damage, sizeof v->damage);
+}

@@ -1,0 +1,51 @@
+/*
+ * report_view.h — what a report shows of one trace, computed once (report_view_build) from
+ * the analysis result; every writer (text, json, md, html: the writer table of report.h)
+ * takes it const and computes nothing of its own. Writers read the view's numbers and the
+ * analysis's constant name tables (ssa_cat_name and the like); no other ssa_ function.
+ */
+#ifndef REPORT_VIEW_H
+#define REPORT_VIEW_H
+
+#include <stddef.h>
+
+#include "analysis/ssa.h"
+#include "analysis/ssa_env.h"
+
+#define REPORT_OUTLIERS 10 /* kept in the view; the text report shows the first 3 */
+
+/* The environment checks of `stepscope doctor` judged on the trace's record. */
+struct report_env {
+    size_t n;
+    int counts[SSA_ENV_N_STATUS];
+    int recorded; /* some check found its facts in the trace */
+    struct ssa_env_verdict v[SSA_ENV_MAX_CHECKS];
+};
+
+struct report_view {
+    const struct ssa_result *r; /* borrowed: the analysis of the trace */
+    struct ssa_summary s;
+    int per_step;               /* the steps came from markers or periodicity (not one
+                                 * interval): times per step, findings */
+    struct ssa_findings f;      /* ranked; none without steps */
+    struct ssa_peer peer;       /* where the trace stands in its job (known 0: alone) */
+    struct report_env env;
+    struct ssa_outlier outliers[REPORT_OUTLIERS]; /* the slowest first */
+    size_t n_outliers;                             /* steady steps over 1.5x the median (all of
+                                                    * them: outliers holds the first ones) */
+    const struct ssa_step *median; /* the steady step of median length, NULL when not kept */
+    const char *gpu_left_to; /* who had the GPU activity, NULL: the collector (from the trace:
+                              * escape it) */
+    int has_gpu;             /* any kernel, copy or memset recorded */
+    int has_rec_cost;        /* rec_cost: the sentence on stepscope's own cost */
+    char rec_cost[256];
+    int damaged;             /* damage: the sentence on what was lost */
+    char damage[256];
+};
+
+/* Fills v from r (and its peer in a multi-rank job, NULL when reported alone). v borrows r,
+ * which must outlive it; nothing is allocated. */
+void report_view_build(struct report_view *v, const struct ssa_result *r,
+                       const struct ssa_peer *peer);
+
+#endif
