@@ -13,9 +13,10 @@
  *
  * The verbs run in a sandbox folder (cwd) holding the fixtures of k_fixtures below: traces,
  * a Kineto JSON, an nsys SQLite export, and the things an output or input may meet (a
- * read-only file, a FIFO with no reader or writer, symbolic links: followed, dangling, a loop,
- * one to an input). A fixture a verb replaced, wrote or chmod-ed is made again before the
- * next input, so every input meets the same sandbox.
+ * read-only file, another user's file, a default output name already taken, a FIFO with no
+ * reader or writer, character devices, symbolic links: followed, dangling, a loop, one to an
+ * input). A fixture a verb replaced, wrote or chmod-ed is made again before the next input,
+ * so every input meets the same sandbox.
  * Safety of the fuzzing machine: '/' in an argument becomes '_', so every path an argument
  * names lies in the sandbox (cwd is two levels below a private mkdtemp folder, so ".." is
  * that folder and holds only bin/); links point inside the sandbox; files the verbs create
@@ -36,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "interop/ssi.h"
@@ -84,15 +86,17 @@ static const char k_kineto[] =
     "\"tid\": 7, \"ts\": 1520.0, \"dur\": 400.0, \"args\": {\"device\": 0, \"stream\": 7, "
     "\"correlation\": 21}}]}\n";
 
-enum fx_kind { FX_FILE, FX_LINK, FX_FIFO };
+enum fx_kind { FX_FILE, FX_LINK, FX_FIFO, FX_CHR };
 
 /* src: a file of the seed folder, "=TEXT" (the bytes of TEXT), "0N" (N zero bytes), or
- * "nsys:NAME" (the nsys SQLite export of fixture NAME); for a link, its target. */
+ * "nsys:NAME" (the nsys SQLite export of fixture NAME); for a link, its target; for a
+ * character device, "MAJOR:MINOR". uid: the owner, when not 0 (made so only as root). */
 struct fixture {
     const char *name;
     enum fx_kind kind;
     mode_t mode;
     const char *src;
+    uid_t uid;
     unsigned char *data; /* FX_FILE: the bytes, kept to make it again */
     size_t size;
     struct stat st; /* as made: any other inode, mode, size or ctime means it was touched */
@@ -102,19 +106,29 @@ struct fixture {
     {                                                                                              \
         .name = n, .kind = k, .mode = m, .src = s                                                  \
     }
+#define FX_OWNED(n, m, s, u)                                                                       \
+    {                                                                                              \
+        .name = n, .kind = FX_FILE, .mode = m, .src = s, .uid = u                                  \
+    }
 static struct fixture k_fixtures[] = {
     FX("t.sstrace", FX_FILE, 0600, "synthetic-small.sstrace.r300"), /* uncompressed prefix */
     FX("h.sstrace", FX_FILE, 0600, "hostile.sstrace"), /* tests/report/mk_hostile.c, if built */
     FX("z.sstrace", FX_FILE, 0600, "h200-cnn-launchbound.sstrace.head"), /* zstd, cut at 4 KiB */
-    FX("k.json", FX_FILE, 0600, "=kineto"),
-    FX("n.sqlite", FX_FILE, 0600, "nsys:t.sstrace"),
-    FX("ro.txt", FX_FILE, 0444, "=read-only\n"), /* refused as -o unless --force */
-    FX("zeros", FX_FILE, 0600, "04096"),         /* a stream of zeros is refused at once */
+    FX("k.json", FX_FILE, 0600, "=kineto"),                              /* k_kineto above */
+    FX("n.sqlite", FX_FILE, 0600, "nsys:t.sstrace"), /* the nsys importer's input */
+    FX("ro.txt", FX_FILE, 0444, "=read-only\n"),     /* refused as -o unless --force */
+    FX("zeros", FX_FILE, 0600, "04096"),             /* a stream of zeros is refused at once */
     FX("f.sstrace", FX_FIFO, 0600, NULL), /* no reader, no writer: refused, never waited on */
     FX("lnk", FX_LINK, 0777, "ro.txt"),   /* outputs are written through links */
     FX("dang", FX_LINK, 0777, "new.txt"), /* dangling: the file is made at the target */
     FX("loop", FX_LINK, 0777, "loop"),
     FX("tl", FX_LINK, 0777, "t.sstrace"), /* -o tl t.sstrace: the same file as an input */
+    /* devices of the sandbox's own (made only as root): outputs written as streams, never
+     * renamed over; as inputs, an empty stream */
+    FX("null", FX_CHR, 0666, "1:3"),                     /* takes everything */
+    FX("full", FX_CHR, 0666, "1:7"),                     /* every write fails (ENOSPC) */
+    FX("h.perfetto.json", FX_FILE, 0600, "=exists\n"),   /* export h.sstrace: refused, --force */
+    FX_OWNED("u.txt", 0644, "=someone else's\n", 65534), /* replaced, it keeps its owner */
 };
 #define N_FIXTURES (sizeof k_fixtures / sizeof k_fixtures[0])
 
@@ -193,7 +207,16 @@ static int write_fixture(const struct fixture *f)
         done += (size_t)n;
     }
     int rc = done == f->size && fchmod(fd, f->mode) == 0 ? 0 : -1;
+    if (rc == 0 && f->uid && geteuid() == 0 && fchown(fd, f->uid, f->uid) != 0) rc = -1;
     return close(fd) == 0 ? rc : -1;
+}
+
+static int make_chr(const struct fixture *f)
+{
+    unsigned major, minor;
+    if (sscanf(f->src, "%u:%u", &major, &minor) != 2) return -1;
+    if (mknod(f->name, S_IFCHR | f->mode, makedev(major, minor)) != 0) return -1;
+    return chmod(f->name, f->mode);
 }
 
 /* Makes fixture f (once its name is free) and remembers how it looks. */
@@ -203,6 +226,7 @@ static void make_fixture(struct fixture *f)
     if (f->kind == FX_FILE && f->data) rc = write_fixture(f);
     if (f->kind == FX_LINK) rc = symlink(f->src, f->name);
     if (f->kind == FX_FIFO) rc = mkfifo(f->name, f->mode) == 0 ? chmod(f->name, f->mode) : -1;
+    if (f->kind == FX_CHR) rc = make_chr(f);
     if (rc != 0 || lstat(f->name, &f->st) != 0) memset(&f->st, 0, sizeof f->st);
 }
 
