@@ -13,11 +13,13 @@
 #   bin/fuzz_TARGET or bin/fuzz_TARGET.gz    the libFuzzer binaries (gzip'd ones are unpacked
 #                                            into OUTDIR/bin)
 #   lib/                                     shared libraries they need, if any (LD_LIBRARY_PATH)
-#   seeds/{trace,cli,escape,kineto,nsys}/    seed corpora (trace: reader and analyze)
+#   seeds/{trace,cli,escape,kineto,nsys}/    seed corpora (trace: reader, analyze and export)
 #   regress/TARGET/                          inputs that once crashed (optional)
-#   corpus/TARGET/                           a previous campaign's corpus (optional)
+#   corpus/TARGET/                           a previous campaign's corpus (optional: without
+#                                            it, the corpus kept in the repository,
+#                                            tests/fuzz/corpus/TARGET/ next to this script)
 #   dict/{cli,kineto}.dict
-# TARGET: reader analyze cli escape kineto nsys (default: all six; commas also separate).
+# TARGET: reader analyze cli escape kineto nsys export (default: all seven; commas also separate).
 #
 # OUTDIR receives, per target: corpus/TARGET/ (the seeds, then everything the run added),
 # logs/TARGET.log (libFuzzer's fork-mode parent) and logs/TARGET/job-N.log (each fork job's
@@ -36,8 +38,8 @@
 # error.
 set -u
 
-ALL_TARGETS="reader analyze cli escape kineto nsys"
-DEFAULT_WEIGHTS="reader=1,escape=1,cli=3,kineto=3,analyze=4,nsys=4"
+ALL_TARGETS="reader analyze cli escape kineto nsys export"
+DEFAULT_WEIGHTS="reader=1,escape=1,cli=3,kineto=3,analyze=4,nsys=4,export=3"
 
 usage() {
     echo "usage: bash tests/fuzz/campaign.sh CARRYDIR OUTDIR SECONDS [TARGET...]" >&2
@@ -53,7 +55,7 @@ log() { echo "campaign: $*"; }
 
 seed_dir_of() {
     case $1 in
-    reader | analyze) echo trace ;;
+    reader | analyze | export) echo trace ;;
     *) echo "$1" ;;
     esac
 }
@@ -95,12 +97,21 @@ binary_of() {
     fi
 }
 
-# Fills OUTDIR/corpus/$1 with the seeds, the regression inputs and any earlier corpus.
+# The corpus a campaign continues from: the carried one, else the one kept in the repository.
+start_corpus_of() {
+    if [ -d "$CARRY/corpus/$1" ]; then
+        echo "$CARRY/corpus/$1"
+    else
+        echo "$KEPT/$1"
+    fi
+}
+
+# Fills OUTDIR/corpus/$1 with the seeds, the regression inputs and the start corpus.
 seed_corpus() {
     local t=$1 d src
     d="$OUTDIR/corpus/$t"
     mkdir -p "$d"
-    for src in "$CARRY/seeds/$(seed_dir_of "$t")" "$CARRY/regress/$t" "$CARRY/corpus/$t"; do
+    for src in "$CARRY/seeds/$(seed_dir_of "$t")" "$CARRY/regress/$t" "$(start_corpus_of "$t")"; do
         [ -d "$src" ] && find "$src" -maxdepth 1 -type f -exec cp -p {} "$d"/ \;
     done
     rm -f "$d"/stamp "$d"/*.stamp
@@ -155,7 +166,7 @@ start_target() {
     ) &
     PIDS[$t]=$!
     STARTED[$t]=$(now)
-    log "$t: -fork=${FORKS[$t]} -max_total_time=$max_time (pid ${PIDS[$t]})"
+    log "$t: -fork=${FORKS[$t]} -max_total_time=$max_time (pid ${PIDS[$t]}), $(count_files "$OUTDIR/corpus/$t" '*') inputs from seeds and $(start_corpus_of "$t")"
 }
 
 # The fork-mode parent's temporary folder (it prints it); under the folder the target's
@@ -399,6 +410,7 @@ main() {
     for t in $TARGETS; do
         case " $ALL_TARGETS " in *" $t "*) ;; *) echo "campaign: unknown target $t" >&2; usage ;; esac
     done
+    KEPT=$(cd "$(dirname "$0")" && pwd)/corpus
     T0=$(now)
     CORES=${FUZZ_CORES:-$(nproc)}
     WEIGHTS=${FUZZ_WEIGHTS:-$DEFAULT_WEIGHTS}

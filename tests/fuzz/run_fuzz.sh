@@ -1,8 +1,9 @@
 #!/bin/sh
 # run_fuzz.sh FUZZER WORKDIR SECONDS [LIBFUZZER_FLAGS...] [CORPUS_DIRS...]
 # One short libFuzzer run for ctest (label fuzz): a fresh working corpus in WORKDIR (new
-# inputs land there, the seed folders are only read), then the seeds and regression inputs,
-# then mutations until SECONDS have passed. Fails when the target crashes, leaks, times out
+# inputs land there; the CORPUS_DIRS — seeds, the kept corpus tests/fuzz/corpus/TARGET,
+# regression inputs — are only read, libFuzzer writes to its first folder alone), then every
+# input of those folders, then mutations until SECONDS have passed. Fails when the target crashes, leaks, times out
 # or runs out of memory; the input that did it is left in WORKDIR/artifacts/.
 set -u
 bin=$1 work=$2 secs=$3
