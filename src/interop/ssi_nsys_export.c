@@ -176,23 +176,9 @@ const char *xp_trace_str(const struct xp *x, uint32_t id, uint32_t *len)
 
 /* ---- kernels ---- */
 
-static const struct xp_kname *kname_ids(struct xp *x, uint32_t id)
+/* Fills k's three names for the kernel name raw (mangled as CUPTI reports it). */
+static void kname_fill(struct xp *x, struct xp_kname *k, const char *raw, uint32_t len)
 {
-    static const struct xp_kname none = {0, 0, 0};
-    if (id >= x->n_knames) {
-        size_t n = x->n_knames ? x->n_knames : 256;
-        while (n <= id)
-            n *= 2;
-        struct xp_kname *v = realloc(x->knames, n * sizeof *v);
-        if (!v) return x->rc = SS_ENOMEM, &none;
-        memset(v + x->n_knames, 0, (n - x->n_knames) * sizeof *v);
-        x->knames = v, x->n_knames = n;
-    }
-    struct xp_kname *k = &x->knames[id];
-    if (k->mangled) return k;
-    uint32_t len;
-    const char *raw = xp_trace_str(x, id, &len);
-    if (!len) raw = "<unknown>", len = 9;
     char *dem = ssi_nsys_demangle(raw, len);
     const char *d = dem ? dem : raw;
     size_t dlen = dem ? strlen(dem) : len;
@@ -202,6 +188,47 @@ static const struct xp_kname *kname_ids(struct xp *x, uint32_t id)
     k->demangled = xp_string(x, d, dlen);
     k->shortn = xp_string(x, shortn, slen);
     free(dem);
+}
+
+/* The slot of id in the open-addressing table (cap a power of two), or of where it goes. */
+static struct xp_kname *kname_slot(struct xp_kname *v, size_t cap, uint32_t id)
+{
+    size_t i = (id * 2654435761u) & (cap - 1);
+    while (v[i].id && v[i].id != id)
+        i = (i + 1) & (cap - 1);
+    return &v[i];
+}
+
+/* Doubles the table (at most half full): its size follows the distinct kernel names, never
+ * the value of an id (a damaged record's id, any 32-bit value, once asked for 96 GiB). */
+static int kname_grow(struct xp *x)
+{
+    size_t cap = x->cap_knames ? 2 * x->cap_knames : 256;
+    struct xp_kname *v = calloc(cap, sizeof *v);
+    if (!v) return SS_ENOMEM;
+    for (size_t i = 0; i < x->cap_knames; i++)
+        if (x->knames[i].id) *kname_slot(v, cap, x->knames[i].id) = x->knames[i];
+    free(x->knames);
+    x->knames = v, x->cap_knames = cap;
+    return 0;
+}
+
+/* The names of kernel name id; every id the trace does not define shares "<unknown>". */
+static const struct xp_kname *kname_ids(struct xp *x, uint32_t id)
+{
+    static const struct xp_kname none = {0};
+    uint32_t len = 0;
+    const char *raw = id ? sst_reader_string(x->r, id, &len) : NULL;
+    if (!raw || !len) {
+        if (!x->kname_unknown.mangled) kname_fill(x, &x->kname_unknown, "<unknown>", 9);
+        return &x->kname_unknown;
+    }
+    if (2 * (x->n_knames + 1) > x->cap_knames && kname_grow(x) != 0)
+        return x->rc = SS_ENOMEM, &none;
+    struct xp_kname *k = kname_slot(x->knames, x->cap_knames, id);
+    if (k->id) return k;
+    k->id = id, x->n_knames++;
+    kname_fill(x, k, raw, len);
     return k;
 }
 

@@ -48,6 +48,7 @@ struct xp_lane { /* the push/pop stack of one thread in one domain */
 
 struct xp_kname { /* StringIds ids of one kernel name (0: not yet made) */
     int64_t mangled, demangled, shortn;
+    uint32_t id; /* the trace's string id of the name (0: a free slot) */
 };
 
 struct xp {
@@ -66,8 +67,9 @@ struct xp {
     size_t arena_len, arena_cap;
     int64_t next_str;
     /* caches by trace string id and by CUPTI id */
-    struct xp_kname *knames;
-    size_t n_knames;
+    struct xp_kname *knames; /* open addressing by trace string id (key 0: free) */
+    size_t n_knames, cap_knames;
+    struct xp_kname kname_unknown; /* shared by every id the trace does not define */
     int64_t *api_ids[3];
     size_t n_api_ids[3];
     /* NVTX */

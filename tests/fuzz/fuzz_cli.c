@@ -168,7 +168,7 @@ static unsigned char *nsys_export_of(const char *trace, size_t *size)
 {
     char err[256] = "";
     const char *tmp = "fuzz-cli-export.sqlite";
-    if (ssi_nsys_export(trace, tmp, err, sizeof err) != 0) {
+    if (ssi_nsys_export(trace, NULL, tmp, err, sizeof err) != 0) {
         fprintf(stderr, "fuzz_cli: nsys export of %s failed (%s): no n.sqlite\n", trace, err);
         return NULL;
     }
