@@ -29,7 +29,6 @@ class HostApiV1(ctypes.Structure):
         ("now_ns", _F(_U64)),
         ("begin", _F(_INT, _U32, _STR, _U32)),
         ("capture", _F(_INT, _U32, _U32)),
-        ("sample_frames", _F(_INT, ctypes.py_object, _U64, _U64, _U32)),
         ("sampler", _F(ctypes.py_object)),
         ("thread_name", _F(_INT, _U32, _STR, _U32)),
         ("notice", _F(_INT, _U32, _STR, _U32)),

@@ -78,7 +78,7 @@ class CompileMarks:
         self._utils = utils
         self._tls = threading.local()
         self._breaks = {}  # graph-break reason -> count already marked
-        self._dangling = set()  # thread idents whose range another thread's end callback ended
+        self._dangling = False  # an end callback ran on a thread that had no range open
         self.enabled = True
         self._snapshot_breaks()
 
@@ -114,7 +114,7 @@ class CompileMarks:
                 self._m.range_pop()
                 self._tls.open = False
             else:
-                self._dangling.add(threading.get_ident())  # noqa: the opener closes it
+                self._dangling = True  # the opener closes its range: close_dangling()
             self._mark_graph_breaks()
         except Exception as exc:  # noqa: BLE001
             self._fail(exc)
@@ -123,7 +123,7 @@ class CompileMarks:
         """On a thread whose compile range was ended elsewhere: pop it now (the step marker
         calls this too, so the thread's step ranges stay nested right)."""
         if self._dangling and getattr(self._tls, "open", False):
-            self._dangling.clear()
+            self._dangling = False
             self._m.range_pop()
             self._tls.open = False
 

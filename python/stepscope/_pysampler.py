@@ -26,6 +26,9 @@ import sys
 import time
 
 _monotonic_ns = time.monotonic_ns
+_current_frames = getattr(sys, "_current_frames", None)
+_gettrace, _settrace = sys.gettrace, sys.settrace
+_getprofile, _setprofile = sys.getprofile, sys.setprofile
 
 DEFAULT_HZ = 100
 MAX_HZ = 1000
@@ -70,6 +73,13 @@ def interpreter_problem():
         return "%s is not supported (CPython %d.%d-%d.%d only)" % ((impl,) + SUPPORTED[0] + SUPPORTED[1])
     if not SUPPORTED[0] <= ver <= SUPPORTED[1]:
         return "Python %d.%d is not supported (%d.%d-%d.%d)" % (ver + SUPPORTED[0] + SUPPORTED[1])
+    if sys.version_info[:3] in ((3, 12, 0), (3, 12, 1)) and \
+            os.environ.get("STEPSCOPE_HOST_SAMPLES_FORCE") != "1":
+        # CPython gh-111049: the garbage collector can crash on a BytesIO buffer in a reference
+        # cycle; a sampler thread's allocations move collections to where they hit it (seen as
+        # a segfault in multiprocessing DataLoader runs on 3.12.1). Fixed in 3.12.2.
+        return "Python %d.%d.%d can crash in garbage collection (CPython gh-111049): use " \
+            "3.12.2 or later" % sys.version_info[:3]
     gil = getattr(sys, "_is_gil_enabled", None)
     if gil is not None and not gil():
         return "a free-threaded Python (no GIL) is not supported"
@@ -252,6 +262,9 @@ class Sampler:
             api.capture(0, CAP_EXIT if self._stop else CAP_ERROR)
 
     def _loop(self, api):
+        """Ticks until told to stop. Calls no Python function of ours between waking and the
+        trace check: a tracer set on every thread (threading.settrace_all_threads) while we
+        waited would see it."""
         import random
 
         rng = random.Random()  # our own: the program's `random` state is not touched
@@ -260,42 +273,42 @@ class Sampler:
         self._sample = api.sampler()  # stepscope_sample(frames, skip_ident, due_ns)
         if self._sample is None:
             raise RuntimeError("the collector found no CPython API in this process")
+        wake = self._wake
         period_ns = 1e9 / self.hz
         due = _monotonic_ns()
         sampling = True
         while True:
-            if self._paused:
-                if sampling:
-                    sampling = api.capture(0, CAP_WINDOW) != 0
-                self._sleep(PAUSED_WAIT_S)
-                if self._stop or not api.recording():
-                    return
-                due = _monotonic_ns()
-                continue
-            if not sampling:
-                sampling = api.capture(1, CAP_WINDOW) == 0
-            due += int(period_ns * (0.5 + rng.random()))
-            wait = (due - _monotonic_ns()) / 1e9
-            if wait > 0:
-                self._sleep(wait)
+            wait = PAUSED_WAIT_S
+            if not self._paused:
+                due += int(period_ns * (0.5 + rng.random()))
+                wait = (due - _monotonic_ns()) / 1e9
+            if wait > 0 and wake.acquire(True, wait):
+                wake.release()  # woken by stop_at_exit: stay woken
+            if _gettrace() is not None or _getprofile() is not None:
+                _settrace(None)
+                _setprofile(None)
             if self._stop:
                 return
+            if self._paused == sampling:  # a benchmark switched us off or on
+                sampling = not sampling
+                api.capture(1 if sampling else 0, CAP_WINDOW)
+                due = _monotonic_ns()
+            if not sampling:
+                continue
             start = _monotonic_ns()
-            if not self._tick(api, names, start, due):
+            if not self._tick(names, start, due):
                 return  # the collector stopped recording (the process is exiting)
             now = _monotonic_ns()
             self.busy_ns += now - start
             if now - due > period_ns:  # fell behind (GIL held long): no burst of late ticks
                 due = now
 
-    def _tick(self, api, names, woke, due):
+    def _tick(self, names, woke, due):
         """One snapshot of every other thread; woke: when this thread had the GIL again. The
         walk and the records are C (ssc_pyhost.c), in one call with the GIL held. Thread names
         are looked at when the number of threads changes, and every NAMES_EVERY ticks. False
         when the collector no longer records."""
-        if sys.gettrace() is not None:  # threading.settrace_all_threads reached us
-            sys.settrace(None)
-        frames = sys._current_frames()
+        frames = _current_frames()
         n = self._sample(frames, self._ident, due)
         if n == _SS_EINVAL:
             return False

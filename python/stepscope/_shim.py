@@ -216,7 +216,10 @@ def _install_profiler_marks(markers):
 
 def _start_host_samples():
     """The stack sampler (_pysampler.py) is independent of the markers: started first, and its
-    failure to start is said on its own line."""
+    failure to start is said on its own line. Without an injection variable no collector can
+    be in the process: then nothing is even imported."""
+    if not (os.environ.get("NVTX_INJECTION64_PATH") or os.environ.get("CUDA_INJECTION64_PATH")):
+        return
     try:
         from stepscope import _pysampler
 

@@ -58,8 +58,7 @@ struct stepscope_host_api_v1 {
     uint64_t (*now_ns)(void);
     int (*begin)(uint32_t hz, const char *python, uint32_t python_len);
     int (*capture)(uint32_t on, uint32_t reason);
-    int (*sample_frames)(void *frames, uint64_t skip_ident, uint64_t ts_ns, uint32_t lag_us);
-    void *(*sampler)(void); /* new reference to the builtin function below, or NULL */
+    void *(*sampler)(void); /* new reference to the builtin stepscope_sample, or NULL */
     int (*thread_name)(uint32_t tid, const char *name, uint32_t len);
     int (*notice)(uint32_t level, const char *msg, uint32_t len);
 };
@@ -457,37 +456,59 @@ static uint32_t walk(pyobj *top)
     return stack_id(fids, depth, flags);
 }
 
-static int sample_one(unsigned long ident, pyobj *frame, uint64_t ts_ns, uint32_t lag_us)
+#define MAX_THREADS 256 /* threads sampled per tick; more are left out */
+
+struct thread_snap {
+    pyobj *frame; /* a reference of ours */
+    uint32_t tid;
+};
+
+static void sample_thread(const struct thread_snap *t, uint64_t ts_ns, uint32_t lag_us, int *n)
 {
-    uint32_t tid = tid_of(ident), stack = walk(frame);
-    if (!stack) return 0;
+    uint32_t stack = walk(t->frame);
+    if (!stack) return;
     struct sst_rec_py_sample *r = reserve(SST_REC_PY_SAMPLE, sizeof *r);
-    if (!r) return 0;
-    r->tid = tid;
+    if (!r) return;
+    r->tid = t->tid;
     r->ts_ns = ts_ns;
     r->stack = stack;
     r->lag_us = lag_us;
     ssc_rec_commit(r);
-    return 1;
+    (*n)++;
 }
 
-/* frames: the dict sys._current_frames() returned (thread ident -> top frame), borrowed; the
- * thread skip_ident (the sampler) is left out. Returns the samples written, or an ss_error. */
-static int api_sample_frames(void *frames, uint64_t skip_ident, uint64_t ts_ns, uint32_t lag_us)
+/* Thread ids and top frames of the snapshot, before anything else: the walks release frame
+ * references, which may run a finaliser that lets other threads run and exit, and tid_of must
+ * only ever see live threads. */
+static int snapshot(pyobj *frames, unsigned long skip, struct thread_snap *out)
 {
-    if (!frames || !api_recording()) return SS_EINVAL;
-    if (cpython_bind() < 0) return SS_ENOENT;
     ssize_t pos = 0;
     pyobj *key, *frame;
-    int n = 0;
-    while (g_py.dict_next(frames, &pos, &key, &frame)) {
+    int k = 0;
+    while (k < MAX_THREADS && g_py.dict_next(frames, &pos, &key, &frame)) {
         unsigned long ident = g_py.as_ulong(key);
         if (g_py.err_occurred()) {
             g_py.err_clear();
             continue;
         }
-        if (ident != (unsigned long)skip_ident && frame) n += sample_one(ident, frame, ts_ns, lag_us);
+        if (ident == skip || !frame) continue;
+        g_py.incref(frame);
+        out[k++] = (struct thread_snap){frame, tid_of(ident)};
     }
+    return k;
+}
+
+/* frames: the dict sys._current_frames() returned (thread ident -> top frame), borrowed; the
+ * thread skip_ident (the sampler) is left out. Returns the samples written, or an ss_error. */
+static int sample_frames(pyobj *frames, uint64_t skip_ident, uint64_t ts_ns, uint32_t lag_us)
+{
+    if (!frames || !api_recording()) return SS_EINVAL;
+    struct thread_snap threads[MAX_THREADS];
+    int k = snapshot(frames, (unsigned long)skip_ident, threads), n = 0;
+    for (int i = 0; i < k; i++)
+        sample_thread(&threads[i], ts_ns, lag_us, &n);
+    for (int i = 0; i < k; i++)
+        g_py.decref(threads[i].frame);
     return n;
 }
 
@@ -508,7 +529,7 @@ struct py_method_def {
 
 static pyobj *fast_sample(pyobj *self, pyobj *const *args, ssize_t nargs)
 {
-    (void)self;
+    (void)self; /* only api_sampler makes this function, after binding g_py */
     uint64_t ts = sst_now_ns();
     long n = SS_EINVAL;
     if (nargs == 3) {
@@ -517,8 +538,8 @@ static pyobj *fast_sample(pyobj *self, pyobj *const *args, ssize_t nargs)
             g_py.err_clear();
         } else {
             uint64_t late_us = ts > due ? (ts - due) / 1000 : 0;
-            n = api_sample_frames(args[0], skip, ts, late_us > UINT32_MAX ? UINT32_MAX
-                                                                        : (uint32_t)late_us);
+            n = sample_frames(args[0], skip, ts,
+                              late_us > UINT32_MAX ? UINT32_MAX : (uint32_t)late_us);
         }
     }
     return g_py.from_long(n);
@@ -609,7 +630,6 @@ static const struct stepscope_host_api_v1 k_api = {
     .now_ns = api_now_ns,
     .begin = api_begin,
     .capture = api_capture,
-    .sample_frames = api_sample_frames,
     .sampler = api_sampler,
     .thread_name = api_thread_name,
     .notice = api_notice,
