@@ -64,7 +64,7 @@ case_help() {
 case_version() {
     run "$SS" --version
     expect_rc 0 "stepscope --version"
-    grep -qE '^stepscope [0-9]+\.[0-9]+\.[0-9]+ \(trace format v1\)$' out ||
+    grep -qE '^stepscope [0-9]+\.[0-9]+\.[0-9]+ \(trace format v2\)$' out ||
         fail "bad version line: $(cat out)"
     [ "$(wc -l <out)" = 1 ] || fail "version is not one line"
 }
@@ -172,7 +172,8 @@ missing = [k for k in need if k not in d]
 assert not missing, missing
 kinds = ["string", "process", "thread", "env", "device", "kernel", "memcpy", "memset", "sync",
          "api", "nvtx_push", "nvtx_pop", "nvtx_start", "nvtx_end", "nvtx_mark", "host_sample",
-         "dropped", "capture", "step", "memory", "overhead", "notice", "nvtx_domain"]
+         "dropped", "capture", "step", "memory", "overhead", "notice", "nvtx_domain",
+         "py_frame", "py_stack", "py_sample"]
 assert list(d["records"].keys()) == kinds, list(d["records"].keys())
 assert set(d["time_span_ns"]) >= {"first", "last"}
 ' out
