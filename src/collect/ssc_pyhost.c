@@ -3,11 +3,12 @@
  *
  * The sampler (python/stepscope/_pysampler.py) runs as a thread of the training program. It
  * finds this library already loaded in the process (dlopen RTLD_NOLOAD on the path in
- * NVTX_INJECTION64_PATH / CUDA_INJECTION64_PATH), calls stepscope_host_api_v1() through ctypes,
- * and at each tick hands over the dict of sys._current_frames(): sample_frames walks every
- * thread's frames here, interns frames by (code object, instruction offset) and stacks by their
- * frame ids, and writes PY_FRAME, PY_STACK and PY_SAMPLE records into the calling thread's
- * buffer (docs/trace-format.md).
+ * NVTX_INJECTION64_PATH / CUDA_INJECTION64_PATH), calls stepscope_host_api_v1() through ctypes
+ * and asks it for the builtin function stepscope_sample. At each tick it hands that function
+ * the dict of sys._current_frames(): sample_frames walks every thread's frames here, interns
+ * frames by (code object, instruction offset) and stacks by their frame ids, and writes
+ * PY_FRAME, PY_STACK and PY_SAMPLE records into the calling thread's buffer
+ * (docs/trace-format.md).
  *
  * Why the walk is in C: the sampler holds the GIL while it walks, and the training thread waits
  * for it. Run once every 10 ms, with caches cold from the training step, the same walk in
@@ -20,11 +21,11 @@
  *
  * The table is versioned: `version` says which functions exist and `size` how large the
  * table is, so a later version appends functions and an older shim still finds its own. The
- * functions are called with the GIL held (ctypes PYFUNCTYPE): each is short, takes no lock on
- * its hot path (samples of known stacks) and never blocks. They only write while the collector
- * records in this process: none of them starts it (a fork()ed child that was never recorded
- * stays without a trace), and each refuses what it cannot write with a negative ss_error, so
- * the shim knows which definitions never reached the file.
+ * functions are called with the GIL held (ctypes PYFUNCTYPE, and the builtin): each is short,
+ * takes no lock on its hot path (samples of known stacks) and never blocks. They only write
+ * while the collector records in this process: none of them starts it (a fork()ed child that
+ * was never recorded stays without a trace). A frame or stack whose record could not be
+ * written (memory cap) is not interned, so it is defined again the next time it is seen.
  */
 #include <dlfcn.h>
 #include <pthread.h>
