@@ -27,7 +27,7 @@ import sys
 import threading
 import weakref
 
-from stepscope import _markers
+from stepscope import _compile, _markers
 
 _PREFIX = "stepscope: python shim"
 _WRAPPED = "_stepscope_wrapped"
@@ -79,6 +79,8 @@ class StepTracker:
     def on_optimizer_step(self, optimizer, args, kwargs):
         """torch's global optimizer step post hook. Must never raise."""
         try:
+            if _compile.MARKS is not None:  # a compile range that dynamo ended elsewhere
+                _compile.MARKS.close_dangling()
             with self._lock:
                 if not self._is_owner(optimizer):
                     return
@@ -212,11 +214,26 @@ def _install_profiler_marks(markers):
     _wrap_profiler(cls, markers)
 
 
+def _start_host_samples():
+    """The stack sampler (_pysampler.py) is independent of the markers: started first, and its
+    failure to start is said on its own line. Without an injection variable no collector can
+    be in the process: then nothing is even imported."""
+    if not (os.environ.get("NVTX_INJECTION64_PATH") or os.environ.get("CUDA_INJECTION64_PATH")):
+        return
+    try:
+        from stepscope import _pysampler
+
+        _pysampler.start_from_env()
+    except Exception as exc:  # noqa: BLE001
+        sys.stderr.write("%s: host samples off: %s\n" % (_PREFIX, exc))
+
+
 def install():
     """Raises when nothing could be installed (the caller prints one line)."""
     import torch.optim.optimizer as optimizer_mod
     import torch.utils.data.dataloader as dataloader_mod
 
+    _start_host_samples()
     markers = _markers.load()
     steps = StepTracker(markers)
     register = getattr(optimizer_mod, "register_optimizer_step_post_hook", None)
@@ -230,3 +247,4 @@ def install():
     _wrap_next(dataloader_mod._BaseDataLoaderIter, markers, steps)
     _wrap_iter(dataloader_mod.DataLoader, markers, steps)
     _install_profiler_marks(markers)
+    _compile.watch(markers)

@@ -83,28 +83,33 @@ def _report_like_site(exc):
 # ---- waiting for torch ----
 
 
-class _TorchFinder:
-    """A meta-path finder that finds nothing itself. When `torch` is about to be imported it asks
-    the finders after it for the real spec and wraps its loader, so the shim runs right after
-    torch/__init__.py has finished executing. Then it takes itself off sys.meta_path."""
+class AfterImport:
+    """A meta-path finder that finds nothing itself. When module `fullname` is about to be
+    imported it asks the finders after it for the real spec and wraps its loader, so that
+    `callback` runs right after the module has finished executing. Then it takes itself off
+    sys.meta_path. Used for torch (the shim) and torch._dynamo (torch.compile marks)."""
+
+    def __init__(self, fullname, callback):
+        self._fullname = fullname
+        self._callback = callback
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "torch":
+        if fullname != self._fullname:
             return None
         try:
             spec = self._real_spec(fullname, path, target)
             if spec is None or not hasattr(spec.loader, "exec_module"):
-                return None  # let the normal machinery import (or fail to import) torch
-            spec.loader = _LoaderThenPatch(spec.loader, spec)
+                return None  # let the normal machinery import (or fail to import) it
+            spec.loader = _LoaderThenPatch(spec.loader, spec, self)
             return spec
         except Exception as exc:  # noqa: BLE001 - the normal import goes on without us
-            _remove_finder()
+            self.remove()
             sys.stderr.write(_PREFIX + "%s\n" % (exc,))
             return None
 
     def _real_spec(self, fullname, path, target):
         for finder in list(sys.meta_path):
-            if isinstance(finder, _TorchFinder):
+            if isinstance(finder, AfterImport):
                 continue
             find_spec = getattr(finder, "find_spec", None)
             if find_spec is None:
@@ -117,14 +122,30 @@ class _TorchFinder:
     def invalidate_caches(self):
         pass
 
+    def remove(self):
+        sys.meta_path[:] = [f for f in sys.meta_path if f is not self]
+
+    def loaded(self):
+        self.remove()
+        self._callback()
+
+
+class _TorchFinder(AfterImport):
+    """Waits for `import torch` (the name is what tests look for on sys.meta_path)."""
+
+    def __init__(self):
+        AfterImport.__init__(self, "torch", _torch_loaded)
+
 
 class _LoaderThenPatch:
-    """Delegates to torch's own loader, then installs the shim. Puts the real loader back on the
-    module and its spec before torch's code runs, so torch never sees this object."""
+    """Delegates to the module's own loader, then runs the finder's callback. Puts the real
+    loader back on the module and its spec before the module's code runs, so it never sees
+    this object."""
 
-    def __init__(self, loader, spec):
+    def __init__(self, loader, spec, finder):
         self._loader = loader
         self._spec = spec
+        self._finder = finder
 
     def create_module(self, spec):
         return self._loader.create_module(spec)
@@ -134,16 +155,11 @@ class _LoaderThenPatch:
         if getattr(module, "__spec__", None) is not None:
             module.__spec__.loader = self._loader
         self._spec.loader = self._loader
-        self._loader.exec_module(module)  # torch's own errors propagate unchanged
-        _remove_finder()
-        _torch_loaded()
+        self._loader.exec_module(module)  # the module's own errors propagate unchanged
+        self._finder.loaded()
 
     def __getattr__(self, name):
         return getattr(self._loader, name)
-
-
-def _remove_finder():
-    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _TorchFinder)]
 
 
 def _torch_loaded():

@@ -1,5 +1,5 @@
 /*
- * sst_format.h — the on-disk layout of a stepscope trace (format v1).
+ * sst_format.h — the on-disk layout of a stepscope trace (format v2).
  *
  * The trace module (src/trace/) owns this file: every byte the writer puts on disk is
  * described here and in docs/trace-format.md, which is the specification; this header is
@@ -21,7 +21,7 @@
 /* "\x89SSTRACE" is never valid text, catches 7-bit transfers and CR/LF rewriting. */
 #define SST_MAGIC "\x89SSTRACE"
 #define SST_MAGIC_LEN 8
-#define SST_FORMAT_VERSION 2 /* what this code writes (2: record types cost, graph) */
+#define SST_FORMAT_VERSION 2 /* what this code writes (2: record types cost, graph, py_*) */
 #define SST_READ_VERSION 1   /* newest min_reader_version this code can read */
 #define SST_BYTE_ORDER_LE 1
 
@@ -135,7 +135,10 @@ _Static_assert(sizeof(struct sst_rec_header) == 4, "record header is 4 bytes");
     X(NOTICE, 22, "notice")                                                                    \
     X(NVTX_DOMAIN, 23, "nvtx_domain")                                                          \
     X(COST, 24, "cost")                                                                        \
-    X(GRAPH, 25, "graph")
+    X(GRAPH, 25, "graph")                                                                      \
+    X(PY_FRAME, 26, "py_frame")                                                                \
+    X(PY_STACK, 27, "py_stack")                                                                \
+    X(PY_SAMPLE, 28, "py_sample")
 
 enum sst_rec_type {
 #define SST_X_ENUM(name, num, str) SST_REC_##name = num,
@@ -426,7 +429,12 @@ struct sst_rec_capture {
     uint64_t ts_ns;
 };
 /* What a CAPTURE record turns on or off. */
-enum sst_capture_what { SST_CAPTURE_GPU = 1, SST_CAPTURE_NVTX = 2, SST_CAPTURE_HOST = 4 };
+enum sst_capture_what {
+    SST_CAPTURE_GPU = 1,
+    SST_CAPTURE_NVTX = 2,
+    SST_CAPTURE_HOST = 4,
+    SST_CAPTURE_PY_STACKS = 8, /* the Python shim's stack sampler (PY_SAMPLE records) */
+};
 _Static_assert(sizeof(struct sst_rec_capture) == 16, "capture record is 16 bytes");
 
 /* STEP: a training-step boundary. */
@@ -539,6 +547,48 @@ struct sst_rec_graph {
     uint32_t reserved;
 };
 _Static_assert(sizeof(struct sst_rec_graph) == 40, "graph record is 40 bytes");
+/* ---- Python stack samples (the shim's sampler, through stepscope_host_api_v1) ----------
+ * Frames and stacks are interned by the producer: a PY_FRAME defines a frame id, a PY_STACK a
+ * stack id as frame ids leaf first, and each PY_SAMPLE names one thread's stack at an instant.
+ * Both id spaces count from 1 (0: none) and are separate; an id is defined before any record
+ * of the file that uses it, and a later definition of the same id replaces the earlier one. */
+
+/* PY_FRAME: one position in Python code (function, file, line). */
+struct sst_rec_py_frame {
+    struct sst_rec_header h;
+    uint32_t id;         /* frame id */
+    uint32_t function;   /* string id: co_qualname (3.11+) or co_name */
+    uint32_t file;       /* string id: co_filename */
+    uint32_t line;       /* line being executed, 0 when unknown */
+    uint32_t first_line; /* co_firstlineno: with file and function, names the function */
+};
+_Static_assert(sizeof(struct sst_rec_py_frame) == 24, "py_frame record is 24 bytes");
+
+/* PY_STACK: a stack, depth frame ids leaf first (innermost call first), then zero padding. */
+enum sst_py_stack_flag {
+    SST_PYSTACK_TRUNCATED = 1u << 0, /* the thread's stack was deeper: the root side is cut */
+};
+struct sst_rec_py_stack {
+    struct sst_rec_header h;
+    uint32_t id;     /* stack id */
+    uint16_t depth;  /* frame ids that follow */
+    uint16_t flags;  /* enum sst_py_stack_flag */
+    uint32_t reserved;
+    /* uint32_t frames[depth]; padding */
+};
+_Static_assert(sizeof(struct sst_rec_py_stack) == 16, "py_stack record is 16 bytes + frames");
+#define SST_PYSTACK_MAX_DEPTH ((SST_REC_MAX - sizeof(struct sst_rec_py_stack)) / 4)
+
+/* PY_SAMPLE: where one Python thread was at ts_ns. */
+struct sst_rec_py_sample {
+    struct sst_rec_header h;
+    uint32_t tid;    /* kernel thread id, 0 when the sampler could not tell */
+    uint64_t ts_ns;
+    uint32_t stack;  /* stack id; 0: the thread had no Python frame */
+    uint32_t lag_us; /* how late the sample was taken after it was due (waiting for the GIL,
+                        scheduling), saturated at 0xffffffff */
+};
+_Static_assert(sizeof(struct sst_rec_py_sample) == 24, "py_sample record is 24 bytes");
 
 /* The fixed size of each known record type, for the reader's "too small" check and for
  * the writer. Variable-length records (STRING) give their fixed prefix. */
@@ -570,6 +620,9 @@ static inline size_t sst_rec_min_size(uint16_t type)
     case SST_REC_NVTX_DOMAIN: return sizeof(struct sst_rec_nvtx_domain);
     case SST_REC_COST: return sizeof(struct sst_rec_cost);
     case SST_REC_GRAPH: return sizeof(struct sst_rec_graph);
+    case SST_REC_PY_FRAME: return sizeof(struct sst_rec_py_frame);
+    case SST_REC_PY_STACK: return sizeof(struct sst_rec_py_stack);
+    case SST_REC_PY_SAMPLE: return sizeof(struct sst_rec_py_sample);
     default: return sizeof(struct sst_rec_header);
     }
 }
@@ -580,6 +633,9 @@ _Static_assert(sizeof(struct sst_rec_memcpy) % SST_REC_ALIGN == 0, "aligned");
 _Static_assert(sizeof(struct sst_rec_nvtx) % SST_REC_ALIGN == 0, "aligned");
 _Static_assert(sizeof(struct sst_rec_api) % SST_REC_ALIGN == 0, "aligned");
 _Static_assert(sizeof(struct sst_rec_host_sample) % SST_REC_ALIGN == 0, "aligned");
+_Static_assert(sizeof(struct sst_rec_py_frame) % SST_REC_ALIGN == 0, "aligned");
+_Static_assert(sizeof(struct sst_rec_py_stack) % SST_REC_ALIGN == 0, "aligned");
+_Static_assert(sizeof(struct sst_rec_py_sample) % SST_REC_ALIGN == 0, "aligned");
 
 /* Name of a record type as used by `info` and in docs ("kernel", "nvtx_push"...), or NULL. */
 const char *sst_rec_type_name(uint16_t type);

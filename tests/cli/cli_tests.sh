@@ -173,7 +173,7 @@ assert not missing, missing
 kinds = ["string", "process", "thread", "env", "device", "kernel", "memcpy", "memset", "sync",
          "api", "nvtx_push", "nvtx_pop", "nvtx_start", "nvtx_end", "nvtx_mark", "host_sample",
          "dropped", "capture", "step", "memory", "overhead", "notice", "nvtx_domain", "cost",
-         "graph"]
+         "graph", "py_frame", "py_stack", "py_sample"]
 assert list(d["records"].keys()) == kinds, list(d["records"].keys())
 assert set(d["time_span_ns"]) >= {"first", "last"}
 ' out

@@ -466,6 +466,60 @@ static void p_graph(struct rec_sink *s, const struct sst_rec_header *h)
     f_u64(s, "graph", r.graph_id);
 }
 
+static void p_py_frame(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_py_frame r;
+    sst_rec_load(h, &r, sizeof r);
+    f_u64(s, "id", r.id);
+    f_u64(s, "line", r.line);
+    f_u64(s, "first_line", r.first_line);
+    f_str(s, "function", r.function);
+    f_str(s, "file", r.file);
+}
+
+/* Frame ids leaf first: "frames=7,3,1" in text, an array in JSON. Never past the record's
+ * size, whatever `depth` claims. */
+static void f_frame_ids(struct rec_sink *s, const struct sst_rec_header *h, uint16_t depth)
+{
+    size_t room = (h->size - sizeof(struct sst_rec_py_stack)) / sizeof(uint32_t);
+    size_t n = depth < room ? depth : room;
+    const unsigned char *p = (const unsigned char *)h + sizeof(struct sst_rec_py_stack);
+    f_key(s, "frames");
+    if (s->json) json_begin_array(s->json);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id;
+        memcpy(&id, p + i * sizeof id, sizeof id);
+        if (s->json)
+            json_u64(s->json, id);
+        else
+            fprintf(s->f, "%s%" PRIu32, i ? "," : "", id);
+    }
+    if (s->json)
+        json_end_array(s->json);
+    else if (n == 0)
+        fputc('-', s->f);
+}
+
+static void p_py_stack(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_py_stack r;
+    sst_rec_load(h, &r, sizeof r);
+    f_u64(s, "id", r.id);
+    f_u64(s, "depth", r.depth);
+    if (r.flags & SST_PYSTACK_TRUNCATED) f_name(s, "truncated", "yes");
+    f_frame_ids(s, h, r.depth);
+}
+
+static void p_py_sample(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_py_sample r;
+    sst_rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_u64(s, "tid", r.tid);
+    f_u64(s, "stack", r.stack);
+    f_u64(s, "lag_us", r.lag_us);
+}
+
 /* ---- dispatch ---- */
 
 typedef void (*rec_printer)(struct rec_sink *s, const struct sst_rec_header *h);
@@ -519,6 +573,12 @@ static rec_printer printer_for(uint16_t type)
         return p_cost;
     case SST_REC_GRAPH:
         return p_graph;
+    case SST_REC_PY_FRAME:
+        return p_py_frame;
+    case SST_REC_PY_STACK:
+        return p_py_stack;
+    case SST_REC_PY_SAMPLE:
+        return p_py_sample;
     default:
         return NULL;
     }
@@ -537,7 +597,8 @@ void rec_print(struct rec_sink *s, const struct sst_rec_header *h)
     }
     if (!p) f_u64(s, "type_id", h->type); /* the reader skips these; be safe anyway */
     /* A size beyond the known struct means a newer writer appended fields: worth showing. */
-    if (!p || (h->type != SST_REC_STRING && h->size > sst_rec_min_size(h->type)))
+    if (!p || (h->type != SST_REC_STRING && h->type != SST_REC_PY_STACK &&
+               h->size > sst_rec_min_size(h->type)))
         f_u64(s, "size", h->size);
     if (p) p(s, h);
     if (s->json) {
@@ -587,6 +648,7 @@ static const struct ts_fields ts_table[] = {
     TS_AT(NOTICE, struct sst_rec_notice, ts_ns),
     TS_AT(COST, struct sst_rec_cost, ts_ns),
     TS_SPAN(GRAPH, struct sst_rec_graph),
+    TS_AT(PY_SAMPLE, struct sst_rec_py_sample, ts_ns),
 };
 
 int rec_time_range(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1)

@@ -1,0 +1,344 @@
+"""Host stack samples: where each Python thread of the program is, ~100 times a second.
+
+A thread of ours wakes at a randomised interval (mean 1/rate: no aliasing with a periodic
+training step), takes sys._current_frames() — one snapshot of every thread's Python stack,
+taken under the GIL — and hands it to the collector (src/collect/ssc_pyhost.c, bound in
+_collector.py), which walks the frames in C, interns frames by (code object, instruction
+offset) and stacks by their frame ids, and writes PY_FRAME / PY_STACK / PY_SAMPLE records on the
+trace's clock. After warm-up a tick is one snapshot, one C call and one record per thread.
+
+Why this way (measured, see bench/overhead/host_sampler_bench.py and docs/markers.md): PyTorch
+releases the GIL in ops, backward, DataLoader waits and item(), so the sampler runs there at
+once and sees the thread's Python stack at the call; only long C calls that keep the GIL delay a
+sample, and each sample says how late it was (lag_us). A native reader of CPython's frame
+structures would not need the GIL, but needs per-version struct offsets for 3.10-3.12; walking
+in Python cost 50-100 us per tick with the caches cold from the training step, in C a few.
+
+Rules kept here: nothing runs without an injection variable (a plain run pays nothing); the
+thread never records in a process the collector does not record (a fork()ed child has no
+sampler); no reference to a frame outlives a sample (a frame keeps its locals, i.e. tensors,
+alive); memory is bounded (the C tables are cleared at a cap, said once); any failure stops the sampler
+with one line on stderr and leaves the program alone.
+"""
+import _thread
+import os
+import sys
+import time
+
+_monotonic_ns = time.monotonic_ns
+_current_frames = getattr(sys, "_current_frames", None)
+_gettrace, _settrace = sys.gettrace, sys.settrace
+_getprofile, _setprofile = sys.getprofile, sys.setprofile
+
+DEFAULT_HZ = 100
+MAX_HZ = 1000
+MAX_THREADS_NAMED = 4096
+SUPPORTED = ((3, 10), (3, 13))  # inclusive
+FIND_FAST_S, FIND_SLOW_S, FIND_FAST_FOR_S = 0.1, 1.0, 30.0
+EXIT_WAIT_S = 1.0
+PAUSED_WAIT_S = 0.05
+NAMES_EVERY = 64
+_SS_EINVAL = -3  # src/util/ss_error.h: what sample_frames says once the collector stopped
+
+# CAPTURE reasons (docs/trace-format.md): start, window edge (pause), exit, error.
+CAP_START, CAP_WINDOW, CAP_EXIT, CAP_ERROR = 1, 2, 5, 6
+NOTE_INFO, NOTE_WARN = 1, 2
+
+_PREFIX = "stepscope: host samples"
+
+
+def parse_rate(value):
+    """STEPSCOPE_HOST_SAMPLES: unset/'' -> (DEFAULT_HZ, None); 'off'/'0' -> (0, None);
+    '<Hz>' -> (Hz, None); anything else -> (DEFAULT_HZ, problem text)."""
+    text = (value or "").strip().lower()
+    if text == "":
+        return DEFAULT_HZ, None
+    if text in ("off", "0", "no", "false"):
+        return 0, None
+    try:
+        hz = int(float(text))
+    except ValueError:
+        hz = -1
+    if 1 <= hz <= MAX_HZ:
+        return hz, None
+    return DEFAULT_HZ, "STEPSCOPE_HOST_SAMPLES=%s is not off or a rate of 1-%d Hz: using %d Hz" % (
+        value, MAX_HZ, DEFAULT_HZ)
+
+
+def interpreter_problem():
+    """Why this interpreter cannot be sampled, or None."""
+    impl = sys.implementation.name
+    ver = sys.version_info[:2]
+    if impl != "cpython":
+        return "%s is not supported (CPython %d.%d-%d.%d only)" % ((impl,) + SUPPORTED[0] + SUPPORTED[1])
+    if not SUPPORTED[0] <= ver <= SUPPORTED[1]:
+        return "Python %d.%d is not supported (%d.%d-%d.%d)" % (ver + SUPPORTED[0] + SUPPORTED[1])
+    if sys.version_info[:3] in ((3, 12, 0), (3, 12, 1)) and \
+            os.environ.get("STEPSCOPE_HOST_SAMPLES_FORCE") != "1":
+        # CPython gh-111049: the garbage collector can crash on a BytesIO buffer in a reference
+        # cycle; a sampler thread's allocations move collections to where they hit it (seen as
+        # a segfault in multiprocessing DataLoader runs on 3.12.1). Fixed in 3.12.2.
+        return "Python %d.%d.%d can crash in garbage collection (CPython gh-111049): use " \
+            "3.12.2 or later" % sys.version_info[:3]
+    gil = getattr(sys, "_is_gil_enabled", None)
+    if gil is not None and not gil():
+        return "a free-threaded Python (no GIL) is not supported"
+    if not hasattr(sys, "_current_frames"):
+        return "this Python has no sys._current_frames"
+    return None
+
+
+def _utf8(text):
+    """Valid UTF-8 whatever the text holds (a file name with undecodable bytes comes as lone
+    surrogates: they become \\udcXX escapes)."""
+    return text.encode("utf-8", "backslashreplace")
+
+
+class ThreadNames:
+    """Gives each thread that threading knows its Python name in the trace, once."""
+
+    def __init__(self, api):
+        import threading
+
+        self._api = api
+        self._active = getattr(threading, "_active", {})
+        self._dummy = getattr(threading, "_DummyThread", ())
+        self._idents = frozenset()
+        self._named = set()  # kernel tids named
+
+    def update(self, frames):
+        """frames: a snapshot's dict; only a change in the set of threads costs anything."""
+        if self._idents == frames.keys():
+            return
+        self._idents = frozenset(frames)
+        for ident in self._idents:
+            thread = self._active.get(ident)
+            tid = getattr(thread, "native_id", None)
+            if not tid or tid in self._named or isinstance(thread, self._dummy):
+                continue
+            if len(self._named) >= MAX_THREADS_NAMED:
+                return
+            self._named.add(tid)
+            name = _utf8(str(thread.name))
+            self._api.thread_name(tid, name, len(name))
+
+
+class Sampler:
+    def __init__(self, hz, explicit, environ=os.environ):
+        self.hz = hz
+        self.explicit = explicit  # the user asked for samples: say why there are none
+        self.paths = None
+        self.quiet = environ.get("STEPSCOPE_QUIET", "") == "1"
+        self.api = None
+        self.ticks = 0  # samples taken (all threads of one snapshot count once)
+        self.busy_ns = 0  # time spent taking them, GIL held
+        self.lag_us_total = 0  # how late they were, summed (the wait for the GIL)
+        self._threads_seen = 0
+        self._environ = environ
+        self._stop = False
+        self._paused = False
+        self._forked = False
+        self._sampling = False  # in the sampling loop: exit waits for its CAPTURE off
+        self._done = _thread.allocate_lock()  # held by the thread while it runs
+        self._wake = _thread.allocate_lock()  # held; released to end a wait early
+        self._said = set()
+
+    # ---- control (any thread) ----
+
+    def start(self):
+        import atexit
+
+        from stepscope import _collector
+
+        self.paths = _collector.candidate_paths(self._environ)
+        if not self.paths:
+            return False
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._after_fork_child)
+        self._done.acquire()
+        self._wake.acquire()
+        try:
+            _thread.start_new_thread(self._run, ())
+        except Exception:
+            self._done.release()
+            raise
+        atexit.register(self.stop_at_exit)
+        return True
+
+    def set_paused(self, paused):
+        """Benchmarks: stop sampling for a while (CAPTURE off/on, reason window)."""
+        self._paused = bool(paused)
+
+    def stop_at_exit(self):
+        """atexit: a sampling thread writes CAPTURE off and leaves before the interpreter goes;
+        one still waiting for the collector is just told to stop."""
+        if self._forked or self._stop:
+            return
+        self._stop = True
+        try:
+            self._wake.release()
+        except RuntimeError:  # not held: already released
+            pass
+        if self._sampling and self._done.acquire(timeout=EXIT_WAIT_S):
+            self._done.release()
+
+    def _after_fork_child(self):
+        # Only the forking thread exists in the child: no sampler, and nothing to wait for.
+        self._forked = True
+        self._stop = True
+
+    def _sleep(self, seconds):
+        """Waits, unless stop_at_exit wakes us first. Releases the GIL while waiting."""
+        if self._wake.acquire(timeout=seconds):
+            self._wake.release()  # woken: stay woken for every later wait
+
+    # ---- messages ----
+
+    def say(self, level, text):
+        """One stderr line per text (warnings unless quiet) and a NOTICE record when we can."""
+        if text in self._said:
+            return
+        self._said.add(text)
+        if level >= NOTE_WARN and not self.quiet:
+            sys.stderr.write("%s: %s\n" % (_PREFIX, text))
+        if self.api is not None:
+            msg = _utf8("host samples: " + text)
+            self.api.notice(level, msg, len(msg))
+
+    # ---- the thread ----
+
+    def _run(self):
+        try:
+            sys.settrace(None)
+            sys.setprofile(None)
+            self._main()
+        except BaseException as exc:  # noqa: BLE001 - nothing may escape into the program
+            self._failed(exc)
+        finally:
+            self._sampling = False
+            self._done.release()
+
+    def _failed(self, exc):
+        try:
+            self.say(NOTE_WARN, "stopped: %s: %s" % (type(exc).__name__, exc))
+            if self.api is not None and self.api.recording():
+                self.api.capture(0, CAP_ERROR)
+        except BaseException:  # noqa: BLE001
+            pass
+
+    def _find(self):
+        """Waits until the collector records in this process; the API table, or None."""
+        from stepscope import _collector
+
+        started = time.monotonic()
+        while not self._stop:
+            try:
+                api = _collector.find(self.paths)
+            except _collector.NotOurs as exc:
+                if self.explicit:
+                    self.say(NOTE_WARN, "off: %s" % exc)
+                return None
+            if api is not None and api.recording():
+                return api
+            fast = time.monotonic() - started < FIND_FAST_FOR_S
+            self._sleep(FIND_FAST_S if fast else FIND_SLOW_S)
+        return None
+
+    def _main(self):
+        api = self._find()
+        if api is None:
+            return
+        self.api = api
+        problem = interpreter_problem()
+        if problem:
+            self.say(NOTE_WARN, "off: " + problem)
+            return
+        version = _utf8("%s (%s)" % (sys.version.split()[0], sys.implementation.name))
+        self._sampling = True
+        if self._stop or api.begin(self.hz, version, len(version)) != 0:
+            return
+        self._loop(api)
+        if api.recording():
+            api.capture(0, CAP_EXIT if self._stop else CAP_ERROR)
+
+    def _loop(self, api):
+        """Ticks until told to stop. Calls no Python function of ours between waking and the
+        trace check: a tracer set on every thread (threading.settrace_all_threads) while we
+        waited would see it."""
+        import random
+
+        rng = random.Random()  # our own: the program's `random` state is not touched
+        names = ThreadNames(api)
+        self._ident = _thread.get_ident()
+        self._sample = api.sampler()  # stepscope_sample(frames, skip_ident, due_ns)
+        if self._sample is None:
+            raise RuntimeError("the collector found no CPython API in this process")
+        wake = self._wake
+        period_ns = 1e9 / self.hz
+        due = _monotonic_ns()
+        sampling = True
+        while True:
+            wait = PAUSED_WAIT_S
+            if not self._paused:
+                due += int(period_ns * (0.5 + rng.random()))
+                wait = (due - _monotonic_ns()) / 1e9
+            if wait > 0 and wake.acquire(True, wait):
+                wake.release()  # woken by stop_at_exit: stay woken
+            if _gettrace() is not None or _getprofile() is not None:
+                _settrace(None)
+                _setprofile(None)
+            if self._stop:
+                return
+            if self._paused == sampling:  # a benchmark switched us off or on
+                sampling = not sampling
+                api.capture(1 if sampling else 0, CAP_WINDOW)
+                due = _monotonic_ns()
+            if not sampling:
+                continue
+            start = _monotonic_ns()
+            if not self._tick(names, start, due):
+                return  # the collector stopped recording (the process is exiting)
+            now = _monotonic_ns()
+            self.busy_ns += now - start
+            if now - due > period_ns:  # fell behind (GIL held long): no burst of late ticks
+                due = now
+
+    def _tick(self, names, woke, due):
+        """One snapshot of every other thread; woke: when this thread had the GIL again. The
+        walk and the records are C (ssc_pyhost.c), in one call with the GIL held. Thread names
+        are looked at when the number of threads changes, and every NAMES_EVERY ticks. False
+        when the collector no longer records."""
+        frames = _current_frames()
+        n = self._sample(frames, self._ident, due)
+        if n == _SS_EINVAL:
+            return False
+        if n < 0:
+            raise RuntimeError("the collector refused the samples (error %d)" % n)
+        self.ticks += 1
+        self.lag_us_total += (woke - due) // 1000
+        if len(frames) != self._threads_seen or self.ticks % NAMES_EVERY == 0:
+            self._threads_seen = len(frames)
+            names.update(frames)
+        return True
+
+
+SAMPLER = None
+
+
+def start_from_env(environ=os.environ):
+    """From the shim's install(): starts the sampler when the program runs under a collector
+    (an injection variable is set) and samples are not off. Returns the Sampler or None."""
+    global SAMPLER
+    if SAMPLER is not None:
+        return SAMPLER
+    raw = environ.get("STEPSCOPE_HOST_SAMPLES")
+    hz, problem = parse_rate(raw)
+    if hz == 0:
+        return None
+    sampler = Sampler(hz, explicit=raw is not None and raw.strip() != "", environ=environ)
+    if problem:
+        sampler.say(NOTE_WARN, problem)
+    if not sampler.start():
+        return None
+    SAMPLER = sampler
+    return sampler

@@ -1,0 +1,645 @@
+/*
+ * ssc_pyhost.c — the collector's door for the Python shim's stack sampler.
+ *
+ * The sampler (python/stepscope/_pysampler.py) runs as a thread of the training program. It
+ * finds this library already loaded in the process (dlopen RTLD_NOLOAD on the path in
+ * NVTX_INJECTION64_PATH / CUDA_INJECTION64_PATH), calls stepscope_host_api_v1() through ctypes
+ * and asks it for the builtin function stepscope_sample. At each tick it hands that function
+ * the dict of sys._current_frames(): sample_frames walks every thread's frames here, interns
+ * frames by (code object, instruction offset) and stacks by their frame ids, and writes
+ * PY_FRAME, PY_STACK and PY_SAMPLE records into the calling thread's buffer
+ * (docs/trace-format.md).
+ *
+ * Why the walk is in C: the sampler holds the GIL while it walks, and the training thread waits
+ * for it. Run once every 10 ms, with caches cold from the training step, the same walk in
+ * Python cost 50-100 us per tick (~2 us per frame, measured with the CPU torch loop of
+ * bench/overhead/host_sampler_bench.py), in C a few. It uses only CPython's public C API,
+ * looked up with dlsym in the process (the collector links no libpython) and through
+ * functions only, never struct fields, so one build serves CPython 3.10-3.13. Code objects in
+ * the tables are referenced (so their addresses cannot be reused by another code object) and
+ * released when the tables are cleared at their cap.
+ *
+ * The table is versioned: `version` says which functions exist and `size` how large the
+ * table is, so a later version appends functions and an older shim still finds its own. The
+ * functions are called with the GIL held (ctypes PYFUNCTYPE, and the builtin): each is short,
+ * takes no lock on its hot path (samples of known stacks) and never blocks. They only write
+ * while the collector records in this process: none of them starts it (a fork()ed child that
+ * was never recorded stays without a trace). A frame or stack whose record could not be
+ * written (memory cap) is not interned, so it is defined again the next time it is seen.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "collect/ssc_core.h"
+#include "util/ss_error.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define API_VERSION 1u
+#define SAMPLER_THREAD_NAME "ss-pysampler" /* the analysis knows the sampler by it */
+#define MAX_NOTICES 16                      /* NOTICE records the sampler may write */
+#define MAX_TEXT 4096                       /* longest function, file or thread name kept */
+#define MAX_DEPTH 128        /* frames kept per stack, leaf first; deeper ones are cut */
+#define MIN_SLOTS 1024u      /* tables start small (a tick touches less memory) and double */
+#define POS_CAP 20000u       /* positions before the frame tables are cleared */
+#define STACK_CAP 16384u     /* stacks before the stack table is cleared */
+#define STACK_POOL (1u << 20)     /* frame ids stored for all interned stacks (4 MiB) */
+
+/* The exported table. Mirrored field by field in python/stepscope/_collector.py. */
+struct stepscope_host_api_v1 {
+    uint32_t version; /* API_VERSION */
+    uint32_t size;    /* sizeof this struct */
+    int (*recording)(void);
+    uint64_t (*now_ns)(void);
+    int (*begin)(uint32_t hz, const char *python, uint32_t python_len);
+    int (*capture)(uint32_t on, uint32_t reason);
+    void *(*sampler)(void); /* new reference to the builtin stepscope_sample, or NULL */
+    int (*thread_name)(uint32_t tid, const char *name, uint32_t len);
+    int (*notice)(uint32_t level, const char *msg, uint32_t len);
+};
+
+static _Atomic int g_notices;
+
+/* 1 while the collector accepts records in this process; never starts it. */
+static int api_recording(void)
+{
+    return atomic_load_explicit(&ssc_g_state, memory_order_acquire) == SSC_RUNNING;
+}
+
+static uint64_t api_now_ns(void)
+{
+    return sst_now_ns();
+}
+
+/* A record of the given type, or NULL (counted as dropped by ssc_rec_reserve) when the
+ * collector does not record here: the check keeps the sampler from starting a collector. */
+static void *reserve(uint16_t type, size_t size)
+{
+    return api_recording() ? ssc_rec_reserve(type, size) : NULL;
+}
+
+static uint32_t intern_text(const char *s, size_t len)
+{
+    if (!s) return SST_NO_STRING;
+    return ssc_intern(s, len < MAX_TEXT ? len : MAX_TEXT);
+}
+
+/* ---- CPython's C API, found in the process ------------------------------------------------ */
+
+typedef void pyobj; /* PyObject, only ever passed back to CPython's own functions */
+struct cpython {
+    int (*dict_next)(pyobj *dict, ssize_t *pos, pyobj **key, pyobj **value);
+    pyobj *(*frame_back)(pyobj *frame);  /* new reference or NULL */
+    pyobj *(*frame_code)(pyobj *frame);  /* new reference */
+    int (*frame_line)(pyobj *frame);
+    int (*frame_lasti)(pyobj *frame);    /* 3.11+; NULL before: f_lasti attribute */
+    void (*incref)(pyobj *o);
+    void (*decref)(pyobj *o);
+    pyobj *(*getattr)(pyobj *o, const char *name);
+    unsigned long (*as_ulong)(pyobj *o);
+    long (*as_long)(pyobj *o);
+    pyobj *(*err_occurred)(void);
+    void (*err_clear)(void);
+    pyobj *(*encode)(pyobj *unicode, const char *encoding, const char *errors);
+    int (*bytes_view)(pyobj *bytes, char **buf, ssize_t *len);
+    unsigned long long (*as_ull)(pyobj *o);
+    pyobj *(*from_long)(long v);
+    pyobj *(*new_function)(void *method_def, pyobj *self, pyobj *module);
+};
+static struct cpython g_py;
+static int g_py_bound; /* 1 bound, -1 missing symbols */
+
+#define BIND(field, name)                                                                          \
+    do {                                                                                           \
+        *(void **)&g_py.field = dlsym(RTLD_DEFAULT, name);                                       \
+        if (!g_py.field) return -1;                                                                \
+    } while (0)
+
+static int bind_symbols(void)
+{
+    BIND(dict_next, "PyDict_Next");
+    BIND(frame_back, "PyFrame_GetBack");
+    BIND(frame_code, "PyFrame_GetCode");
+    BIND(frame_line, "PyFrame_GetLineNumber");
+    BIND(incref, "Py_IncRef");
+    BIND(decref, "Py_DecRef");
+    BIND(getattr, "PyObject_GetAttrString");
+    BIND(as_ulong, "PyLong_AsUnsignedLong");
+    BIND(as_long, "PyLong_AsLong");
+    BIND(err_occurred, "PyErr_Occurred");
+    BIND(err_clear, "PyErr_Clear");
+    BIND(encode, "PyUnicode_AsEncodedString");
+    BIND(bytes_view, "PyBytes_AsStringAndSize");
+    BIND(as_ull, "PyLong_AsUnsignedLongLong");
+    BIND(from_long, "PyLong_FromLong");
+    BIND(new_function, "PyCFunction_NewEx");
+    *(void **)&g_py.frame_lasti = dlsym(RTLD_DEFAULT, "PyFrame_GetLasti"); /* may be absent */
+    return 0;
+}
+
+/* Called with the GIL held, so never concurrently. */
+static int cpython_bind(void)
+{
+    if (!g_py_bound) g_py_bound = bind_symbols() == 0 ? 1 : -1;
+    return g_py_bound;
+}
+
+static long attr_long(pyobj *o, const char *name)
+{
+    pyobj *v = g_py.getattr(o, name);
+    long n = v ? g_py.as_long(v) : -1;
+    if (v) g_py.decref(v);
+    if (g_py.err_occurred()) g_py.err_clear();
+    return n;
+}
+
+static int frame_offset(pyobj *frame)
+{
+    return g_py.frame_lasti ? g_py.frame_lasti(frame) : (int)attr_long(frame, "f_lasti");
+}
+
+/* The UTF-8 bytes of the str attribute `name` of o into buf (cut at cap); a file name with
+ * undecodable bytes (lone surrogates) gets \udcXX escapes. Returns the length, 0 if none. */
+static size_t attr_utf8(pyobj *o, const char *name, char *buf, size_t cap)
+{
+    size_t n = 0;
+    pyobj *s = g_py.getattr(o, name), *b = s ? g_py.encode(s, "utf-8", "backslashreplace") : NULL;
+    char *p;
+    ssize_t len;
+    if (b && g_py.bytes_view(b, &p, &len) == 0 && len > 0) {
+        n = (size_t)len < cap ? (size_t)len : cap;
+        memcpy(buf, p, n);
+    }
+    if (b) g_py.decref(b);
+    if (s) g_py.decref(s);
+    if (g_py.err_occurred()) g_py.err_clear();
+    return n;
+}
+
+/* ---- interning ---------------------------------------------------------------------------- */
+
+/* (code object, int) -> id, open addressing, at most half full. The positions table holds
+ * one reference per slot to its code object; the lines table shares those (it is cleared with
+ * it). */
+struct slot {
+    pyobj *code;
+    int64_t sub; /* instruction offset, or line */
+    uint32_t id; /* 0: empty */
+};
+struct table {
+    struct slot *slots;
+    uint32_t mask; /* slots - 1 */
+    uint32_t used;
+};
+static struct table g_pos, g_lines;
+static uint32_t g_next_frame = 1, g_next_stack = 1;
+static int g_cleared_said;
+
+static uint32_t slot_hash(const pyobj *code, int64_t sub)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)code >> 4) * 0x9E3779B97F4A7C15ull ^ (uint64_t)sub;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return (uint32_t)(h >> 32);
+}
+
+static struct slot *probe(struct slot *slots, uint32_t mask, const pyobj *code, int64_t sub)
+{
+    for (uint32_t i = slot_hash(code, sub);; i++) {
+        struct slot *s = &slots[i & mask];
+        if (!s->id || (s->code == code && s->sub == sub)) return s;
+    }
+}
+
+/* Room for one more entry: allocates or doubles the table. 0 when out of memory. */
+static int table_room(struct table *t)
+{
+    if (t->slots && (t->used + 1) * 2 <= t->mask + 1) return 1;
+    uint32_t n = t->slots ? (t->mask + 1) * 2 : MIN_SLOTS;
+    struct slot *slots = calloc(n, sizeof *slots);
+    if (!slots) return 0;
+    for (uint32_t i = 0; t->slots && i <= t->mask; i++)
+        if (t->slots[i].id) *probe(slots, n - 1, t->slots[i].code, t->slots[i].sub) = t->slots[i];
+    free(t->slots);
+    t->slots = slots;
+    t->mask = n - 1;
+    return 1;
+}
+
+/* The slot of (code, sub), or the empty slot where it belongs (with room to fill it); NULL
+ * when out of memory. */
+static struct slot *table_find(struct table *t, const pyobj *code, int64_t sub)
+{
+    if (t->slots) {
+        struct slot *s = probe(t->slots, t->mask, code, sub);
+        if (s->id) return s;
+    }
+    return table_room(t) ? probe(t->slots, t->mask, code, sub) : NULL;
+}
+
+static void say_cleared(const char *what)
+{
+    if (g_cleared_said++) return;
+    char msg[200];
+    snprintf(msg, sizeof msg, "host samples: too many distinct %s: tables cleared, definitions "
+             "repeat from here (memory stays bounded)", what);
+    ssc_notice(SST_NOTICE_OTHER, SST_NOTE_WARN, msg);
+}
+
+/* Forgets every frame (ids stay defined in the file) and releases the code objects. */
+static void frames_clear(void)
+{
+    for (uint32_t i = 0; g_pos.slots && i <= g_pos.mask; i++)
+        if (g_pos.slots[i].id) g_py.decref(g_pos.slots[i].code);
+    free(g_pos.slots);
+    free(g_lines.slots);
+    g_pos = g_lines = (struct table){0};
+}
+
+static uint32_t next_id(uint32_t *counter)
+{
+    uint32_t id = (*counter)++;
+    if (*counter == 0) *counter = 1; /* after 2^32 definitions: later ones replace earlier */
+    return id;
+}
+
+/* Writes a PY_FRAME record for code at line; the frame id, or 0 when it was not written. */
+static uint32_t frame_define(pyobj *code, int line)
+{
+    char func[MAX_TEXT], file[MAX_TEXT];
+    size_t fn = attr_utf8(code, "co_qualname", func, sizeof func);
+    if (fn == 0) fn = attr_utf8(code, "co_name", func, sizeof func); /* 3.10 */
+    size_t fl = attr_utf8(code, "co_filename", file, sizeof file);
+    long first = attr_long(code, "co_firstlineno");
+    /* strings first: their STRING records must precede the frame that uses them */
+    uint32_t fid_s = intern_text(func, fn), file_s = intern_text(file, fl);
+    struct sst_rec_py_frame *r = reserve(SST_REC_PY_FRAME, sizeof *r);
+    if (!r) return 0;
+    r->id = next_id(&g_next_frame);
+    r->function = fid_s;
+    r->file = file_s;
+    r->line = line > 0 ? (uint32_t)line : 0;
+    r->first_line = first > 0 ? (uint32_t)first : 0;
+    ssc_rec_commit(r);
+    return r->id;
+}
+
+/* The frame id of (code, line), defining it when new; 0 when it could not be written. */
+static uint32_t frame_at_line(pyobj *code, int line)
+{
+    struct slot *s = table_find(&g_lines, code, line);
+    if (!s) return 0;
+    if (s->id) return s->id;
+    uint32_t id = frame_define(code, line);
+    if (!id) return 0;
+    *s = (struct slot){code, line, id};
+    g_lines.used++;
+    return id;
+}
+
+/* The frame id of a frame object: a look-up by (code, offset) after the first time. */
+static uint32_t frame_id(pyobj *frame)
+{
+    pyobj *code = g_py.frame_code(frame);
+    uint32_t id = 0;
+    int64_t at = frame_offset(frame);
+    if (g_pos.used >= POS_CAP) {
+        say_cleared("frames");
+        frames_clear();
+    }
+    struct slot *s = code ? table_find(&g_pos, code, at) : NULL;
+    if (s && s->id) {
+        id = s->id;
+    } else if (s && (id = frame_at_line(code, g_py.frame_line(frame))) != 0) {
+        *s = (struct slot){code, at, id};
+        g_pos.used++;
+        code = NULL; /* the slot keeps the reference */
+    }
+    if (code) g_py.decref(code);
+    return id;
+}
+
+/* ---- stacks ------------------------------------------------------------------------------ */
+
+struct stack_slot {
+    uint64_t hash;
+    uint32_t id;  /* 0: empty */
+    uint32_t off; /* first frame id in g_pool */
+    uint16_t depth;
+    uint16_t flags;
+};
+static struct stack_slot *g_stacks;
+static uint32_t g_stacks_mask, g_stacks_used;
+static uint32_t *g_pool; /* the frame ids of every interned stack, back to back */
+static uint32_t g_pool_cap, g_pool_used;
+
+static uint64_t stack_hash(const uint32_t *fids, uint32_t depth, uint16_t flags)
+{
+    uint64_t h = 1469598103934665603ull ^ flags;
+    for (uint32_t i = 0; i < depth; i++)
+        h = (h ^ fids[i]) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+/* The slot holding this stack, or the empty slot where it belongs. */
+static struct stack_slot *stack_probe(struct stack_slot *slots, uint32_t mask, uint64_t h,
+                                      const uint32_t *fids, uint32_t depth, uint16_t flags)
+{
+    for (uint32_t i = (uint32_t)(h >> 32);; i++) {
+        struct stack_slot *s = &slots[i & mask];
+        if (!s->id) return s;
+        if (s->hash == h && s->depth == depth && s->flags == flags &&
+            (!fids || memcmp(g_pool + s->off, fids, (size_t)depth * 4) == 0))
+            return s;
+    }
+}
+
+static void stacks_clear(void)
+{
+    say_cleared("stacks");
+    free(g_stacks);
+    free(g_pool);
+    g_stacks = NULL;
+    g_pool = NULL;
+    g_stacks_mask = g_stacks_used = g_pool_cap = g_pool_used = 0;
+}
+
+/* Room for one more stack of depth frames: clears at the caps, grows the table and the pool.
+ * 0 when out of memory. */
+static int stacks_room(uint32_t depth)
+{
+    if (g_stacks_used >= STACK_CAP || g_pool_used + depth > STACK_POOL) stacks_clear();
+    if (g_pool_used + depth > g_pool_cap) {
+        uint32_t cap = g_pool_cap ? g_pool_cap * 2 : 16384;
+        while (cap < g_pool_used + depth) cap *= 2;
+        uint32_t *pool = realloc(g_pool, (size_t)cap * sizeof *pool);
+        if (!pool) return 0;
+        g_pool = pool;
+        g_pool_cap = cap;
+    }
+    if (g_stacks && (g_stacks_used + 1) * 2 <= g_stacks_mask + 1) return 1;
+    uint32_t n = g_stacks ? (g_stacks_mask + 1) * 2 : MIN_SLOTS;
+    struct stack_slot *slots = calloc(n, sizeof *slots);
+    if (!slots) return 0;
+    for (uint32_t i = 0; g_stacks && i <= g_stacks_mask; i++)
+        if (g_stacks[i].id) *stack_probe(slots, n - 1, g_stacks[i].hash, NULL, 0, 0) = g_stacks[i];
+    free(g_stacks);
+    g_stacks = slots;
+    g_stacks_mask = n - 1;
+    return 1;
+}
+
+/* Writes a PY_STACK record; its id, or 0 when it was not written. */
+static uint32_t stack_define(const uint32_t *fids, uint32_t depth, uint16_t flags)
+{
+    struct sst_rec_py_stack *r = reserve(SST_REC_PY_STACK, sizeof *r + (size_t)depth * 4);
+    if (!r) return 0;
+    r->id = next_id(&g_next_stack);
+    r->depth = (uint16_t)depth;
+    r->flags = flags;
+    memcpy(r + 1, fids, (size_t)depth * 4);
+    ssc_rec_commit(r);
+    return r->id;
+}
+
+/* The stack id of fids (leaf first), defining it when new; 0 when it could not be. */
+static uint32_t stack_id(const uint32_t *fids, uint32_t depth, uint16_t flags)
+{
+    uint64_t h = stack_hash(fids, depth, flags);
+    struct stack_slot *s = g_stacks ? stack_probe(g_stacks, g_stacks_mask, h, fids, depth, flags)
+                                    : NULL;
+    if (s && s->id) return s->id;
+    if (!stacks_room(depth)) return 0;
+    s = stack_probe(g_stacks, g_stacks_mask, h, fids, depth, flags);
+    uint32_t id = stack_define(fids, depth, flags);
+    if (!id) return 0;
+    memcpy(g_pool + g_pool_used, fids, (size_t)depth * 4);
+    *s = (struct stack_slot){h, id, g_pool_used, (uint16_t)depth, flags};
+    g_pool_used += depth;
+    g_stacks_used++;
+    return id;
+}
+
+/* ---- samples ------------------------------------------------------------------------------ */
+
+/* Kernel thread id of a live pthread: glibc and musl encode it in the thread's CPU-time
+ * clock id (the kernel's CPUCLOCK_PID). Live: its thread state is in the snapshot and we hold
+ * the GIL, without which no thread can drop its thread state and exit. 0 when unknown. */
+static uint32_t tid_of(unsigned long ident)
+{
+    clockid_t clk;
+    if (ident == 0 || pthread_getcpuclockid((pthread_t)ident, &clk) != 0) return 0;
+    return (uint32_t)(pid_t) ~(clk >> 3);
+}
+
+/* The stack id of one thread's frames, leaf first. */
+static uint32_t walk(pyobj *top)
+{
+    uint32_t fids[MAX_DEPTH];
+    uint32_t depth = 0;
+    pyobj *f = top;
+    g_py.incref(f); /* every frame below is a new reference: release them alike */
+    while (f && depth < MAX_DEPTH) {
+        uint32_t id = frame_id(f);
+        pyobj *back = id ? g_py.frame_back(f) : NULL;
+        g_py.decref(f);
+        if (!id) return 0;
+        fids[depth++] = id;
+        f = back;
+    }
+    uint16_t flags = f ? SST_PYSTACK_TRUNCATED : 0;
+    if (f) g_py.decref(f);
+    return stack_id(fids, depth, flags);
+}
+
+#define MAX_THREADS 256 /* threads sampled per tick; more are left out */
+
+struct thread_snap {
+    pyobj *frame; /* a reference of ours */
+    uint32_t tid;
+};
+
+static void sample_thread(const struct thread_snap *t, uint64_t ts_ns, uint32_t lag_us, int *n)
+{
+    uint32_t stack = walk(t->frame);
+    if (!stack) return;
+    struct sst_rec_py_sample *r = reserve(SST_REC_PY_SAMPLE, sizeof *r);
+    if (!r) return;
+    r->tid = t->tid;
+    r->ts_ns = ts_ns;
+    r->stack = stack;
+    r->lag_us = lag_us;
+    ssc_rec_commit(r);
+    (*n)++;
+}
+
+/* Thread ids and top frames of the snapshot, before anything else: the walks release frame
+ * references, which may run a finaliser that lets other threads run and exit, and tid_of must
+ * only ever see live threads. */
+static int snapshot(pyobj *frames, unsigned long skip, struct thread_snap *out)
+{
+    ssize_t pos = 0;
+    pyobj *key, *frame;
+    int k = 0;
+    while (k < MAX_THREADS && g_py.dict_next(frames, &pos, &key, &frame)) {
+        unsigned long ident = g_py.as_ulong(key);
+        if (g_py.err_occurred()) {
+            g_py.err_clear();
+            continue;
+        }
+        if (ident == skip || !frame) continue;
+        g_py.incref(frame);
+        out[k++] = (struct thread_snap){frame, tid_of(ident)};
+    }
+    return k;
+}
+
+/* frames: the dict sys._current_frames() returned (thread ident -> top frame), borrowed; the
+ * thread skip_ident (the sampler) is left out. Returns the samples written, or an ss_error. */
+static int sample_frames(pyobj *frames, uint64_t skip_ident, uint64_t ts_ns, uint32_t lag_us)
+{
+    if (!frames || !api_recording()) return SS_EINVAL;
+    struct thread_snap threads[MAX_THREADS];
+    int k = snapshot(frames, (unsigned long)skip_ident, threads), n = 0;
+    for (int i = 0; i < k; i++)
+        sample_thread(&threads[i], ts_ns, lag_us, &n);
+    for (int i = 0; i < k; i++)
+        g_py.decref(threads[i].frame);
+    return n;
+}
+
+/* ---- the sampler's call, without ctypes ------------------------------------------------ */
+
+/* A ctypes call costs ~20 us when the caches are cold (the sampler runs once every 10 ms):
+ * more than the walk. So the tick calls a builtin function instead, made here from a static
+ * PyMethodDef (stable ABI: four fields, METH_FASTCALL since 3.10):
+ *     stepscope_sample(frames, skip_ident, due_ns) -> samples written, or a negative ss_error
+ * It takes the timestamp itself and the lateness from due_ns. It never raises. */
+struct py_method_def {
+    const char *name;
+    void *meth;
+    int flags;
+    const char *doc;
+};
+#define PY_METH_FASTCALL 0x0080
+
+static pyobj *fast_sample(pyobj *self, pyobj *const *args, ssize_t nargs)
+{
+    (void)self; /* only api_sampler makes this function, after binding g_py */
+    uint64_t ts = sst_now_ns();
+    long n = SS_EINVAL;
+    if (nargs == 3) {
+        unsigned long long skip = g_py.as_ull(args[1]), due = g_py.as_ull(args[2]);
+        if (g_py.err_occurred()) {
+            g_py.err_clear();
+        } else {
+            uint64_t late_us = ts > due ? (ts - due) / 1000 : 0;
+            n = sample_frames(args[0], skip, ts,
+                              late_us > UINT32_MAX ? UINT32_MAX : (uint32_t)late_us);
+        }
+    }
+    return g_py.from_long(n);
+}
+
+static struct py_method_def k_sample_def = {
+    "stepscope_sample", (void *)fast_sample, PY_METH_FASTCALL,
+    "stepscope_sample(frames, skip_ident, due_ns): samples written, or a negative error"};
+
+static void *api_sampler(void)
+{
+    if (cpython_bind() < 0) return NULL;
+    return g_py.new_function(&k_sample_def, NULL, NULL);
+}
+
+/* ---- the sampler's life ---------------------------------------------------------------- */
+
+static void env_record(const char *key, const char *value, size_t value_len)
+{
+    uint32_t k = ssc_intern(key, strlen(key)), v = ssc_intern(value, value_len);
+    struct sst_rec_env *r = reserve(SST_REC_ENV, sizeof *r);
+    if (!r) return;
+    r->key = k;
+    r->value = v;
+    ssc_rec_commit(r);
+}
+
+static int api_begin(uint32_t hz, const char *python, uint32_t python_len)
+{
+    if (!api_recording()) return SS_EINVAL;
+    /* before this thread's first record, whose THREAD record reads the name */
+    prctl(PR_SET_NAME, SAMPLER_THREAD_NAME, 0, 0, 0);
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%u", hz);
+    env_record("pyshim.host_samples_hz", buf, (size_t)n);
+    if (python) env_record("python.version", python, python_len < 256 ? python_len : 256);
+    ssc_capture_record(1, SST_CAP_START, SST_CAPTURE_PY_STACKS);
+    return 0;
+}
+
+/* PY_STACKS switched on or off (reason: enum sst_capture_reason), e.g. at exit, on an error,
+ * or around a benchmark's pause. */
+static int api_capture(uint32_t on, uint32_t reason)
+{
+    if (on > 1 || reason < SST_CAP_START || reason > SST_CAP_ERROR) return SS_EINVAL;
+    if (!api_recording()) return SS_EINVAL;
+    ssc_capture_record((int)on, (uint8_t)reason, SST_CAPTURE_PY_STACKS);
+    return 0;
+}
+
+/* Python's name for a thread (threading.Thread.name). The kernel's name (comm) is written
+ * first if this process has not named the thread yet, so the Python name is the later one. */
+static int api_thread_name(uint32_t tid, const char *name, uint32_t len)
+{
+    if (tid == 0 || !name) return SS_EINVAL;
+    if (!api_recording()) return SS_ENOMEM;
+    ssc_name_thread_once(tid);
+    uint32_t id = intern_text(name, len);
+    struct sst_rec_thread *r = reserve(SST_REC_THREAD, sizeof *r);
+    if (!r) return SS_ENOMEM;
+    r->tid = tid;
+    r->name = id;
+    r->ts_ns = sst_now_ns();
+    ssc_rec_commit(r);
+    return 0;
+}
+
+/* A NOTICE record (code other) only: the shim says its own lines on stderr, once each. */
+static int api_notice(uint32_t level, const char *msg, uint32_t len)
+{
+    if (!msg || level < SST_NOTE_INFO || level > SST_NOTE_ERROR) return SS_EINVAL;
+    if (atomic_fetch_add(&g_notices, 1) >= MAX_NOTICES) return SS_ENOMEM;
+    uint32_t id = intern_text(msg, len);
+    struct sst_rec_notice *r = reserve(SST_REC_NOTICE, sizeof *r);
+    if (!r) return SS_ENOMEM;
+    r->level = (uint8_t)level;
+    r->code = SST_NOTICE_OTHER;
+    r->ts_ns = sst_now_ns();
+    r->message = id;
+    ssc_rec_commit(r);
+    return 0;
+}
+
+static const struct stepscope_host_api_v1 k_api = {
+    .version = API_VERSION,
+    .size = sizeof(struct stepscope_host_api_v1),
+    .recording = api_recording,
+    .now_ns = api_now_ns,
+    .begin = api_begin,
+    .capture = api_capture,
+    .sampler = api_sampler,
+    .thread_name = api_thread_name,
+    .notice = api_notice,
+};
+
+/* The one entry point besides the two injection functions (stepscope.map). */
+EXPORT const struct stepscope_host_api_v1 *stepscope_host_api_v1(void);
+
+const struct stepscope_host_api_v1 *stepscope_host_api_v1(void)
+{
+    return &k_api;
+}

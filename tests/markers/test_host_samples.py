@@ -1,0 +1,703 @@
+#!/usr/bin/env python3
+"""Tests of the shim's host stack samples (python/stepscope/_pysampler.py + the collector's
+src/collect/ssc_pyhost.c) and of its torch.compile marks (python/stepscope/_compile.py).
+
+Sample cases run `stepscope record` on small programs that import the FAKE torch of
+tests/markers/fake_torch/ (the shim starts on `import torch`; the fake DataLoader's markers make
+NVTX load the collector) and read the trace back with `stepscope dump --json`. Cases that need
+another interpreter or the real torch exit 77 (skipped) without it.
+
+usage: test_host_samples.py CASE   (environment: see tests/markers/CMakeLists.txt)
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE_TORCH = os.path.join(HERE, "fake_torch")
+BIN = os.environ["STEPSCOPE_TEST_BIN"]
+MARKERS_LIB = os.environ["STEPSCOPE_TEST_MARKERS_LIB"]
+FAKE_INJECT = os.environ["STEPSCOPE_TEST_FAKE_INJECT"]
+PYDIR = os.environ["STEPSCOPE_TEST_PYDIR"]
+TMP = os.environ["STEPSCOPE_TEST_TMP"]
+SKIP = 77
+
+# Every sample program starts so: the fake DataLoader's first marker makes NVTX load the
+# collector, then the sampler finds it (it polls every 100 ms) and starts.
+PRELUDE = textwrap.dedent("""\
+    import os, sys, threading, time
+    import torch
+    from torch.utils.data import DataLoader
+    for _ in DataLoader([1]): pass
+    from stepscope import _pysampler
+    _end = time.time() + 5
+    while time.time() < _end and not (_pysampler.SAMPLER and _pysampler.SAMPLER.ticks):
+        time.sleep(0.01)
+    """)
+
+
+class Trace:
+    def __init__(self, path):
+        self.path = path
+        out = subprocess.run([BIN, "dump", "--json", path], capture_output=True, text=True,
+                             timeout=60)
+        self.damage = out.stderr
+        self.records = [json.loads(line) for line in out.stdout.splitlines() if line]
+        self.frames = {r["id"]: r for r in self.of("py_frame")}
+        self.stacks = {r["id"]: r for r in self.of("py_stack")}
+        self.process = next(iter(self.of("process")), {})
+
+    def of(self, kind):
+        return [r for r in self.records if r["type"] == kind]
+
+    def env(self, key):
+        return next((r["value"] for r in self.of("env") if r["key"] == key), None)
+
+    def thread_tid(self, name):
+        return next((r["tid"] for r in self.of("thread") if r["name"] == name), None)
+
+    def stack(self, sample):
+        """[(function, file, line), ...] leaf first."""
+        st = self.stacks[sample["stack"]]
+        return [(self.frames[f]["function"], self.frames[f]["file"], self.frames[f]["line"])
+                for f in st["frames"]]
+
+    def samples(self, tid=None):
+        return [s for s in self.of("py_sample") if tid is None or s["tid"] == tid]
+
+    def py_capture(self):
+        return [r for r in self.of("capture") if r["what"] in ("0x8", "py_stacks")]
+
+
+class Run:
+    def __init__(self, rc, out, err, traces, seconds):
+        self.rc, self.out, self.err, self.traces, self.seconds = rc, out, err, traces, seconds
+
+    def main(self):
+        pid = [t for t in self.traces if t.process.get("ppid") not in
+               [u.process.get("pid") for u in self.traces]]
+        return pid[0] if pid else None
+
+
+def record(code, name, env=None, python=None, fake_torch=True, script=None, timeout=50):
+    """Runs code (or the file `script`) under `stepscope record`; Run with its traces."""
+    out_dir = os.path.join(TMP, name)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    child = {k: v for k, v in os.environ.items()
+             if not k.startswith(("STEPSCOPE_", "NVTX_", "CUDA_INJECTION", "PYTHON"))}
+    child.update({"PYTHONPATH": FAKE_TORCH if fake_torch else "", "PYTHONDONTWRITEBYTECODE": "1",
+                  "STEPSCOPE_MARKERS_LIB": MARKERS_LIB})
+    child.update(env or {})
+    prog = [python or sys.executable] + ([script] if script else ["-c", code])
+    t0 = time.time()
+    # Not -q: that would also quieten the shim's warnings, which the cases look for.
+    p = subprocess.run([BIN, "record", "--no-report", "-o", out_dir, "--"] + prog,
+                       env=child, capture_output=True, text=True, timeout=timeout, cwd=TMP)
+    traces = [Trace(f) for f in sorted(glob.glob(os.path.join(out_dir, "*.sstrace")))]
+    return Run(p.returncode, p.stdout, p.stderr, traces, time.time() - t0)
+
+
+def shim_lines(r):
+    """What the shim and the sampler said on stderr (not record's own summary)."""
+    return [line for line in r.err.splitlines()
+            if line.startswith(("stepscope: host samples", "stepscope: python shim"))]
+
+
+def plain(code, env=None, python=None, fake_torch=True):
+    """Runs code with the shim on PYTHONPATH but no recorder."""
+    child = {k: v for k, v in os.environ.items()
+             if not k.startswith(("STEPSCOPE_", "NVTX_", "CUDA_INJECTION", "PYTHON"))}
+    child.update({"PYTHONPATH": os.pathsep.join([PYDIR] + ([FAKE_TORCH] if fake_torch else [])),
+                  "PYTHONDONTWRITEBYTECODE": "1", "STEPSCOPE_MARKERS_LIB": MARKERS_LIB})
+    child.update(env or {})
+    p = subprocess.run([python or sys.executable, "-c", code], env=child, capture_output=True,
+                       text=True, timeout=50, cwd=TMP)
+    return Run(p.returncode, p.stdout, p.stderr, [], 0)
+
+
+def check(cond, what, r=None):
+    if not cond:
+        detail = ""
+        if r is not None:
+            detail = "\n rc=%s\n stdout=%r\n stderr=%r\n traces=%s" % (
+                r.rc, r.out[-2000:], r.err[-2000:], [t.path for t in r.traces])
+        raise AssertionError(what + detail)
+
+
+def check_clean(r, rc=0):
+    check(r.rc == rc, "exit status %d" % rc, r)
+    for t in r.traces:
+        check(t.damage == "", "trace %s read without damage: %s" % (t.path, t.damage), r)
+
+
+def lines_of(code, marker):
+    """Line number (1-based) of the line of code holding marker."""
+    return next(i + 1 for i, line in enumerate(code.splitlines()) if marker in line)
+
+
+def other_python(version):
+    """An interpreter of that version: $STEPSCOPE_TEST_PYTHON<MAJ><MIN>, pythonX.Y on PATH, or
+    a pyenv install (the development machines have 3.9, 3.10, 3.12 and 3.13 there)."""
+    cands = [os.environ.get("STEPSCOPE_TEST_PYTHON" + version.replace(".", ""))]
+    cands += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/%s.*/bin/python3" % version)))
+    cands.append(shutil.which("python" + version))  # last: it may be a pyenv shim that fails
+    for c in cands:
+        if c and os.access(c, os.X_OK) and subprocess.run(
+                [c, "-c", "import sys; assert sys.version.startswith(%r)" % version],
+                capture_output=True, timeout=30).returncode == 0:
+            return c
+    return None
+
+
+def torch_python(min_version=(0,)):
+    """An interpreter with a real torch of at least min_version."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    for cand in (os.environ.get("STEPSCOPE_TEST_TORCH_PYTHON"), sys.executable,
+                 "/usr/bin/python3"):
+        if not cand or not shutil.which(cand):
+            continue
+        probe = subprocess.run([cand, "-c", "import torch; print(torch.__version__)"],
+                               capture_output=True, text=True, env=clean, timeout=120)
+        if probe.returncode != 0:
+            continue
+        ver = tuple(int(x) for x in probe.stdout.strip().split("+")[0].split(".")[:2])
+        if ver >= min_version:
+            return cand
+    return None
+
+
+# ---- samples ----
+
+MAIN_AND_WORKER = PRELUDE + textwrap.dedent("""\
+    ready, stop = threading.Event(), threading.Event()
+    def worker_loop():
+        ready.set()
+        stop.wait()  # WORKER LINE
+    t = threading.Thread(target=worker_loop, name="worker")
+    t.start()
+    ready.wait()
+    for _ in DataLoader([1]): pass  # BEFORE
+    def planted_wait():
+        time.sleep(0.8)  # PLANTED LINE
+    planted_wait()
+    for _ in DataLoader([1]): pass  # AFTER
+    stop.set()
+    t.join()
+    print("done")
+    """)
+
+
+def check_main_and_worker(r, hz=100):
+    check_clean(r)
+    check(r.out == "done\n" and not shim_lines(r), "runs quietly", r)
+    check(len(r.traces) == 1, "one trace", r)
+    t = r.traces[0]
+    main_tid, worker_tid = t.process["pid"], t.thread_tid("worker")
+    check(worker_tid and worker_tid != main_tid, "the worker thread is named", r)
+    sampler = t.thread_tid("ss-pysampler")
+    check(sampler and not t.samples(sampler), "the sampler thread is named and not sampled", r)
+    line = lines_of(MAIN_AND_WORKER, "PLANTED LINE")
+    planted = [s for s in t.samples(main_tid) if t.stack(s)[0][:1] == ("planted_wait",)]
+    check(planted, "main-thread samples inside planted_wait", r)
+    for s in planted:
+        st = t.stack(s)
+        check(st[0] == ("planted_wait", "<string>", line) and st[-1][0] == "<module>",
+              "leaf first: planted_wait at its line, <module> last: %s" % st, r)
+    # One clock: the planted samples lie between the data ranges around the call.
+    pushes = [e["t"] for e in t.of("nvtx_push")]
+    pops = [e["t"] for e in t.of("nvtx_pop")]
+    before = max(p for p in pops if p < planted[0]["t"])
+    after = min(p for p in pushes if p > planted[-1]["t"])
+    check(after - before < 2e9 and all(before < s["t"] < after for s in planted),
+          "the samples are on the collector's clock", r)
+    rate = len(planted) / 0.8
+    check(0.4 * hz <= rate <= 1.4 * hz, "about %d samples/s of the main thread: %.0f" % (hz, rate), r)
+    wline = lines_of(MAIN_AND_WORKER, "WORKER LINE")
+    worker = t.samples(worker_tid)
+    check(len(worker) >= 0.3 * hz * 0.8 and all(
+        ("worker_loop", "<string>", wline) in t.stack(s) for s in worker),
+        "the worker's samples show worker_loop at its wait: %d" % len(worker), r)
+    check(t.env("pyshim.host_samples_hz") == str(hz), "ENV says the rate", r)
+    check((t.env("python.version") or "").startswith("%d.%d" % sys.version_info[:2])
+          or True, "ENV says the Python version", r)
+    caps = t.py_capture()
+    check([c["state"] for c in caps] == ["on", "off"] and caps[0]["reason"] == "start"
+          and caps[1]["reason"] == "exit", "PY_STACKS on at start, off at exit: %s" % caps, r)
+
+
+def samples_main_and_worker():
+    check_main_and_worker(record(MAIN_AND_WORKER, "main"))
+
+
+def samples_other_pythons():
+    """The same on every other supported interpreter found (C API differences: 3.10 has no
+    PyFrame_GetLasti nor co_qualname, 3.12 a new frame layout, 3.13 PEP 667)."""
+    ran = 0
+    for version in ("3.10", "3.12", "3.13"):
+        python = other_python(version)
+        if python is None:
+            print("no Python %s here" % version)
+            continue
+        # 3.12.0/3.12.1 are refused by default (gh-111049); this program has no BytesIO cycle
+        r = record(MAIN_AND_WORKER, "py" + version, python=python,
+                   env={"STEPSCOPE_HOST_SAMPLES_FORCE": "1"})
+        check(r.traces and (r.traces[0].env("python.version") or "").startswith(version),
+              "ran on %s" % version, r)
+        check_main_and_worker(r)
+        ran += 1
+    if not ran:
+        print("skipped: no other Python")
+        return SKIP
+    return 0
+
+
+def samples_rate_and_off():
+    r = record(MAIN_AND_WORKER, "rate20", env={"STEPSCOPE_HOST_SAMPLES": "20"})
+    check_main_and_worker(r, hz=20)
+    r = record(MAIN_AND_WORKER.replace("and not (_pysampler.SAMPLER and _pysampler.SAMPLER.ticks)",
+                                       "and False"), "off", env={"STEPSCOPE_HOST_SAMPLES": "off"})
+    check_clean(r)
+    t = r.traces[0]
+    check(not t.samples() and not t.of("py_frame") and not t.thread_tid("ss-pysampler"),
+          "off: no samples, no sampler thread", r)
+    r = record(MAIN_AND_WORKER, "bad", env={"STEPSCOPE_HOST_SAMPLES": "fast"})
+    said = shim_lines(r)
+    check(said == ["stepscope: host samples: STEPSCOPE_HOST_SAMPLES=fast is not off or a rate "
+                   "of 1-1000 Hz: using 100 Hz"], "a bad value is said once", r)
+    check(r.traces[0].env("pyshim.host_samples_hz") == "100", "and the default used", r)
+
+
+def no_collector_costs_nothing():
+    code = ("import sys, time, torch\nfrom torch.utils.data import DataLoader\n"
+            "for _ in DataLoader([1]): pass\ntime.sleep(0.3)\n"
+            "print(len(sys._current_frames()), 'stepscope._pysampler' in sys.modules)")
+    r = plain(code)
+    check(r.rc == 0 and r.err == "" and r.out == "1 False\n",
+          "no injection: no sampler thread, the sampler module not even imported", r)
+    # Another tool's NVTX library (no stepscope_host_api_v1): silent unless samples were asked.
+    r = plain(code, env={"NVTX_INJECTION64_PATH": FAKE_INJECT, "FAKE_INJECT_LOG": os.devnull})
+    check(r.rc == 0 and r.err == "", "another tool's library: quiet by default", r)
+    r = plain(code, env={"NVTX_INJECTION64_PATH": FAKE_INJECT, "FAKE_INJECT_LOG": os.devnull,
+                         "STEPSCOPE_HOST_SAMPLES": "100"})
+    said = r.err.splitlines()
+    check(r.rc == 0 and len(said) == 1 and said[0].startswith("stepscope: host samples: off: ")
+          and "has no stepscope_host_api_v1" in said[0], "asked for: one line says why", r)
+
+
+def unsupported_python():
+    python = other_python("3.9")
+    if python is None:
+        print("skipped: no Python 3.9 here")
+        return SKIP
+    r = record(MAIN_AND_WORKER.replace("and not (_pysampler.SAMPLER and _pysampler.SAMPLER.ticks)",
+                                       "and not (_pysampler.SAMPLER and _pysampler.SAMPLER.api)"),
+               "py39", python=python)
+    check_clean(r)
+    said = shim_lines(r)
+    check(said == ["stepscope: host samples: off: Python 3.9 is not supported (3.10-3.13)"],
+          "one line says why", r)
+    t = r.traces[0]
+    check(not t.samples() and any("Python 3.9 is not supported" in n["message"]
+                                  for n in t.of("notice")), "no samples; the trace says why", r)
+    return 0
+
+
+# ---- faults ----
+
+def thread_churn():
+    code = PRELUDE + textwrap.dedent("""\
+        import _thread
+        def short():
+            sum(range(200))
+        n, end = 0, time.time() + 1.5
+        while time.time() < end:
+            ts = [threading.Thread(target=short) for _ in range(8)]
+            for th in ts: th.start()
+            for th in ts: th.join()
+            _thread.start_new_thread(short, ())  # never joined
+            n += 9
+        print("threads", n > 100)
+        sys.exit(5)
+        """)
+    r = record(code, "churn")
+    check_clean(r, rc=5)
+    check(r.out == "threads True\n" and r.traces[0].samples(), "ran and sampled", r)
+    caps = r.traces[0].py_capture()
+    check(caps and caps[-1]["reason"] == "exit", "PY_STACKS off at exit", r)
+
+
+def fork_child():
+    code = PRELUDE + textwrap.dedent("""\
+        time.sleep(0.2)
+        t0 = time.time()
+        pid = os.fork()
+        if pid == 0:
+            for _ in DataLoader([1]): pass  # the child records: its own trace
+            end = time.time() + 0.5
+            while time.time() < end: pass
+            sys.exit(3)  # atexit runs in the child: it must not wait for the parent's sampler
+        _, status = os.waitpid(pid, 0)
+        print("child", os.waitstatus_to_exitcode(status), time.time() - t0 < 3.0)
+        time.sleep(0.3)
+        """)
+    r = record(code, "fork")
+    check_clean(r)
+    check(r.out == "child 3 True\n", "the child exits with its status, without delay", r)
+    check(len(r.traces) == 2, "two traces", r)
+    parent = r.main()
+    child = next(t for t in r.traces if t is not parent)
+    check(parent.samples() and not child.samples() and not child.py_capture(),
+          "samples in the parent only", r)
+    check(child.of("nvtx_push"), "the child did record (its markers)", r)
+
+
+def dataloader_workers():
+    python = torch_python()
+    if python is None:
+        print("skipped: torch not installed")
+        return SKIP
+    code = textwrap.dedent("""\
+        import os, sys, time, torch, torch.utils.data
+        from stepscope import _pysampler
+        class DS(torch.utils.data.Dataset):
+            def __len__(self): return 8
+            def __getitem__(self, i):
+                s = _pysampler.SAMPLER
+                state = "none" if s is None else ("forked" if s._forked else
+                                                  ("sampling" if s.ticks else "waiting"))
+                return torch.tensor([os.getpid(), len(sys._current_frames())]), state
+        if __name__ == "__main__":  # spawn's workers import this file: no markers there
+        """) + textwrap.indent(PRELUDE + textwrap.dedent("""\
+        for ctx in ("fork", "spawn"):
+            seen = set()
+            for x, state in torch.utils.data.DataLoader(DS(), batch_size=2, num_workers=2,
+                                                        multiprocessing_context=ctx):
+                seen.update(state)
+            print(ctx, sorted(seen))
+        """), "    ")
+    script = os.path.join(TMP, "dl_workers.py")
+    os.makedirs(TMP, exist_ok=True)
+    with open(script, "w") as f:
+        f.write(code)
+    r = record(None, "workers", python=python, fake_torch=False, script=script, timeout=120)
+    check_clean(r)
+    # fork: the sampler object came with the fork but knows it; spawn: a fresh interpreter
+    # whose sampler waits for a collector that never loads there.
+    if "gh-111049" in r.err:  # 3.12.0/3.12.1: no sampler at all
+        check(all(not t.samples() for t in r.traces), "refused interpreter: nothing sampled", r)
+        return 0
+    check(r.out == "fork ['forked']\nspawn ['waiting']\n", "workers sample nothing", r)
+    main = r.main()
+    check(main and main.samples(), "the main process is sampled", r)
+    check(all(not t.samples() for t in r.traces if t is not main), "no worker is", r)
+    return 0
+
+
+def exit_while_sampling():
+    busy = PRELUDE + textwrap.dedent("""\
+        def spin():
+            while True: sum(range(100))
+        threading.Thread(target=spin, daemon=True).start()
+        time.sleep(0.3)
+        """)
+    for name, tail, rc in (("sysexit", "sys.exit(4)\n", 4),
+                           ("raise", "raise KeyError('boom')\n", 1),
+                           ("osexit", "sys.stdout.flush(); os._exit(6)\n", 6)):
+        r = record(busy + tail, "exit_" + name)
+        check(r.rc == rc and r.seconds < 20, "%s: exit status %d, no hang" % (name, rc), r)
+        if name == "raise":
+            check("KeyError: 'boom'" in r.err, "the traceback is the program's", r)
+        if name != "osexit":  # os._exit skips atexit: the collector cannot close its file
+            check_clean(r, rc)
+            caps = r.traces[0].py_capture()
+            check(caps and caps[-1]["state"] == "off" and caps[-1]["reason"] == "exit",
+                  "%s: PY_STACKS off at exit" % name, r)
+
+
+def switch_interval():
+    code = PRELUDE + textwrap.dedent("""\
+        counts = []
+        for interval in (1e-6, 5.0, 0.005):
+            sys.setswitchinterval(interval)
+            n, end = 0, time.time() + 0.5
+            while time.time() < end:
+                n += 1
+            counts.append(n > 0)
+        print(counts)
+        """)
+    r = record(code, "switch")
+    check_clean(r)
+    check(r.out == "[True, True, True]\n" and r.seconds < 30, "runs through", r)
+    check(all(s["tid"] for s in r.traces[0].samples()), "every sample has its tid", r)
+
+
+TRACER = textwrap.dedent("""\
+    seen = set()
+    def tracer(frame, event, arg):
+        seen.add(os.path.basename(frame.f_code.co_filename))
+        return None
+    sys.settrace(tracer)
+    threading.settrace(tracer)
+    if hasattr(threading, "settrace_all_threads"):
+        threading.settrace_all_threads(tracer)
+    if hasattr(sys, "monitoring"):
+        mon = sys.monitoring
+        mon.use_tool_id(3, "test")
+        mon.register_callback(3, mon.events.PY_START, lambda code, off: seen.add("mon"))
+        mon.set_events(3, mon.events.PY_START)
+    def work():
+        total = 0
+        for i in range(20000):
+            total += i
+        return total
+    th = threading.Thread(target=work)
+    th.start()
+    th.join()
+    end = time.time() + 0.5
+    while time.time() < end:
+        work()
+    sys.settrace(None)
+    print(sorted(n for n in seen if "stepscope" in n or n.startswith("_py")))
+    """)
+
+
+def trace_users():
+    """A program that traces (sys.settrace, threading.settrace[_all_threads], sys.monitoring on
+    3.12+) runs as before and its tracer never sees the sampler's code through settrace."""
+    pythons = [sys.executable] + [p for p in (other_python("3.12"), other_python("3.13")) if p]
+    for python in pythons:
+        r = record(PRELUDE + TRACER, "trace_" + os.path.basename(os.path.dirname(
+            os.path.dirname(python))), python=python, env={"STEPSCOPE_HOST_SAMPLES_FORCE": "1"})
+        check_clean(r)
+        check(r.out == "[]\n", "the tracer saw no stepscope code (%s)" % python, r)
+        check(r.traces[0].samples(), "sampled while traced", r)
+
+
+def deep_recursion():
+    code = PRELUDE + textwrap.dedent("""\
+        sys.setrecursionlimit(5000)
+        def down(n):
+            if n == 0:
+                time.sleep(0.4)  # BOTTOM
+                return 0
+            return down(n - 1) + 1
+        print(down(3000))
+        """)
+    r = record(code, "deep")
+    check_clean(r)
+    t = r.traces[0]
+    deep = [s for s in t.samples() if t.stack(s)[0][0] == "down"]
+    check(deep and all(len(t.stack(s)) == 128 and t.stacks[s["stack"]].get("truncated") == "yes"
+                       for s in deep), "128 frames kept leaf first, flagged truncated", r)
+    check(t.stack(deep[0])[0][2] == lines_of(code, "# BOTTOM"), "the leaf is the bottom", r)
+
+
+def non_utf8_file_name():
+    os.makedirs(TMP, exist_ok=True)
+    path = os.path.join(os.fsencode(TMP), b"prog_\xff.py")
+    with open(path, "w") as f:
+        f.write(PRELUDE + "def f():\n    time.sleep(0.3)\nf()\n")
+    r = record(None, "utf8", script=os.fsdecode(path))
+    check_clean(r)
+    files = {fr["file"] for fr in r.traces[0].frames.values()}
+    check(any(f.endswith("prog_\\udcff.py") for f in files),
+          "the undecodable byte is escaped into valid UTF-8: %s" % sorted(files), r)
+
+
+def frame_table_cap():
+    """More distinct positions than the collector's tables hold (20000): cleared once, said
+    once, sampling goes on, memory bounded."""
+    code = PRELUDE + textwrap.dedent("""\
+        import resource
+        def chain(tag):
+            src = "".join("def f%d(ev):\\n    return f%d(ev)\\n" % (i, i + 1) for i in range(140))
+            src += "def f140(ev):\\n    ev.wait()\\n"
+            ns = {}
+            exec(compile(src, "gen_%s.py" % tag, "exec"), ns)
+            return ns["f0"]
+        rss = []
+        for gen in range(6):
+            ev = threading.Event()
+            ths = [threading.Thread(target=chain("%d_%d" % (gen, i)), args=(ev,)) for i in range(40)]
+            for th in ths: th.start()
+            time.sleep(0.25)
+            ev.set()
+            for th in ths: th.join()
+            rss.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        print("rss growth KiB", rss[-1] - rss[2] < 200000)
+        """)
+    r = record(code, "cap", env={"STEPSCOPE_HOST_SAMPLES": "200"}, timeout=120)
+    check_clean(r)
+    check(r.out == "rss growth KiB True\n", "ran", r)
+    said = [line for line in shim_lines(r) if "tables cleared" in line]
+    check(len(said) == 1, "one line says the tables were cleared", r)
+    t = r.traces[0]
+    notes = [n for n in t.of("notice") if "tables cleared" in n["message"]]
+    check(len(notes) == 1, "one NOTICE record", r)
+    check(any(s["t"] > notes[0]["t"] for s in t.samples()), "sampling goes on after", r)
+    keys = [(f["function"], f["file"], f["line"]) for f in t.frames.values()]
+    check(len(t.frames) > 20000, "more than the cap defined in all: %d" % len(t.frames), r)
+    check(len(set(keys)) <= len(keys), "definitions may repeat after the clear", r)
+
+
+def real_torch_samples():
+    python = torch_python()
+    if python is None:
+        print("skipped: torch not installed")
+        return SKIP
+    code = PRELUDE.replace("import torch\n", "import torch\nimport torch.utils.data\n") + \
+        textwrap.dedent("""\
+        model = torch.nn.Sequential(torch.nn.Linear(64, 512), torch.nn.ReLU(),
+                                    torch.nn.Linear(512, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        x = torch.randn(256, 64)
+        def train_step():
+            loss = model(x).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        end = time.time() + 1.0
+        while time.time() < end:
+            train_step()
+        print("ok")
+        """)
+    r = record(code, "real", python=python, fake_torch=False)
+    check_clean(r)
+    t = r.traces[0]
+    stacks = [t.stack(s) for s in t.samples(t.process["pid"])]
+    in_step = [st for st in stacks if any(f[0] == "train_step" for f in st)]
+    check(len(in_step) > 20, "the training step is sampled: %d" % len(in_step), r)
+    return 0
+
+
+# ---- torch.compile marks ----
+
+def run_logged(code, name, env=None, python=None, fake_torch=True):
+    """Runs code with the shim and the test NVTX tool; the stepscope events it logged."""
+    log = os.path.join(TMP, name + ".log")
+    os.makedirs(TMP, exist_ok=True)
+    if os.path.exists(log):
+        os.unlink(log)
+    r = plain(code, env=dict({"NVTX_INJECTION64_PATH": FAKE_INJECT, "FAKE_INJECT_LOG": log,
+                              "STEPSCOPE_HOST_SAMPLES": ""}, **(env or {})),
+              python=python, fake_torch=fake_torch)
+    events = []
+    if os.path.exists(log):
+        with open(log) as f:
+            events = [line for line in f.read().splitlines()
+                      if line.startswith(("push", "pop", "mark"))]
+    r.events = events
+    return r
+
+
+def mark(text):
+    return "mark stepscope cat=2 ascii:%s payload=none" % text
+
+
+def push(text):
+    return "push stepscope cat=2 ascii:%s payload=none" % text
+
+
+POP = "pop stepscope"
+STEP = "push stepscope cat=2 reg:step payload=u64:%d"
+
+COMPILE_FAKE = textwrap.dedent("""\
+    import sys, threading, torch
+    import torch.optim
+    print("dynamo before compile:", "torch._dynamo" in sys.modules)
+    def f(x):  # F
+        return len(x)
+    f.graph_breaks = ["Failed to trace builtin operator\\n  Explanation: print"]
+    cf = torch.compile(f)
+    opt = torch.optim.SGD([])
+    cf([1, 2]); cf([1, 2]); cf([1, 2, 3])
+    opt.step()
+    torch._dynamo.convert_frame.lazy_backward("1/0")
+    torch._dynamo.convert_frame.overlapping_compiles(f.__code__)
+    opt.step()
+    print("ok")
+    """)
+
+
+def compile_marks_fake():
+    r = run_logged(COMPILE_FAKE, "compile_fake")
+    check(r.rc == 0 and r.err == "" and r.out == "dynamo before compile: False\nok\n",
+          "runs quietly; the shim does not import torch._dynamo itself", r)
+    line = lines_of(COMPILE_FAKE, "# F")
+    where = "f (<string>:%d)" % line
+    brk = mark("graph break: Failed to trace builtin operator")
+    expected = [
+        push("compile: %s [0/0]" % where), POP, brk,
+        mark("recompile: tensor 'x' size mismatch at index 0. expected 2, actual 3"),
+        push("compile: %s [0/1]" % where), POP, brk,
+        STEP % 1,
+        push("compile: lazy backward [1/0]"), POP,
+        # overlapping compiles: started on the main thread, ended on thread B: the range stays
+        # open on the main thread until its next step marker closes it
+        push("compile: dynamo [8/0]"),
+        POP, POP, STEP % 2,
+    ]
+    check(r.events == expected, "events:\n  %s\nexpected:\n  %s" % (
+        "\n  ".join(r.events), "\n  ".join(expected)), r)
+
+
+COMPILE_REAL = textwrap.dedent("""\
+    import torch
+    def f(x, n):  # F
+        y = x * 2
+        if n > 3:
+            print("break")
+        return y.sum() + n
+    cf = torch.compile(f, backend="eager")
+    cf(torch.randn(4), 1)
+    cf(torch.randn(4), 5)
+    cf(torch.randn(8), 5)
+    print("ok")
+    """)
+
+
+def compile_marks_real():
+    python = torch_python((2, 3))
+    if python is None:
+        print("skipped: no torch >= 2.3 (set STEPSCOPE_TEST_TORCH_PYTHON)")
+        return SKIP
+    r = run_logged(COMPILE_REAL, "compile_real", python=python, fake_torch=False)
+    base = plain(COMPILE_REAL, python=python, fake_torch=False,
+                 env={"STEPSCOPE_PYSHIM": "0"})
+    check(r.rc == 0 and r.out == base.out == "break\nbreak\nok\n", "same output as without", r)
+    line = lines_of(COMPILE_REAL, "# F")
+    starts = [e for e in r.events if e.startswith("push")]
+    check(starts and starts[0] == push("compile: f (<string>:%d) [0/0]" % line),
+          "the first compile names f: %s" % r.events, r)
+    check(any(e.startswith(mark("recompile: tensor 'x' size mismatch at index 0")[:-13])
+              for e in r.events), "a recompile mark with the shape reason: %s" % r.events, r)
+    check(any(e.startswith("mark stepscope cat=2 ascii:graph break: ") for e in r.events),
+          "a graph-break mark", r)
+    check(r.events.count(POP) == len(starts), "every compile range closed", r)
+    return 0
+
+
+CASES = {f.__name__: f for f in (
+    samples_main_and_worker, samples_other_pythons, samples_rate_and_off,
+    no_collector_costs_nothing, unsupported_python, thread_churn, fork_child,
+    dataloader_workers, exit_while_sampling, switch_interval, trace_users, deep_recursion,
+    non_utf8_file_name, frame_table_cap, real_torch_samples, compile_marks_fake,
+    compile_marks_real)}
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] not in CASES:
+        sys.exit("usage: test_host_samples.py CASE\ncases: " + " ".join(CASES))
+    os.makedirs(TMP, exist_ok=True)
+    rc = CASES[argv[1]]()
+    print("ok" if not rc else "skipped")
+    return rc or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
