@@ -106,11 +106,13 @@ class ThreadNames:
         self._idents = frozenset()
         self._named = set()  # kernel tids named
 
-    def update(self, frames):
-        """frames: a snapshot's dict; only a change in the set of threads costs anything."""
-        if self._idents == frames.keys():
+    def update(self):
+        """Only a change in the set of threads costs anything. Reads threading's own table,
+        never a frame snapshot (see Sampler._tick)."""
+        idents = frozenset(self._active)
+        if self._idents == idents:
             return
-        self._idents = frozenset(frames)
+        self._idents = idents
         for ident in self._idents:
             thread = self._active.get(ident)
             tid = getattr(thread, "native_id", None)
@@ -137,6 +139,7 @@ class Sampler:
         self._environ = environ
         self._stop = False
         self._paused = False
+        self._graphs = False  # a CUDA graph capture began: no more samples
         self._forked = False
         self._sampling = False  # in the sampling loop: exit waits for its CAPTURE off
         self._done = _thread.allocate_lock()  # held by the thread while it runs
@@ -168,6 +171,20 @@ class Sampler:
     def set_paused(self, paused):
         """Benchmarks: stop sampling for a while (CAPTURE off/on, reason window)."""
         self._paused = bool(paused)
+
+    def stop_for_graphs(self):
+        """A CUDA graph is about to be captured (torch.cuda.graph, torch.compile's
+        mode="reduce-overhead"): sampling stops for good. Each snapshot makes frame objects and
+        allocates, which moves when the program's tensors die (a frame object outlives its
+        call; a garbage collection runs in our thread); graph capture checks exactly that —
+        on the H200, torch.compile(mode="reduce-overhead") failed under sampling with
+        "graph recording observed an input tensor deallocate during graph recording that did
+        not occur during replay". Called with the GIL held, so no tick is in flight."""
+        if self._stop or self._graphs:
+            return
+        self._graphs = True
+        self.say(NOTE_INFO, "stopped at the first CUDA graph capture (samples could change when "
+                            "tensors are freed, which graph capture checks)")
 
     def stop_at_exit(self):
         """atexit: a sampling thread writes CAPTURE off and leaves before the interpreter goes;
@@ -259,7 +276,7 @@ class Sampler:
             return
         self._loop(api)
         if api.recording():
-            api.capture(0, CAP_EXIT if self._stop else CAP_ERROR)
+            api.capture(0, CAP_EXIT if self._stop or self._graphs else CAP_ERROR)
 
     def _loop(self, api):
         """Ticks until told to stop. Calls no Python function of ours between waking and the
@@ -287,7 +304,7 @@ class Sampler:
             if _gettrace() is not None or _getprofile() is not None:
                 _settrace(None)
                 _setprofile(None)
-            if self._stop:
+            if self._stop or self._graphs:
                 return
             if self._paused == sampling:  # a benchmark switched us off or on
                 sampling = not sampling
@@ -308,17 +325,19 @@ class Sampler:
         walk and the records are C (ssc_pyhost.c), in one call with the GIL held. Thread names
         are looked at when the number of threads changes, and every NAMES_EVERY ticks. False
         when the collector no longer records."""
-        frames = _current_frames()
-        n = self._sample(frames, self._ident, due)
+        # one expression: the snapshot (a dict of frame objects) is freed inside the call
+        # that used it, before the next bytecode could hand the GIL to another thread, so no
+        # frame object of ours outlives its call in the program (its locals would live on)
+        n = self._sample(_current_frames(), self._ident, due)
         if n == _SS_EINVAL:
             return False
         if n < 0:
             raise RuntimeError("the collector refused the samples (error %d)" % n)
         self.ticks += 1
         self.lag_us_total += (woke - due) // 1000
-        if len(frames) != self._threads_seen or self.ticks % NAMES_EVERY == 0:
-            self._threads_seen = len(frames)
-            names.update(frames)
+        if self.ticks % NAMES_EVERY == 0 or _thread._count() != self._threads_seen:
+            self._threads_seen = _thread._count()
+            names.update()
         return True
 
 

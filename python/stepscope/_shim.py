@@ -214,6 +214,11 @@ def _install_profiler_marks(markers):
     _wrap_profiler(cls, markers)
 
 
+def _pysampler_started():
+    mod = sys.modules.get("stepscope._pysampler")
+    return mod is not None and mod.SAMPLER is not None
+
+
 def _start_host_samples():
     """The stack sampler (_pysampler.py) is independent of the markers: started first, and its
     failure to start is said on its own line. Without an injection variable no collector can
@@ -228,12 +233,49 @@ def _start_host_samples():
         sys.stderr.write("%s: host samples off: %s\n" % (_PREFIX, exc))
 
 
+def _stop_samples_at_graph_capture():
+    """CUDA graph capture (torch.cuda.graph, CUDA graph trees of torch.compile's
+    reduce-overhead mode) checks when tensors die; the stack sampler's snapshots could move
+    that (see _pysampler.Sampler.stop_for_graphs): the first capture stops the sampler."""
+    from stepscope import _pysampler
+
+    try:
+        import torch.cuda.graphs as graphs_mod
+
+        cls = graphs_mod.CUDAGraph
+        original = cls.capture_begin
+    except (ImportError, AttributeError):
+        return
+    if getattr(original, _WRAPPED, False):
+        return
+
+    def capture_begin(self, *args, **kwargs):
+        sampler = _pysampler.SAMPLER
+        if sampler is not None:
+            try:
+                sampler.stop_for_graphs()
+            except Exception:  # noqa: BLE001 - never in the program's way
+                pass
+        return original(self, *args, **kwargs)
+
+    capture_begin.__name__ = original.__name__
+    capture_begin.__doc__ = original.__doc__
+    capture_begin.__wrapped__ = original
+    setattr(capture_begin, _WRAPPED, True)
+    try:
+        cls.capture_begin = capture_begin
+    except (AttributeError, TypeError):  # a C type that refuses it: sampling stays unsafe there
+        sys.stderr.write("%s: host samples: cannot watch CUDA graph capture\n" % _PREFIX)
+
+
 def install():
     """Raises when nothing could be installed (the caller prints one line)."""
     import torch.optim.optimizer as optimizer_mod
     import torch.utils.data.dataloader as dataloader_mod
 
     _start_host_samples()
+    if _pysampler_started():
+        _stop_samples_at_graph_capture()
     markers = _markers.load()
     steps = StepTracker(markers)
     register = getattr(optimizer_mod, "register_optimizer_step_post_hook", None)

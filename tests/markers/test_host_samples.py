@@ -272,6 +272,33 @@ def samples_rate_and_off():
     check(r.traces[0].env("pyshim.host_samples_hz") == "100", "and the default used", r)
 
 
+def graph_capture_stops_samples():
+    """The first CUDA graph capture stops the sampler for good (its snapshots could move when
+    tensors die, which graph capture checks: torch.compile's reduce-overhead mode failed under
+    sampling on the H200); the capture itself still happens."""
+    code = PRELUDE + textwrap.dedent("""\
+        time.sleep(0.3)
+        import torch.cuda.graphs as graphs
+        t_capture = time.monotonic_ns()
+        graphs.CUDAGraph().capture_begin()
+        time.sleep(0.4)
+        print(t_capture, graphs.captures)
+        """)
+    r = record(code, "graph_capture")
+    check_clean(r)
+    t_capture, captures = (int(x) for x in r.out.split())
+    t = r.main()
+    before = [s for s in t.samples() if s["t"] < t_capture]
+    after = [s for s in t.samples() if s["t"] > t_capture]
+    check(captures == 1, "the program's capture ran", r)
+    check(len(before) >= 5, "samples before the capture (%d)" % len(before), r)
+    check(not after, "no sample after the capture began (%d)" % len(after), r)
+    caps = t.py_capture()
+    check(caps and caps[-1]["state"] == "off", "PY_STACKS off at the capture", r)
+    check(any("first CUDA graph capture" in n.get("message", "") for n in t.of("notice")),
+          "a notice says why", r)
+
+
 def no_collector_costs_nothing():
     code = ("import sys, time, torch\nfrom torch.utils.data import DataLoader\n"
             "for _ in DataLoader([1]): pass\ntime.sleep(0.3)\n"
@@ -687,6 +714,7 @@ CASES = {f.__name__: f for f in (
     no_collector_costs_nothing, unsupported_python, thread_churn, fork_child,
     dataloader_workers, exit_while_sampling, switch_interval, trace_users, deep_recursion,
     non_utf8_file_name, frame_table_cap, real_torch_samples, compile_marks_fake,
+    graph_capture_stops_samples,
     compile_marks_real)}
 
 
