@@ -86,6 +86,8 @@ enum ssa_api_class {
 };
 enum ssa_api_class ssa_api_class(uint8_t domain, uint32_t cbid);
 const char *ssa_api_name(uint8_t domain, uint32_t cbid); /* NULL when not in the table */
+/* 1 for cudaGraphLaunch / cuGraphLaunch (and their _ptsz forms). */
+int ssa_is_graph_launch(uint8_t domain, uint32_t cbid);
 
 #define SSA_SHORT_GAP_NS 100000ull /* 100 us: longer idle gaps are host work, not launching */
 /* A GPU-idle run that starts within this of a synchronising call's return (or while one is
@@ -135,6 +137,11 @@ struct ssa_step_counts {
      * would otherwise have kept over the GPU (the rest of the run is counted as usual) */
     uint64_t post_alloc_ns;
     uint32_t post_alloc_runs;
+    /* CUDA graphs: launches of a graph (cudaGraphLaunch/cuGraphLaunch calls), the kernels that
+     * ran as graph nodes and their GPU time, and GRAPH records (graph mode: one per launch,
+     * no node records) with their GPU time */
+    uint32_t graph_launches, graph_kernels, graph_records;
+    uint64_t graph_kernel_ns, graph_record_ns;
 };
 
 struct ssa_step {
@@ -161,9 +168,12 @@ enum ssa_step_source {
     SSA_STEPS_PROFILER, /* ProfilerStep#N ranges */
     SSA_STEPS_DETECTED, /* no markers: detected from the kernel sequence's period */
     SSA_STEPS_MARKER,   /* NVTX ranges named by the user (ssa_opts.step_marker) */
+    SSA_STEPS_GRAPHS,   /* the launches of the CUDA graph replayed most often (ssa_pace.c) */
 };
-/* "none", "step_records", "nvtx", "profiler", "detected", "marker" */
+/* "none", "step_records", "nvtx", "profiler", "detected", "marker", "graph_launches" */
 const char *ssa_step_source_name(int src);
+/* GPU activity records of r: kernels, copies, memsets and GRAPH records (0: none recorded). */
+uint64_t ssa_gpu_records(const struct ssa_result *r);
 
 /* One interval of the timeline step, clipped to it. lane: GPU (device << 32 | stream) or
  * host thread id; cat: enum ssa_cat (kernels by class, copies, memset; for host threads
@@ -205,6 +215,7 @@ struct ssa_result {
     char state_line[256];
     uint64_t records;
     uint64_t kernels, memcpys, memsets, api_calls, dropped;
+    uint64_t graphs;             /* GRAPH records (graph-level tracing: one per graph launch) */
     uint64_t first_ns, last_ns;  /* span of timestamped records; 0/0 when none */
     uint32_t env_records;        /* ENV key/values read */
     uint32_t cpu_count;          /* "cpu_count" env record; 0 unknown */
@@ -225,6 +236,16 @@ struct ssa_result {
     int warmup_autotune;    /* step 0 excluded for extra kernels (autotuning, compile) */
     size_t warmup_fill;     /* of n_warmup: fast leading steps (host ran ahead, queue fill) */
     int marker_unmatched;   /* ssa_opts.step_marker matched no complete range */
+    /* Steps from graph launches (SSA_STEPS_GRAPHS): the graph, its launches, and the marked
+     * steps set aside because they held fewer than half of those launches */
+    uint32_t step_graph_id;
+    uint64_t step_graph_launches;
+    size_t markers_set_aside;
+    /* GPU-paced steps (ssa_pace.c): the host ran ahead of the GPU, so each step was measured
+     * on the GPU timeline (its first GPU operation to the next step's first); host_pace_ns is
+     * the median step on the host's clock, kept for the report */
+    int gpu_paced;
+    uint64_t host_pace_ns;
     /* SSA_TIMELINE: the chosen step (index + 1; 0: none) and its intervals, in record
      * order; timeline_dropped counts those past SSA_TIMELINE_MAX */
     size_t timeline_step;
@@ -325,6 +346,11 @@ struct ssa_summary {
      * fixtures: 0.94-1.0 where step times matched the program's own timing, 0.81 where they
      * understated it by 21 %, 0.03-0.7 far worse. */
     int host_ahead;
+    /* CUDA graphs, per steady step: launches of graphs, kernels that ran as graph nodes, GPU
+     * time inside graphs (node kernels, or GRAPH records in graph mode) */
+    double graph_launches_per_step, graph_kernels_per_step, graph_gpu_ms;
+    double kernel_ms_per_step; /* summed kernel durations, graph nodes included (so the GPU
+                                * time outside graphs is this less graph_gpu_ms, node mode) */
     /* The recording's own cost: CUPTI's work on every launch lengthens the
      * host's gaps between launches; where the GPU waits on those gaps it lengthens the step.
      * rec_cost_ms = launches/step x rec_us_per_launch, at most the idle time in short gaps

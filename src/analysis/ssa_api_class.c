@@ -203,3 +203,11 @@ const char *ssa_api_name(uint8_t domain, uint32_t cbid)
     int row = api_row_of[domain == SST_API_DRIVER][cbid];
     return row < 0 ? NULL : api_rows[row].name;
 }
+
+int ssa_is_graph_launch(uint8_t domain, uint32_t cbid)
+{
+    /* CUPTI's ids of cudaGraphLaunch(_ptsz) and cuGraphLaunch(_ptsz): checked against the
+     * table above (SSA_API_TABLE lists them as launches) by test_kernel_class */
+    if (domain == SST_API_RUNTIME) return cbid == 311 || cbid == 312;
+    return domain == SST_API_DRIVER && (cbid == 514 || cbid == 515);
+}

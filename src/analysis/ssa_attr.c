@@ -582,6 +582,10 @@ static void on_kernel(struct attr *a, const struct sst_rec_kernel *k)
     st->n.kernels++;
     st->n.kernels_by_class[kc]++;
     st->n.kernel_ns_by_class[kc] += k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
+    if (k->flags & SST_KF_GRAPH) {
+        st->n.graph_kernels++;
+        st->n.graph_kernel_ns += k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
+    }
     if (kn) {
         if (!kn->first_step) kn->first_step = (uint32_t)(i + 1);
         kn->last_step = (uint32_t)(i + 1);
@@ -647,6 +651,19 @@ static void on_memset(struct attr *a, const struct sst_rec_memset *m)
     st->n.memset_ns += m->end_ns > m->start_ns ? m->end_ns - m->start_ns : 0;
 }
 
+/* GRAPH (graph mode: one record per graph launch, no records of its nodes): GPU busy for its
+ * whole interval; what ran inside is not known, so it counts as compute.other. */
+static void on_graph(struct attr *a, const struct sst_rec_graph *g)
+{
+    size_t i;
+    struct ssa_step *st = add_record(a, g->start_ns, g->end_ns, SSA_CAT_COMPUTE_OTHER, &i);
+    uint16_t dev = g->device == 0xffff ? 0 : g->device;
+    tl_add(a, g->start_ns, g->end_ns, 0, gpu_lane(dev, g->stream), SSA_CAT_COMPUTE_OTHER);
+    if (!st) return;
+    st->n.graph_records++;
+    st->n.graph_record_ns += g->end_ns > g->start_ns ? g->end_ns - g->start_ns : 0;
+}
+
 /* Every host thread of the process counts: PyTorch's backward() launches from the autograd
  * engine's thread while the main thread waits, so the host's state at an instant is the
  * highest-priority state of any thread (data > sync > alloc > launch > host, the sweep's). */
@@ -667,6 +684,7 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
     switch (cls) {
     case SSA_API_LAUNCH:
         st->n.launches++, st->n.launch_api_ns += d;
+        st->n.graph_launches += ssa_is_graph_launch(api->domain, api->cbid);
         break;
     case SSA_API_SYNC:
         st->n.syncs++, st->n.sync_api_ns += d;
@@ -743,6 +761,12 @@ static void attr_record(struct attr *a, const struct sst_rec_header *h)
         struct sst_rec_sync s;
         SSA_LOAD(h, s);
         on_sync(a, &s);
+        break;
+    }
+    case SST_REC_GRAPH: {
+        struct sst_rec_graph g;
+        SSA_LOAD(h, g);
+        on_graph(a, &g);
         break;
     }
     case SST_REC_NVTX_PUSH:

@@ -195,6 +195,23 @@ static inline struct ssa_knstat *ssa_kn_find(const struct ssa_scan *sc, uint32_t
     return ix ? &sc->kn[*ix] : NULL;
 }
 
+/* Another read of the trace being analysed, from its first chunk, its problems not counted
+ * again (pass 1 counted them): the reader's handler is set aside until ssa_pass_end. */
+struct ssa_pass {
+    struct sst_reader *r;
+    sst_problem_fn fn;
+    void *ctx;
+};
+int ssa_pass_begin(struct sst_reader *r, struct ssa_pass *ps); /* 0 or a negative ss_error */
+void ssa_pass_end(struct ssa_pass *ps);
+
+/* Steps from CUDA graph replays when the markers miss them (ssa_pace.c): replaces the briefs
+ * and the step source (SSA_STEPS_GRAPHS). 0 or a negative ss_error. */
+int ssa_graph_steps(struct ssa_scan *scan, struct ssa_result *res);
+/* GPU-paced steps when the host ran ahead (ssa_pace.c): rewrites the briefs, sets
+ * res->gpu_paced and res->host_pace_ns. 0 or a negative ss_error. */
+int ssa_gpu_pace(struct ssa_scan *scan, struct ssa_result *res);
+
 /* Pass 1 over r: fills scan and the trace facts of res. 0 or a negative ss_error. */
 int ssa_scan_run(struct sst_reader *r, struct ssa_scan *scan, struct ssa_result *res);
 void ssa_scan_free(struct ssa_scan *scan);

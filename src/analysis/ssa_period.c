@@ -128,31 +128,11 @@ static int choose_cands(struct period *p, const struct ssa_scan *sc, size_t *tot
     return rc;
 }
 
-/* Another read of the trace being analysed, from its first chunk, its problems not counted
- * again (pass 1 counted them): the reader's handler is set aside until end_pass. */
-struct pass {
-    struct sst_reader *r;
-    sst_problem_fn fn;
-    void *ctx;
-};
-
-static int open_pass(struct sst_reader *r, struct pass *ps)
-{
-    ps->r = r;
-    sst_reader_set_problem(r, NULL, NULL, &ps->fn, &ps->ctx);
-    return sst_reader_rewind(r);
-}
-
-static void end_pass(struct pass *ps)
-{
-    sst_reader_set_problem(ps->r, ps->fn, ps->ctx, NULL, NULL);
-}
-
 static int pass_a(struct period *p, struct sst_reader *r)
 {
-    struct pass ps;
-    int rc = open_pass(r, &ps);
-    if (rc) return end_pass(&ps), rc;
+    struct ssa_pass ps;
+    int rc = ssa_pass_begin(r, &ps);
+    if (rc) return ssa_pass_end(&ps), rc;
     const struct sst_rec_header *h;
     while ((rc = sst_reader_next(r, &h)) == 1) {
         if (h->type != SST_REC_KERNEL) continue;
@@ -166,7 +146,7 @@ static int pass_a(struct period *p, struct sst_reader *r)
         memset(o, 0, sizeof *o);
         o->start = k.start_ns, o->launch = k.start_ns, o->corr = k.correlation;
     }
-    end_pass(&ps);
+    ssa_pass_end(&ps);
     if (rc < 0) return rc;
     for (size_t i = 0; i < p->nc; i++) {
         struct pcand *c = &p->c[i];
@@ -213,9 +193,9 @@ static void bucket_kernel(struct period *p, const struct sst_rec_kernel *k)
 
 static int pass_b(struct period *p, struct sst_reader *r)
 {
-    struct pass ps;
-    int rc = open_pass(r, &ps);
-    if (rc) return end_pass(&ps), rc;
+    struct ssa_pass ps;
+    int rc = ssa_pass_begin(r, &ps);
+    if (rc) return ssa_pass_end(&ps), rc;
     const struct sst_rec_header *h;
     while ((rc = sst_reader_next(r, &h)) == 1) {
         if (h->type == SST_REC_KERNEL) {
@@ -229,7 +209,7 @@ static int pass_b(struct period *p, struct sst_reader *r)
             if (ix && a.start_ns < p->o[*ix - 1].launch) p->o[*ix - 1].launch = a.start_ns;
         }
     }
-    end_pass(&ps);
+    ssa_pass_end(&ps);
     return rc < 0 ? rc : 0;
 }
 

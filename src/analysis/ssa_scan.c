@@ -262,6 +262,12 @@ static int rec_span(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1)
         a = s.start_ns, b = s.end_ns;
         break;
     }
+    case SST_REC_GRAPH: {
+        struct sst_rec_graph g;
+        SSA_LOAD(h, g);
+        a = g.start_ns, b = g.end_ns;
+        break;
+    }
     case SST_REC_API: {
         struct sst_rec_api s;
         SSA_LOAD(h, s);
@@ -331,6 +337,9 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         break;
     case SST_REC_MEMSET:
         res->memsets++;
+        break;
+    case SST_REC_GRAPH:
+        res->graphs++;
         break;
     case SST_REC_API: {
         struct sst_rec_api a;

@@ -179,6 +179,9 @@ int ssa_steps_build(struct ssa_scan *sc, struct ssa_result *res, const struct ss
 {
     int rc = build_briefs(sc, res, o);
     free_cands(sc);
+    int named = o && o->step_marker; /* the steps the user named stay theirs */
+    if (rc == 0 && !named) rc = ssa_graph_steps(sc, res);
+    if (rc == 0 && !named) rc = ssa_gpu_pace(sc, res);
     if (rc == 0) rc = ssa_capture_filter(sc, res);
     return rc ? rc : full_steps(res);
 }
@@ -345,6 +348,9 @@ static void step_add(struct ssa_step *sum, const struct ssa_step *st)
     s->post_sync_ns += k->post_sync_ns, s->post_sync_runs += k->post_sync_runs;
     s->pre_h2d_ns += k->pre_h2d_ns, s->pre_h2d_runs += k->pre_h2d_runs;
     s->post_alloc_ns += k->post_alloc_ns, s->post_alloc_runs += k->post_alloc_runs;
+    s->graph_launches += k->graph_launches, s->graph_kernels += k->graph_kernels;
+    s->graph_records += k->graph_records;
+    s->graph_kernel_ns += k->graph_kernel_ns, s->graph_record_ns += k->graph_record_ns;
 }
 
 void ssa_steps_fold(struct ssa_scan *sc, struct ssa_result *res, size_t i,
@@ -460,8 +466,12 @@ static void add_counts(struct ssa_summary *s, const struct ssa_step *st, double 
 {
     for (int c = 0; c < SSA_CAT_COUNT; c++)
         s->cat_ms[c] += (double)st->cat_ns[c] / 1e6 / n;
-    for (int k = 0; k < SSA_KC_COUNT; k++)
+    uint64_t kernel_ns = 0;
+    for (int k = 0; k < SSA_KC_COUNT; k++) {
         s->kclass_ms[k] += (double)st->n.kernel_ns_by_class[k] / 1e6 / n;
+        kernel_ns += st->n.kernel_ns_by_class[k];
+    }
+    s->kernel_ms_per_step += (double)kernel_ns / 1e6 / n;
     s->kernels_per_step += st->n.kernels / n;
     s->launches_per_step += st->n.launches / n;
     s->syncs_per_step += st->n.syncs / n;
@@ -473,6 +483,9 @@ static void add_counts(struct ssa_summary *s, const struct ssa_step *st, double 
     s->h2d_copies_per_step += st->n.copies[SST_COPY_H2D] / n;
     s->h2d_mib_per_step += (double)st->n.copy_bytes[SST_COPY_H2D] / 1048576.0 / n;
     s->pageable_h2d_mib_per_step += (double)st->n.pageable_bytes[SST_COPY_H2D] / 1048576.0 / n;
+    s->graph_launches_per_step += st->n.graph_launches / n;
+    s->graph_kernels_per_step += st->n.graph_kernels / n;
+    s->graph_gpu_ms += (double)(st->n.graph_kernel_ns + st->n.graph_record_ns) / 1e6 / n;
 }
 
 static void summary_counts(const struct ssa_result *r, struct ssa_summary *s)

@@ -328,7 +328,24 @@ const char *ssa_cat_description(int cat)
 
 const char *ssa_step_source_name(int src)
 {
-    static const char *const names[] = {"none",     "step_records", "nvtx",
-                                        "profiler", "detected",     "marker"};
-    return src >= 0 && src <= SSA_STEPS_MARKER ? names[src] : NULL;
+    static const char *const names[] = {"none",     "step_records", "nvtx",          "profiler",
+                                        "detected", "marker",       "graph_launches"};
+    return src >= 0 && src <= SSA_STEPS_GRAPHS ? names[src] : NULL;
+}
+
+uint64_t ssa_gpu_records(const struct ssa_result *r)
+{
+    return r->kernels + r->memcpys + r->memsets + r->graphs;
+}
+
+int ssa_pass_begin(struct sst_reader *r, struct ssa_pass *ps)
+{
+    ps->r = r;
+    sst_reader_set_problem(r, NULL, NULL, &ps->fn, &ps->ctx);
+    return sst_reader_rewind(r);
+}
+
+void ssa_pass_end(struct ssa_pass *ps)
+{
+    sst_reader_set_problem(ps->r, ps->fn, ps->ctx, NULL, NULL);
 }

@@ -19,6 +19,7 @@ text)
     awk 'length($0) > 80 { bad = 1 } END { exit bad }' <<<"$out" || fail "lines over 80 columns"
     out=$("$ss" report -v "$fx/h200-gpubound-bf16.sstrace") || fail "exit $?"
     grep -q 'top kernels' <<<"$out" || fail "-v has no top kernels"
+    out=$("$ss" report -v "$w0") || fail "exit $?"
     grep -q 'warm-up' <<<"$out" || fail "-v marks no warm-up step"
     ;;
 window)

@@ -240,7 +240,7 @@ static size_t order_sections(const struct inputs *in, const unsigned char *hide,
     size_t k = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < in->n; i++)
-            if (in->v[i].r && !hide[i] && (in->v[i].r->kernels + in->v[i].r->memcpys + in->v[i].r->memsets > 0) == !pass) order[k++] = i;
+            if (in->v[i].r && !hide[i] && (ssa_gpu_records(in->v[i].r) > 0) == !pass) order[k++] = i;
     return k;
 }
 

@@ -102,7 +102,10 @@ static void html_identity(FILE *f, const struct report_view *v)
                  ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
         html_row(f, "step time", buf);
     }
+    for (size_t i = 0; i < v->n_step_notes; i++)
+        html_row(f, "steps, why", v->step_notes[i]);
     if (v->has_rec_cost) html_row(f, "recording", v->rec_cost);
+    if (v->has_graphs) html_row(f, "CUDA graphs", v->graphs);
     if (s->host_ahead) {
         snprintf(buf, sizeof buf,
                  "the GPU ran behind the host (%.1f launches, %.1f GPU operations per step): "

@@ -38,6 +38,7 @@ static void json_process(struct json_out *j, const struct ssa_result *r)
     json_kv_u64(j, "kernels", r->kernels);
     json_kv_u64(j, "memcpys", r->memcpys);
     json_kv_u64(j, "memsets", r->memsets);
+    if (r->graphs) json_kv_u64(j, "graphs", r->graphs);
     json_kv_u64(j, "api_calls", r->api_calls);
     json_kv_u64(j, "dropped", r->dropped);
     json_key(j, "damaged");
@@ -91,6 +92,13 @@ static void json_steps(struct json_out *j, const struct report_view *v)
     json_kv_u64(j, "warmup_fill", r->warmup_fill);
     json_kv_bool(j, "marker_unmatched", r->marker_unmatched);
     json_kv_bool(j, "host_ahead", s->host_ahead);
+    json_kv_bool(j, "gpu_paced", r->gpu_paced);
+    if (r->gpu_paced) json_kv_double(j, "host_pace_ms", ms(r->host_pace_ns));
+    if (r->step_source == SSA_STEPS_GRAPHS) {
+        json_kv_u64(j, "graph_id", r->step_graph_id);
+        json_kv_u64(j, "graph_launches", r->step_graph_launches);
+        json_kv_u64(j, "markers_set_aside", r->markers_set_aside);
+    }
     json_kv_u64(j, "analysed", r->step_source == SSA_STEPS_NONE ? 0 : s->steps);
     json_kv_u64(j, "unended_ranges", r->dropped_step_ranges);
     json_kv_u64(j, "outside_capture", r->outside_capture);
@@ -152,6 +160,11 @@ static void json_per_step_means(struct json_out *j, const struct ssa_summary *s)
     json_kv_double(j, "h2d_copies", s->h2d_copies_per_step);
     json_kv_double(j, "h2d_mib", s->h2d_mib_per_step);
     json_kv_double(j, "pageable_h2d_mib", s->pageable_h2d_mib_per_step);
+    if (s->graph_launches_per_step > 0 || s->graph_gpu_ms > 0) {
+        json_kv_double(j, "graph_launches", s->graph_launches_per_step);
+        json_kv_double(j, "graph_kernels", s->graph_kernels_per_step);
+        json_kv_double(j, "graph_gpu_ms", s->graph_gpu_ms);
+    }
     json_end_object(j);
 }
 

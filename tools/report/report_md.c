@@ -41,7 +41,10 @@ static void md_headline(FILE *f, const struct report_view *v)
                 "- **step time**: median %.2f ms, p10 %.2f, p90 %.2f, mean %.2f; "
                 "%.2f steps/s\n",
                 ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
+    for (size_t i = 0; i < v->n_step_notes; i++)
+        fprintf(f, "- **steps, why**: %s\n", v->step_notes[i]);
     if (v->has_rec_cost) fprintf(f, "- **recording**: %s\n", v->rec_cost);
+    if (v->has_graphs) fprintf(f, "- **CUDA graphs**: %s\n", v->graphs);
     if (s->host_ahead)
         fprintf(f,
                 "- **caution**: the GPU ran behind the host (%.1f launches, %.1f GPU operations "

@@ -56,8 +56,12 @@ static void text_identity(FILE *out, const struct report_view *v)
         fprintf(out, "\n  command    -");
     fprintf(out, "\n");
     char trace[512];
-    snprintf(trace, sizeof trace, "%s; %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64
-             " copies", r->state_line, r->records, r->kernels, r->memcpys);
+    int n = snprintf(trace, sizeof trace, "%s; %" PRIu64 " records, %" PRIu64 " kernels, ",
+                     r->state_line, r->records, r->kernels);
+    if (r->graphs) /* graph-level tracing: one record per launch, none of its kernels */
+        n += snprintf(trace + n, sizeof trace - (size_t)n, "%" PRIu64 " graph launches, ",
+                      r->graphs);
+    snprintf(trace + n, sizeof trace - (size_t)n, "%" PRIu64 " copies", r->memcpys);
     text_wrapped(out, "  trace      ", trace);
     if (v->damaged) text_wrapped(out, "  DAMAGED    ", v->damage);
     if (r->problems) {
@@ -111,6 +115,8 @@ static void text_steps_line(FILE *out, const struct report_view *v)
         fprintf(out, "             no complete NVTX range matched --step-marker\n");
     if (r->step_source == SSA_STEPS_DETECTED)
         fprintf(out, "             no step markers: steps detected from kernel periodicity\n");
+    for (size_t i = 0; i < v->n_step_notes; i++)
+        text_wrapped(out, "             ", v->step_notes[i]);
     if (r->warmup_autotune)
         fprintf(out,
                 "             step 0 ran kernels never seen again (autotuning, compilation)\n");
@@ -355,6 +361,7 @@ static void text_section(FILE *out, const struct report_view *v, const struct re
     text_categories(out, s, v->per_step, o->verbose);
     if (o->verbose) text_kernels(out, s, v->per_step);
     text_counts(out, s, v->per_step, o->verbose);
+    if (v->has_graphs) text_wrapped(out, "  graphs    ", v->graphs);
     if (v->per_step) text_findings(out, &v->f, o->verbose);
     if (!o->verbose) return;
     text_top_kernels(out, v->r);

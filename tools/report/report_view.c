@@ -75,6 +75,45 @@ static int damage_text(const struct ssa_result *r, char *buf, size_t size)
     return 1;
 }
 
+/* Why the steps are the launches of a CUDA graph, and whether they were measured on the GPU's
+ * timeline (the host ran ahead). */
+static void step_notes(struct report_view *v, const struct ssa_result *r)
+{
+    char *n = v->step_notes[v->n_step_notes];
+    if (r->step_source == SSA_STEPS_GRAPHS && r->markers_set_aside)
+        snprintf(n, sizeof v->step_notes[0],
+                 "the %zu marked steps held fewer than half of the %" PRIu64 " launches of "
+                 "CUDA graph %" PRIu32 ": steps are its launches",
+                 r->markers_set_aside, r->step_graph_launches, r->step_graph_id);
+    else if (r->step_source == SSA_STEPS_GRAPHS)
+        snprintf(n, sizeof v->step_notes[0],
+                 "no step markers: steps are the %" PRIu64 " launches of CUDA graph %" PRIu32,
+                 r->step_graph_launches, r->step_graph_id);
+    if (*n) n = v->step_notes[++v->n_step_notes];
+    if (r->gpu_paced)
+        snprintf(n, sizeof v->step_notes[0],
+                 "measured on the GPU timeline, from each step's first GPU operation to the "
+                 "next's: the host ran ahead (its own pace %.2f ms/step)",
+                 (double)r->host_pace_ns / 1e6);
+    if (*n) v->n_step_notes++;
+}
+
+/* Launches of CUDA graphs per step, their kernels, and the GPU time inside them. */
+static int graphs_text(const struct ssa_summary *s, char *buf, size_t size)
+{
+    if (s->graph_launches_per_step < 0.5 && s->graph_gpu_ms <= 0) return 0;
+    double per = s->graph_launches_per_step > 0 ? s->graph_kernels_per_step /
+                                                      s->graph_launches_per_step : 0;
+    double outside = s->kernel_ms_per_step - s->graph_gpu_ms;
+    int n = snprintf(buf, size, "%.1f CUDA graph launches/step", s->graph_launches_per_step);
+    if (per > 0) n += snprintf(buf + n, size - (size_t)n, ", %.0f kernels each", per);
+    snprintf(buf + n, size - (size_t)n,
+             "; GPU %.2f ms/step inside graphs, %.2f outside; no per-kernel launch cost "
+             "inside a graph",
+             s->graph_gpu_ms, outside > 0 ? outside : 0);
+    return 1;
+}
+
 void report_view_build(struct report_view *v, const struct ssa_result *r,
                        const struct ssa_peer *peer)
 {
@@ -88,7 +127,9 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     v->n_outliers = ssa_outliers(r, &v->s, v->outliers, REPORT_OUTLIERS);
     v->median = median_step(r, &v->s);
     v->gpu_left_to = gpu_left_to(r);
-    v->has_gpu = r->kernels + r->memcpys + r->memsets > 0;
+    v->has_gpu = ssa_gpu_records(r) > 0;
     v->has_rec_cost = rec_cost_text(&v->s, v->rec_cost, sizeof v->rec_cost);
     v->damaged = damage_text(r, v->damage, sizeof v->damage);
+    step_notes(v, r);
+    v->has_graphs = v->per_step && graphs_text(&v->s, v->graphs, sizeof v->graphs);
 }

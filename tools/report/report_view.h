@@ -41,6 +41,12 @@ struct report_view {
     char rec_cost[256];
     int damaged;             /* damage: the sentence on what was lost */
     char damage[256];
+    /* Where the steps came from when it is not what the source's name says: graph launches
+     * instead of markers, times measured on the GPU timeline (sentences; n_step_notes used) */
+    size_t n_step_notes;
+    char step_notes[2][200];
+    int has_graphs; /* graphs: the CUDA graph sentence (launches, kernels, GPU time inside) */
+    char graphs[256];
 };
 
 /* Fills v from r (and its peer in a multi-rank job, NULL when reported alone). v borrows r,
