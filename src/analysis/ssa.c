@@ -83,6 +83,7 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     if (rc == 0) rc = ssa_steps_warmup_plan(sc, res, opts);
     if (rc == 0 && want_timeline) rc = ssa_steps_pick_timeline(sc, res);
     if (rc == 0) rc = keep_knames(sc, r, res);
+    if (rc == 0) ssa_program_facts(res);
     uint64_t problems = res->problems; /* pass 2 meets the same damage again */
     /* pass 2 reads the same bytes: chunks whose checksum passed are not summed again */
     if (rc == 0) rc = sst_reader_rewind(r);

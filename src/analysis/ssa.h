@@ -120,6 +120,13 @@ struct ssa_step_counts {
     uint64_t sync_record_ns;
     uint32_t data_ranges; /* "data" ranges of any host thread */
     uint64_t data_ns;     /* their time inside the step, GPU busy or not */
+    /* torch.compile (the shim's marks): compile ranges that began in the step and their time
+     * in it, recompile marks */
+    uint32_t compiles, recompiles;
+    uint64_t compile_ns;
+    /* data-attributed GPU-idle time in runs that began at a sync that drained the GPU queue:
+     * loading that would overlap the GPU's work if the sync went (sync_points' hidden part) */
+    uint64_t post_sync_data_ns;
     /* GPU-idle gaps shorter than SSA_SHORT_GAP_NS whose time went to launch or host: the
      * host's per-kernel overhead between back-to-back kernels (launch-bound steps) */
     uint64_t short_gap_ns;
@@ -201,6 +208,32 @@ struct ssa_peer {
                         * straggler (0 on the straggler itself) */
 };
 
+/* What kind of program ran (the fix texts speak its language): recorded by the collector
+ * (ENV program.kind) or, for older traces and imports, inferred (ssa_program.c). */
+enum ssa_program_kind {
+    SSA_PROG_UNKNOWN = 0, /* nothing tells (an nsys import of a non-Python program) */
+    SSA_PROG_PYTHON,      /* Python (with torch: the shim, libtorch_python; Kineto imports) */
+    SSA_PROG_CXX,         /* C++ over libtorch's C++ API */
+    SSA_PROG_C,           /* C over libtorch's C ABI (aoti_torch_*, torch_call_dispatcher) */
+    SSA_PROG_NATIVE,      /* C or C++ over libtorch, which API not recorded (older traces) */
+    SSA_PROG_CUDA,        /* a CUDA program without libtorch */
+    SSA_PROG_COUNT
+};
+/* "unknown", "python", "cxx", "c", "native", "cuda" */
+const char *ssa_program_kind_name(int kind);
+
+/* Facts about the program that change what a finding should advise. */
+struct ssa_program {
+    int kind;          /* enum ssa_program_kind */
+    int kind_recorded; /* from the collector's ENV program.kind (else inferred) */
+    /* torch.compile, from the shim's marks (whole trace): compile ranges and their time,
+     * recompile and graph-break marks, the first reason of each ("" when none) */
+    uint64_t compiles, recompiles, graph_breaks, compile_ns;
+    char recompile_reason[160], graph_break_reason[160];
+    double triton_pct; /* of all kernel time: Triton kernels (torch.compile's Inductor) */
+    int compiled;      /* compile ranges, or Triton kernels (>= 10 % of kernel time) */
+};
+
 struct ssa_result {
     /* the trace */
     char *path;
@@ -277,6 +310,8 @@ struct ssa_result {
      * (number, begin_ns, end_ns, warmup are 0). ssa_summarize and ssa_find read it. */
     int compact;
     struct ssa_step steady;
+
+    struct ssa_program program;
 
     /* ssa_opts.rec_cost_given / rec_cost_us, kept for ssa_summarize */
     int rec_cost_given;
@@ -418,11 +453,15 @@ struct ssa_finding {
     double speedup;     /* mean step / (mean step - saving) */
     int severity;       /* high: saving >= 10 % of the step, medium >= 3 %, else low */
     int confidence;     /* enum ssa_level */
-    char evidence[400]; /* numbers from this trace */
+    char evidence[480]; /* numbers from this trace */
     char estimate[320]; /* how the saving was estimated */
-    char fix[320];
+    char fix[360];      /* in the program's terms (struct ssa_program) */
+    /* The id of a finding ranked above whose fix removes the same time (a sync that
+     * exposes data loading: read less often, or load ahead); NULL when additive. Its
+     * saving is what it saves alone and is not added to the other's. */
+    const char *alternative_to;
 };
-#define SSA_MAX_FINDINGS 12
+#define SSA_MAX_FINDINGS 16
 #define SSA_FINDING_MIN_PCT 1.0 /* rules whose saving is below this share of the step are quiet */
 
 struct ssa_findings {

@@ -72,6 +72,11 @@ struct attr {
     uint64_t n_records;
     size_t buffered, peak;
     uint64_t late; /* intervals that reached an already final step (should stay 0) */
+    /* the last step swept ended GPU-idle after a sync that drained the queue (a loss read at
+     * the end of a step): the next step's first idle run follows that sync too, when the
+     * next step begins where this one ended */
+    int ended_after_sync;
+    uint64_t last_swept_end;
     int err;
 };
 
@@ -356,6 +361,8 @@ struct idle_run {
     enum run_after after;
     int had_data;      /* a data range in the run: what is copied next came from the loader */
     uint64_t alloc_ns; /* time in allocation calls in the run: the host lost that lead */
+    uint64_t data_ns;  /* data-attributed time in the run */
+    int drained;       /* it follows a sync that waited for queued GPU work (or a carried one) */
 };
 
 /* Where the sweep stands on synchronising calls (one open now, or when the last one ended,
@@ -366,6 +373,7 @@ struct sync_watch {
     uint64_t wait_ns; /* GPU-busy time while the current (or last) sync was open */
     int seen;
     uint32_t last_busy;
+    int carried; /* the step before ended idle after a sync: a run from t = 0 follows it */
 };
 
 /* Only a sync that actually waited for queued GPU work drained the queue: after a sync that
@@ -374,7 +382,7 @@ struct sync_watch {
 
 static enum run_after run_follows(const struct sync_watch *w, int sync_open, uint64_t t)
 {
-    if (w->last_busy == SSA_CAT_COPY_D2H) return AFTER_SYNC;
+    if (w->last_busy == SSA_CAT_COPY_D2H || (w->carried && t == 0)) return AFTER_SYNC;
     int at_sync = sync_open || (w->seen && t >= w->last_end && t - w->last_end <= SSA_POST_SYNC_NS);
     return at_sync && w->wait_ns >= SSA_POST_SYNC_MIN_WAIT_NS ? AFTER_SYNC : AFTER_OTHER;
 }
@@ -406,6 +414,9 @@ static void close_run(struct ssa_step *st, struct idle_run *run, uint64_t t, int
         st->n.post_sync_ns += run->lh_ns;
         st->n.post_sync_runs++;
     }
+    /* loading after a sync that drained the queue: without the sync it would have run while
+     * the GPU worked on the step before (what sync_points adds; data_loading prices it too) */
+    if (run->after == AFTER_SYNC && run->drained) st->n.post_sync_data_ns += run->data_ns;
     run->open = 0;
 }
 
@@ -423,9 +434,10 @@ static inline void stretch(struct ssa_step *st, struct idle_run *run, struct syn
         return;
     }
     if (!run->open)
-        *run = (struct idle_run){t0, 0, 1, t0 == 0, run_follows(sw, sync_open, t0), 0, 0};
+        *run = (struct idle_run){t0, 0, 1, t0 == 0, run_follows(sw, sync_open, t0), 0, 0, 0,
+                                 sw->wait_ns >= SSA_POST_SYNC_MIN_WAIT_NS || (sw->carried && !t0)};
     if (c == SSA_CAT_LAUNCH || c == SSA_CAT_HOST) run->lh_ns += t1 - t0;
-    if (c == SSA_CAT_DATA) run->had_data = 1;
+    if (c == SSA_CAT_DATA) run->had_data = 1, run->data_ns += t1 - t0;
     if (c == SSA_CAT_ALLOC) run->alloc_ns += t1 - t0;
 }
 
@@ -457,13 +469,14 @@ static inline void apply_edge(struct sweep_state *s, struct sync_watch *sw, uint
 
 /* Sweeps the n edges of the two sorted sides hs and gs (each ends with a sentinel), merging
  * them as it goes. Times are relative to the step's begin, as in the edges. */
-static void sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t n)
+static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t n,
+                 int after_sync)
 {
     struct sweep_state s = {{0}, 0, 0, 0};
     uint64_t cat_ns[SSA_CAT_COUNT] = {0}; /* summed here, then into st: no aliasing with st */
     uint64_t prev = 0, span = st->end_ns - st->begin_ns;
     struct idle_run run = {0};
-    struct sync_watch sw = {.last_busy = SSA_CAT_COUNT};
+    struct sync_watch sw = {.last_busy = SSA_CAT_COUNT, .carried = after_sync};
     for (size_t i = 0; i < n; i++) {
         int from_host = *hs <= *gs;
         edge_t x = from_host ? *hs : *gs;
@@ -480,18 +493,21 @@ static void sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_
     uint32_t c = top_cat(s.mask);
     cat_ns[c] += span - prev;
     if (span > prev) stretch(st, &run, &sw, c, prev, span, s.syncs > 0, 0);
+    int ends_after_sync = run.open && run.after == AFTER_SYNC && run.drained;
     close_run(st, &run, span, 1, 0);
     for (c = 0; c < SSA_CAT_COUNT; c++)
         st->cat_ns[c] += cat_ns[c];
+    return ends_after_sync;
 }
 
-/* Sorts the step's edges, each side apart, and sweeps them. */
-static void sort_and_sweep(struct ssa_step *st, struct open_step *o)
+/* Sorts the step's edges, each side apart, and sweeps them; whether it ended GPU-idle after
+ * a sync. */
+static int sort_and_sweep(struct ssa_step *st, struct open_step *o, int after_sync)
 {
     static const edge_t none = UINT64_MAX; /* a side without edges: its sentinel alone */
     const edge_t *hs = o->host.n ? sort_side(o->host.v, o->host.n) : &none;
     const edge_t *gs = o->gpu.n ? sort_side(o->gpu.v, o->gpu.n) : &none;
-    sweep(st, hs, gs, o->host.n + o->gpu.n);
+    return sweep(st, hs, gs, o->host.n + o->gpu.n, after_sync);
 }
 
 /* Gives a finalised step's buffer back to the pool (or frees it). */
@@ -525,7 +541,10 @@ static void finalize_next(struct attr *a)
         return;
     }
     struct ssa_step *st = a->compact ? &o->st : &a->res->steps[i];
-    sort_and_sweep(st, o);
+    const struct ssa_step_brief *b = &a->res->briefs[i];
+    int carried = a->ended_after_sync && i > 0 && b->begin_ns == a->last_swept_end;
+    a->ended_after_sync = sort_and_sweep(st, o, carried);
+    a->last_swept_end = b->end_ns;
     brief_from(&a->res->briefs[i], st);
     if (a->compact) ssa_steps_fold(a->sc, a->res, i, st);
     if (a->buffered > a->peak) a->peak = a->buffered; /* buffered only drops here */
@@ -711,6 +730,28 @@ static void on_sync(struct attr *a, const struct sst_rec_sync *s)
     st->n.sync_record_ns += s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
 }
 
+/* A torch.compile range [t0, t1): counted in the step it began in, clipped to that step
+ * (the time is host work; the categories already hold it). */
+static void on_compile(struct attr *a, uint64_t t0, uint64_t t1)
+{
+    size_t i;
+    struct ssa_step *st = step_in(a, step_after(a, t0), t0, &i);
+    if (!st || t1 < t0) return;
+    uint64_t end = t1 < a->res->briefs[i].end_ns ? t1 : a->res->briefs[i].end_ns;
+    st->n.compiles++;
+    st->n.compile_ns += end - t0;
+}
+
+/* A recompile mark: dynamo is about to compile a frame again (a guard failed). */
+static void on_nvtx_mark(struct attr *a, const struct sst_rec_nvtx *n)
+{
+    if (ssa_msg_base(ssa_msg_kind(&a->sc->msgs, a->r, n->domain, n->message)) != SSA_MSG_RECOMPILE)
+        return;
+    size_t i;
+    struct ssa_step *st = step_in(a, step_after(a, n->ts_ns), n->ts_ns, &i);
+    if (st) st->n.recompiles++;
+}
+
 static void on_nvtx(struct attr *a, const struct sst_rec_nvtx *n)
 {
     struct ssa_stack *stack = ssa_stack_of(&a->stacks, n->tid);
@@ -723,7 +764,12 @@ static void on_nvtx(struct attr *a, const struct sst_rec_nvtx *n)
         return;
     }
     struct ssa_open_range o;
-    if (!ssa_stack_pop(stack, &o) || ssa_msg_base(o.kind) != SSA_MSG_DATA) return;
+    if (!ssa_stack_pop(stack, &o)) return;
+    if (ssa_msg_base(o.kind) == SSA_MSG_COMPILE) {
+        on_compile(a, o.ts, n->ts_ns);
+        return;
+    }
+    if (ssa_msg_base(o.kind) != SSA_MSG_DATA) return;
     size_t i;
     struct ssa_step *st = add_record(a, o.ts, n->ts_ns, SSA_CAT_DATA, &i);
     tl_add(a, o.ts, n->ts_ns, 1, n->tid, SSA_CAT_DATA);
@@ -774,6 +820,12 @@ static void attr_record(struct attr *a, const struct sst_rec_header *h)
         struct sst_rec_nvtx n;
         SSA_LOAD(h, n);
         on_nvtx(a, &n);
+        break;
+    }
+    case SST_REC_NVTX_MARK: {
+        struct sst_rec_nvtx n;
+        SSA_LOAD(h, n);
+        on_nvtx_mark(a, &n);
         break;
     }
     default:

@@ -29,6 +29,11 @@ struct fctx {
     double short_gap_ms, short_gaps; /* short_gap_ms: the summary's */
     double post_sync_ms, post_sync_runs, pre_h2d_ms, pre_h2d_runs, post_alloc_ms, post_alloc_runs;
     double median_kernel_us;
+    double post_sync_data_ms;          /* loading exposed by a sync that drained the queue */
+    double compile_ms, compiles, recompiles; /* torch.compile in the steady steps */
+    int lang;     /* enum ssa_program_kind the fixes are written for (unknown: python) */
+    int compiled; /* torch.compile in use (ssa_program) */
+    int graphed;  /* the steady steps replay CUDA graphs */
     const struct ssa_findings *so_far; /* the rules before in the table that fired */
 };
 
@@ -71,6 +76,9 @@ static void ctx_add(struct fctx *c, const struct ssa_step_counts *k, double n)
     c->pre_h2d_runs += k->pre_h2d_runs / n;
     c->post_alloc_ms += (double)k->post_alloc_ns / 1e6 / n;
     c->post_alloc_runs += k->post_alloc_runs / n;
+    c->post_sync_data_ms += (double)k->post_sync_data_ns / 1e6 / n;
+    c->compile_ms += (double)k->compile_ns / 1e6 / n;
+    c->compiles += k->compiles / n, c->recompiles += k->recompiles / n;
 }
 
 static void ctx_means(struct fctx *c)
@@ -134,11 +142,32 @@ static void ctx_init(struct fctx *c, const struct ssa_result *r, const struct ss
     c->short_gap_ms = s->short_gap_ms;
     ctx_means(c);
     c->median_kernel_us = median_kernel_us(r);
+    c->lang = r->program.kind == SSA_PROG_UNKNOWN ? SSA_PROG_PYTHON : r->program.kind;
+    c->compiled = r->program.compiled;
+    c->graphed = s->graph_launches_per_step >= 0.5;
+}
+
+/* The fix in the program's language: Python (and programs of unknown kind: most are), C++
+ * over libtorch's C++ API, C over its C ABI, a CUDA program without libtorch. A C or C++
+ * program whose API was not recorded (SSA_PROG_NATIVE) gets the C text: it names calls
+ * that both can make. */
+static const char *in_lang(const struct fctx *c, const char *py, const char *cxx,
+                           const char *cc, const char *cuda)
+{
+    switch (c->lang) {
+    case SSA_PROG_CXX: return cxx;
+    case SSA_PROG_C:
+    case SSA_PROG_NATIVE: return cc;
+    case SSA_PROG_CUDA: return cuda;
+    default: return py;
+    }
 }
 
 #define SAY(buf, ...) snprintf((buf), sizeof(buf), __VA_ARGS__)
 
 /* ---- the rules: each returns 1 when it fires, with saving, evidence, estimate, fix ---- */
+
+#define SSA_PER_STEP 0.9 /* "every step", allowing a step that missed it */
 
 /* Workers needed so that loading one batch (D ms on one worker) keeps up with the rest of
  * the step (S - D ms): ceil(D / (S - D)) + 1 spare, at least 2, at most the usable CPUs - 1. */
@@ -153,6 +182,15 @@ static unsigned suggest_workers(const struct fctx *c, int *capped)
     *capped = 0;
     if (cpus > 1 && n > cpus - 1) n = cpus - 1, *capped = 1;
     return n;
+}
+
+/* Loading that a per-step sync exposes: after the sync drained the queue, the host prepares
+ * the next batch while the GPU has nothing to do; without the sync that preparation runs
+ * while the GPU works on the step before (at most the GPU's busy time). */
+static double sync_hidden_data_ms(const struct fctx *c)
+{
+    if (c->syncs < SSA_PER_STEP) return 0;
+    return c->post_sync_data_ms < c->busy_ms ? c->post_sync_data_ms : c->busy_ms;
 }
 
 static int rule_data(const struct fctx *c, struct ssa_finding *f)
@@ -171,8 +209,26 @@ static int rule_data(const struct fctx *c, struct ssa_finding *f)
         c->data_ms, 100 * c->data_ms / c->step_ms, c->data_ranges,
         c->data_ranges > 0 ? c->data_range_ms / c->data_ranges : 0, cpu_text);
     SAY(f->estimate, "data-attributed GPU idle time: loading fully overlapped by workers");
-    SAY(f->fix, "DataLoader(num_workers=%u, pin_memory=True, persistent_workers=True)%s", n,
-        capped ? " (capped by the CPU count: also make decoding cheaper)" : "");
+    const char *cap = capped ? " (capped by the CPU count: also make decoding cheaper)" : "";
+    if (c->lang == SSA_PROG_PYTHON)
+        SAY(f->fix, "DataLoader(num_workers=%u, pin_memory=True, persistent_workers=True)%s", n,
+            cap);
+    else
+        SAY(f->fix, "prepare batches ahead on %u producer threads into a queue 2-3 batches deep "
+                    "of pinned host buffers (%s), copied with non-blocking copies on a side "
+                    "stream%s",
+            n, in_lang(c, "", "torch::empty(..., torch::TensorOptions().pinned_memory(true))",
+                       "cudaHostAlloc, or pinned aoti_torch_* tensors", "cudaHostAlloc"),
+            cap);
+    /* most of the loading waits behind a sync every step: reading back less often lets it
+     * overlap the GPU's work too, and is the cheaper change (sync_points prices it) */
+    if (sync_hidden_data_ms(c) >= 0.5 * c->data_ms) {
+        f->alternative_to = "sync_points";
+        size_t len = strlen(f->fix);
+        snprintf(f->fix + len, sizeof f->fix - len,
+                 "; or read results back less often (sync_points): the loading then overlaps "
+                 "the GPU's work without workers");
+    }
     return 1;
 }
 
@@ -199,8 +255,16 @@ static int rule_pageable(const struct fctx *c, struct ssa_finding *f)
         c->blocking_pageable_ms > 0 ? ", host blocked" : "");
     SAY(f->estimate, "pageable copies at the pinned bandwidth, blocking copies overlapped; "
                      "at most the exposed copy + sync time");
-    SAY(f->fix, "DataLoader(pin_memory=True) or tensor.pin_memory(), then "
-                ".to(device, non_blocking=True)");
+    SAY(f->fix, "%s",
+        in_lang(c, "DataLoader(pin_memory=True) or tensor.pin_memory(), then "
+                   ".to(device, non_blocking=True)",
+                "copy from pinned host memory (torch::empty(..., torch::TensorOptions()"
+                ".pinned_memory(true)), or tensor.pin_memory()), then "
+                "tensor.to(device, /*non_blocking=*/true)",
+                "copy from pinned host memory (cudaHostAlloc or cudaHostRegister, or a pinned "
+                "aoti_torch_* tensor) with cudaMemcpyAsync on a side stream",
+                "copy from pinned host memory (cudaHostAlloc or cudaHostRegister) with "
+                "cudaMemcpyAsync on a side stream"));
     return 1;
 }
 
@@ -208,7 +272,7 @@ static int rule_pageable(const struct fctx *c, struct ssa_finding *f)
  * both the wait and the host work done on the synced results before the next launch (a
  * .cpu() then a CPU metric, print(loss.item())) stop being GPU idle time — once logged every
  * N steps that work leaves the step. Short runs are the launch-bound rule's (no double count). */
-#define SSA_PER_STEP 0.9 /* "every step", allowing a step that missed it */
+
 
 /* Many small pinned H2D copies per step (per-sample tensors, labels, masks moved one by one):
  * each pays a fixed cost — the API call and the DMA's setup, seen here as the copies' mean
@@ -235,31 +299,51 @@ static int rule_small_h2d(const struct fctx *c, struct ssa_finding *f)
         n, bytes / n / 1024, ms, exposed);
     SAY(f->estimate, "the copies merged into one: one copy's fixed cost plus the bytes at the "
                      "pinned bandwidth; at most their exposed time");
-    SAY(f->fix, "collate the small tensors into one pinned buffer per step (a collate_fn or "
-                "torch.cat), copy it once with non_blocking=True; make constants on the device");
+    SAY(f->fix, "%s",
+        in_lang(c, "collate the small tensors into one pinned buffer per step (a collate_fn or "
+                   "torch.cat), copy it once with non_blocking=True; make constants on the device",
+                "pack the small per-step tensors into one pinned buffer (torch::cat), copy it "
+                "once with non_blocking; make constants on the device once",
+                "pack the small per-step buffers into one pinned host buffer and copy it once "
+                "(cudaMemcpyAsync); make constants on the device once",
+                "pack the small per-step buffers into one pinned host buffer and copy it once "
+                "(cudaMemcpyAsync); make constants on the device once"));
     return 1;
 }
 
 static int rule_sync(const struct fctx *c, struct ssa_finding *f)
 {
-    double idle = c->s->cat_ms[SSA_CAT_SYNC];
-    if (c->syncs <= 0 || idle + c->post_sync_ms <= 0) return 0;
+    double idle = c->s->cat_ms[SSA_CAT_SYNC], hidden = sync_hidden_data_ms(c);
+    if (c->syncs <= 0 || idle + c->post_sync_ms + hidden <= 0) return 0;
     /* D2H copies every step are what .item()/.cpu() wait for: logging every N steps takes
      * their exposed time out of the step too. */
     double d2h = c->d2h_copies >= SSA_PER_STEP ? c->s->cat_ms[SSA_CAT_COPY_D2H] : 0;
-    f->saving_ms = idle + c->post_sync_ms + d2h;
+    f->saving_ms = idle + c->post_sync_ms + d2h + hidden;
     f->confidence = SSA_MEDIUM;
+    char exposed[112] = "";
+    if (hidden > 0)
+        SAY(exposed, "; data loading right after them %.2f ms/step, which would overlap the "
+                     "GPU's work without them", c->post_sync_data_ms);
     SAY(f->evidence,
         "%.1f synchronising calls/step (%.3f ms blocked), %.1f D2H copies/step; GPU idle "
         "%.2f ms/step in the waits and %.2f ms/step in host work right after them "
-        "(%.1f times/step) before the next launch; D2H copies exposed %.2f ms/step",
+        "(%.1f times/step) before the next launch; D2H copies exposed %.2f ms/step%s",
         c->syncs, c->sync_api_ms, c->d2h_copies, idle, c->post_sync_ms, c->post_sync_runs,
-        c->s->cat_ms[SSA_CAT_COPY_D2H]);
-    SAY(f->estimate, "sync-attributed GPU idle time plus the host work that follows each sync "
-                     "while the GPU has nothing queued, plus the exposed time of D2H copies "
-                     "made every step: syncs removed, the host runs ahead");
-    SAY(f->fix, "avoid .item(), .cpu(), print(tensor) and torch.cuda.synchronize() every step: "
-                "accumulate on the GPU and log every N steps");
+        c->s->cat_ms[SSA_CAT_COPY_D2H], exposed);
+    SAY(f->estimate, "sync-attributed GPU idle time plus the host work (and data loading, at "
+                     "most the GPU's busy time) that follows each sync while the GPU has nothing "
+                     "queued, plus the exposed time of D2H copies made every step: syncs "
+                     "removed, the host runs ahead");
+    SAY(f->fix, "%s",
+        in_lang(c, "avoid .item(), .cpu(), print(tensor) and torch.cuda.synchronize() every "
+                   "step: accumulate on the GPU and log every N steps",
+                "read scalars back (loss.item<float>(), tensor.cpu(), "
+                "torch::cuda::synchronize()) every N steps, not every step: accumulate on the "
+                "device",
+                "read scalars back (a D2H copy, cudaStreamSynchronize, aoti_torch_item_* or a "
+                "copy to the CPU) every N steps, not every step: accumulate on the device",
+                "read results back (cudaMemcpy D2H, cudaStreamSynchronize) every N steps, not "
+                "every step: accumulate on the device"));
     return 1;
 }
 
@@ -280,9 +364,17 @@ static int rule_cpu_tensors(const struct fctx *c, struct ssa_finding *f)
         c->pageable_copies, c->pageable_bytes / 1048576.0, c->pre_h2d_runs, c->pre_h2d_ms);
     SAY(f->estimate, "GPU-idle host time that ends in a pageable H2D copy: the tensors made "
                      "on the device instead, that host work and its waits leave the step");
-    SAY(f->fix, "create per-step tensors on the GPU (torch.full/zeros/randn(..., "
-                "device=\"cuda\"), tensor.to(device) once outside the loop for constants); "
-                "batches from a DataLoader: pin_memory=True + non_blocking=True");
+    SAY(f->fix, "%s",
+        in_lang(c, "create per-step tensors on the GPU (torch.full/zeros/randn(..., "
+                   "device=\"cuda\"), tensor.to(device) once outside the loop for constants); "
+                   "batches from a DataLoader: pin_memory=True + non_blocking=True",
+                "create per-step tensors on the device (torch::zeros(..., "
+                "torch::device(torch::kCUDA))); constants once, outside the loop",
+                "create per-step tensors on the device (aoti_torch_empty_strided on the CUDA "
+                "device, cudaMemsetAsync, a kernel) instead of filling host memory and copying; "
+                "constants once, outside the loop",
+                "create per-step data on the device (cudaMemsetAsync, a kernel) instead of "
+                "filling host memory and copying; constants once, outside the loop"));
     return 1;
 }
 
@@ -308,10 +400,15 @@ static int rule_data_parallel(const struct fctx *c, struct ssa_finding *f)
     SAY(f->estimate, "host + launch idle time x (n-1)/n: one process per GPU runs the replicas' "
                      "host work in parallel instead of under one GIL (replicate and scatter, "
                      "also gone, not counted)");
-    SAY(f->fix,
-        "torch.nn.parallel.DistributedDataParallel, one process per GPU: "
-        "torchrun --nproc_per_node=%d train.py",
-        n);
+    if (c->lang == SSA_PROG_PYTHON)
+        SAY(f->fix,
+            "torch.nn.parallel.DistributedDataParallel, one process per GPU: "
+            "torchrun --nproc_per_node=%d train.py",
+            n);
+    else
+        SAY(f->fix, "one process per GPU (%d processes), each on its own device, with NCCL "
+                    "all-reduce between them, instead of one host driving every GPU",
+            n);
     return 1;
 }
 
@@ -363,15 +460,49 @@ static int rule_comm(const struct fctx *c, struct ssa_finding *f)
             "network; then DDP(bucket_cap_mb=, static_graph=True)",
             (int)p->straggler);
     else
-        SAY(f->fix, "DDP(model, bucket_cap_mb=10..25, gradient_as_bucket_view=True, "
-                    "static_graph=True): all-reduce starts earlier in backward; gradient "
-                    "accumulation with model.no_sync() syncs every k micro-batches");
+        SAY(f->fix, "%s",
+            in_lang(c, "DDP(model, bucket_cap_mb=10..25, gradient_as_bucket_view=True, "
+                       "static_graph=True): all-reduce starts earlier in backward; gradient "
+                       "accumulation with model.no_sync() syncs every k micro-batches",
+                    "start each gradient bucket's all-reduce as soon as backward produced it, "
+                    "on a side stream (overlapped with the rest of backward); all-reduce every "
+                    "k micro-batches",
+                    "start each gradient bucket's ncclAllReduce as soon as backward produced "
+                    "it, on a side stream (overlapped with the rest of backward); all-reduce "
+                    "every k micro-batches",
+                    "start each gradient bucket's ncclAllReduce as soon as it is ready, on a "
+                    "side stream (overlapped with the rest of backward)"));
     return 1;
 }
 
 #define SSA_LAUNCHBOUND_BUSY_PCT 50.0
 #define SSA_SMALL_KERNEL_US 50.0
 #define SSA_MANY_KERNELS 20.0
+
+/* What to do about launches, given what the program already does: never torch.compile to a
+ * compiled program, nor CUDA graphs to one that replays them. */
+static const char *launch_fix(const struct fctx *c)
+{
+    if (c->lang == SSA_PROG_PYTHON && c->graphed)
+        return "the step already replays CUDA graphs: capture what is still launched outside "
+               "them too (the optimizer step with capturable=True, the loss); larger batch";
+    if (c->lang == SSA_PROG_PYTHON && c->compiled)
+        return "already compiled: torch.compile(model, mode=\"reduce-overhead\") (CUDA "
+               "graphs) or mode=\"max-autotune\"; fewer graph breaks; larger batch";
+    if (c->graphed)
+        return "the step already replays CUDA graphs: capture what is still launched outside "
+               "them too; larger batch";
+    return in_lang(c, "torch.compile(model), CUDA graphs (torch.compile(mode=\"reduce-overhead\")), "
+                      "fuse small ops; larger batch",
+                   "capture the step in a CUDA graph (at::cuda::CUDAGraph: capture_begin, "
+                   "capture_end, replay() each step); fuse small ops; larger batch",
+                   "capture the step in a CUDA graph through the runtime API "
+                   "(cudaStreamBeginCapture, cudaGraphInstantiate, cudaGraphLaunch each step); "
+                   "fuse small ops; larger batch",
+                   "capture the step in a CUDA graph (cudaStreamBeginCapture, "
+                   "cudaGraphInstantiate, cudaGraphLaunch each step); fuse small kernels; "
+                   "larger batch");
+}
 
 /* The recording's own per-launch cost lands in the same short gaps this rule prices: without
  * the discount a CNN recorded in full mode looks launch-bound when, run plain, it is not
@@ -386,26 +517,28 @@ static int rule_launch_bound(const struct fctx *c, struct ssa_finding *f)
      * idle that other rules price (data, syncs, allocation) does not make a step launch-bound */
     double busy_pct = lh > 0 ? 100 * c->busy_ms / (c->busy_ms + lh) : 100;
     /* with CUDA_LAUNCH_BLOCKING every launch waits for its kernel: that rule's finding */
+    /* kernels that ran as nodes of a CUDA graph cost the host no launch each */
+    double launched = s->kernels_per_step - s->graph_kernels_per_step;
     if (c->r->launch_blocking || busy_pct >= SSA_LAUNCHBOUND_BUSY_PCT || lh * 2 < idle ||
-        gaps <= 0 || s->kernels_per_step < SSA_MANY_KERNELS ||
-        c->median_kernel_us > SSA_SMALL_KERNEL_US)
+        gaps <= 0 || launched < SSA_MANY_KERNELS || c->median_kernel_us > SSA_SMALL_KERNEL_US)
         return 0;
     f->saving_ms = gaps;
     f->confidence = SSA_MEDIUM;
-    char rec[96] = "";
+    char rec[96] = "", graphs[64] = "";
     if (s->rec_cost_ms > 0)
         SAY(rec, " (%.1f of them stepscope's own recording cost, not counted)", s->rec_cost_ms);
+    if (s->graph_kernels_per_step > 0)
+        SAY(graphs, " (%.0f more ran inside CUDA graphs)", s->graph_kernels_per_step);
     SAY(f->evidence,
         "GPU busy %.0f %% of the time it is not waiting on data, syncs or allocation; %.0f "
-        "kernels/step, median %.1f us; %.1f ms/step idle in %.0f gaps < %.0f us between "
+        "kernels/step%s, median %.1f us; %.1f ms/step idle in %.0f gaps < %.0f us between "
         "kernels while the host launches%s",
-        busy_pct, s->kernels_per_step, c->median_kernel_us, c->short_gap_ms, c->short_gaps,
+        busy_pct, launched, graphs, c->median_kernel_us, c->short_gap_ms, c->short_gaps,
         (double)SSA_SHORT_GAP_NS / 1e3, rec);
     SAY(f->estimate, "launch/host idle in short gaps between kernels, less the recording's "
                      "cost: per-kernel host cost below kernel time closes them; longer host "
                      "gaps stay");
-    SAY(f->fix, "torch.compile(model), CUDA graphs (torch.compile(mode=\"reduce-overhead\")), "
-                "fuse small ops; larger batch");
+    SAY(f->fix, "%s", launch_fix(c));
     return 1;
 }
 
@@ -430,6 +563,30 @@ static double bf16_time_factor(const struct ssa_result *r, double *simt_share)
     return *simt_share / SSA_BF16_OVER_FP32_SIMT + (1 - *simt_share) / SSA_BF16_OVER_TF32;
 }
 
+/* bf16 in the program's own API; tf32: most of the fp32 time runs with TF32 off, so turning
+ * it on is the step before bf16. */
+static void mixed_fix(const struct fctx *c, struct ssa_finding *f, int tf32)
+{
+    const char *bf16 =
+        in_lang(c, "with torch.autocast(\"cuda\", dtype=torch.bfloat16): around forward and loss",
+                "run the GEMMs in bf16: at::autocast::set_autocast_enabled(at::kCUDA, true) "
+                "around forward and loss, or model->to(torch::kBFloat16) with fp32 master "
+                "weights",
+                "run the GEMMs in bf16 through the dtype conversions the program already calls "
+                "(aten::_to_copy through torch_call_dispatcher or the aoti_torch_* shims, "
+                "bf16), fp32 master weights",
+                "bf16 GEMMs on tensor cores (cublasGemmEx with CUDA_R_16BF inputs, "
+                "CUBLAS_COMPUTE_32F)");
+    const char *t =
+        !tf32 ? ""
+              : in_lang(c, "; at least torch.backends.cuda.matmul.allow_tf32 = True "
+                           "(torch.set_float32_matmul_precision(\"high\"))",
+                        "; at least at::globalContext().setAllowTF32CuBLAS(true)",
+                        "; at least TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 in the environment",
+                        "; at least TF32 (CUBLAS_COMPUTE_32F_FAST_TF32)");
+    SAY(f->fix, "%s%s", bf16, t);
+}
+
 static int rule_mixed_precision(const struct fctx *c, struct ssa_finding *f)
 {
     double fp32 = c->s->cat_ms[SSA_CAT_GEMM_FP32];
@@ -451,10 +608,7 @@ static int rule_mixed_precision(const struct fctx *c, struct ssa_finding *f)
         "H200) and %.0fx tf32%s",
         factor, SSA_BF16_OVER_FP32_SIMT, SSA_BF16_OVER_TF32,
         host_bound ? ", scaled by GPU busy share (host-bound step)" : "");
-    SAY(f->fix, "with torch.autocast(\"cuda\", dtype=torch.bfloat16): around forward and loss%s",
-        simt_share > 0.5 ? "; at least torch.backends.cuda.matmul.allow_tf32 = True "
-                           "(torch.set_float32_matmul_precision(\"high\"))"
-                         : "");
+    mixed_fix(c, f, simt_share > 0.5);
     return 1;
 }
 
@@ -472,8 +626,16 @@ static int rule_alloc(const struct fctx *c, struct ssa_finding *f)
     SAY(f->estimate, "alloc-attributed GPU idle time, plus the launch + host time of the idle "
                      "runs the calls are in (the GPU drained while the host allocated): the "
                      "caching allocator reuses blocks and the host stays ahead");
-    SAY(f->fix, "remove torch.cuda.empty_cache() from the loop; keep shapes stable; "
-                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+    SAY(f->fix, "%s",
+        in_lang(c, "remove torch.cuda.empty_cache() from the loop; keep shapes stable; "
+                   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+                "reuse tensors across steps (keep shapes stable); no "
+                "c10::cuda::CUDACachingAllocator::emptyCache() in the loop; "
+                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+                "allocate buffers once and reuse them (keep shapes stable); no cudaFree or "
+                "emptyCache in the loop; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+                "allocate once and reuse, or cudaMallocAsync from a memory pool; no "
+                "cudaMalloc/cudaFree every step"));
     return 1;
 }
 
@@ -494,12 +656,51 @@ static int rule_launch_blocking(const struct fctx *c, struct ssa_finding *f)
     return 1;
 }
 
+/* torch.compile compiling again in steady state: dynamo's guards failed (a shape, a Python
+ * value, a graph break), so every such step stops for a compile. What-if "stable inputs":
+ * the compile time inside the steady steps goes. The cause from dynamo's first reason. */
+static const char *recompile_fix(const struct ssa_program *p)
+{
+    const char *why = p->recompile_reason;
+    if (strstr(why, "size mismatch") || strstr(why, "stride mismatch"))
+        return "mark the changing dimension dynamic before the call "
+               "(torch._dynamo.mark_dynamic(x, 0)) or torch.compile(model, dynamic=True); or pad "
+               "batches to a few fixed sizes";
+    if (strstr(why, "___check_obj_id") || strstr(why, " == ") || strstr(why, "type("))
+        return "pass Python values that change between steps (learning rate, step counters, "
+               "flags) as tensors, or keep them constant; torch._logging.set_logs("
+               "recompiles=True) shows each guard";
+    if (p->graph_breaks)
+        return "remove the graph breaks (torch._dynamo.explain(model)(*inputs) lists them), so "
+               "that fewer frames are compiled and guarded";
+    return "keep input shapes and Python values stable between steps; "
+           "torch._logging.set_logs(recompiles=True) shows why each recompile happens";
+}
+
+static int rule_recompile(const struct fctx *c, struct ssa_finding *f)
+{
+    const struct ssa_program *p = &c->r->program;
+    if (c->compile_ms <= 0 || (c->recompiles <= 0 && c->compiles <= 0)) return 0;
+    f->saving_ms = c->compile_ms;
+    f->confidence = p->recompile_reason[0] ? SSA_HIGH : SSA_MEDIUM;
+    char why[200] = "";
+    if (p->recompile_reason[0]) SAY(why, "; dynamo's reason: %.160s", p->recompile_reason);
+    SAY(f->evidence,
+        "%.1f compiles per 100 steady steps (%.1f recompiles), %.2f ms/step spent compiling "
+        "after warm-up%s",
+        100 * c->compiles, 100 * c->recompiles, c->compile_ms, why);
+    SAY(f->estimate, "the compile time inside the steady steps: inputs stable, nothing "
+                     "compiles again");
+    SAY(f->fix, "%s", recompile_fix(p));
+    return 1;
+}
+
 /* The findings that price GPU-idle time (the rest price busy time: copies, kernels, comm). */
 static int prices_idle(const char *id)
 {
     static const char *const ids[] = {"data_loading",   "sync_points",     "cpu_tensors",
                                       "launch_bound",   "allocator_churn", "data_parallel",
-                                      "launch_blocking"};
+                                      "launch_blocking", "recompiles"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
         if (strcmp(id, ids[i]) == 0) return 1;
     return 0;
@@ -514,7 +715,8 @@ static int rule_low_utilisation(const struct fctx *c, struct ssa_finding *f)
     const struct ssa_summary *s = c->s;
     double claimed = 0;
     for (size_t i = 0; i < c->so_far->n; i++)
-        if (prices_idle(c->so_far->v[i].id)) claimed += c->so_far->v[i].saving_ms;
+        if (prices_idle(c->so_far->v[i].id) && !c->so_far->v[i].alternative_to)
+            claimed += c->so_far->v[i].saving_ms;
     double left = c->idle_ms - s->rec_cost_ms - claimed;
     /* still mostly idle once the findings above are fixed: a step of busy + left */
     double after = c->busy_ms + left, busy_after = after > 0 ? 100 * c->busy_ms / after : 100;
@@ -528,8 +730,17 @@ static int rule_low_utilisation(const struct fctx *c, struct ssa_finding *f)
         s->gpu_busy_pct_unrecorded, busy_after, left);
     SAY(f->estimate, "GPU idle not claimed by another finding nor by the recording's cost: "
                      "at most that much, if the host work were overlapped or removed");
-    SAY(f->fix, "find the host work between launches (py-spy dump): move it to "
-                "DataLoader workers, or do it every N steps");
+    SAY(f->fix, "%s",
+        in_lang(c, "find the host work between launches (py-spy dump): move it to "
+                   "DataLoader workers, or do it every N steps",
+                "find the host work between launches (perf record -g -p PID; the markers of "
+                "<stepscope/stepscope.h> around suspect code): move it to producer threads, "
+                "or do it every N steps",
+                "find the host work between launches (perf record -g -p PID; the markers of "
+                "<stepscope/stepscope.h> around suspect code): move it to producer threads, "
+                "or do it every N steps",
+                "find the host work between launches (perf record -g -p PID; NVTX ranges "
+                "around suspect code): move it to other threads, or do it every N steps"));
     return 1;
 }
 
@@ -558,6 +769,7 @@ static const struct rule rules[] = {
     {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1,
      0},
     {"comm_not_overlapped", "NCCL communication not overlapped with compute", rule_comm, 0, 1},
+    {"recompiles", "torch.compile recompiles in steady state", rule_recompile, 0, 0},
     {"low_utilisation", "GPU mostly idle for host work no other finding names",
      rule_low_utilisation, 0, 1}, /* last: it reads the findings above */
 };
@@ -578,6 +790,38 @@ static void rate(const struct fctx *c, struct ssa_finding *f)
     f->speedup = c->step_ms > 0 ? c->step_ms / (c->step_ms - f->saving_ms) : 1;
     int sev = f->saving_pct >= 10 ? SSA_HIGH : f->saving_pct >= 3 ? SSA_MEDIUM : SSA_LOW;
     if (sev > f->severity) f->severity = sev;
+}
+
+static size_t find_index(const struct ssa_findings *out, const char *id)
+{
+    for (size_t i = 0; i < out->n; i++)
+        if (strcmp(out->v[i].id, id) == 0) return i;
+    return SIZE_MAX;
+}
+
+/* A finding that is an alternative to another one goes right after it (the one to apply
+ * first ranks, the other is its alternative, not a second saving); one whose other finding
+ * did not fire stands alone. */
+static void place_alternatives(struct ssa_findings *out)
+{
+    for (size_t i = 0; i < out->n; i++) {
+        if (!out->v[i].alternative_to) continue;
+        size_t p = find_index(out, out->v[i].alternative_to);
+        if (p == SIZE_MAX) {
+            out->v[i].alternative_to = NULL;
+            continue;
+        }
+        struct ssa_finding f = out->v[i];
+        if (i < p) { /* ranked above its primary: move it down to just after it, and look at
+                      * what moved up into place i */
+            memmove(&out->v[i], &out->v[i + 1], (p - i) * sizeof f);
+            out->v[p] = f;
+            i--;
+        } else if (i > p + 1) {
+            memmove(&out->v[p + 2], &out->v[p + 1], (i - p - 1) * sizeof f);
+            out->v[p + 1] = f;
+        }
+    }
 }
 
 void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const struct ssa_peer *peer,
@@ -607,4 +851,5 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const str
         }
         out->v[at] = f;
     }
+    place_alternatives(out);
 }

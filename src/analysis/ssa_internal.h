@@ -27,7 +27,18 @@ uint32_t *ssa_idmap_get(const struct ssa_idmap *m, uint32_t key);
 uint32_t *ssa_idmap_put(struct ssa_idmap *m, uint32_t key, uint32_t val);
 
 /* ---- NVTX messages that mean something to the analysis ---- */
-enum ssa_msg { SSA_MSG_OTHER = 0, SSA_MSG_STEP, SSA_MSG_DATA, SSA_MSG_PROFILER };
+/* compile, recompile, graph break: the Python shim's torch.compile marks (docs/markers.md):
+ * "compile: ..." ranges around each dynamo compile, "recompile: REASON" and
+ * "graph break: REASON" marks, all in stepscope's domain */
+enum ssa_msg {
+    SSA_MSG_OTHER = 0,
+    SSA_MSG_STEP,
+    SSA_MSG_DATA,
+    SSA_MSG_PROFILER,
+    SSA_MSG_COMPILE,
+    SSA_MSG_RECOMPILE,
+    SSA_MSG_GRAPH_BREAK,
+};
 /* Or'ed into what ssa_msg_kind returns when the message also matches the user's step marker
  * (it stays "data" or "step" besides: ssa_msg_base strips the bit). */
 #define SSA_MSG_USER_BIT 0x80u
@@ -148,6 +159,10 @@ struct ssa_scan {
     struct ssa_knstat *kn;
     size_t n_kn, cap_kn;
     struct ssa_msgcache msgs;
+    /* start times of the first SSA_COMPILE_STARTS torch.compile ranges: the leading steps
+     * that compile are warm-up (ssa_steps_warmup_plan) */
+    uint64_t *compile_starts;
+    size_t n_compile_starts;
     struct ssa_stacks stacks;
     /* earliest time each block of records can contribute (see README: finalising steps) */
     uint64_t *block_min;
@@ -211,6 +226,11 @@ int ssa_graph_steps(struct ssa_scan *scan, struct ssa_result *res);
 /* GPU-paced steps when the host ran ahead (ssa_pace.c): rewrites the briefs, sets
  * res->gpu_paced and res->host_pace_ns. 0 or a negative ss_error. */
 int ssa_gpu_pace(struct ssa_scan *scan, struct ssa_result *res);
+
+#define SSA_COMPILE_STARTS 4096
+
+/* The program's kind and what it already does (ssa_program.c), once the names are kept. */
+void ssa_program_facts(struct ssa_result *res);
 
 /* Pass 1 over r: fills scan and the trace facts of res. 0 or a negative ss_error. */
 int ssa_scan_run(struct sst_reader *r, struct ssa_scan *scan, struct ssa_result *res);

@@ -10,6 +10,7 @@
  * lets pass 2 know exactly when no later record can fall into a step (README.md).
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,8 +122,45 @@ static int note_step_record(struct ssa_scan *sc, const struct sst_rec_step *s)
 }
 
 /* NVTX push/pop: returns the time the range began for a pop (its contribution time). */
-static int note_nvtx(struct ssa_scan *sc, struct sst_reader *r, const struct sst_rec_nvtx *n,
-                     uint64_t *contrib)
+/* The text of a compile mark after its prefix ("recompile: "), into out ("" kept when set). */
+static void keep_reason(struct sst_reader *r, uint32_t message, size_t prefix, char *out,
+                        size_t size)
+{
+    uint32_t len;
+    const char *s = out[0] ? NULL : sst_reader_string(r, message, &len);
+    if (s && len > prefix)
+        snprintf(out, size, "%.*s", (int)(len - prefix), s + prefix);
+}
+
+/* The shim's torch.compile marks: recompiles and graph breaks, their first reasons. */
+static void note_mark(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
+                      const struct sst_rec_nvtx *n)
+{
+    struct ssa_program *p = &res->program;
+    enum ssa_msg kind = ssa_msg_base(ssa_msg_kind(&sc->msgs, r, n->domain, n->message));
+    if (kind == SSA_MSG_RECOMPILE) {
+        p->recompiles++;
+        keep_reason(r, n->message, 11, p->recompile_reason, sizeof p->recompile_reason);
+    } else if (kind == SSA_MSG_GRAPH_BREAK) {
+        p->graph_breaks++;
+        keep_reason(r, n->message, 13, p->graph_break_reason, sizeof p->graph_break_reason);
+    }
+}
+
+/* Keeps where a compile range began (the first SSA_COMPILE_STARTS: warm-up is at the start). */
+static int keep_compile_start(struct ssa_scan *sc, uint64_t t)
+{
+    if (sc->n_compile_starts == SSA_COMPILE_STARTS) return 0;
+    if (!sc->compile_starts) {
+        sc->compile_starts = malloc(SSA_COMPILE_STARTS * sizeof *sc->compile_starts);
+        if (!sc->compile_starts) return SS_ENOMEM;
+    }
+    sc->compile_starts[sc->n_compile_starts++] = t;
+    return 0;
+}
+
+static int note_nvtx(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
+                     const struct sst_rec_nvtx *n, uint64_t *contrib)
 {
     struct ssa_stack *st = ssa_stack_of(&sc->stacks, n->tid);
     *contrib = n->ts_ns;
@@ -144,6 +182,11 @@ static int note_nvtx(struct ssa_scan *sc, struct sst_reader *r, const struct sst
         if (ssa_cand_add(&sc->user_steps, &c)) return SS_ENOMEM;
     }
     o.kind = (uint8_t)ssa_msg_base(o.kind);
+    if (o.kind == SSA_MSG_COMPILE) {
+        res->program.compiles++;
+        res->program.compile_ns += c.end - c.begin;
+        return keep_compile_start(sc, c.begin);
+    }
     if (o.kind == SSA_MSG_STEP) {
         c.number = o.has_payload ? o.payload : sc->nvtx_steps.n;
         return ssa_cand_add(&sc->nvtx_steps, &c) ? SS_ENOMEM : 0;
@@ -357,7 +400,13 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
     case SST_REC_NVTX_POP: {
         struct sst_rec_nvtx n;
         SSA_LOAD(h, n);
-        rc = note_nvtx(sc, r, &n, &contrib);
+        rc = note_nvtx(sc, r, res, &n, &contrib);
+        break;
+    }
+    case SST_REC_NVTX_MARK: {
+        struct sst_rec_nvtx n;
+        SSA_LOAD(h, n);
+        note_mark(sc, r, res, &n);
         break;
     }
     case SST_REC_PROCESS: {
@@ -426,6 +475,7 @@ int ssa_scan_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
 
 void ssa_scan_free(struct ssa_scan *sc)
 {
+    free(sc->compile_starts);
     free(sc->cap);
     free(sc->rec);
     free(sc->step_recs.v);

@@ -294,6 +294,24 @@ static size_t fill_phase_end(const struct ssa_result *res, size_t from, uint64_t
     return leading && fast_upto * 100 >= SSA_FILL_SHARE_PCT * (last - from) ? last : from;
 }
 
+/* Whether a torch.compile range began inside step i. */
+static int step_compiles(const struct ssa_scan *sc, const struct ssa_result *res, size_t i)
+{
+    const struct ssa_step_brief *b = &res->briefs[i];
+    for (size_t k = 0; k < sc->n_compile_starts; k++)
+        if (sc->compile_starts[k] >= b->begin_ns && sc->compile_starts[k] < b->end_ns) return 1;
+    return 0;
+}
+
+/* torch.compile's warm-up: the steps from the first that compile (the graph, then its
+ * backward, a second frame...), slow or not; at most half the steps. */
+static size_t compile_warmup(const struct ssa_scan *sc, const struct ssa_result *res, size_t w)
+{
+    while (w < res->n_steps / 2 && step_compiles(sc, res, w))
+        w++;
+    return w;
+}
+
 int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
 {
     size_t n = res->n_steps;
@@ -309,7 +327,7 @@ int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const str
     }
     uint64_t *d = malloc(n * sizeof *d);
     if (!d) return SS_ENOMEM;
-    size_t w = slow_first_steps(res, d);
+    size_t w = compile_warmup(sc, res, slow_first_steps(res, d));
     sc->fill_end = fill_phase_end(res, w, d, 0);
     free(d);
     memset(&sc->fill, 0, sizeof sc->fill);
@@ -344,6 +362,8 @@ static void step_add(struct ssa_step *sum, const struct ssa_step *st)
     s->memsets += k->memsets, s->memset_ns += k->memset_ns;
     s->sync_records += k->sync_records, s->sync_record_ns += k->sync_record_ns;
     s->data_ranges += k->data_ranges, s->data_ns += k->data_ns;
+    s->compiles += k->compiles, s->recompiles += k->recompiles, s->compile_ns += k->compile_ns;
+    s->post_sync_data_ns += k->post_sync_data_ns;
     s->short_gap_ns += k->short_gap_ns, s->short_gaps += k->short_gaps;
     s->post_sync_ns += k->post_sync_ns, s->post_sync_runs += k->post_sync_runs;
     s->pre_h2d_ns += k->pre_h2d_ns, s->pre_h2d_runs += k->pre_h2d_runs;

@@ -102,6 +102,9 @@ static enum ssa_msg classify_base(const char *s, uint32_t len)
     if (len == 4 && memcmp(s, "step", 4) == 0) return SSA_MSG_STEP;
     if (len == 4 && memcmp(s, "data", 4) == 0) return SSA_MSG_DATA;
     if (len > 13 && memcmp(s, "ProfilerStep#", 13) == 0) return SSA_MSG_PROFILER;
+    if (len > 9 && memcmp(s, "compile: ", 9) == 0) return SSA_MSG_COMPILE;
+    if (len > 11 && memcmp(s, "recompile: ", 11) == 0) return SSA_MSG_RECOMPILE;
+    if (len > 13 && memcmp(s, "graph break: ", 13) == 0) return SSA_MSG_GRAPH_BREAK;
     return SSA_MSG_OTHER;
 }
 
@@ -137,7 +140,8 @@ enum ssa_msg ssa_msg_kind(struct ssa_msgcache *c, struct sst_reader *r, uint32_t
     unsigned user = full & SSA_MSG_USER_BIT;
     enum ssa_msg kind = ssa_msg_base(full);
     if (kind == SSA_MSG_PROFILER || kind == SSA_MSG_OTHER) return (enum ssa_msg)(kind | user);
-    /* "step" and "data" count only in stepscope's own domain (docs/markers.md) */
+    /* "step", "data" and the compile marks count only in stepscope's own domain
+     * (docs/markers.md) */
     if (!c->last_set || c->last_domain != domain) {
         uint32_t *d = ssa_idmap_get(&c->domains, domain);
         int ours = d ? (int)*d : text_is(r, domain, "stepscope");

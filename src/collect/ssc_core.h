@@ -120,6 +120,9 @@ SSC_HIDDEN void *ssc_writer_rec(uint16_t type, size_t size);
 SSC_HIDDEN void ssc_host_write_process(void);
 SSC_HIDDEN void ssc_host_write_env(void);
 SSC_HIDDEN void ssc_host_write_late_env(void);
+/* "python", "cxx" (C++ over libtorch), "c" (C over libtorch's C ABI) or "cuda" (no libtorch),
+ * from what is loaded now (ssc_program.c); a static string. */
+SSC_HIDDEN const char *ssc_program_kind(void);
 SSC_HIDDEN void ssc_host_sample(void);
 /* "<host>-<pid>[-r<rank>][.<attempt>].sstrace" into buf (attempt 0: no suffix). */
 SSC_HIDDEN void ssc_host_trace_name(char *buf, size_t cap, int attempt);

@@ -233,6 +233,7 @@ void ssc_host_write_env(void)
 void ssc_host_write_late_env(void)
 {
     env_versions(); /* torch loads cuDNN and the runtime long after the collector starts */
+    env_kv("program.kind", ssc_program_kind()); /* libtorch too: at the end, once */
 }
 
 /* ---- host samples ----------------------------------------------------------------------- */

@@ -487,6 +487,112 @@ static void test_small_h2d(void)
     small_h2d_case(4, 0);
 }
 
+/* A C loop (issue #21): per 10 ms step, data prepared inline [0, 4), an H2D copy, kernels
+ * [4.1, 9.5), the loss read back [9.5, 9.6) with the host blocked in a sync from 4.2 until
+ * the GPU drains: the data of step k+1 waits behind step k's sync. Removing the sync lets
+ * the 4 ms of loading overlap the 5.4 ms of GPU work: sync_points prices it (4 ms + the
+ * sync's own idle), data_loading prices the same 4 ms and is its alternative, ranked right
+ * after it. Written as a C program (ENV program.kind c): no Python API in any fix. */
+static void write_sync_exposes_data(const char *path, const char *kind)
+{
+    struct synth s;
+    synth_open(&s, path);
+    if (kind) synth_env(&s, "program.kind", kind);
+    for (uint64_t k = 0; k < 8; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_nvtx(&s, SST_REC_NVTX_PUSH, o, TID, s.domain, s.data_msg, 0, 0);
+        synth_nvtx(&s, SST_REC_NVTX_POP, o + 4 * MS, TID, s.domain, 0, 0, 0);
+        synth_memcpy(&s, SST_COPY_H2D, SST_MEM_PINNED, o + 4 * MS, o + 4100 * US, 100000);
+        synth_kernel(&s, "sm90_xmma_gemm_bf16bf16_bf16f32", o + 4100 * US, o + 9500 * US);
+        synth_api(&s, SST_API_RUNTIME, 131, o + 4200 * US, o + 9600 * US, TID);
+        synth_memcpy(&s, SST_COPY_D2H, SST_MEM_PAGEABLE, o + 9500 * US, o + 9600 * US, 4);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+}
+
+static int names_python(const char *fix)
+{
+    return strstr(fix, "DataLoader") || strstr(fix, ".item()") || strstr(fix, "torch.");
+}
+
+static void test_sync_exposes_data(void)
+{
+    const char *path = ss_test_path("sync_data.sstrace");
+    write_sync_exposes_data(path, "c");
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    CHECK_EQ(r->program.kind, SSA_PROG_C);
+    const struct ssa_finding *sync = find_id(&f, "sync_points"), *data = find_id(&f, "data_loading");
+    REQUIRE(sync && data);
+    CHECK(absd(sync->saving_ms - 4.0) < 0.2); /* the 4 ms of loading it exposes */
+    CHECK_STR(f.v[0].id, "sync_points");
+    CHECK_STR(f.v[1].id, "data_loading");
+    REQUIRE(data->alternative_to != NULL);
+    CHECK_STR(data->alternative_to, "sync_points");
+    for (size_t i = 0; i < f.n; i++)
+        CHECK(!names_python(f.v[i].fix));
+    CHECK_CONTAINS(data->fix, "producer threads");
+    ssa_result_free(r);
+    path = ss_test_path("sync_data_py.sstrace");
+    write_sync_exposes_data(path, NULL); /* no kind recorded, no command: Python's words */
+    analyse(path, &r, &sum, &f);
+    CHECK_CONTAINS(find_id(&f, "data_loading")->fix, "DataLoader(num_workers=");
+    ssa_result_free(r);
+}
+
+/* torch.compile recompiling in steady state: a 30 ms compile range (with its recompile mark)
+ * in steps 4 and 7 of 10, after the warm-up compiles of steps 0 (30 ms) and 1 (a 3 ms lazy
+ * backward compile: not slow, but compiling: warm-up too); 60 ms over the 8 analysed steps. */
+static void test_recompiles(void)
+{
+    const char *path = ss_test_path("recompile.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    uint32_t c0 = sst_writer_intern_cstr(s.w, "compile: f (train.py:12) [0/0]");
+    uint32_t c1 = sst_writer_intern_cstr(s.w, "compile: f (train.py:12) [0/1]");
+    uint32_t why = sst_writer_intern_cstr(
+        s.w, "recompile: tensor 'x' size mismatch at index 0. expected 8, actual 9");
+    uint64_t o = T0;
+    for (uint64_t k = 0; k < 10; k++) {
+        int compiles = k == 0 || k == 4 || k == 7;
+        uint64_t len = compiles ? 40 * MS : k == 1 ? 13 * MS : STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        if (compiles && k) synth_nvtx(&s, SST_REC_NVTX_MARK, o + 1 * US, TID, s.domain, why, 0, 0);
+        if (compiles) {
+            synth_nvtx(&s, SST_REC_NVTX_PUSH, o + 2 * US, TID, s.domain, k ? c1 : c0, 0, 0);
+            synth_nvtx(&s, SST_REC_NVTX_POP, o + 30 * MS + 2 * US, TID, s.domain, 0, 0, 0);
+        }
+        if (k == 1) {
+            synth_nvtx(&s, SST_REC_NVTX_PUSH, o + 2 * US, TID, s.domain, c0, 0, 0);
+            synth_nvtx(&s, SST_REC_NVTX_POP, o + 3 * MS + 2 * US, TID, s.domain, 0, 0, 0);
+        }
+        synth_kernel(&s, "triton_poi_fused_add_0", o + len - 8 * MS, o + len - 1 * MS);
+        synth_step(&s, SST_STEP_END, o + len, k, TID);
+        o += len;
+    }
+    synth_close(&s);
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse_opts(path, 0, &r, &sum, &f); /* warm-up detected, as in a report */
+    CHECK_EQ(r->n_warmup, 2);
+    CHECK_EQ(r->program.compiles, 4);
+    CHECK_EQ(r->program.recompiles, 2);
+    CHECK(r->program.compiled);
+    CHECK_CONTAINS(r->program.recompile_reason, "size mismatch");
+    const struct ssa_finding *rc = find_id(&f, "recompiles");
+    REQUIRE(rc != NULL);
+    CHECK_EQ(sum.steps, 8);
+    CHECK(absd(rc->saving_ms - 60.0 / 8) < 0.1);
+    CHECK_CONTAINS(rc->fix, "mark_dynamic");
+    CHECK_EQ(rc->confidence, SSA_HIGH);
+    ssa_result_free(r);
+}
+
 int main(int argc, char **argv)
 {
     REQUIRE(argc == 2);
@@ -499,6 +605,8 @@ int main(int argc, char **argv)
     test_sync_that_did_not_wait();
     test_data_parallel();
     test_small_h2d();
+    test_sync_exposes_data();
+    test_recompiles();
     test_fixture_gate(argv[1]);
     return ss_test_result();
 }

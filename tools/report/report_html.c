@@ -102,6 +102,7 @@ static void html_identity(FILE *f, const struct report_view *v)
                  ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
         html_row(f, "step time", buf);
     }
+    if (v->has_program) html_row(f, "program", v->program);
     for (size_t i = 0; i < v->n_step_notes; i++)
         html_row(f, "steps, why", v->step_notes[i]);
     if (v->has_rec_cost) html_row(f, "recording", v->rec_cost);
@@ -295,6 +296,8 @@ static void html_findings(FILE *f, const struct report_view *v)
                 "</b><br>saves ~%.2f ms/step (%.0f %%, %.2f&times;), confidence %s<br>\n"
                 "<b>evidence:</b> ",
                 x->saving_ms, x->saving_pct, x->speedup, ssa_level_name(x->confidence));
+        if (v->alt_of[i])
+            fprintf(f, "(alternative to %zu.: the same time, not additive) ", v->alt_of[i]);
         html_escaped(f, x->evidence);
         fputs("<br>\n<b>estimate:</b> ", f);
         html_escaped(f, x->estimate);

@@ -3,6 +3,7 @@
  * docs/report-json.md (keys are only ever added within a version).
  */
 #include <math.h>
+#include <string.h>
 
 #include "json_out.h"
 #include "report.h"
@@ -168,8 +169,31 @@ static void json_per_step_means(struct json_out *j, const struct ssa_summary *s)
     json_end_object(j);
 }
 
+static void json_reason(struct json_out *j, const char *key, const char *reason)
+{
+    json_kv_string(j, key, reason[0] ? reason : NULL); /* NULL writes null */
+}
+
+static void json_program(struct json_out *j, const struct ssa_program *p)
+{
+    json_key(j, "program");
+    json_begin_object(j);
+    json_kv_string(j, "kind", ssa_program_kind_name(p->kind));
+    json_kv_bool(j, "kind_recorded", p->kind_recorded);
+    json_kv_bool(j, "compiled", p->compiled);
+    json_kv_double(j, "triton_pct", p->triton_pct);
+    json_kv_u64(j, "compiles", p->compiles);
+    json_kv_u64(j, "recompiles", p->recompiles);
+    json_kv_u64(j, "graph_breaks", p->graph_breaks);
+    json_kv_double(j, "compile_ms", (double)p->compile_ns / 1e6);
+    json_reason(j, "recompile_reason", p->recompile_reason);
+    json_reason(j, "graph_break_reason", p->graph_break_reason);
+    json_end_object(j);
+}
+
 static void json_findings(struct json_out *j, const struct ssa_findings *f)
 {
+    /* alternative_to: the id of a finding above whose fix removes the same time */
     json_key(j, "findings");
     json_begin_array(j);
     for (size_t i = 0; i < f->n; i++) {
@@ -185,6 +209,7 @@ static void json_findings(struct json_out *j, const struct ssa_findings *f)
         json_kv_string(j, "evidence", x->evidence);
         json_kv_string(j, "estimate", x->estimate);
         json_kv_string(j, "fix", x->fix);
+        if (x->alternative_to) json_kv_string(j, "alternative_to", x->alternative_to);
         json_end_object(j);
     }
     json_end_array(j);
@@ -198,6 +223,9 @@ static void json_top_kernels(struct json_out *j, const struct ssa_result *r)
         json_begin_object(j);
         json_kv_string(j, "name", r->kname_text[i]);
         json_kv_string(j, "class", ssa_kclass_name(r->knames[i].kclass));
+        /* Triton kernels are torch.compile's (Inductor) own, generated for this program */
+        if (r->kname_text[i] && strncmp(r->kname_text[i], "triton_", 7) == 0)
+            json_kv_string(j, "generated_by", "triton");
         json_kv_u64(j, "count", r->knames[i].count);
         json_kv_double(j, "total_ms", ms(r->knames[i].total_ns));
         json_end_object(j);
@@ -282,6 +310,7 @@ static void json_process_object(struct json_out *j, const struct report_view *v,
     json_kv_string(j, "gpu_left_to", v->gpu_left_to); /* null: the collector had it */
     json_categories(j, &v->s, v->per_step);
     json_per_step_means(j, &v->s);
+    json_program(j, &r->program);
     json_findings(j, &v->f);
     report_env_json(j, &v->env);
     json_top_kernels(j, r);

@@ -41,6 +41,7 @@ static void md_headline(FILE *f, const struct report_view *v)
                 "- **step time**: median %.2f ms, p10 %.2f, p90 %.2f, mean %.2f; "
                 "%.2f steps/s\n",
                 ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
+    if (v->has_program) fprintf(f, "- **program**: %s\n", v->program);
     for (size_t i = 0; i < v->n_step_notes; i++)
         fprintf(f, "- **steps, why**: %s\n", v->step_notes[i]);
     if (v->has_rec_cost) fprintf(f, "- **recording**: %s\n", v->rec_cost);
@@ -76,8 +77,9 @@ static void md_breakdown(FILE *f, const struct ssa_result *r, const struct ssa_s
     fprintf(f, "| **total** | %.3f | 100.0 | |\n", per_step ? ms(s->mean_ns) : ms(s->total_ns));
 }
 
-static void md_findings(FILE *f, const struct ssa_findings *fs, int verbose)
+static void md_findings(FILE *f, const struct report_view *v, int verbose)
 {
+    const struct ssa_findings *fs = &v->f;
     fputs("\n### Findings, ranked by estimated saving\n\n", f);
     if (!fs->n) fprintf(f, "None above %.0f %% of the step.\n", SSA_FINDING_MIN_PCT);
     for (size_t i = 0; i < fs->n; i++) {
@@ -86,6 +88,7 @@ static void md_findings(FILE *f, const struct ssa_findings *fs, int verbose)
         md_escaped(f, x->title);
         fprintf(f, "**: saves ~%.2f ms/step (%.0f %%, %.2fx), confidence %s  \n   Evidence: ",
                 x->saving_ms, x->saving_pct, x->speedup, ssa_level_name(x->confidence));
+        if (v->alt_of[i]) fprintf(f, "(alternative to %zu.: the same time, not additive) ", v->alt_of[i]);
         md_escaped(f, x->evidence);
         if (verbose) {
             fputs("  \n   Estimate: ", f);
@@ -107,7 +110,7 @@ static void md_process(struct report_sink *k, const struct report_view *v)
         return;
     }
     md_breakdown(f, v->r, &v->s);
-    md_findings(f, &v->f, k->o->verbose);
+    md_findings(f, v, k->o->verbose);
     fputc('\n', f);
 }
 

@@ -63,6 +63,7 @@ static void text_identity(FILE *out, const struct report_view *v)
                       r->graphs);
     snprintf(trace + n, sizeof trace - (size_t)n, "%" PRIu64 " copies", r->memcpys);
     text_wrapped(out, "  trace      ", trace);
+    if (v->has_program) text_wrapped(out, "  program    ", v->program);
     if (v->damaged) text_wrapped(out, "  DAMAGED    ", v->damage);
     if (r->problems) {
         snprintf(trace, sizeof trace, "%" PRIu64 " problems, first: %s", r->problems,
@@ -314,8 +315,9 @@ void report_text_wrapped(FILE *f, const char *label, const char *text)
 }
 
 /* Ranked findings: title, saving, evidence, the fix (src/analysis/ssa_findings.c). */
-static void text_findings(FILE *out, const struct ssa_findings *f, int verbose)
+static void text_findings(FILE *out, const struct report_view *v, int verbose)
 {
+    const struct ssa_findings *f = &v->f;
     if (!f->n) {
         fprintf(out, "\n  findings   none above %.0f %% of the step\n", SSA_FINDING_MIN_PCT);
         return;
@@ -327,6 +329,8 @@ static void text_findings(FILE *out, const struct ssa_findings *f, int verbose)
         fprintf(out, "  %zu. [%s] %s\n     saves ~%.2f ms/step (%.0f %%, %.2fx), confidence %s\n",
                 i + 1, ssa_level_name(x->severity), x->title, x->saving_ms, x->saving_pct,
                 x->speedup, ssa_level_name(x->confidence));
+        if (v->alt_of[i])
+            fprintf(out, "     alternative to %zu.: the same time, not additive\n", v->alt_of[i]);
         text_wrapped(out, "     evidence: ", x->evidence);
         if (verbose) text_wrapped(out, "     estimate: ", x->estimate);
         text_wrapped(out, "     fix:      ", x->fix);
@@ -362,7 +366,7 @@ static void text_section(FILE *out, const struct report_view *v, const struct re
     if (o->verbose) text_kernels(out, s, v->per_step);
     text_counts(out, s, v->per_step, o->verbose);
     if (v->has_graphs) text_wrapped(out, "  graphs    ", v->graphs);
-    if (v->per_step) text_findings(out, &v->f, o->verbose);
+    if (v->per_step) text_findings(out, v, o->verbose);
     if (!o->verbose) return;
     text_top_kernels(out, v->r);
     text_step_table(out, v->r);

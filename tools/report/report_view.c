@@ -114,6 +114,26 @@ static int graphs_text(const struct ssa_summary *s, char *buf, size_t size)
     return 1;
 }
 
+/* The program's kind in words, and torch.compile's work; 0 for plain Python (the default
+ * every fix already speaks). */
+static int program_text(const struct ssa_program *p, char *buf, size_t size)
+{
+    static const char *const words[SSA_PROG_COUNT] = {
+        "unknown kind", "Python", "C++ over libtorch's C++ API", "C over libtorch's C ABI",
+        "C or C++ over libtorch", "CUDA program (no libtorch)"};
+    if (p->kind == SSA_PROG_PYTHON && !p->compiled) return 0;
+    if (p->kind == SSA_PROG_UNKNOWN && !p->compiled) return 0;
+    int n = snprintf(buf, size, "%s%s", words[p->kind], p->kind_recorded ? "" : " (inferred)");
+    if (p->compiled && p->compiles)
+        snprintf(buf + n, size - (size_t)n,
+                 "; torch.compile: %" PRIu64 " compiles, %" PRIu64 " recompiles, %.1f s compiling",
+                 p->compiles, p->recompiles, (double)p->compile_ns / 1e9);
+    else if (p->compiled)
+        snprintf(buf + n, size - (size_t)n, "; torch.compile (Triton kernels, %.0f %% of kernel time)",
+                 p->triton_pct);
+    return 1;
+}
+
 void report_view_build(struct report_view *v, const struct ssa_result *r,
                        const struct ssa_peer *peer)
 {
@@ -131,5 +151,9 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     v->has_rec_cost = rec_cost_text(&v->s, v->rec_cost, sizeof v->rec_cost);
     v->damaged = damage_text(r, v->damage, sizeof v->damage);
     step_notes(v, r);
+    for (size_t i = 0; i < v->f.n; i++)
+        for (size_t k = 0; k < v->f.n && v->f.v[i].alternative_to; k++)
+            if (strcmp(v->f.v[k].id, v->f.v[i].alternative_to) == 0) v->alt_of[i] = k + 1;
     v->has_graphs = v->per_step && graphs_text(&v->s, v->graphs, sizeof v->graphs);
+    v->has_program = program_text(&r->program, v->program, sizeof v->program);
 }

@@ -28,6 +28,8 @@ struct report_view {
     int per_step;               /* the steps came from markers or periodicity (not one
                                  * interval): times per step, findings */
     struct ssa_findings f;      /* ranked; none without steps */
+    /* alt_of[i]: 1 + the rank index of the finding f.v[i] is an alternative to (0: none) */
+    size_t alt_of[SSA_MAX_FINDINGS];
     struct ssa_peer peer;       /* where the trace stands in its job (known 0: alone) */
     struct report_env env;
     struct ssa_outlier outliers[REPORT_OUTLIERS]; /* the slowest first */
@@ -46,6 +48,10 @@ struct report_view {
     size_t n_step_notes;
     char step_notes[2][200];
     int has_graphs; /* graphs: the CUDA graph sentence (launches, kernels, GPU time inside) */
+    /* program: what kind of program this is and what it already does, when it is not a plain
+     * Python program (the fixes are written for it) */
+    int has_program;
+    char program[200];
     char graphs[256];
 };
 
