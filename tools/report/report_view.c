@@ -3,7 +3,9 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "util/ss_cxxname.h"
 
 /* Every check of the table judged on r's facts, in table order. */
 static void judge_env(const struct ssa_result *r, struct report_env *b)
@@ -91,4 +93,19 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     v->has_gpu = r->kernels + r->memcpys + r->memsets > 0;
     v->has_rec_cost = rec_cost_text(&v->s, v->rec_cost, sizeof v->rec_cost);
     v->damaged = damage_text(r, v->damage, sizeof v->damage);
+}
+
+char *report_kernel_name(const char *raw, size_t max_chars, char **full)
+{
+    char *dem = ss_demangle(raw, strlen(raw));
+    const char *name = dem ? dem : raw;
+    size_t cap = strlen(name) + 1;
+    char *form = malloc(cap);
+    for (int level = 0; form && level < SS_NAME_LEVELS; level++)
+        if (ss_name_shorten(name, level, form, cap) <= max_chars) break;
+    if (full)
+        *full = dem;
+    else
+        free(dem);
+    return form;
 }
