@@ -158,15 +158,17 @@ static void text_steps_line(FILE *out, const struct report_view *v)
     fprintf(out, "  step time  median %.2f ms  p10 %.2f  p90 %.2f  mean %.2f  %.2f steps/s\n",
             ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
     if (v->has_rec_cost) text_wrapped(out, "  recording  ", v->rec_cost);
-    if (s->host_ahead)
-        fprintf(out,
-                "  caution    the GPU ran behind the host: of %.1f launches per step, %.1f "
-                "GPU operations\n             ran inside the steps (%.0f %%); the rest ran "
-                "after them, so these step\n             times show the host's enqueue pace "
-                "and understate the training step:\n             record more steps, or a "
-                "window that ends with a sync\n",
-                s->launches_per_step, s->gpu_ops_per_step,
-                100.0 * s->gpu_ops_per_step / s->launches_per_step);
+    if (s->host_ahead) {
+        char say[512];
+        snprintf(say, sizeof say,
+                 "the GPU ran behind the host: of %.1f launches per step, %.1f GPU operations "
+                 "ran inside the steps (%.0f %%); the rest ran after them, so these step times "
+                 "show the host's enqueue pace and understate the training step: record more "
+                 "steps, or a window that ends with a sync",
+                 s->launches_per_step, s->gpu_ops_per_step,
+                 100.0 * s->gpu_ops_per_step / s->launches_per_step);
+        text_wrapped(out, "  caution    ", say);
+    }
     print_outliers(out, v);
 }
 
