@@ -314,15 +314,12 @@ static void html_top_kernels(FILE *f, const struct ssa_result *r)
         const struct ssa_kname *k = &r->knames[i];
         fprintf(f,
                 "<tr><td class=\"n\">%.3f</td><td class=\"n\">%" PRIu64 "</td><td>%s</td>"
-                "<td><code title=\"",
+                "<td><code>",
                 ms(k->total_ns), k->count, ssa_kclass_name(k->kclass));
-        char *full, *shown = report_kernel_name(r->kname_text[i], HTML_KERNEL_NAME, &full);
-        html_escaped(f, full ? full : r->kname_text[i]); /* the whole name on hover */
-        fputs("\">", f);
+        char *shown = report_kernel_name(r->kname_text[i], HTML_KERNEL_NAME);
         html_escaped(f, shown ? shown : r->kname_text[i]);
         fputs("</code></td></tr>\n", f);
         free(shown);
-        free(full);
     }
     fputs("</table>\n", f);
 }

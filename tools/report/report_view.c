@@ -95,7 +95,7 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     v->damaged = damage_text(r, v->damage, sizeof v->damage);
 }
 
-char *report_kernel_name(const char *raw, size_t max_chars, char **full)
+char *report_kernel_name(const char *raw, size_t max_chars)
 {
     char *dem = ss_demangle(raw, strlen(raw));
     const char *name = dem ? dem : raw;
@@ -103,9 +103,6 @@ char *report_kernel_name(const char *raw, size_t max_chars, char **full)
     char *form = malloc(cap);
     for (int level = 0; form && level < SS_NAME_LEVELS; level++)
         if (ss_name_shorten(name, level, form, cap) <= max_chars) break;
-    if (full)
-        *full = dem;
-    else
-        free(dem);
+    free(dem);
     return form;
 }

@@ -50,8 +50,7 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
 
 /* A kernel's name for people: raw demangled (C++ "_Z..." names) and shortened by structure
  * (src/util/ss_cxxname.h) to the least shortened form of at most max_chars bytes, else the
- * shortest form. Returns it malloc'ed (caller frees; NULL when out of memory). With full, also
- * the whole demangled name, malloc'ed (caller frees), or NULL when raw is not mangled. */
-char *report_kernel_name(const char *raw, size_t max_chars, char **full);
+ * shortest form. Returns it malloc'ed (caller frees; NULL when out of memory). */
+char *report_kernel_name(const char *raw, size_t max_chars);
 
 #endif
