@@ -40,7 +40,7 @@ static const struct cli_verb verbs[] = {
 static void print_usage(FILE *f)
 {
     fprintf(f, "usage: stepscope VERB [OPTIONS] [ARGS]\n"
-               "       stepscope --help | --version\n"
+               "       stepscope -h|--help | -V|--version\n"
                "\n"
                "verbs:\n");
     for (size_t i = 0; i < N_VERBS; i++) fprintf(f, "  %-8s %s\n", verbs[i].name, verbs[i].summary);

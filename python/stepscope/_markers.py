@@ -23,13 +23,17 @@ _SIGNATURES = {
 
 def library_path():
     """$STEPSCOPE_MARKERS_LIB when set (no fallback then: a wrong path is reported); else the
-    library next to this package (installed layout), else <repo>/build/ (source tree)."""
+    library next to this package, or the pip wheel's (stepscope/_prefix/lib/stepscope/), or
+    the one of `cmake --install` (this package is lib/stepscope/python/stepscope/ there),
+    else <repo>/build/ (source tree)."""
     explicit = os.environ.get("STEPSCOPE_MARKERS_LIB")
     if explicit:
         return explicit
     here = os.path.dirname(os.path.abspath(__file__))
     candidates = [
         os.path.join(here, LIB_NAME),
+        os.path.join(here, "_prefix", "lib", "stepscope", LIB_NAME),
+        os.path.join(here, os.pardir, os.pardir, LIB_NAME),
         os.path.join(here, os.pardir, os.pardir, "build", LIB_NAME),
     ]
     for path in candidates:

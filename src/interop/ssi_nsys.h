@@ -133,16 +133,7 @@ const char *ssi_nsys_api_name(uint8_t domain, uint32_t cbid, char *buf, size_t c
 int ssi_nsys_api_from_name(const char *name, uint8_t prefer_domain, uint8_t *domain,
                            uint32_t *cbid);
 
-/* ---- kernel names (ssi_nsys_names.c) ---- */
-
-/* The demangled form of a C++ mangled kernel name ("_Z..."), malloc'ed (caller frees), or
- * NULL when the name is not mangled or cannot be demangled (then use it as is). */
-char *ssi_nsys_demangle(const char *mangled, size_t len);
-
-/* nsys's shortName: the bare function name of a demangled kernel name, without return type,
- * scopes, template arguments and parameters ("void at::native::foo<4>(int)" -> "foo").
- * Writes at most cap-1 bytes and a NUL into out; returns the length written. */
-size_t ssi_nsys_short_name(const char *demangled, size_t len, char *out, size_t cap);
+/* Kernel names, demangled and short: src/util/ss_cxxname.h (ss_demangle, ss_name_bare). */
 
 /* ---- output files (ssi_nsys_sql.c) ---- */
 

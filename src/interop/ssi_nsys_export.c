@@ -19,6 +19,7 @@
 #include "interop/ssi_nsys.h"
 #include "interop/ssi_nsys_xp.h"
 #include "trace/sst_names.h"
+#include "util/ss_cxxname.h"
 #include "util/ss_error.h"
 
 #ifndef STEPSCOPE_VERSION
@@ -179,11 +180,11 @@ const char *xp_trace_str(const struct xp *x, uint32_t id, uint32_t *len)
 /* Fills k's three names for the kernel name raw (mangled as CUPTI reports it). */
 static void kname_fill(struct xp *x, struct xp_kname *k, const char *raw, uint32_t len)
 {
-    char *dem = ssi_nsys_demangle(raw, len);
+    char *dem = ss_demangle(raw, len);
     const char *d = dem ? dem : raw;
     size_t dlen = dem ? strlen(dem) : len;
     char shortn[512];
-    size_t slen = ssi_nsys_short_name(d, dlen, shortn, sizeof shortn);
+    size_t slen = ss_name_bare(d, dlen, shortn, sizeof shortn);
     k->mangled = xp_string(x, raw, len);
     k->demangled = xp_string(x, d, dlen);
     k->shortn = xp_string(x, shortn, slen);

@@ -1,6 +1,5 @@
 /* ssi_nsys_names.c — values and names as nsys writes them: the enum mappings, CUDA API calls by
- * CUPTI callback id, and the three names of a kernel (mangled as CUPTI reports it, demangled,
- * and the short base name). */
+ * CUPTI callback id. (A kernel's demangled and short names: src/util/ss_cxxname.h.) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,90 +141,4 @@ int ssi_nsys_api_from_name(const char *name, uint8_t prefer, uint8_t *domain, ui
         if (find_in(other, name, n, loose, cbid)) return *domain = other, 1;
     }
     return 0;
-}
-
-/* ---- kernel names ---- */
-
-/* The C++ ABI's demangler (libstdc++, the same one c++filt uses). */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
-#define SSI_DEMANGLE_MAX 8192 /* longer names are kept mangled (bounded work per name) */
-
-char *ssi_nsys_demangle(const char *mangled, size_t len)
-{
-    if (len < 3 || len > SSI_DEMANGLE_MAX || mangled[0] != '_' || mangled[1] != 'Z') return NULL;
-    char *copy = malloc(len + 1); /* the trace's strings are not NUL-terminated */
-    if (!copy) return NULL;
-    memcpy(copy, mangled, len);
-    copy[len] = '\0';
-    int status = -1;
-    char *out = strchr(copy, '\0') == copy + len ? __cxa_demangle(copy, NULL, NULL, &status) : NULL;
-    free(copy);
-    if (status != 0) {
-        free(out);
-        return NULL;
-    }
-    return out;
-}
-
-/* Index of the last top-level '(' (the parameter list), or len when there is none. Brackets
- * are counted so that "(anonymous namespace)" inside scopes and "operator()" are skipped. */
-static size_t params_at(const char *s, size_t len)
-{
-    int depth = 0;
-    size_t at = len;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (c == '(' && depth == 0) at = i;
-        if (c == '(' || c == '<' || c == '[') depth++;
-        if ((c == ')' || c == '>' || c == ']') && depth > 0) depth--;
-    }
-    /* "(anonymous namespace)::f" has its '(' at the top level too: only a list that closes
-     * the name (followed by nothing but qualifiers) counts */
-    if (at < len && at > 0 && s[at - 1] == ' ') return len;
-    return at;
-}
-
-/* End of s[0..n) with a trailing "<...>" removed (template arguments of the function). */
-static size_t strip_template(const char *s, size_t n)
-{
-    if (n == 0 || s[n - 1] != '>') return n;
-    int depth = 0;
-    for (size_t i = n; i-- > 0;) {
-        if (s[i] == '>') depth++;
-        if (s[i] == '<' && --depth == 0) {
-            /* "operator<" / "operator<<": the '<' belongs to the name */
-            if (i >= 8 && memcmp(s + i - 8, "operator", 8) == 0) return n;
-            return i;
-        }
-    }
-    return n;
-}
-
-/* Start of the last top-level "::"-separated or space-separated component of s[0..n). */
-static size_t last_component(const char *s, size_t n)
-{
-    int depth = 0;
-    size_t start = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '(' || c == '<' || c == '[') depth++;
-        if ((c == ')' || c == '>' || c == ']') && depth > 0) depth--;
-        if (depth) continue;
-        if (c == ' ') start = i + 1;
-        if (c == ':' && i + 1 < n && s[i + 1] == ':') start = i + 2;
-    }
-    return start;
-}
-
-size_t ssi_nsys_short_name(const char *s, size_t len, char *out, size_t cap)
-{
-    if (cap == 0) return 0;
-    size_t end = strip_template(s, params_at(s, len));
-    size_t start = end ? last_component(s, end) : 0;
-    if (start >= end) start = 0, end = len; /* nothing recognisable: the whole name */
-    size_t n = end - start < cap - 1 ? end - start : cap - 1;
-    memcpy(out, s + start, n);
-    out[n] = '\0';
-    return n;
 }

@@ -165,16 +165,14 @@ char *text_escape_to(char *buf, size_t cap, const char *s)
 
 /* ---- fitting untrusted text into one line ---- */
 
-/* Code points in s[0..n) (UTF-8 continuation bytes do not count): the columns shown. */
-static size_t text_columns(const char *s, size_t n)
+size_t text_columns(const char *s, size_t n)
 {
     size_t cols = 0;
     for (size_t i = 0; i < n; i++) cols += ((unsigned char)s[i] & 0xc0) != 0x80;
     return cols;
 }
 
-/* The byte offset where the first `cols` code points of s end. */
-static size_t bytes_for_columns(const char *s, size_t cols)
+size_t text_bytes_for_columns(const char *s, size_t cols)
 {
     size_t i = 0;
     for (size_t c = 0; s[i]; i++) {
@@ -208,7 +206,7 @@ char *text_elide_path(char *buf, size_t cap, const char *s, size_t width)
     size_t tail = base_cols && base_cols <= width - 8 ? base_cols : (width - 3) / 2;
     if (tail < (width - 3) / 2) tail = (width - 3) / 2; /* room left: keep more of the end */
     size_t head = width - 3 - tail;
-    size_t hb = bytes_for_columns(esc, head), tb = start_of_last_columns(esc, len, tail);
+    size_t hb = text_bytes_for_columns(esc, head), tb = start_of_last_columns(esc, len, tail);
     snprintf(buf, cap, "%.*s...%s", (int)hb, esc, esc + tb);
     return buf;
 }
@@ -227,7 +225,7 @@ char *text_short_command(char *buf, size_t cap, const char *cmdline, size_t widt
         snprintf(buf, cap, "%s", esc);
         return buf;
     }
-    size_t keep = bytes_for_columns(esc, width - 3);
+    size_t keep = text_bytes_for_columns(esc, width - 3);
     snprintf(buf, cap, "%.*s...", (int)keep, esc);
     return buf;
 }

@@ -39,6 +39,13 @@ char *text_elide_path(char *buf, size_t cap, const char *s, size_t width);
  * then its arguments from the first, cut at the end with "...". Escaped. Returns buf. */
 char *text_short_command(char *buf, size_t cap, const char *cmdline, size_t width);
 
+/* Code points in s[0..n) (UTF-8 continuation bytes do not count): the columns that escaped
+ * text takes (every code point one column). */
+size_t text_columns(const char *s, size_t n);
+
+/* The byte offset where the first cols code points of the NUL-terminated s end. */
+size_t text_bytes_for_columns(const char *s, size_t cols);
+
 /* Writes s HTML-escaped (& < > " ' and control bytes); NULL writes "-". */
 void html_escaped(FILE *f, const char *s);
 /* The HTML entity for & < > " ' (static storage), or NULL for any other code point. */

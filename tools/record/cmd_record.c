@@ -7,7 +7,8 @@
  *
  * It checks the output folder before starting anything (a run that cannot be recorded is
  * refused, not wasted), points CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH at
- * libstepscope.so (unless another tool such as nsys already named its own library there: that
+ * libstepscope.so ($STEPSCOPE_LIB, else ../lib/stepscope from this executable's folder as
+ * `cmake --install` and the pip wheel lay it out, else beside it in the build tree) (unless another tool such as nsys already named its own library there: that
  * one stays, record says so in one line, and with both taken runs the program unchanged and
  * writes no trace), puts the Python shim first on PYTHONPATH (and STEPSCOPE_MARKERS_LIB at the
  * libstepscope_markers.so next to libstepscope.so), runs the program as a job of its own
@@ -283,23 +284,46 @@ static int exe_dir(char *buf, size_t cap)
     return 0;
 }
 
-/* libstepscope.so: $STEPSCOPE_LIB, else next to this executable. */
+/* Where an installed stepscope keeps the collector and the shim, from bin/ (tools/install/). */
+#ifndef STEPSCOPE_PKGLIB_REL
+#define STEPSCOPE_PKGLIB_REL "../lib/stepscope"
+#endif
+
+/* name in the installed layout (STEPSCOPE_PKGLIB_REL from this executable's folder: a copy
+ * installed anywhere, also the pip wheel's), else beside the executable (the build tree).
+ * 0 with the resolved path in out, or -1 when neither exists. */
+static int find_companion(const char *name, char *out, size_t cap)
+{
+    char dir[PATH_MAX], path[PATH_MAX + 64];
+    if (exe_dir(dir, sizeof dir) != 0) return -1;
+    const char *under[] = {"/" STEPSCOPE_PKGLIB_REL "/", "/"};
+    for (size_t i = 0; i < sizeof under / sizeof under[0]; i++) {
+        snprintf(path, sizeof path, "%s%s%s", dir, under[i], name);
+        char *r = realpath(path, NULL); /* bin/../lib/... shown as lib/... */
+        int fits = r && strlen(r) < cap;
+        if (fits) snprintf(out, cap, "%s", r);
+        free(r);
+        if (fits) return 0;
+    }
+    return -1;
+}
+
+/* libstepscope.so: $STEPSCOPE_LIB (the user's word wins, also over an installed copy), else
+ * the installed layout, else the build tree. */
 static int find_collector(char *out, size_t cap)
 {
     const char *env = getenv("STEPSCOPE_LIB");
-    char dir[PATH_MAX], path[PATH_MAX + 32];
-    if (env && *env) {
+    char path[PATH_MAX + 32];
+    if (env && *env)
         snprintf(path, sizeof path, "%s", env);
-    } else if (exe_dir(dir, sizeof dir) == 0) {
-        snprintf(path, sizeof path, "%s/libstepscope.so", dir);
-    } else {
+    else if (find_companion("libstepscope.so", path, sizeof path) != 0)
         path[0] = '\0';
-    }
     char *r = path[0] ? realpath(path, NULL) : NULL;
     if (!r || access(r, R_OK) != 0 || strlen(r) >= cap) {
         cli_error(VERB, path[0] ? path : NULL,
-                  "collector library not found (was stepscope built with the CUDA toolkit? "
-                  "STEPSCOPE_LIB names it explicitly)");
+                  "collector library not found (looked in " STEPSCOPE_PKGLIB_REL " from "
+                  "stepscope's folder and beside it; was it built with the CUDA toolkit? "
+                  "STEPSCOPE_LIB names it)");
         free(r);
         return -1;
     }
@@ -308,21 +332,21 @@ static int find_collector(char *out, size_t cap)
     return 0;
 }
 
-/* The Python shim folder: $STEPSCOPE_PYTHON_DIR, the build's source tree, or ../python. */
+/* The Python shim folder: $STEPSCOPE_PYTHON_DIR, the installed layout's python/, else this
+ * build's source tree. */
 static int find_python_dir(char *out, size_t cap)
 {
     const char *env = getenv("STEPSCOPE_PYTHON_DIR");
-    char dir[PATH_MAX - 16]; /* room for "/../python" in out */
     struct stat st;
-    if (env && *env) snprintf(out, cap, "%s", env);
+    if (env && *env) {
+        snprintf(out, cap, "%s", env);
+    } else if (find_companion("python", out, cap) != 0) {
 #ifdef STEPSCOPE_PYTHON_DIR_DEFAULT
-    else if (stat(STEPSCOPE_PYTHON_DIR_DEFAULT, &st) == 0)
         snprintf(out, cap, "%s", STEPSCOPE_PYTHON_DIR_DEFAULT);
-#endif
-    else if (exe_dir(dir, sizeof dir) == 0)
-        snprintf(out, cap, "%s/../python", dir);
-    else
+#else
         return -1;
+#endif
+    }
     return stat(out, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
 

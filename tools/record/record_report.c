@@ -78,6 +78,7 @@ void report_after_record(FILE *f, const char *dir, pid_t child, const struct tra
     }
     struct report_opts o;
     memset(&o, 0, sizeof o);
+    o.width = report_text_cols(fileno(f));
     struct ssa_result *r;
     int rc = ssa_analyze_file_ex(path, &o.ssa, report_ssa_flags(&o), &r);
     if (rc) {

@@ -427,6 +427,7 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o, const
     if (*out && !**out) return cli_usage_error(VERB, "empty --output file name");
     if (*out && strcmp(*out, "-") == 0) *out = NULL; /* stdout, as without -o */
     o->color = o->format == REPORT_TEXT && !*out && use_color();
+    o->width = report_text_cols(*out ? -1 : STDOUT_FILENO);
     return 0;
 }
 

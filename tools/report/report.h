@@ -27,6 +27,7 @@ enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_MD, REPORT_HTML };
 struct report_opts {
     int format; /* enum report_format */
     int verbose, color;
+    unsigned width; /* text: columns (report_text_cols); below REPORT_TEXT_MIN_COLS: that */
     unsigned jobs; /* report: traces analysed at once (0: one per online CPU, at most 64) */
     unsigned out_flags; /* -o: SS_OUT_FORCE with --force (src/util/ss_out.h) */
     int accept_damage;  /* exit 0 although a trace lost more than REPORT_DAMAGE_FAIL */
@@ -133,7 +134,13 @@ void report_write_single(FILE *f, const struct ssa_result *r, const struct repor
 /* One trace's text report on f (the end of `stepscope record`). */
 void report_text_one(FILE *f, const struct ssa_result *r, const struct report_opts *o);
 
-/* Writes text after label, word-wrapped at 78 columns under the text, escaped. */
+/* The text report's width: $COLUMNS, else the terminal's on fd (-1: none), else 80; never
+ * below REPORT_TEXT_MIN_COLS (the fixed tables need 80) nor above REPORT_TEXT_MAX_COLS. */
+#define REPORT_TEXT_MIN_COLS 80
+#define REPORT_TEXT_MAX_COLS 1000
+unsigned report_text_cols(int fd);
+
+/* Writes text after label, word-wrapped 2 columns short of the width, escaped. */
 void report_text_wrapped(FILE *f, const char *label, const char *text);
 
 /* The ranks section of a multi-rank job (report_ranks.c; job->n >= 2, rs the results given

@@ -36,7 +36,9 @@ void report_env_text(FILE *f, const struct report_env *e, int verbose)
         return;
     }
     counts_line(f, b);
-    fputs(verbose ? " (doctor's checks on the trace's record)\n" : " (-v lists every check)\n", f);
+    fputs(verbose ? " (doctor's checks on\n             the trace's record)\n"
+                  : " (-v lists every check)\n",
+          f);
     for (size_t i = 0; i < b->n; i++) {
         const struct ssa_env_verdict *v = &b->v[i];
         if (!env_shown(v, verbose)) continue;

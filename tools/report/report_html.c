@@ -308,6 +308,8 @@ static void html_findings(FILE *f, const struct report_view *v)
     fputs("</ol>\n", f);
 }
 
+#define HTML_KERNEL_NAME 120 /* characters of a kernel name in the table (by structure) */
+
 static void html_top_kernels(FILE *f, const struct ssa_result *r)
 {
     if (!r->n_knames) return;
@@ -320,8 +322,10 @@ static void html_top_kernels(FILE *f, const struct ssa_result *r)
                 "<tr><td class=\"n\">%.3f</td><td class=\"n\">%" PRIu64 "</td><td>%s</td>"
                 "<td><code>",
                 ms(k->total_ns), k->count, ssa_kclass_name(k->kclass));
-        html_escaped(f, r->kname_text[i]);
+        char *shown = report_kernel_name(r->kname_text[i], HTML_KERNEL_NAME);
+        html_escaped(f, shown ? shown : r->kname_text[i]);
         fputs("</code></td></tr>\n", f);
+        free(shown);
     }
     fputs("</table>\n", f);
 }

@@ -3,10 +3,12 @@
  * docs/report-json.md (keys are only ever added within a version).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json_out.h"
 #include "report.h"
+#include "util/ss_cxxname.h"
 #include "report_diff.h"
 
 /* ---- JSON (docs/report-json.md) ---- */
@@ -221,7 +223,10 @@ static void json_top_kernels(struct json_out *j, const struct ssa_result *r)
     json_begin_array(j);
     for (size_t i = 0; i < r->n_knames && i < TOP_KERNELS; i++) {
         json_begin_object(j);
-        json_kv_string(j, "name", r->kname_text[i]);
+        char *dem = ss_demangle(r->kname_text[i], strlen(r->kname_text[i]));
+        json_kv_string(j, "name", dem ? dem : r->kname_text[i]);
+        if (dem) json_kv_string(j, "mangled", r->kname_text[i]);
+        free(dem);
         json_kv_string(j, "class", ssa_kclass_name(r->knames[i].kclass));
         /* Triton kernels are torch.compile's (Inductor) own, generated for this program */
         if (r->kname_text[i] && strncmp(r->kname_text[i], "triton_", 7) == 0)

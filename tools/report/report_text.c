@@ -4,11 +4,16 @@
  * -v adds the top kernels and the per-step table. Every string from the trace is escaped.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include "cmd.h"
 #include "report.h"
 #include "report_diff.h"
 #include "text_esc.h"
+#include "util/ss_cxxname.h"
 
 
 #define BAR_WIDTH 64
@@ -31,16 +36,40 @@ static void text_escaped(FILE *out, const char *s)
 }
 
 static void text_wrapped(FILE *out, const char *label, const char *text);
+static void text_hard_wrapped(FILE *out, int indent, const char *s);
 
-#define TEXT_WIDTH 80
 #define TEXT_LABEL 13 /* "  command    " */
+
+/* The width of the report being written (report_opts.width): set by each text entry point
+ * before it prints, read by every line that wraps or fits a name. */
+static int text_cols = REPORT_TEXT_MIN_COLS;
+
+static void text_set_cols(const struct report_opts *o)
+{
+    text_cols = o->width >= REPORT_TEXT_MIN_COLS ? (int)o->width : REPORT_TEXT_MIN_COLS;
+}
+
+unsigned report_text_cols(int fd)
+{
+    const char *env = getenv("COLUMNS");
+    uint64_t c = 0;
+    struct winsize ws;
+    if (!(env && cli_parse_u64(env, &c) == 0 && c > 0)) {
+        if (fd >= 0 && isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+            c = ws.ws_col;
+        else
+            c = REPORT_TEXT_MIN_COLS;
+    }
+    if (c < REPORT_TEXT_MIN_COLS) c = REPORT_TEXT_MIN_COLS;
+    return c > REPORT_TEXT_MAX_COLS ? REPORT_TEXT_MAX_COLS : (unsigned)c;
+}
 
 static void text_identity(FILE *out, const struct report_view *v)
 {
     const struct ssa_result *r = v->r;
     char shown[1024];
     fprintf(out, "stepscope report: %s",
-            text_elide_path(shown, sizeof shown, r->path, TEXT_WIDTH - 18));
+            text_elide_path(shown, sizeof shown, r->path, (size_t)text_cols - 18));
     fprintf(out, "\n  process    pid %" PRIu32, r->pid);
     if (r->rank >= 0 && r->world_size > 0)
         fprintf(out, " rank %" PRId32 "/%" PRId32, r->rank, r->world_size);
@@ -51,7 +80,8 @@ static void text_identity(FILE *out, const struct report_view *v)
     }
     if (r->cmdline)
         fprintf(out, "\n  command    \"%s\"",
-                text_short_command(shown, sizeof shown, r->cmdline, TEXT_WIDTH - TEXT_LABEL - 2));
+                text_short_command(shown, sizeof shown, r->cmdline,
+                                   (size_t)text_cols - TEXT_LABEL - 2));
     else
         fprintf(out, "\n  command    -");
     fprintf(out, "\n");
@@ -80,13 +110,15 @@ static void print_outliers(FILE *out, const struct report_view *v)
     const struct ssa_outlier *o = v->outliers;
     size_t n = v->n_outliers;
     if (!n) return;
-    fprintf(out, "  outliers   %zu step%s over %.1fx the median:", n, n == 1 ? "" : "s",
-            SSA_OUTLIER_FACTOR);
-    for (size_t i = 0; i < n && i < 3; i++)
-        fprintf(out, "%s step %" PRIu64 " %.1f ms (+%.1f %s %s)", i ? "," : "", o[i].number,
-                ms(o[i].dur_ns), ms(o[i].over_median_ns),
-                o[i].excess ? "mostly" : "largest:", ssa_cat_name(o[i].cat));
-    fprintf(out, "\n");
+    char say[512];
+    size_t used = (size_t)snprintf(say, sizeof say, "%zu step%s over %.1fx the median:", n,
+                                   n == 1 ? "" : "s", SSA_OUTLIER_FACTOR);
+    for (size_t i = 0; i < n && i < 3 && used < sizeof say; i++)
+        used += (size_t)snprintf(say + used, sizeof say - used,
+                                 "%s step %" PRIu64 " %.1f ms (+%.1f %s %s)", i ? "," : "",
+                                 o[i].number, ms(o[i].dur_ns), ms(o[i].over_median_ns),
+                                 o[i].excess ? "mostly" : "largest:", ssa_cat_name(o[i].cat));
+    text_wrapped(out, "  outliers   ", say);
 }
 
 static void text_steps_line(FILE *out, const struct report_view *v)
@@ -133,15 +165,17 @@ static void text_steps_line(FILE *out, const struct report_view *v)
     fprintf(out, "  step time  median %.2f ms  p10 %.2f  p90 %.2f  mean %.2f  %.2f steps/s\n",
             ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
     if (v->has_rec_cost) text_wrapped(out, "  recording  ", v->rec_cost);
-    if (s->host_ahead)
-        fprintf(out,
-                "  caution    the GPU ran behind the host: of %.1f launches per step, %.1f "
-                "GPU operations\n             ran inside the steps (%.0f %%); the rest ran "
-                "after them, so these step\n             times show the host's enqueue pace "
-                "and understate the training step:\n             record more steps, or a "
-                "window that ends with a sync\n",
-                s->launches_per_step, s->gpu_ops_per_step,
-                100.0 * s->gpu_ops_per_step / s->launches_per_step);
+    if (s->host_ahead) {
+        char say[512];
+        snprintf(say, sizeof say,
+                 "the GPU ran behind the host: of %.1f launches per step, %.1f GPU operations "
+                 "ran inside the steps (%.0f %%); the rest ran after them, so these step times "
+                 "show the host's enqueue pace and understate the training step: record more "
+                 "steps, or a window that ends with a sync",
+                 s->launches_per_step, s->gpu_ops_per_step,
+                 100.0 * s->gpu_ops_per_step / s->launches_per_step);
+        text_wrapped(out, "  caution    ", say);
+    }
     print_outliers(out, v);
 }
 
@@ -181,7 +215,7 @@ static void text_bar(FILE *out, const struct ssa_summary *s, int color)
     for (int c = 0; c < SSA_CAT_COUNT; c++) {
         if (!cells[c]) continue;
         int w = 3 + (int)strlen(ssa_cat_name(c));
-        if (col + w > 78) fprintf(out, "\n  "), col = 2;
+        if (col + w > text_cols - 2) fprintf(out, "\n  "), col = 2;
         fprintf(out, " %c=%s", cat_glyph[c], ssa_cat_name(c));
         col += w;
     }
@@ -209,8 +243,13 @@ static void text_categories(FILE *out, const struct ssa_summary *s, int per_step
             continue;
         }
         double v = per_step ? s->cat_ms[c] : s->cat_ms[c] * (double)s->steps;
-        fprintf(out, "  %-20s %10.3f %7.1f%s%s\n", ssa_cat_name(c), v, s->cat_pct[c],
-                verbose ? "  " : "", verbose ? ssa_cat_description(c) : "");
+        char row[64];
+        snprintf(row, sizeof row, "  %-20s %10.3f %7.1f%s", ssa_cat_name(c), v, s->cat_pct[c],
+                 verbose ? "  " : "");
+        if (verbose)
+            text_wrapped(out, row, ssa_cat_description(c));
+        else
+            fprintf(out, "%s\n", row);
     }
     if (small)
         fprintf(out, "  %-20s %10s %7.2f  (%d categories under %.1f %%: -v)\n", "(others)", "",
@@ -230,7 +269,7 @@ static void text_kernels(FILE *out, const struct ssa_summary *s, int per_step)
         if (s->kclass_ms[c] <= 0) continue;
         char item[64];
         int w = snprintf(item, sizeof item, " %s %.3f", ssa_kclass_name(c), s->kclass_ms[c] * k);
-        if (col + w > 78) fprintf(out, "\n   "), col = 3;
+        if (col + w > text_cols - 2) fprintf(out, "\n   "), col = 3;
         fputs(item, out);
         col += w;
         any = 1;
@@ -248,16 +287,58 @@ static void text_counts(FILE *out, const struct ssa_summary *s, int per_step, in
             s->h2d_mib_per_step, s->pageable_h2d_mib_per_step);
 }
 
+/* Room for any name escaped (at most 10 bytes per code point, \u{XXXXX}, or 4 per byte). */
+static size_t escaped_cap(const char *name)
+{
+    return 5 * strlen(name) + 16;
+}
+
+/* The least shortened form of name (ss_cxxname.h levels) whose escaped text fits cols
+ * columns, escaped into buf (escaped_cap(name) bytes); NULL when even the shortest does not. */
+static const char *fit_name(const char *name, int cols, char *buf)
+{
+    size_t n = strlen(name) + 1;
+    char *form = malloc(n);
+    const char *fit = NULL;
+    for (int level = 0; form && level < SS_NAME_LEVELS && !fit; level++) {
+        ss_name_shorten(name, level, form, n);
+        text_escape_to(buf, escaped_cap(name), form);
+        if (text_columns(buf, strlen(buf)) <= (size_t)cols) fit = buf;
+    }
+    free(form);
+    return fit;
+}
+
+/* A kernel's class and name after its numbers (which end at column col): the name demangled,
+ * on the same line when a form of it fits there, else on the next line, indented; a name
+ * that fits nowhere is wrapped over lines (never cut). */
+static void text_kernel_name(FILE *out, const char *raw, int col, const char *kclass)
+{
+    char *dem = ss_demangle(raw, strlen(raw));
+    const char *name = dem ? dem : raw;
+    char *buf = malloc(escaped_cap(name));
+    const int indent = 6, class_cols = 12;
+    if (!buf) {
+        fprintf(out, "%s\n", kclass);
+    } else if (fit_name(name, text_cols - col - class_cols, buf)) {
+        fprintf(out, "%-*s%s\n", class_cols, kclass, buf);
+    } else if (fit_name(name, text_cols - indent, buf)) {
+        fprintf(out, "%s\n%*s%s\n", kclass, indent, "", buf);
+    } else { /* buf holds the shortest form */
+        fprintf(out, "%s\n", kclass);
+        text_hard_wrapped(out, indent, buf);
+    }
+    free(buf);
+    free(dem);
+}
+
 static void text_top_kernels(FILE *out, const struct ssa_result *r)
 {
     fprintf(out, "\n  top kernels (whole trace)\n");
     for (size_t i = 0; i < r->n_knames && i < TOP_KERNELS; i++) {
         const struct ssa_kname *k = &r->knames[i];
-        fprintf(out, "  %10.3f ms %7" PRIu64 "x  %-11s ", ms(k->total_ns), k->count,
-                ssa_kclass_name(k->kclass));
-        const char *n = r->kname_text[i];
-        text_write_escaped(out, n, strlen(n) > 90 ? 90 : strlen(n), 0);
-        fprintf(out, "\n");
+        int col = fprintf(out, "  %10.3f ms %7" PRIu64 "x  ", ms(k->total_ns), k->count);
+        text_kernel_name(out, r->kname_text[i], col, ssa_kclass_name(k->kclass));
     }
 }
 
@@ -286,19 +367,31 @@ static void text_step_table(FILE *out, const struct ssa_result *r)
 }
 
 #define TEXT_FINDINGS 2 /* shown without -v: the report fits one screen */
-#define WRAP_COL 78
 
-/* Prints label then text, word-wrapped at WRAP_COL with continuation lines under the text. */
+/* Prints s (escaped already) from column indent in pieces of the columns left, each on its
+ * own line: for a word longer than any line, which is wrapped rather than cut. */
+static void text_hard_wrapped(FILE *out, int indent, const char *s)
+{
+    size_t room = (size_t)(text_cols - indent);
+    while (*s) {
+        size_t n = text_bytes_for_columns(s, room);
+        fprintf(out, "%*s%.*s\n", indent, "", (int)n, s);
+        s += n;
+    }
+}
+
+/* Prints label then text, word-wrapped 2 columns short of the width, with continuation
+ * lines under the text. */
 static void text_wrapped(FILE *out, const char *label, const char *text)
 {
-    int indent = (int)strlen(label), col = indent;
+    int indent = (int)strlen(label), col = indent, wrap_col = text_cols - 2;
     fputs(label, out);
     for (const char *p = text; *p;) {
         while (*p == ' ')
             p++;
         size_t w = strcspn(p, " ");
         if (!w) break;
-        if (col > indent && col + 1 + (int)w > WRAP_COL)
+        if (col > indent && col + 1 + (int)w > wrap_col)
             fprintf(out, "\n%*s", indent, ""), col = indent;
         else if (col > indent)
             fputc(' ', out), col++;
@@ -353,6 +446,7 @@ static void text_gpu_note(FILE *out, const struct report_view *v)
 static void text_section(FILE *out, const struct report_view *v, const struct report_opts *o)
 {
     const struct ssa_summary *s = &v->s;
+    text_set_cols(o);
     text_identity(out, v);
     report_env_text(out, &v->env, o->verbose);
     text_steps_line(out, v);
@@ -454,6 +548,7 @@ static void text_process(struct report_sink *k, const struct report_view *v)
 
 static void text_ranks(struct report_sink *k)
 {
+    text_set_cols(k->o);
     report_ranks_text(k->f, k->d->job, k->d->rs, k->d->hidden);
 }
 

@@ -3,7 +3,9 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "util/ss_cxxname.h"
 
 /* Every check of the table judged on r's facts, in table order. */
 static void judge_env(const struct ssa_result *r, struct report_env *b)
@@ -156,4 +158,16 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
             if (strcmp(v->f.v[k].id, v->f.v[i].alternative_to) == 0) v->alt_of[i] = k + 1;
     v->has_graphs = v->per_step && graphs_text(&v->s, v->graphs, sizeof v->graphs);
     v->has_program = program_text(&r->program, v->program, sizeof v->program);
+}
+
+char *report_kernel_name(const char *raw, size_t max_chars)
+{
+    char *dem = ss_demangle(raw, strlen(raw));
+    const char *name = dem ? dem : raw;
+    size_t cap = strlen(name) + 1;
+    char *form = malloc(cap);
+    for (int level = 0; form && level < SS_NAME_LEVELS; level++)
+        if (ss_name_shorten(name, level, form, cap) <= max_chars) break;
+    free(dem);
+    return form;
 }

@@ -60,4 +60,9 @@ struct report_view {
 void report_view_build(struct report_view *v, const struct ssa_result *r,
                        const struct ssa_peer *peer);
 
+/* A kernel's name for people: raw demangled (C++ "_Z..." names) and shortened by structure
+ * (src/util/ss_cxxname.h) to the least shortened form of at most max_chars bytes, else the
+ * shortest form. Returns it malloc'ed (caller frees; NULL when out of memory). */
+char *report_kernel_name(const char *raw, size_t max_chars);
+
 #endif

@@ -4,6 +4,7 @@
  */
 #include "../../ss_test.h"
 #include "interop/ssi_nsys.h"
+#include "util/ss_cxxname.h"
 
 static void ids(void)
 {
@@ -86,7 +87,7 @@ static void api_names(void)
 static void short_name(const char *demangled, const char *want)
 {
     char out[256];
-    ssi_nsys_short_name(demangled, strlen(demangled), out, sizeof out);
+    ss_name_bare(demangled, strlen(demangled), out, sizeof out);
     CHECK_STR(out, want);
 }
 
@@ -108,19 +109,19 @@ static void kernel_names(void)
     short_name("", "");
     const char *m = "_ZN2at6native29vectorized_elementwise_kernelILi2ENS0_21CUDAFunctorOnSelf_"
                     "addIlEESt5arrayIPcLm2EEEEviT0_T1_";
-    char *d = ssi_nsys_demangle(m, strlen(m));
+    char *d = ss_demangle(m, strlen(m));
     REQUIRE(d != NULL);
     CHECK_CONTAINS(d, "void at::native::vectorized_elementwise_kernel<2, ");
     char out[128];
-    ssi_nsys_short_name(d, strlen(d), out, sizeof out);
+    ss_name_bare(d, strlen(d), out, sizeof out);
     CHECK_STR(out, "vectorized_elementwise_kernel");
     free(d);
-    CHECK(ssi_nsys_demangle("triton_poi_fused_add_0", 22) == NULL);
-    CHECK(ssi_nsys_demangle("_Zzzz", 5) == NULL); /* not a valid mangling */
+    CHECK(ss_demangle("triton_poi_fused_add_0", 22) == NULL);
+    CHECK(ss_demangle("_Zzzz", 5) == NULL); /* not a valid mangling */
     char huge[9000];
     memset(huge, 'A', sizeof huge);
     huge[0] = '_', huge[1] = 'Z';
-    CHECK(ssi_nsys_demangle(huge, sizeof huge) == NULL); /* past the bound: kept mangled */
+    CHECK(ss_demangle(huge, sizeof huge) == NULL); /* past the bound: kept mangled */
 }
 
 int main(void)
