@@ -291,6 +291,11 @@ struct ssa_result {
     int capture_window;
     int capture_late; /* that window opened mid-run (ENV collector.capture from A > 0) */
     size_t outside_capture;
+    /* The recording's cost measured in this trace (ssa_capture.c): the host-marked steps the
+     * window recorded against those it left unrecorded (before it opened, after CUPTI was
+     * detached), quartiles of each in ns; n_baseline 0 when there were too few of either */
+    size_t n_baseline, n_recorded;
+    uint64_t base_q[3], rec_q[3];
 
     /* names */
     size_t n_knames;
@@ -396,6 +401,10 @@ struct ssa_summary {
     double rec_cost_ms;       /* per step, included in the step times above */
     double short_gap_ms;      /* mean idle per step in gaps < SSA_SHORT_GAP_NS between kernels */
     double gpu_busy_pct_unrecorded; /* GPU busy share of the step without rec_cost_ms */
+    /* SSA_REC_MEASURED: the spread of rec_cost_ms (quartiles of the two step sets against
+     * each other), and the unrecorded steps' median it was measured against */
+    double rec_cost_lo_ms, rec_cost_hi_ms, rec_baseline_ms;
+    size_t rec_baseline_steps;
 };
 enum ssa_rec_basis {
     SSA_REC_NONE,  /* not a stepscope recording (an import, a synthetic trace) or turned off */
@@ -404,9 +413,15 @@ enum ssa_rec_basis {
     SSA_REC_GIVEN, /* --recording-cost-us */
     SSA_REC_FULL_WINDOW,  /* calibrated: --mode full, a --capture window opened mid-run */
     SSA_REC_LIGHT_WINDOW, /* calibrated: --mode light, a --capture window opened mid-run */
+    SSA_REC_MEASURED,     /* measured in this trace: recorded steps against unrecorded ones */
+    SSA_REC_KINETO,       /* an import of torch.profiler's capture: its own per-launch cost */
+    SSA_REC_NSYS,         /* an import of an Nsight Systems export: nsys's per-launch cost */
 };
-/* "none", "full", "light", "given", "full-window", "light-window" */
+/* "none", "full", "light", "given", "full-window", "light-window", "measured", "kineto",
+ * "nsys" */
 const char *ssa_rec_basis_name(int basis);
+/* Whose cost the basis prices: "stepscope's", "torch.profiler's", "Nsight Systems'". */
+const char *ssa_rec_recorder(int basis);
 /* Per-launch cost of the collector on a launch-bound CNN training step (cuDNN convolutions,
  * batch norm, SGD; 67 launches per step), measured on the H200 machine on 2026-11-30 inside
  * one process: the capture window's steps against the steps before it (run_overhead.py
@@ -421,6 +436,14 @@ const char *ssa_rec_basis_name(int basis);
  * 9.9-15.8 us). */
 #define SSA_REC_US_FULL_WINDOW 10.4
 #define SSA_REC_US_LIGHT_WINDOW 12.9
+/* Other recorders' cost per launch, for their imports: torch.profiler (CPU + CUDA
+ * activities) on the committed Kineto fixture mlp-none, 8.51 ms/step profiled against 5.24
+ * plain over 205 launches: 16 us (the held-out cnn_jpeg-none shows 33: 24.6 against 10.9 over
+ * 422 launches, its host ops denser; so this is a lower bound); `nsys profile -t cuda,nvtx` on
+ * the nsys fixtures mlp-none (8.22 against 5.24, 202 launches) and wide-none (6.80 against
+ * 4.85, 131 launches): 15 us (tests/fixtures/workloads/truth.json; docs/benchmarks.md). */
+#define SSA_REC_US_KINETO 16.0
+#define SSA_REC_US_NSYS 15.0
 #define SSA_AHEAD_MIN_LAUNCHES 4.0 /* per step, to judge at all */
 #define SSA_AHEAD_RATIO 0.85       /* GPU operations per launch below this: host ahead */
 void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s);

@@ -106,6 +106,53 @@ static int capture_applies(const struct ssa_scan *sc, int late)
     return sc->n_rec > 0 || window;
 }
 
+/* The recording's own cost, measured in this trace (issue #18): the window's steps ran
+ * recorded, those before it opened or after CUPTI was detached ran with the collector
+ * loaded but CUPTI idle or gone (as fast as plain: docs/benchmarks.md), both marked on the
+ * host by the same markers. The first SSA_BASELINE_SKIP steps of the run (warm-up) and the
+ * first step after the window (the GPU drains what the window queued) are left out, and so
+ * is every step when another tool took CUPTI over (its own cost is in those steps). */
+#define SSA_BASELINE_SKIP 3
+#define SSA_BASELINE_MIN 5
+
+static int window_only(const struct ssa_scan *sc)
+{
+    for (size_t i = 0; i < sc->n_cap; i++)
+        if (sc->cap[i].reason == SST_CAP_CONFLICT || sc->cap[i].reason == SST_CAP_TAKEN_OVER)
+            return 0;
+    return 1;
+}
+
+static void quartiles(uint64_t *v, size_t n, uint64_t q[3])
+{
+    q[0] = ssa_quantile_u64(v, n, 0.25), q[1] = ssa_quantile_u64(v, n, 0.5);
+    q[2] = ssa_quantile_u64(v, n, 0.75);
+}
+
+static int measure_cost(const struct ssa_scan *sc, struct ssa_result *res)
+{
+    if (!window_only(sc)) return 0;
+    uint64_t *in = malloc(res->n_steps * sizeof *in), *out = malloc(res->n_steps * sizeof *out);
+    if (!in || !out) return free(in), free(out), SS_ENOMEM;
+    size_t n_in = 0, n_out = 0;
+    int prev_in = 0;
+    for (size_t i = 0; i < res->n_steps; i++) {
+        const struct ssa_step_brief *b = &res->briefs[i];
+        int rec = step_recorded(sc, b);
+        if (rec && i >= SSA_BASELINE_SKIP) in[n_in++] = b->end_ns - b->begin_ns;
+        if (!rec && !prev_in && i >= SSA_BASELINE_SKIP) out[n_out++] = b->end_ns - b->begin_ns;
+        prev_in = rec;
+    }
+    if (n_in >= SSA_BASELINE_MIN && n_out >= SSA_BASELINE_MIN) {
+        quartiles(in, n_in, res->rec_q);
+        quartiles(out, n_out, res->base_q);
+        res->n_recorded = n_in, res->n_baseline = n_out;
+    }
+    free(in);
+    free(out);
+    return 0;
+}
+
 int ssa_capture_filter(struct ssa_scan *sc, struct ssa_result *res)
 {
     /* none (imports, synthetic traces) or too many CAPTURE records: every step counts */
@@ -115,6 +162,8 @@ int ssa_capture_filter(struct ssa_scan *sc, struct ssa_result *res)
     if (rc || !capture_applies(sc, late)) return rc;
     res->capture_window = 1;
     res->capture_late = late;
+    rc = measure_cost(sc, res);
+    if (rc) return rc;
     size_t kept = 0;
     for (size_t i = 0; i < res->n_steps; i++) {
         if (step_recorded(sc, &res->briefs[i]))

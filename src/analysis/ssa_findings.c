@@ -526,7 +526,8 @@ static int rule_launch_bound(const struct fctx *c, struct ssa_finding *f)
     f->confidence = SSA_MEDIUM;
     char rec[96] = "", graphs[64] = "";
     if (s->rec_cost_ms > 0)
-        SAY(rec, " (%.1f of them stepscope's own recording cost, not counted)", s->rec_cost_ms);
+        SAY(rec, " (%.1f of them %s own recording cost, not counted)", s->rec_cost_ms,
+            ssa_rec_recorder(s->rec_basis));
     if (s->graph_kernels_per_step > 0)
         SAY(graphs, " (%.0f more ran inside CUDA graphs)", s->graph_kernels_per_step);
     SAY(f->evidence,

@@ -30,9 +30,9 @@
 
 #define SSA_GRAPH_MIN_STEPS 4
 #define SSA_PACE_MAX_LAUNCHES (1u << 24)
-#define SSA_PACE_LATE_SHARE 0.5  /* of GPU ops after their step ended on the host: paced */
+#define SSA_PACE_LATE_SHARE 0.15 /* of GPU ops after their step ended on the host: the caution's 0.85 */
 #define SSA_PACE_MIN_COVER 0.9   /* of steps with a GPU op of their own, for pacing */
-#define SSA_PACE_AHEAD 0.8       /* host pace under this share of the GPU's: paced */
+#define SSA_PACE_AHEAD 0.95      /* host pace under this share of the GPU's: paced */
 
 /* ---- graph launches ---- */
 

@@ -12,6 +12,7 @@
  * is in a step and steps/s is the real throughput. A gap longer than 10 median steps
  * (evaluation, checkpointing) is not a step's: the step then ends at its marker's end.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,9 +181,11 @@ int ssa_steps_build(struct ssa_scan *sc, struct ssa_result *res, const struct ss
     int rc = build_briefs(sc, res, o);
     free_cands(sc);
     int named = o && o->step_marker; /* the steps the user named stay theirs */
+    /* the window first: its unrecorded steps measure the recording's cost, and they have
+     * no GPU work to pace or graph launches to count */
+    if (rc == 0) rc = ssa_capture_filter(sc, res);
     if (rc == 0 && !named) rc = ssa_graph_steps(sc, res);
     if (rc == 0 && !named) rc = ssa_gpu_pace(sc, res);
-    if (rc == 0) rc = ssa_capture_filter(sc, res);
     return rc ? rc : full_steps(res);
 }
 
@@ -447,9 +450,16 @@ int ssa_steps_pick_timeline(struct ssa_scan *sc, struct ssa_result *res)
 
 const char *ssa_rec_basis_name(int basis)
 {
-    static const char *const names[] = {"none",  "full",        "light",
-                                        "given", "full-window", "light-window"};
-    return basis >= 0 && basis <= SSA_REC_LIGHT_WINDOW ? names[basis] : "none";
+    static const char *const names[] = {"none",         "full",     "light",  "given", "full-window",
+                                        "light-window", "measured", "kineto", "nsys"};
+    return basis >= 0 && basis <= SSA_REC_NSYS ? names[basis] : "none";
+}
+
+const char *ssa_rec_recorder(int basis)
+{
+    return basis == SSA_REC_KINETO ? "torch.profiler's"
+           : basis == SSA_REC_NSYS ? "Nsight Systems'"
+                                   : "stepscope's";
 }
 
 /* The cost per launch for r: given, else calibrated by the collector's mode (its ENV record
@@ -466,16 +476,51 @@ static double rec_us(const struct ssa_result *r, int *basis)
     if (mode && strcmp(mode, "light") == 0) *basis = SSA_REC_LIGHT;
     if (r->capture_late && *basis == SSA_REC_FULL) *basis = SSA_REC_FULL_WINDOW;
     if (r->capture_late && *basis == SSA_REC_LIGHT) *basis = SSA_REC_LIGHT_WINDOW;
-    static const double us[] = {0, SSA_REC_US_FULL,        SSA_REC_US_LIGHT,
-                                0, SSA_REC_US_FULL_WINDOW, SSA_REC_US_LIGHT_WINDOW};
+    const char *fmt = mode ? NULL : ssa_env_value(&r->env, "import.format");
+    if (fmt && strcmp(fmt, "kineto-json") == 0) *basis = SSA_REC_KINETO;
+    if (fmt && strcmp(fmt, "nsys-sqlite") == 0) *basis = SSA_REC_NSYS;
+    static const double us[] = {0,
+                                SSA_REC_US_FULL,
+                                SSA_REC_US_LIGHT,
+                                0,
+                                SSA_REC_US_FULL_WINDOW,
+                                SSA_REC_US_LIGHT_WINDOW,
+                                0,
+                                SSA_REC_US_KINETO,
+                                SSA_REC_US_NSYS};
     return us[*basis];
+}
+
+/* Measured in the trace: the recorded steps' median against the unrecorded ones' (host-marked
+ * both), its spread from their quartiles; the cost lands in the GPU-idle time the host
+ * leaves, so it is at most that. */
+static void rec_measured(const struct ssa_result *r, struct ssa_summary *s, double idle_ms)
+{
+    const uint64_t *b = r->base_q, *k = r->rec_q;
+    double cost = ((double)k[1] - (double)b[1]) / 1e6;
+    s->rec_basis = SSA_REC_MEASURED;
+    /* about 95 % of the medians' own uncertainty (McGill's notches: 1.57 IQR / sqrt(n)) */
+    double nk = 1.57 * ((double)k[2] - (double)k[0]) / 1e6 / sqrt((double)r->n_recorded);
+    double nb = 1.57 * ((double)b[2] - (double)b[0]) / 1e6 / sqrt((double)r->n_baseline);
+    double half = sqrt(nk * nk + nb * nb);
+    s->rec_cost_lo_ms = cost - half;
+    s->rec_cost_hi_ms = cost + half;
+    s->rec_baseline_ms = (double)b[1] / 1e6;
+    s->rec_baseline_steps = r->n_baseline;
+    s->rec_cost_ms = cost < 0 ? 0 : cost < idle_ms ? cost : idle_ms;
+    s->rec_us_per_launch = s->launches_per_step > 0 ? s->rec_cost_ms * 1e3 / s->launches_per_step : 0;
 }
 
 static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
 {
-    s->rec_us_per_launch = rec_us(r, &s->rec_basis);
-    double cost = s->launches_per_step * s->rec_us_per_launch / 1e3;
-    s->rec_cost_ms = cost < s->short_gap_ms ? cost : s->short_gap_ms;
+    double idle_ms = s->cat_ms[SSA_CAT_LAUNCH] + s->cat_ms[SSA_CAT_HOST];
+    if (r->n_baseline && !r->rec_cost_given) {
+        rec_measured(r, s, idle_ms);
+    } else {
+        s->rec_us_per_launch = rec_us(r, &s->rec_basis);
+        double cost = s->launches_per_step * s->rec_us_per_launch / 1e3;
+        s->rec_cost_ms = cost < s->short_gap_ms ? cost : s->short_gap_ms;
+    }
     double step_ms = (double)s->mean_ns / 1e6, busy_ms = step_ms * s->gpu_busy_pct / 100;
     double rest = step_ms - s->rec_cost_ms;
     s->gpu_busy_pct_unrecorded = rest > 0 ? 100 * busy_ms / rest : s->gpu_busy_pct;

@@ -173,13 +173,30 @@ static uint64_t parse_size(const char *s)
     return *end ? 0 : v;
 }
 
-/* "steps:A-B" / "seconds:A-B" / "all". Returns 0, or -1 when malformed. */
+/* "auto": the first STEPSCOPE_AUTO_STEPS marked steps (default 100) recorded from the start,
+ * then CUPTI detached, so the steps after them run as they would without the collector and
+ * the report measures the recording's cost against them; a program that marks no steps is
+ * recorded whole, as with "all" (issue #18, README: record's default). */
+#define DEFAULT_AUTO_STEPS 100
+
+static void capture_auto(struct ssc_config *c)
+{
+    const char *v = getenv("STEPSCOPE_AUTO_STEPS");
+    long n = v && *v ? strtol(v, NULL, 10) : DEFAULT_AUTO_STEPS;
+    if (n < 1 || n > 100000000) n = DEFAULT_AUTO_STEPS;
+    c->window = SSC_WINDOW_STEPS;
+    c->window_from = 0;
+    c->window_to = (uint64_t)n - 1;
+}
+
+/* "steps:A-B" / "seconds:A-B" / "all" / "auto". Returns 0, or -1 when malformed. */
 static int parse_capture(const char *s, struct ssc_config *c)
 {
     double a, b;
     int used = 0;
     c->window = SSC_WINDOW_ALL;
     if (strcmp(s, "all") == 0) return 0;
+    if (strcmp(s, "auto") == 0) return capture_auto(c), 0;
     if (sscanf(s, "steps:%lf-%lf%n", &a, &b, &used) == 2 && !s[used] && a >= 0 && b >= a) {
         c->window = SSC_WINDOW_STEPS;
         c->window_from = (uint64_t)a;
@@ -218,7 +235,7 @@ static void config_read(struct ssc_config *c)
         ssc_say("STEPSCOPE_MODE is neither full nor light: using full");
     v = getenv("STEPSCOPE_CAPTURE");
     if (v && *v && parse_capture(v, c) != 0)
-        ssc_say("STEPSCOPE_CAPTURE is not all, steps:A-B or seconds:A-B: capturing all");
+        ssc_say("STEPSCOPE_CAPTURE is not auto, all, steps:A-B or seconds:A-B: capturing all");
     v = getenv("STEPSCOPE_MEMORY_CAP");
     c->memory_cap = v && *v ? parse_size(v) : DEFAULT_MEMORY_CAP;
     if (c->memory_cap == 0) {

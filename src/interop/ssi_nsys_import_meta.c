@@ -224,8 +224,27 @@ static int env_row(struct im *m, struct im_cursor *c)
 
 static const struct im_col k_env_cols[] = {{"rowid", 1}, {"name", 1}, {"value", 1}};
 
+/* Where the trace came from, as the Kineto importer says it (import.format): the analysis
+ * prices the recorder's own cost by it. Not for stepscope's own export read back: its ENV rows
+ * come back with it and say who recorded it. */
+static int env_format(struct im *m)
+{
+    if (query_int(m, "TARGET_INFO_SYSTEM_ENV",
+                  "SELECT COUNT(*) FROM TARGET_INFO_SYSTEM_ENV WHERE devStateName = '" SSI_NSYS_ENV_STATE
+                  "'",
+                  0) > 0)
+        return 0;
+    uint32_t key = im_intern(m, "import.format", 13), val = im_intern(m, "nsys-sqlite", 11);
+    if (m->rc) return m->rc;
+    struct sst_rec_env *e = sst_writer_reserve(m->w, SST_REC_ENV, sizeof *e);
+    if (!e) return im_fail(m, SS_EIO, "cannot write the trace");
+    e->key = key, e->value = val;
+    return 0;
+}
+
 static int env_records(struct im *m)
 {
+    if (env_format(m)) return m->rc;
     /* stepscope's own rows when there are any, else nsys's CPU count */
     const char *sql = "SELECT rowid, name, value FROM TARGET_INFO_SYSTEM_ENV WHERE devStateName "
                       "= '" SSI_NSYS_ENV_STATE "' OR (name = 'CpuCores' AND NOT EXISTS (SELECT 1 "

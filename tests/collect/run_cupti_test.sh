@@ -133,6 +133,21 @@ detach | detach_off | detach_idle)
     fi
     [ "$(grep -c '"type":"step"' "$W/dump.json")" -ge 10 ] || fail "steps missing from the trace"
     ;;
+auto)
+    # record's default (--capture auto), here with 2 steps (STEPSCOPE_AUTO_STEPS): recorded from
+    # the start (per-call API records asked before CUDA starts, no whole domain), then CUPTI
+    # finalised after step 1; the steps after it are in the trace without GPU activity, and
+    # the trace says which capture it was.
+    STEPSCOPE_AUTO_STEPS=2 "$BIN" record -o "$OUT" -- "$PROG" window >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "window done" "$W/out.txt" || fail "the program did not finish"
+    ! grep -qx "enable 5" "$LOG" || fail "a whole API domain for a window from the start"
+    [ "$(line_after "^finalize" 0)" -gt 0 ] || fail "CUPTI not finalised after the auto window"
+    "$BIN" dump --json "$OUT"/*.sstrace >"$W/dump.json" || fail "trace unreadable"
+    grep -q '"key":"collector.capture","value":"auto"' "$W/dump.json" || fail "capture not auto"
+    grep -q '"key":"cupti.detached","value":"1"' "$W/dump.json" || fail "not detached"
+    [ "$(grep -c '"type":"step"' "$W/dump.json")" -ge 10 ] || fail "steps missing from the trace"
+    ;;
 detach_cuda_late)
     # The window closed before CUDA started: CUPTI is set up, then detached at the first call.
     "$BIN" record -o "$OUT" --capture steps:1-2 -- "$PROG" window_cuda_late >"$W/out.txt" 2>"$W/err"

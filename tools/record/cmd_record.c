@@ -1,7 +1,7 @@
 /*
  * cmd_record.c — `stepscope record`: run a program with the collector injected.
  *
- *   stepscope record [-o DIR] [--capture all|steps:A-B|seconds:A-B] [--mode full|light]
+ *   stepscope record [-o DIR] [--capture auto|all|steps:A-B|seconds:A-B] [--mode full|light]
  *                    [--no-python-shim] [--memory-cap SIZE] [--sample-hz N] [-q] [--no-report]
  *                    -- PROGRAM [ARGS...]
  *
@@ -63,8 +63,11 @@ static void usage(FILE *f)
                "\n"
                "  -o, --output DIR       output folder, made with its parents (mode 0700)\n"
                "                         (default ./stepscope-<timestamp>/)\n"
-               "      --capture SPEC     all | steps:A-B | seconds:A-B (default all); GPU activity\n"
-               "                         inside the window only, CUPTI detached after it\n"
+               "      --capture SPEC     auto | all | steps:A-B | seconds:A-B (default auto: the\n"
+               "                         first 100 steps, then CUPTI detached; the steps after\n"
+               "                         them measure the recording's own cost; the whole run\n"
+               "                         when the program marks no steps); GPU activity inside\n"
+               "                         the window only, CUPTI detached after it\n"
                "      --mode MODE        full | light (light: API calls, copies) (default full)\n"
                "      --no-python-shim   do not put the Python step/data markers on PYTHONPATH\n"
                "      --memory-cap SIZE  buffered records per process before dropping (64M)\n"
@@ -80,7 +83,7 @@ static int valid_capture(const char *s)
 {
     double a, b;
     int used = 0;
-    if (strcmp(s, "all") == 0) return 1;
+    if (strcmp(s, "all") == 0 || strcmp(s, "auto") == 0) return 1;
     if (sscanf(s, "steps:%lf-%lf%n", &a, &b, &used) == 2 && !s[used])
         return a >= 0 && b >= a && a == (double)(uint64_t)a && b == (double)(uint64_t)b;
     used = 0;
@@ -111,7 +114,7 @@ static int check_opts(const struct record_opts *o)
 {
     uint64_t hz;
     if (o->capture && !valid_capture(o->capture))
-        return cli_usage_error(VERB, "--capture must be all, steps:A-B or seconds:A-B, not '%s'",
+        return cli_usage_error(VERB, "--capture must be auto, all, steps:A-B or seconds:A-B, not '%s'",
                                o->capture);
     if (o->mode && strcmp(o->mode, "full") != 0 && strcmp(o->mode, "light") != 0)
         return cli_usage_error(VERB, "--mode must be full or light, not '%s'", o->mode);
@@ -453,7 +456,7 @@ static int set_environment(const struct record_opts *o, const char *out_abs, con
 {
     int rc = set_injection(in, lib);
     rc |= setenv("STEPSCOPE_OUTPUT_DIR", out_abs, 1);
-    rc |= setenv("STEPSCOPE_CAPTURE", o->capture ? o->capture : "all", 1);
+    rc |= setenv("STEPSCOPE_CAPTURE", o->capture ? o->capture : "auto", 1);
     rc |= setenv("STEPSCOPE_MODE", o->mode ? o->mode : "full", 1);
     if (o->memory_cap) rc |= setenv("STEPSCOPE_MEMORY_CAP", o->memory_cap, 1);
     if (o->sample_hz) rc |= setenv("STEPSCOPE_SAMPLE_HZ", o->sample_hz, 1);

@@ -54,9 +54,18 @@ static const struct ssa_step *median_step(const struct ssa_result *r, const stru
 
 static int rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
 {
+    if (s->rec_basis == SSA_REC_MEASURED) {
+        snprintf(buf, size,
+                 "~%.2f ms/step (%.2f to %.2f) is stepscope's own cost, measured in this "
+                 "trace: the recorded steps against %zu steps without it (median %.2f ms)",
+                 s->rec_cost_ms, s->rec_cost_lo_ms, s->rec_cost_hi_ms, s->rec_baseline_steps,
+                 s->rec_baseline_ms);
+        return 1;
+    }
     if (s->rec_basis == SSA_REC_NONE || s->rec_cost_ms < 0.005) return 0;
-    snprintf(buf, size, "~%.2f ms/step is stepscope's own cost (%.1f us/launch, %s)",
-             s->rec_cost_ms, s->rec_us_per_launch, ssa_rec_basis_name(s->rec_basis));
+    snprintf(buf, size, "~%.2f ms/step is %s own cost (%.1f us/launch, %s)", s->rec_cost_ms,
+             ssa_rec_recorder(s->rec_basis),
+             s->rec_us_per_launch, ssa_rec_basis_name(s->rec_basis));
     return 1;
 }
 
