@@ -75,6 +75,30 @@ static int damage_text(const struct ssa_result *r, char *buf, size_t size)
     return 1;
 }
 
+/* The GPU-idle categories that samples fell in, the most time first, with their lines. */
+static void host_categories(struct report_view *v)
+{
+    const struct ssa_result *r = v->r;
+    v->has_samples = r->host.counted > 0 && v->s.steps > 0;
+    if (!v->has_samples) return;
+    for (int c = SSA_CAT_FIRST_IDLE; c < SSA_CAT_COUNT; c++) {
+        struct report_hostcat *h = &v->hostcats[v->n_hostcats];
+        struct ssa_hotspot hot[REPORT_HOTSPOTS];
+        h->cat = c, h->ms = v->s.cat_ms[c];
+        h->n = ssa_host_hotspots(r, &v->s, SSA_CAT_BIT(c), hot, REPORT_HOTSPOTS);
+        if (!h->n) continue;
+        for (size_t i = 0; i < h->n; i++) {
+            h->v[i].h = hot[i];
+            ssa_hotspot_label(&hot[i], h->v[i].where, sizeof h->v[i].where);
+        }
+        size_t at = v->n_hostcats++; /* insertion by the category's time */
+        for (; at > 0 && v->hostcats[at - 1].ms < h->ms; at--) {
+            struct report_hostcat t = v->hostcats[at - 1];
+            v->hostcats[at - 1] = v->hostcats[at], v->hostcats[at] = t;
+        }
+    }
+}
+
 void report_view_build(struct report_view *v, const struct ssa_result *r,
                        const struct ssa_peer *peer)
 {
@@ -91,4 +115,5 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     v->has_gpu = r->kernels + r->memcpys + r->memsets > 0;
     v->has_rec_cost = rec_cost_text(&v->s, v->rec_cost, sizeof v->rec_cost);
     v->damaged = damage_text(r, v->damage, sizeof v->damage);
+    host_categories(v);
 }
