@@ -104,6 +104,7 @@ static void md_process(struct report_sink *k, const struct report_view *v)
         return;
     }
     md_breakdown(f, v->r, &v->s);
+    report_host_md(f, v, k->o->verbose);
     md_findings(f, &v->f, k->o->verbose);
     fputc('\n', f);
 }

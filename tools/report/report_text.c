@@ -212,7 +212,6 @@ static void text_categories(FILE *out, const struct ssa_summary *s, int per_step
             per_step ? ms(s->mean_ns) : ms(s->total_ns), 100.0, s->gpu_busy_pct);
 }
 
-#define TEXT_HOTSPOTS 3 /* lines per category without -v */
 #define HOST_PREFIX 28  /* "  category   ms/step samples  " */
 
 /* A hotspot in at most width columns: "function (file:line)", then "-> library frame" when
@@ -237,7 +236,7 @@ static void text_host(FILE *out, const struct report_view *v, int verbose)
             "where, from Python stack samples");
     for (size_t c = 0; c < v->n_hostcats; c++) {
         const struct report_hostcat *h = &v->hostcats[c];
-        size_t shown = verbose ? h->n : h->n < TEXT_HOTSPOTS ? h->n : TEXT_HOTSPOTS;
+        size_t shown = verbose || h->n < REPORT_HOST_SHORT ? h->n : REPORT_HOST_SHORT;
         for (size_t i = 0; i < shown; i++) {
             char where[256];
             fprintf(out, "  %-10s %7.2f %5" PRIu64 "  %s\n", i ? "" : ssa_cat_name(h->cat),
