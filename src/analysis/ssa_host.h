@@ -74,8 +74,9 @@ void ssa_pytab_free(struct ssa_pytab *t);
 struct ssa_pysample {
     uint32_t tid;
     uint32_t stack;
-    uint64_t ts_ns;
-    uint64_t weight_ns;
+    uint64_t ts_ns;     /* the snapshot */
+    uint64_t from_ns;   /* where the time it stands for begins: when its tick was due */
+    uint64_t weight_ns; /* from from_ns on: a thread's samples tile its time */
 };
 typedef void (*ssa_pysample_fn)(void *ctx, const struct ssa_pysample *s);
 

@@ -299,7 +299,7 @@ static void complete(struct ssa_pystream *p, struct pythread *t, uint64_t next_d
     uint64_t lag = t->ts - t->due, planned = next_due > t->ts ? next_due - t->ts : 0;
     if (lag > SSA_PY_MAX_LAG_NS) lag = SSA_PY_MAX_LAG_NS;
     if (planned > p->cap_ns) planned = p->cap_ns;
-    struct ssa_pysample s = {t->tid, t->stack, t->ts, lag + planned};
+    struct ssa_pysample s = {t->tid, t->stack, t->ts, t->ts - lag, lag + planned};
     t->pending = 0;
     fn(ctx, &s);
 }
