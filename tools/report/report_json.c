@@ -203,6 +203,7 @@ static void json_host(struct json_out *j, const struct report_view *v)
     json_kv_u64(j, "counted", h->counted);
     json_kv_double(j, "interval_ms", h->interval_ms);
     json_kv_u64(j, "late", h->late);
+    json_kv_double(j, "gpu_idle_ms_per_step", v->sampled_idle_ms);
     json_end_object(j);
     json_key(j, "host_hotspots");
     json_begin_object(j);

@@ -60,6 +60,8 @@ struct report_view {
      * the GPU-idle categories with samples, the most time first, and the flame graph's nodes
      * (r->host.flame, borrowed) */
     int has_samples;
+    double sampled_idle_ms; /* the samples' GPU-idle time per steady step: near the timeline's
+                             * GPU-idle time when the weights are right */
     size_t n_hostcats;
     struct report_hostcat hostcats[REPORT_HOSTCATS];
 };
