@@ -92,6 +92,7 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     sst_reader_rewind(r); /* the caller may read it again (an export) */
     res->problems = problems;
     if (rc == 0) ssa_steps_warmup(sc, res, opts);
+    if (rc == 0) rc = ssa_host_finish(&sc->host, res);
     return rc;
 }
 
@@ -149,5 +150,6 @@ void ssa_result_free(struct ssa_result *r)
     free(r->knames);
     free(r->timeline);
     ssa_env_record_free(&r->env);
+    ssa_host_free(&r->host);
     free(r);
 }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "ssa_env.h"
+#include "ssa_host.h"
 #include "trace/sst_reader.h"
 
 /* Exclusive categories, in priority order: at an instant where several apply, the first
@@ -322,6 +323,9 @@ struct ssa_result {
     int rec_cost_given;
     double rec_cost_us;
 
+    /* Python stack samples over the steady steps, by stack and category (ssa_host.h); all
+     * zero when the trace has none */
+    struct ssa_host host;
 };
 
 struct ssa_opts {
@@ -448,6 +452,31 @@ const char *ssa_rec_recorder(int basis);
 #define SSA_AHEAD_RATIO 0.85       /* GPU operations per launch below this: host ahead */
 void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s);
 
+/* ---- where the host time goes (ssa_hotspot.c): the Python stack samples of the training and
+ * autograd threads, placed on the timeline (ssa_host.h), collapsed to the user's lines ---- */
+struct ssa_hotspot {
+    /* the first user frame of the stacks (function, file, line); when a stack has none, its
+     * leaf (library code only: a thread inside the framework) */
+    const struct ssa_pyframe *frame;
+    /* the library frame beside it, of the stacks with the most time; NULL: the line itself */
+    const struct ssa_pyframe *lib;
+    double ms_per_step;     /* sampled time per steady step, less the recording's own cost of
+                             * the launches the samples stand for (GPU-idle ones) */
+    double raw_ms_per_step; /* as sampled */
+    uint64_t samples;
+};
+#define SSA_CAT_BIT(c) (1u << (c))
+#define SSA_IDLE_CATS (((1u << SSA_CAT_COUNT) - 1u) & ~((1u << SSA_CAT_FIRST_IDLE) - 1u))
+_Static_assert(SSA_CAT_COUNT < 32, "a category mask fits 32 bits");
+/* The user's lines where the samples of the categories in mask `cats` (SSA_CAT_BIT) were, the
+ * most time per steady step first: fills up to max into out and returns how many it filled.
+ * None without samples (or out of memory). */
+size_t ssa_host_hotspots(const struct ssa_result *r, const struct ssa_summary *s, uint32_t cats,
+                         struct ssa_hotspot *out, size_t max);
+/* "function (file:line)": the hotspot with its file by name (raw bytes of the trace: escape
+ * them). Returns buf. */
+char *ssa_hotspot_label(const struct ssa_hotspot *h, char *buf, size_t cap);
+
 /* Outlier steps: steady steps longer than SSA_OUTLIER_FACTOR x the median, slowest first, and
  * what made each slow — in full mode the category with the most time above the steady mean
  * (excess 1), in compact mode only the step's largest category (excess 0). */
@@ -466,6 +495,10 @@ size_t ssa_outliers(const struct ssa_result *r, const struct ssa_summary *s,
 /* ---- findings (ssa_findings.c: one table of rules, each a detector, a what-if estimate of
  * the saving measured on this trace's timeline, and the fix in the user's terms) ---- */
 enum ssa_level { SSA_LOW = 0, SSA_MEDIUM, SSA_HIGH };
+#define SSA_FINDING_HOTSPOTS 3
+/* A line is named in a finding's evidence and fix only with this many samples behind it: one
+ * sample is an anecdote. */
+#define SSA_HOTSPOT_MIN_SAMPLES 2
 const char *ssa_level_name(int level); /* "low", "medium", "high" */
 
 struct ssa_finding {
@@ -476,13 +509,17 @@ struct ssa_finding {
     double speedup;     /* mean step / (mean step - saving) */
     int severity;       /* high: saving >= 10 % of the step, medium >= 3 %, else low */
     int confidence;     /* enum ssa_level */
-    char evidence[480]; /* numbers from this trace */
+    char evidence[512]; /* numbers from this trace */
     char estimate[320]; /* how the saving was estimated */
-    char fix[360];      /* in the program's terms (struct ssa_program) */
+    char fix[400];      /* in the program's terms (struct ssa_program) */
     /* The id of a finding ranked above whose fix removes the same time (a sync that
      * exposes data loading: read less often, or load ahead); NULL when additive. Its
      * saving is what it saves alone and is not added to the other's. */
     const char *alternative_to;
+    /* where in the user's code the finding's time is (Python stack samples of the categories
+     * it prices: data, sync, launch, alloc or host), the most first; none without samples */
+    size_t n_hot;
+    struct ssa_hotspot hot[SSA_FINDING_HOTSPOTS];
 };
 #define SSA_MAX_FINDINGS 16
 #define SSA_FINDING_MIN_PCT 1.0 /* rules whose saving is below this share of the step are quiet */

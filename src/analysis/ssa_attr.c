@@ -50,7 +50,8 @@ struct stepbuf {
  * its own buffer, sorted apart (sort_side) and merged by the sweep as it goes. */
 struct open_step {
     struct stepbuf host, gpu;
-    struct ssa_step st; /* compact mode only: the step's full result while it is open */
+    struct ssa_smpbuf smp; /* Python stack samples in the step (ssa_host.c) */
+    struct ssa_step st;    /* compact mode only: the step's full result while it is open */
 };
 
 struct attr {
@@ -77,6 +78,9 @@ struct attr {
      * next step begins where this one ended */
     int ended_after_sync;
     uint64_t last_swept_end;
+    uint64_t *launch_rel; /* a swept step's launch call starts, for its samples */
+    uint64_t rate_span;   /* around a sample, where its launch rate is measured (ns) */
+    size_t cap_launch;
     int err;
 };
 
@@ -468,9 +472,12 @@ static inline void apply_edge(struct sweep_state *s, struct sync_watch *sw, uint
 }
 
 /* Sweeps the n edges of the two sorted sides hs and gs (each ends with a sentinel), merging
- * them as it goes. Times are relative to the step's begin, as in the edges. */
+ * them as it goes. Times are relative to the step's begin, as in the edges. Each sample of sp
+ * (sorted, ending with a sentinel) gets the category of the stretch its instant is in. Returns
+ * whether the step ended GPU-idle after a sync that drained the queue (after_sync: the step
+ * before did, and this one follows it). */
 static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t n,
-                 int after_sync)
+                 struct ssa_smp *sp, int after_sync)
 {
     struct sweep_state s = {{0}, 0, 0, 0};
     uint64_t cat_ns[SSA_CAT_COUNT] = {0}; /* summed here, then into st: no aliasing with st */
@@ -486,6 +493,8 @@ static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t
             uint32_t c = top_cat(s.mask);
             cat_ns[c] += t - prev;
             stretch(st, &run, &sw, c, prev, t, s.syncs > 0, s.pageable > 0);
+            for (; sp->rel < t; sp++)
+                sp->cat = (uint8_t)c;
             prev = t;
         }
         apply_edge(&s, &sw, EDGE_CAT(x), EDGE_IS_END(x) ? (uint32_t)-1 : 1u, t);
@@ -494,20 +503,88 @@ static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t
     cat_ns[c] += span - prev;
     if (span > prev) stretch(st, &run, &sw, c, prev, span, s.syncs > 0, 0);
     int ends_after_sync = run.open && run.after == AFTER_SYNC && run.drained;
+    for (; sp->rel != UINT64_MAX; sp++)
+        sp->cat = (uint8_t)c;
     close_run(st, &run, span, 1, 0);
     for (c = 0; c < SSA_CAT_COUNT; c++)
         st->cat_ns[c] += cat_ns[c];
     return ends_after_sync;
 }
 
-/* Sorts the step's edges, each side apart, and sweeps them; whether it ended GPU-idle after
- * a sync. */
-static int sort_and_sweep(struct ssa_step *st, struct open_step *o, int after_sync)
+/* Sorts the step's edges, each side apart, and its samples, and sweeps them (after_sync and
+ * *ends_after_sync: sweep's). Returns the host side, sorted. */
+static const edge_t *sort_and_sweep(struct ssa_step *st, struct open_step *o, int after_sync,
+                                    int *ends_after_sync)
 {
     static const edge_t none = UINT64_MAX; /* a side without edges: its sentinel alone */
+    struct ssa_smp no_samples = {.rel = UINT64_MAX};
     const edge_t *hs = o->host.n ? sort_side(o->host.v, o->host.n) : &none;
     const edge_t *gs = o->gpu.n ? sort_side(o->gpu.v, o->gpu.n) : &none;
-    return sweep(st, hs, gs, o->host.n + o->gpu.n, after_sync);
+    if (o->smp.n) ssa_smp_sort(&o->smp);
+    *ends_after_sync =
+        sweep(st, hs, gs, o->host.n + o->gpu.n, o->smp.n ? o->smp.v : &no_samples, after_sync);
+    return hs;
+}
+
+/* The number of the n sorted times v below t. */
+static size_t count_below(const uint64_t *v, size_t n, uint64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Each sample's launches: its weight times the rate of launch calls (any thread) within
+ * half of `span` ns of its instant, inside the step (span_step ns long), from the step's
+ * sorted host edges hs (n of them). What the recording adds per launch is then priced out of
+ * the sample's stack (ssa_host_hotspots). */
+static int count_sample_launches(struct attr *a, const edge_t *hs, size_t n, uint64_t span,
+                                 uint64_t span_step, struct ssa_smpbuf *b)
+{
+    if (n > a->cap_launch) {
+        uint64_t *v = realloc(a->launch_rel, n * sizeof *v);
+        if (!v) return SS_ENOMEM;
+        a->launch_rel = v, a->cap_launch = n;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (EDGE_CAT(hs[i]) == SSA_CAT_LAUNCH && !EDGE_IS_END(hs[i]))
+            a->launch_rel[m++] = EDGE_REL(hs[i]);
+    for (size_t k = 0; k < b->n; k++) {
+        struct ssa_smp *x = &b->v[k];
+        uint64_t lo = x->rel > span / 2 ? x->rel - span / 2 : 0;
+        uint64_t hi = span_step - x->rel > span / 2 ? x->rel + span / 2 : span_step;
+        size_t in = count_below(a->launch_rel, m, hi) - count_below(a->launch_rel, m, lo);
+        x->launches = hi > lo ? (double)in * (double)x->w / (double)(hi - lo) : 0;
+    }
+    return 0;
+}
+
+/* A counted thread's sample, completed by the stream: into its step's buffer (the step is
+ * still open: pass 1's block minima wait for the sample that completes it). */
+static void place_sample(void *ctx, const struct ssa_pysample *s)
+{
+    struct attr *a = ctx;
+    if (!s->stack || !s->weight_ns || !ssa_host_counts(&a->sc->host, a->res, s->tid)) return;
+    size_t i = step_after(a, s->ts_ns);
+    if (i >= a->res->n_steps || a->res->briefs[i].begin_ns > s->ts_ns) return; /* not in a step */
+    if (i < a->fin_next) {
+        a->sc->host.late++;
+        return;
+    }
+    struct open_step *o = open_of(a, i);
+    if (!o || ssa_smp_room(&o->smp)) {
+        a->err = SS_ENOMEM;
+        return;
+    }
+    o->smp.v[o->smp.n++] = (struct ssa_smp){s->ts_ns - a->res->briefs[i].begin_ns, s->weight_ns,
+                                            0, s->stack - 1, 0};
 }
 
 /* Gives a finalised step's buffer back to the pool (or frees it). */
@@ -543,8 +620,13 @@ static void finalize_next(struct attr *a)
     struct ssa_step *st = a->compact ? &o->st : &a->res->steps[i];
     const struct ssa_step_brief *b = &a->res->briefs[i];
     int carried = a->ended_after_sync && i > 0 && b->begin_ns == a->last_swept_end;
-    a->ended_after_sync = sort_and_sweep(st, o, carried);
+    const edge_t *hs = sort_and_sweep(st, o, carried, &a->ended_after_sync);
     a->last_swept_end = b->end_ns;
+    if (o->smp.n && (count_sample_launches(a, hs, o->host.n, a->rate_span,
+                                           st->end_ns - st->begin_ns, &o->smp) ||
+                     ssa_host_add(&a->sc->host, ssa_steps_group(a->sc, i), i, &o->smp)))
+        a->err = SS_ENOMEM;
+    free(o->smp.v);
     brief_from(&a->res->briefs[i], st);
     if (a->compact) ssa_steps_fold(a->sc, a->res, i, st);
     if (a->buffered > a->peak) a->peak = a->buffered; /* buffered only drops here */
@@ -828,6 +910,13 @@ static void attr_record(struct attr *a, const struct sst_rec_header *h)
         on_nvtx_mark(a, &n);
         break;
     }
+    case SST_REC_PY_FRAME:
+    case SST_REC_PY_STACK:
+    case SST_REC_PY_SAMPLE:
+    case SST_REC_CAPTURE:
+        if (a->sc->host.py && ssa_pystream_feed(a->sc->host.py, a->r, h, place_sample, a))
+            a->err = SS_ENOMEM;
+        break;
     default:
         break;
     }
@@ -856,13 +945,16 @@ static int attr_setup(struct attr *a)
         a->sufmin[b] = m;
     }
     a->use_sync_records = a->res->api_calls == 0;
-    return 0;
+    double hz = ssa_py_rate_hz(&a->res->env);
+    a->rate_span = (uint64_t)(SSA_PY_RATE_SPAN * 1e9 / (hz > 0 ? hz : SSA_PY_DEFAULT_HZ));
+    return ssa_host_begin(&a->sc->host, a->res);
 }
 
 static void attr_free(struct attr *a)
 {
     for (size_t k = 0; k < a->ring_cap; k++)
-        free(a->ring[k].host.v), free(a->ring[k].gpu.v);
+        free(a->ring[k].host.v), free(a->ring[k].gpu.v), free(a->ring[k].smp.v);
+    free(a->launch_rel);
     for (size_t i = 0; i < a->n_pool; i++)
         free(a->pool[i].v);
     free(a->ring);
@@ -885,6 +977,8 @@ int ssa_attr_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
         after_record(&a);
         rc = a.err;
     }
+    if (rc == 0 && sc->host.py) ssa_pystream_flush(sc->host.py, place_sample, &a);
+    if (rc == 0) rc = a.err;
     if (rc == 0) finalize_until(&a, UINT64_MAX); /* the end: every step is complete */
     if (rc == 0) rc = a.err;
     if (a.buffered > a.peak) a.peak = a.buffered; /* on an error, steps left open */

@@ -745,35 +745,89 @@ static int rule_low_utilisation(const struct fctx *c, struct ssa_finding *f)
     return 1;
 }
 
+/* Where a rule's time is in the user's code, from the Python stack samples (issue #20): the
+ * GPU-idle categories it prices, and what its fix says of the hottest function (lead, its
+ * name, file and lines, tail). replace: that is the whole fix (the rule's own text only says
+ * where to look); else it is appended. */
+struct rule_code {
+    uint32_t cats;
+    const char *lead, *tail;
+    int replace;
+};
+
 struct rule {
     const char *id, *title;
     int (*detect)(const struct fctx *c, struct ssa_finding *f);
     int always;    /* speaks even below SSA_FINDING_MIN_PCT */
     int needs_gpu; /* prices GPU idle time: meaningless when no GPU activity was recorded */
+    struct rule_code code;
 };
 
 static const struct rule rules[] = {
-    {"data_loading", "GPU waits for data loading", rule_data, 0, 1},
-    {"pageable_h2d", "H2D copies from pageable memory", rule_pageable, 0, 0},
-    {"small_h2d", "many small host-to-device copies every step", rule_small_h2d, 0, 0},
-    {"sync_points", "hidden sync points stall the GPU", rule_sync, 0, 1},
+    {"data_loading", "GPU waits for data loading", rule_data, 0, 1,
+     {SSA_CAT_BIT(SSA_CAT_DATA), "; the loading time is in ", "", 0}},
+    {"pageable_h2d", "H2D copies from pageable memory", rule_pageable, 0, 0, {0, NULL, NULL, 0}},
+    {"small_h2d", "many small host-to-device copies every step", rule_small_h2d, 0, 0,
+     {0, NULL, NULL, 0}},
+    {"sync_points", "hidden sync points stall the GPU", rule_sync, 0, 1,
+     {SSA_CAT_BIT(SSA_CAT_SYNC), "; the host waits in ", "", 0}},
     {"cpu_tensors", "tensors created on the CPU every step, then copied to the GPU",
-     rule_cpu_tensors, 0, 1},
+     rule_cpu_tensors, 0, 1, {0, NULL, NULL, 0}},
     {"launch_bound", "launch-bound: many small kernels, GPU waits for the host", rule_launch_bound,
-     0, 1},
+     0, 1, {SSA_CAT_BIT(SSA_CAT_LAUNCH), "; most launch time is in ", "", 0}},
     {"no_mixed_precision", "GEMM/conv in fp32/tf32: no mixed precision", rule_mixed_precision, 0,
-     0},
+     0, {0, NULL, NULL, 0}},
     {"allocator_churn", "cudaMalloc/cudaFree in steady state (allocator churn, empty_cache)",
-     rule_alloc, 0, 1},
+     rule_alloc, 0, 1, {SSA_CAT_BIT(SSA_CAT_ALLOC), "; the calls come from ", "", 0}},
     {"data_parallel", "one process drives several GPUs (DataParallel): use DDP", rule_data_parallel,
-     0, 1},
+     0, 1, {0, NULL, NULL, 0}},
     {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1,
-     0},
-    {"comm_not_overlapped", "NCCL communication not overlapped with compute", rule_comm, 0, 1},
-    {"recompiles", "torch.compile recompiles in steady state", rule_recompile, 0, 0},
+     0, {0, NULL, NULL, 0}},
+    {"comm_not_overlapped", "NCCL communication not overlapped with compute", rule_comm, 0, 1,
+     {0, NULL, NULL, 0}},
+    {"recompiles", "torch.compile recompiles in steady state", rule_recompile, 0, 0,
+     {0, NULL, NULL, 0}},
     {"low_utilisation", "GPU mostly idle for host work no other finding names",
-     rule_low_utilisation, 0, 1}, /* last: it reads the findings above */
+     rule_low_utilisation, 0, 1, /* last: it reads the findings above */
+     {SSA_CAT_BIT(SSA_CAT_HOST), "the host work is in ",
+      ": move it to DataLoader workers, or do it every N steps", 1}},
 };
+
+/* Appends text at the end of buf (cut to fit). */
+static void append(char *buf, size_t cap, const char *text)
+{
+    size_t n = strlen(buf), k = strlen(text);
+    if (n + 1 >= cap) return;
+    if (k > cap - 1 - n) k = cap - 1 - n;
+    memcpy(buf + n, text, k);
+    buf[n + k] = '\0';
+}
+
+/* The finding's hottest functions from the samples of its categories: kept in f->hot, named in
+ * its evidence (the first two) and its fix (the first), when enough samples stand behind the
+ * first (SSA_HOTSPOT_MIN_SAMPLES); the text stays as it was otherwise (no samples: C programs,
+ * older traces). */
+static void name_code(const struct fctx *c, const struct rule_code *code, struct ssa_finding *f)
+{
+    if (!code->cats) return;
+    f->n_hot = ssa_host_hotspots(c->r, c->s, code->cats, f->hot, SSA_FINDING_HOTSPOTS);
+    if (!f->n_hot || f->hot[0].samples < SSA_HOTSPOT_MIN_SAMPLES) return;
+    char where[2][224], list[512];
+    size_t n = f->n_hot > 1 && f->hot[1].samples >= SSA_HOTSPOT_MIN_SAMPLES ? 2 : 1;
+    for (size_t i = 0; i < n; i++)
+        ssa_hotspot_label(&f->hot[i], where[i], sizeof where[i]);
+    if (n == 2)
+        snprintf(list, sizeof list, "%s %.2f ms/step, %s %.2f", where[0], f->hot[0].ms_per_step,
+                 where[1], f->hot[1].ms_per_step);
+    else
+        snprintf(list, sizeof list, "%s %.2f ms/step", where[0], f->hot[0].ms_per_step);
+    append(f->evidence, sizeof f->evidence, "; Python samples: ");
+    append(f->evidence, sizeof f->evidence, list);
+    if (code->replace) f->fix[0] = '\0';
+    append(f->fix, sizeof f->fix, code->lead);
+    append(f->fix, sizeof f->fix, where[0]);
+    append(f->fix, sizeof f->fix, code->tail);
+}
 _Static_assert(sizeof rules / sizeof rules[0] <= SSA_MAX_FINDINGS, "room for every rule");
 
 const char *ssa_level_name(int level)
@@ -845,6 +899,7 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const str
         if (!rules[i].detect(&c, &f)) continue;
         rate(&c, &f);
         if (f.saving_pct < SSA_FINDING_MIN_PCT && !rules[i].always) continue;
+        name_code(&c, &rules[i].code, &f);
         size_t at = out->n++; /* insertion by saving, largest first */
         while (at > 0 && out->v[at - 1].saving_ms < f.saving_ms) {
             out->v[at] = out->v[at - 1];

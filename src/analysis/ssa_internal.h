@@ -127,6 +127,75 @@ struct ssa_knstat {
 
 #define SSA_MAX_BLOCKS 65536
 
+/* ---- Python stack samples in the passes (ssa_host.c; ssa_host.h says what they mean) ---- */
+
+/* A sample placed in its step, waiting for the sweep: its time relative to the step's begin,
+ * its weight, its stack (index into the stream's table); the sweep sets cat (the timeline's
+ * category at rel) and, from the step's launch edges, launches: the launch calls its weight
+ * stands for, at the rate they were made around its instant (SSA_PY_RATE_SPAN). */
+struct ssa_smp {
+    uint64_t rel, w;
+    double launches;
+    uint32_t stack;
+    uint8_t cat;
+};
+struct ssa_smpbuf {
+    struct ssa_smp *v;
+    size_t n, cap;
+};
+/* Room for one more sample (and a sentinel): 0 or SS_ENOMEM. */
+int ssa_smp_room(struct ssa_smpbuf *b);
+/* Sorts the samples by rel (they come nearly in order) and ends them with a sentinel (rel
+ * UINT64_MAX); the buffer has room for it (ssa_smp_room). */
+void ssa_smp_sort(struct ssa_smpbuf *b);
+
+struct ssa_hcell; /* ssa_host.c */
+enum ssa_step_group {
+    SSA_GROUP_STEADY = 0, /* steady: counted */
+    SSA_GROUP_FILL,       /* a fill candidate: counted unless pass 2 confirms the fill */
+    SSA_GROUP_STEP0,      /* step 0 that autotuning may exclude */
+    SSA_GROUP_WARMUP,     /* warm-up by duration: never counted */
+    SSA_GROUPS
+};
+struct ssa_hostacc {
+    /* pass 1 */
+    uint64_t py_samples;       /* PY_SAMPLE records */
+    struct ssa_idmap autograd; /* tids of PyTorch's autograd threads (THREAD "pt_autograd_N") */
+    struct ssa_idmap last_ix;  /* tid -> index into last_ts: its last sample's time (0: none) */
+    uint64_t *last_ts;
+    size_t n_last, cap_last;
+    /* pass 2 */
+    struct ssa_pystream *py;
+    struct ssa_hcell *cells; /* by stack, category and step group */
+    size_t n_cells, cap_cells;
+    uint32_t *slots; /* index + 1 into cells, by key */
+    size_t cap_slots;
+    size_t rep[SSA_GROUPS]; /* a step of each group seen (index + 1): its fate after pass 2 */
+    uint64_t late;          /* samples whose step was already complete */
+};
+/* Pass 1: a THREAD record (autograd threads by name). */
+void ssa_host_note_thread(struct ssa_hostacc *h, struct sst_reader *r,
+                          const struct sst_rec_thread *t);
+/* Pass 1: the earliest time a PY_SAMPLE (resp. CAPTURE) record touches: the thread's previous
+ * sample (resp. every thread's, for Python stacks switched off), whose weight it completes. */
+uint64_t ssa_host_note_sample(struct ssa_hostacc *h, const struct sst_rec_py_sample *s);
+uint64_t ssa_host_note_capture(struct ssa_hostacc *h, const struct sst_rec_capture *c);
+/* Pass 2: starts the sample stream when pass 1 saw samples. 0 or SS_ENOMEM. */
+int ssa_host_begin(struct ssa_hostacc *h, const struct ssa_result *res);
+/* Whether tid's samples define GPU-idle categories: the training thread and the autograd
+ * threads (every thread when the training thread is unknown). */
+int ssa_host_counts(const struct ssa_hostacc *h, const struct ssa_result *res, uint32_t tid);
+/* After the sweep of step i: its samples (cat and launches set) into the cells. 0 or
+ * SS_ENOMEM. */
+int ssa_host_add(struct ssa_hostacc *h, enum ssa_step_group g, size_t i,
+                 const struct ssa_smpbuf *b);
+/* After the warm-up is decided: the steady cells, the tables and the flame graph into
+ * res->host. 0 or SS_ENOMEM. */
+int ssa_host_finish(struct ssa_hostacc *h, struct ssa_result *res);
+void ssa_hostacc_free(struct ssa_hostacc *h);
+/* The flame graph of the cells' GPU-idle time (ssa_hotspot.c). 0 or SS_ENOMEM. */
+int ssa_host_flame_build(struct ssa_host *h);
+
 /* ssa_api_class as a table built once per analysis: one load per API record in both passes,
  * without the call and its pthread_once. cbids past the table go to ssa_api_class. */
 #define SSA_API_LUT_N 1024
@@ -188,7 +257,11 @@ struct ssa_scan {
         uint64_t from, to;
     } *rec;
     size_t n_rec;
+    struct ssa_hostacc host; /* Python stack samples (both passes) */
 };
+
+/* Which group step i is in, as ssa_steps_warmup_plan left it (before pass 2). */
+enum ssa_step_group ssa_steps_group(const struct ssa_scan *sc, size_t i);
 
 #define SSA_MAX_CAPTURES 65536
 

@@ -438,6 +438,19 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         struct sst_rec_capture c;
         SSA_LOAD(h, c);
         rc = ssa_capture_note(sc, &c);
+        if (sc->host.py_samples) contrib = ssa_host_note_capture(&sc->host, &c);
+        break;
+    }
+    case SST_REC_THREAD: {
+        struct sst_rec_thread t;
+        SSA_LOAD(h, t);
+        ssa_host_note_thread(&sc->host, r, &t);
+        break;
+    }
+    case SST_REC_PY_SAMPLE: { /* it completes the thread's previous sample (ssa_host.c) */
+        struct sst_rec_py_sample ps;
+        SSA_LOAD(h, ps);
+        contrib = ssa_host_note_sample(&sc->host, &ps);
         break;
     }
     case SST_REC_DROPPED: {
@@ -490,6 +503,7 @@ void ssa_scan_free(struct ssa_scan *sc)
     ssa_msgcache_free(&sc->msgs);
     ssa_marker_free(&sc->marker);
     ssa_stacks_free(&sc->stacks);
+    ssa_hostacc_free(&sc->host);
     free(sc->block_min);
     memset(sc, 0, sizeof *sc);
 }

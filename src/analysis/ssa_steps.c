@@ -376,17 +376,31 @@ static void step_add(struct ssa_step *sum, const struct ssa_step *st)
     s->graph_kernel_ns += k->graph_kernel_ns, s->graph_record_ns += k->graph_record_ns;
 }
 
+enum ssa_step_group ssa_steps_group(const struct ssa_scan *sc, size_t i)
+{
+    if (i < sc->warm_dur) return SSA_GROUP_WARMUP;
+    if (i == 0 && sc->autotune_possible) return SSA_GROUP_STEP0;
+    return i < sc->fill_end ? SSA_GROUP_FILL : SSA_GROUP_STEADY;
+}
+
 void ssa_steps_fold(struct ssa_scan *sc, struct ssa_result *res, size_t i,
                     const struct ssa_step *st)
 {
     if (res->timeline_step == i + 1) res->timeline_full = *st; /* the step drawn, whole */
-    if (i < sc->warm_dur) return;                              /* warm-up: excluded */
-    if (i == 0 && sc->autotune_possible)
+    switch (ssa_steps_group(sc, i)) {
+    case SSA_GROUP_WARMUP: /* excluded */
+    case SSA_GROUPS:
+        break;
+    case SSA_GROUP_STEP0:
         sc->step0 = *st; /* decided after pass 2 */
-    else if (i < sc->fill_end)
+        break;
+    case SSA_GROUP_FILL:
         step_add(&sc->fill, st); /* likewise */
-    else
+        break;
+    case SSA_GROUP_STEADY:
         step_add(&res->steady, st);
+        break;
+    }
 }
 
 /* After pass 2: the fill candidates stand if their GPU was busy; the steps become warm-up.

@@ -12,7 +12,10 @@
  *   - one pseudo-process per GPU (pid SSX_GPU_PID + device), one track per stream: kernels,
  *     copies and memsets; a flow arrow from each launch call to its GPU work (correlation);
  *   - a "stepscope attribution" track: one slice per step, its args the milliseconds per
- *     category from the analysis the caller passes in (the same reader, analysed first).
+ *     category from the analysis the caller passes in (the same reader, analysed first);
+ *   - per thread with Python stack samples a "Python stacks" track (tid SSX_PY_TID + tid): one
+ *     slice per sample over the time it stands for (they tile the thread's time), named by its
+ *     first user frame (else its leaf), the whole stack in its args (ssa_pystream).
  * Timestamps are microseconds (with ns decimals) since the trace's first event. Every string
  * from the trace goes through the JSON writer's escaping.
  */
@@ -35,6 +38,9 @@
 #define SSX_STEPS_TID 0x7ffffff1u /* STEP records */
 #define SSX_MAX_LANES 4096        /* named GPU streams kept (beyond: unnamed, still drawn) */
 #define SSX_RANGE_SLOTS 1024      /* NVTX start/end ranges remembered by id */
+#define SSX_PY_TID 0x20000000u    /* the Python stacks track of thread t: SSX_PY_TID + t (kernel
+                                   * thread ids stay below 2^22) */
+#define SSX_PY_TRACKS 1024        /* Python tracks named (beyond: unnamed, still drawn) */
 
 struct lane {
     uint32_t device, stream;
@@ -56,6 +62,11 @@ struct exporter {
         uint64_t id;
         uint32_t message;
     } ranges[SSX_RANGE_SLOTS];
+    struct ssa_pystream *py; /* NULL until the first Python stack record */
+    double py_hz;            /* the trace's sampling rate (0: unknown) */
+    uint32_t py_tracks[SSX_PY_TRACKS];
+    size_t n_py_tracks;
+    int err;
 };
 
 /* ---- small writers ---- */
@@ -386,6 +397,55 @@ static void on_host_sample(struct exporter *x, const struct sst_rec_header *h)
     x->last_cpu_ns = cpu, x->last_sample_ns = s.ts_ns;
 }
 
+/* ---- Python stack samples: a track per sampled thread ---- */
+
+static void py_track(struct exporter *x, uint32_t tid)
+{
+    for (size_t i = 0; i < x->n_py_tracks; i++)
+        if (x->py_tracks[i] == tid) return;
+    if (x->n_py_tracks == SSX_PY_TRACKS) return;
+    x->py_tracks[x->n_py_tracks++] = tid;
+    char name[64];
+    int n = snprintf(name, sizeof name, "Python stacks (thread %" PRIu32 ")", tid);
+    name_meta(x, "thread_name", x->pid, (uint64_t)SSX_PY_TID + tid, name, (size_t)n);
+}
+
+static void py_slice(void *ctx, const struct ssa_pysample *s)
+{
+    struct exporter *x = ctx;
+    if (!s->stack || !s->weight_ns) return;
+    const struct ssa_pytab *t = ssa_pystream_table(x->py);
+    const struct ssa_pystack *st = &t->stacks[s->stack - 1];
+    uint32_t top = st->user ? st->user : st->lib;
+    char label[768];
+    py_track(x, s->tid);
+    ev_begin(x, "X", x->pid, (uint64_t)SSX_PY_TID + s->tid, s->from_ns);
+    json_kv_string(&x->j, "name",
+                   top ? ssa_pyframe_label(&t->frames[top - 1], 1, label, sizeof label) : "?");
+    json_kv_string(&x->j, "cat", "python");
+    ev_dur(x, s->from_ns, s->from_ns + s->weight_ns);
+    json_key(&x->j, "args");
+    json_begin_object(&x->j);
+    json_kv_u64(&x->j, "tid", s->tid);
+    json_key(&x->j, "snapshot_us");
+    json_ns_as_us(&x->j, rel_ns(x, s->ts_ns));
+    json_key(&x->j, "stack"); /* leaf first, as in the trace */
+    json_begin_array(&x->j);
+    for (uint32_t d = 0; d < st->depth; d++)
+        json_string(&x->j, ssa_pyframe_label(&t->frames[t->stack_frames[st->off + d]], 0, label,
+                                              sizeof label));
+    json_end_array(&x->j);
+    json_end_object(&x->j);
+    json_end_object(&x->j);
+}
+
+static void on_python(struct exporter *x, const struct sst_rec_header *h)
+{
+    if (!x->py && h->type == SST_REC_CAPTURE) return; /* nothing sampled yet */
+    if (!x->py && ssa_pystream_new(x->py_hz, &x->py)) x->err = SS_ENOMEM;
+    if (x->py && ssa_pystream_feed(x->py, x->r, h, py_slice, x)) x->err = SS_ENOMEM;
+}
+
 typedef void (*record_fn)(struct exporter *x, const struct sst_rec_header *h);
 
 /* What each record type becomes; the others (environment, drops, strings...) are not
@@ -397,7 +457,9 @@ static const record_fn k_handlers[SST_REC_TYPE_LIMIT] = {
     [SST_REC_NVTX_PUSH] = on_nvtx,      [SST_REC_NVTX_POP] = on_nvtx,
     [SST_REC_NVTX_START] = on_nvtx,     [SST_REC_NVTX_END] = on_nvtx,
     [SST_REC_NVTX_MARK] = on_nvtx,      [SST_REC_STEP] = on_step,
-    [SST_REC_HOST_SAMPLE] = on_host_sample,
+    [SST_REC_HOST_SAMPLE] = on_host_sample, [SST_REC_PY_FRAME] = on_python,
+    [SST_REC_PY_STACK] = on_python,         [SST_REC_PY_SAMPLE] = on_python,
+    [SST_REC_CAPTURE] = on_python,
 };
 
 static void export_record(struct exporter *x, const struct sst_rec_header *h)
@@ -472,8 +534,10 @@ static int write_events(struct exporter *x, const struct ssa_result *res, FILE *
     json_begin_array(&x->j);
     const struct sst_rec_header *h;
     int rc;
-    while ((rc = sst_reader_next(x->r, &h)) == 1)
+    while ((rc = sst_reader_next(x->r, &h)) == 1 && !x->err)
         export_record(x, h);
+    if (rc >= 0 && x->err) rc = x->err;
+    if (rc >= 0 && x->py) ssa_pystream_flush(x->py, py_slice, x);
     if (rc < 0) {
         if (warn && cap) snprintf(warn, cap, "cannot read the trace: %s", ss_strerror(rc));
         return rc;
@@ -495,8 +559,10 @@ int ssi_perfetto_write(struct sst_reader *r, const struct ssa_result *res, FILE 
         return SS_ENOMEM;
     }
     x->r = r;
+    x->py_hz = res ? ssa_py_rate_hz(&res->env) : 0;
     int rc = sst_reader_rewind(r);
     if (rc == 0) rc = write_events(x, res, f, warn, cap);
+    ssa_pystream_free(x->py);
     free(x);
     return rc;
 }

@@ -3,7 +3,8 @@
  * tags, quotes, ampersands, Markdown syntax, a terminal escape and invalid UTF-8, in the
  * command line, the device name, the kernel names and an NVTX message. 12 steps with a
  * kernel each, so every part of the report (breakdown, median step, top kernels) prints
- * them. Usage: report-mk-hostile OUT
+ * them; Python stack samples whose function and file names are hostile too (the host time
+ * block, the flame graph, the folded and Perfetto exports). Usage: report-mk-hostile OUT
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,27 @@ static void write_identity(struct sst_writer *w)
     d->device = 0, d->name = s, d->sm_count = 132, d->cc_major = 9;
 }
 
+/* One Python frame (function and file hostile) in one stack (id 1), and a user frame below
+ * it (id 2, "train;x" with the folded format's separator). */
+static void write_python(struct sst_writer *w, uint32_t evil)
+{
+    uint32_t file = sst_writer_intern_cstr(w, "/home/<u>/t\nx.py"), fn2 = sst_writer_intern_cstr(w, "train;x");
+    struct sst_rec_py_frame *f = rec(w, SST_REC_PY_FRAME, sizeof *f);
+    f->id = 1, f->function = evil, f->file = file, f->line = 7, f->first_line = 1;
+    f = rec(w, SST_REC_PY_FRAME, sizeof *f);
+    f->id = 2, f->function = fn2, f->file = file, f->line = 9, f->first_line = 1;
+    struct sst_rec_py_stack *s = rec(w, SST_REC_PY_STACK, sizeof *s + 8);
+    s->id = 1, s->depth = 2;
+    uint32_t ids[2] = {1, 2};
+    memcpy(s + 1, ids, sizeof ids);
+}
+
+static void write_sample(struct sst_writer *w, uint64_t t)
+{
+    struct sst_rec_py_sample *p = rec(w, SST_REC_PY_SAMPLE, sizeof *p);
+    p->tid = PID, p->ts_ns = t, p->stack = 1;
+}
+
 static void write_step(struct sst_writer *w, uint64_t i, uint32_t kname, uint32_t msg)
 {
     uint64_t t = BASE_NS + i * STEP_NS;
@@ -54,6 +76,8 @@ static void write_step(struct sst_writer *w, uint64_t i, uint32_t kname, uint32_
     k->name = kname, k->start_ns = t + 6000, k->end_ns = t + 400000;
     k->correlation = (uint32_t)i + 1, k->stream = 7;
     k->grid[0] = k->grid[1] = k->grid[2] = 1, k->block[0] = k->block[1] = k->block[2] = 1;
+    write_sample(w, t + 200000); /* GPU busy */
+    write_sample(w, t + 600000); /* GPU idle: host */
     s = rec(w, SST_REC_STEP, sizeof *s);
     s->phase = SST_STEP_END, s->source = SST_STEPSRC_API, s->ts_ns = t + STEP_NS - 1000;
     s->step = i, s->tid = PID;
@@ -78,6 +102,7 @@ int main(int argc, char **argv)
     }
     write_identity(w);
     uint32_t kname = sst_writer_intern_cstr(w, k_evil);
+    write_python(w, kname);
     uint32_t msg = sst_writer_intern_cstr(w, "<b onmouseover='alert(2)'>step</b>");
     for (uint64_t i = 0; i < 12; i++)
         write_step(w, i, kname, msg);

@@ -18,7 +18,7 @@ doc = open(sys.argv[1], encoding="utf-8").read()
 assert doc.startswith("<!DOCTYPE html>") and doc.rstrip().endswith("</html>"), "not whole"
 allowed = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "section",
            "table", "tr", "th", "td", "span", "svg", "rect", "text", "p", "ol", "li", "b", "br",
-           "code"}
+           "code", "g"}
 class P(HTMLParser):
     def handle_starttag(self, tag, attrs):
         assert tag in allowed, "unexpected tag <%s>" % tag
@@ -92,6 +92,25 @@ hostile)
         fail "json"
     out=$("$ss" report -v "$name") || fail "text exit $?"
     ! grep -q $'\033' <<<"$out" || fail "escape byte in text"
+    grep -q '^  host time' <<<"$out" || fail "no host time block for the hostile samples"
+    ! awk 'length($0) > 80' <<<"$(sed -n '/^  host time/,/^$/p' <<<"$out")" | grep -q . ||
+        fail "host time block over 80 columns"
+    grep -q 'flame graph of GPU-idle host time' "$work/h.html" || fail "no flame graph"
+    grep -q '<text x="[0-9.]*" y="[0-9]*">&lt;script' "$work/h.html" ||
+        fail "frame name not escaped in the flame graph"
+    "$ss" export --format folded -o "$work/h.folded" "$name" || fail "folded exit $?"
+    "$py" - "$work/h.folded" <<'PYEOF' || fail "folded of hostile names"
+import sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+assert lines[-1] == b"" and len(lines) == 2, lines          # one stack: host
+frames, value = lines[0].rsplit(b" ", 1)
+assert int(value) > 0 and frames.count(b";") == 2, lines[0]  # root;train;evil: no ';' inside
+assert not any(c < 0x20 or c == 0x7f for c in lines[0]), lines[0]
+assert frames.startswith(b"host;train:x (/home/<u>/t?x.py:9);<script>"), frames
+PYEOF
+    "$ss" export -o "$work/h.json" "$name" || fail "perfetto exit $?"
+    "$py" -c 'import json,sys; e=[x for x in json.load(open(sys.argv[1]))["traceEvents"] if x.get("cat")=="python"]; assert len(e)==24 and e[0]["args"]["stack"][0].startswith("<script>"), e[:1]' "$work/h.json" ||
+        fail "perfetto Python track"
     ;;
 output)
     "$ss" report -o "$work/r.txt" "$w0" >"$work/stdout" || fail "exit $?"
@@ -274,6 +293,77 @@ PYEOF
     [ $rc -le 1 ] || fail "truncated: exit $rc"
     [ $rc -eq 1 ] || "$py" -c 'import json,sys; assert json.load(open(sys.argv[1]))["metadata"]["trace-state"] == "incomplete"' "$work/cut.json" ||
         fail "truncated: invalid JSON or not marked incomplete"
+    ;;
+host_samples)
+    # Python stack samples (issue #20) of the planted Python loop recorded on the H200
+    py=${py:-python3}
+    loop=$(ls "$fx"/h200-1201/core/host_pyloop-bad/*.sstrace)
+    out=$("$ss" report "$loop") || fail "text exit $?"
+    block=$(sed -n '/^  host time/,/^$/p' <<<"$out")
+    grep -Eq '^  host +[0-9.]+ +[0-9]+  class_weights_slow \(host_plants\.py:87\)$' <<<"$block" ||
+        fail "host time block: $block"
+    [ "$(grep -c . <<<"$block")" -le 7 ] || fail "more than 3 lines per category without -v"
+    ! awk 'length($0) > 80' <<<"$out" | grep -q . || fail "text over 80 columns"
+    grep -q 'the host work is in class_weights_slow (host_plants.py:87)' <<<"$out" ||
+        fail "the catch-all's fix does not name the line"
+    ! grep -q 'py-spy' <<<"$out" || fail "py-spy advice despite samples"
+    ! "$ss" report "$w0" | grep -q 'host time' || fail "host time block without samples"
+    "$ss" report "$w0" | grep -q 'py-spy' || fail "the old advice is gone without samples"
+    "$ss" report --format json "$loop" | "$py" -c '
+import json, sys
+r = json.load(sys.stdin)
+h = r["host_hotspots"]["host"][0]
+assert h["function"] == "class_weights_slow" and h["line"] == 87, h
+assert h["file"].endswith("host_plants.py") and h["library_frame"] is None, h
+assert h["samples"] > 10 and 0 < h["ms_per_step"] <= h["sampled_ms_per_step"], h
+low = [f for f in r["findings"] if f["id"] == "low_utilisation"][0]
+assert low["host_hotspots"][0]["function"] == "class_weights_slow", low
+assert r["host_samples"]["counted"] > 0' || fail "json hotspots"
+    "$ss" report --format json "$w0" | "$py" -c '
+import json, sys
+r = json.load(sys.stdin)
+assert "host_hotspots" not in r and "host_samples" not in r
+assert all("host_hotspots" not in f for f in r["findings"])' || fail "json keys without samples"
+    "$ss" report --format md "$loop" | grep -q '^| host | [0-9.]* | [0-9]* | class\\_weights\\_slow' ||
+        fail "md table"
+    # folded: idle (a root per category), all (a root per thread)
+    "$ss" export -q --format folded -o "$work/idle.folded" "$loop" || fail "folded exit $?"
+    "$ss" export -q --format folded --samples all -o "$work/all.folded" "$loop" ||
+        fail "folded all exit $?"
+    "$py" - "$work/idle.folded" "$work/all.folded" <<'PYEOF' || fail "folded check"
+import re, sys
+idle = open(sys.argv[1]).read().splitlines()
+every = open(sys.argv[2]).read().splitlines()
+pat = re.compile(r"^([^;]+)(;[^;]+)+ [0-9]+$")
+assert idle and all(pat.match(l) for l in idle + every), idle[:3]
+assert {l.split(";")[0] for l in idle} <= {"data", "sync", "alloc", "launch", "host"}
+plant = sum(int(l.rsplit(" ", 1)[1]) for l in idle
+            if l.startswith("host;") and "class_weights_slow (" in l.rsplit(";", 1)[1])
+assert 39 * 7000 < plant < 39 * 14000, plant    # 11.2 ms/step sampled over the 39 steps
+assert all(l.startswith("MainThread (tid 3953);") for l in every), every[:2]
+assert sum(int(l.rsplit(" ", 1)[1]) for l in every) > sum(int(l.rsplit(" ", 1)[1]) for l in idle)
+PYEOF
+    "$ss" export -q --format folded -o "$work/none.folded" "$w0" 2>"$work/err" ||
+        fail "folded without samples: exit $?"
+    [ ! -s "$work/none.folded" ] && grep -q 'no Python stack samples' "$work/err" ||
+        fail "folded without samples: $(cat "$work/err")"
+    "$ss" export --format folded --samples some "$loop" 2>"$work/err"; [ $? -eq 2 ] ||
+        fail "--samples some: want 2"
+    "$ss" export --samples all -o "$work/p.json" "$loop" 2>/dev/null; [ $? -eq 2 ] ||
+        fail "--samples with perfetto: want 2"
+    # Perfetto: one track of slices per sampled thread, tiling its time
+    "$ss" export -q -o "$work/p.json" "$loop" || fail "perfetto exit $?"
+    "$py" - "$work/p.json" <<'PYEOF' || fail "perfetto Python track"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+py = sorted((e for e in ev if e.get("cat") == "python"), key=lambda e: e["ts"])
+assert len(py) > 400 and {e["tid"] for e in py} == {0x20000000 + 3953}, len(py)
+assert all(b["ts"] >= a["ts"] + a["dur"] - 1e-3 for a, b in zip(py, py[1:])), "overlap"
+assert any(e["name"] == "class_weights_slow (host_plants.py:87)" for e in py)
+assert all(isinstance(e["args"]["stack"], list) and e["args"]["stack"] for e in py)
+names = [e["args"]["name"] for e in ev if e["ph"] == "M"]
+assert "Python stacks (thread 3953)" in names, names
+PYEOF
     ;;
 record)
     if [ "$nvtx" = none ]; then echo "skipped: the collector is not built"; exit 0; fi

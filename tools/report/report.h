@@ -164,6 +164,15 @@ void report_env_md(FILE *f, const struct report_env *e, int verbose);
 void report_env_html(FILE *f, const struct report_env *e, int verbose);
 void report_env_json(struct json_out *j, const struct report_env *e);
 
+/* Where the GPU-idle host time is in the code (report_host.c): Markdown's table of the
+ * view's hotspots (REPORT_HOST_SHORT per category unless verbose), HTML's table and flame
+ * graph. Nothing without Python stack samples. */
+#define REPORT_HOST_SHORT 3
+void report_host_md(FILE *f, const struct report_view *v, int verbose);
+void report_host_html(FILE *f, const struct report_view *v);
+/* The HTML fill colour of a category (report_html.c). */
+const char *report_cat_fill(int cat);
+
 /* HTML's page around the sections (report_html.c); title is escaped. diff uses them too. */
 void report_html_begin(FILE *f, const char *title);
 void report_html_end(FILE *f);

@@ -25,6 +25,11 @@ static const char *const cat_fill[SSA_CAT_COUNT] = {
     "#ad1457", "#e65100", "#ef6c00", "#f9a825", "#ff7043", "#d84315", "#8d6e63",
     "#c62828", "#f06292", "#ba68c8", "#4dd0e1", "#bdbdbd"};
 
+const char *report_cat_fill(int cat)
+{
+    return cat >= 0 && cat < SSA_CAT_COUNT ? cat_fill[cat] : "#9e9e9e";
+}
+
 void report_html_begin(FILE *f, const char *title)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
@@ -344,6 +349,7 @@ static void html_process(struct report_sink *k, const struct report_view *v)
     }
     html_breakdown(f, v->r, &v->s);
     html_median_step(f, v);
+    report_host_html(f, v);
     html_findings(f, v);
     html_top_kernels(f, v->r);
     fputs("</section>\n", f);

@@ -199,7 +199,70 @@ static void json_program(struct json_out *j, const struct ssa_program *p)
     json_end_object(j);
 }
 
-static void json_findings(struct json_out *j, const struct ssa_findings *f)
+static void json_frame(struct json_out *j, const struct ssa_pyframe *f)
+{
+    json_begin_object(j);
+    json_kv_string(j, "function", f->function);
+    json_kv_string(j, "file", f->file);
+    json_kv_u64(j, "line", f->line);
+    json_end_object(j);
+}
+
+/* One hotspot (docs/report-json.md, "host_hotspots"). */
+static void json_hotspot(struct json_out *j, const struct ssa_hotspot *h)
+{
+    json_begin_object(j);
+    json_kv_string(j, "function", h->frame->function);
+    json_kv_string(j, "file", h->frame->file);
+    json_kv_u64(j, "line", h->frame->line);
+    json_kv_u64(j, "first_line", h->frame->first_line);
+    json_key(j, "library_frame");
+    if (h->lib)
+        json_frame(j, h->lib);
+    else
+        json_null(j);
+    json_kv_double(j, "ms_per_step", h->ms_per_step);
+    json_kv_double(j, "sampled_ms_per_step", h->raw_ms_per_step);
+    json_kv_u64(j, "samples", h->samples);
+    json_end_object(j);
+}
+
+static void json_hotspot_array(struct json_out *j, const struct ssa_hotspot *h, size_t n)
+{
+    json_key(j, "host_hotspots");
+    json_begin_array(j);
+    for (size_t i = 0; i < n; i++)
+        json_hotspot(j, &h[i]);
+    json_end_array(j);
+}
+
+/* The Python stack samples and, per GPU-idle category, the functions they were in: only in
+ * reports of traces that have samples (the others stay as they were). */
+static void json_host(struct json_out *j, const struct report_view *v)
+{
+    const struct ssa_host *h = &v->r->host;
+    json_key(j, "host_samples");
+    json_begin_object(j);
+    json_kv_u64(j, "samples", h->samples);
+    json_kv_u64(j, "counted", h->counted);
+    json_kv_double(j, "interval_ms", h->interval_ms);
+    json_kv_u64(j, "late", h->late);
+    json_kv_double(j, "gpu_idle_ms_per_step", v->sampled_idle_ms);
+    json_end_object(j);
+    json_key(j, "host_hotspots");
+    json_begin_object(j);
+    for (size_t c = 0; c < v->n_hostcats; c++) {
+        const struct report_hostcat *hc = &v->hostcats[c];
+        json_key(j, ssa_cat_name(hc->cat));
+        json_begin_array(j);
+        for (size_t i = 0; i < hc->n; i++)
+            json_hotspot(j, &hc->v[i].h);
+        json_end_array(j);
+    }
+    json_end_object(j);
+}
+
+static void json_findings(struct json_out *j, const struct ssa_findings *f, int has_samples)
 {
     /* alternative_to: the id of a finding above whose fix removes the same time */
     json_key(j, "findings");
@@ -218,6 +281,7 @@ static void json_findings(struct json_out *j, const struct ssa_findings *f)
         json_kv_string(j, "estimate", x->estimate);
         json_kv_string(j, "fix", x->fix);
         if (x->alternative_to) json_kv_string(j, "alternative_to", x->alternative_to);
+        if (has_samples) json_hotspot_array(j, x->hot, x->n_hot);
         json_end_object(j);
     }
     json_end_array(j);
@@ -320,9 +384,10 @@ static void json_process_object(struct json_out *j, const struct report_view *v,
     json_steps(j, v);
     json_kv_string(j, "gpu_left_to", v->gpu_left_to); /* null: the collector had it */
     json_categories(j, &v->s, v->per_step);
+    if (v->has_samples) json_host(j, v);
     json_per_step_means(j, &v->s);
     json_program(j, &r->program);
-    json_findings(j, &v->f);
+    json_findings(j, &v->f, v->has_samples);
     report_env_json(j, &v->env);
     json_top_kernels(j, r);
     if (verbose) json_step_list(j, r);

@@ -110,6 +110,7 @@ static void md_process(struct report_sink *k, const struct report_view *v)
         return;
     }
     md_breakdown(f, v->r, &v->s);
+    report_host_md(f, v, k->o->verbose);
     md_findings(f, v, k->o->verbose);
     fputc('\n', f);
 }

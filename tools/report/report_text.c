@@ -258,6 +258,40 @@ static void text_categories(FILE *out, const struct ssa_summary *s, int per_step
             per_step ? ms(s->mean_ns) : ms(s->total_ns), 100.0, s->gpu_busy_pct);
 }
 
+#define HOST_PREFIX 28  /* "  category   ms/step samples  " */
+
+/* A hotspot in at most width columns: "function (file:line)", then "-> library frame" when
+ * the time was inside a library called from that line. Escaped. */
+static const char *hotspot_text(char *buf, size_t cap, const struct report_hotspot *h,
+                                size_t width)
+{
+    char raw[512];
+    if (h->h.lib)
+        snprintf(raw, sizeof raw, "%s -> %s", h->where, h->h.lib->function);
+    else
+        snprintf(raw, sizeof raw, "%s", h->where);
+    return text_escape_to(buf, cap < width + 1 ? cap : width + 1, raw);
+}
+
+/* Where the GPU-idle host time went, per category: the user's lines the Python stack
+ * samples of the training thread fell on (ms/step without stepscope's own launch cost). */
+static void text_host(FILE *out, const struct report_view *v, int verbose)
+{
+    if (!v->n_hostcats) return;
+    fprintf(out, "\n  %-10s %7s %5s  %s\n", "host time", "ms/step", "smpl",
+            "where, from Python stack samples");
+    for (size_t c = 0; c < v->n_hostcats; c++) {
+        const struct report_hostcat *h = &v->hostcats[c];
+        size_t shown = verbose || h->n < REPORT_HOST_SHORT ? h->n : REPORT_HOST_SHORT;
+        for (size_t i = 0; i < shown; i++) {
+            char where[256];
+            fprintf(out, "  %-10s %7.2f %5" PRIu64 "  %s\n", i ? "" : ssa_cat_name(h->cat),
+                    h->v[i].h.ms_per_step, h->v[i].h.samples,
+                    hotspot_text(where, sizeof where, &h->v[i], (size_t)text_cols - HOST_PREFIX));
+        }
+    }
+}
+
 /* Kernel time by class (-v only: the breakdown above already splits compute by class). */
 static void text_kernels(FILE *out, const struct ssa_summary *s, int per_step)
 {
@@ -457,6 +491,7 @@ static void text_section(FILE *out, const struct report_view *v, const struct re
     text_gpu_note(out, v);
     text_bar(out, s, o->color);
     text_categories(out, s, v->per_step, o->verbose);
+    if (v->per_step) text_host(out, v, o->verbose);
     if (o->verbose) text_kernels(out, s, v->per_step);
     text_counts(out, s, v->per_step, o->verbose);
     if (v->has_graphs) text_wrapped(out, "  graphs    ", v->graphs);

@@ -145,6 +145,33 @@ static int program_text(const struct ssa_program *p, char *buf, size_t size)
     return 1;
 }
 
+/* The GPU-idle categories that samples fell in, the most time first, with their lines. */
+static void host_categories(struct report_view *v)
+{
+    const struct ssa_result *r = v->r;
+    v->has_samples = r->host.counted > 0 && v->s.steps > 0;
+    if (!v->has_samples) return;
+    for (size_t i = 0; i < r->host.n_cells; i++)
+        if (r->host.cells[i].cat >= SSA_CAT_FIRST_IDLE)
+            v->sampled_idle_ms += (double)r->host.cells[i].ns / 1e6 / (double)v->s.steps;
+    for (int c = SSA_CAT_FIRST_IDLE; c < SSA_CAT_COUNT; c++) {
+        struct report_hostcat *h = &v->hostcats[v->n_hostcats];
+        struct ssa_hotspot hot[REPORT_HOTSPOTS];
+        h->cat = c, h->ms = v->s.cat_ms[c];
+        h->n = ssa_host_hotspots(r, &v->s, SSA_CAT_BIT(c), hot, REPORT_HOTSPOTS);
+        if (!h->n) continue;
+        for (size_t i = 0; i < h->n; i++) {
+            h->v[i].h = hot[i];
+            ssa_hotspot_label(&hot[i], h->v[i].where, sizeof h->v[i].where);
+        }
+        size_t at = v->n_hostcats++; /* insertion by the category's time */
+        for (; at > 0 && v->hostcats[at - 1].ms < h->ms; at--) {
+            struct report_hostcat t = v->hostcats[at - 1];
+            v->hostcats[at - 1] = v->hostcats[at], v->hostcats[at] = t;
+        }
+    }
+}
+
 void report_view_build(struct report_view *v, const struct ssa_result *r,
                        const struct ssa_peer *peer)
 {
@@ -167,6 +194,7 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
             if (strcmp(v->f.v[k].id, v->f.v[i].alternative_to) == 0) v->alt_of[i] = k + 1;
     v->has_graphs = v->per_step && graphs_text(&v->s, v->graphs, sizeof v->graphs);
     v->has_program = program_text(&r->program, v->program, sizeof v->program);
+    host_categories(v);
 }
 
 char *report_kernel_name(const char *raw, size_t max_chars)

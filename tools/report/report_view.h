@@ -22,6 +22,21 @@ struct report_env {
     struct ssa_env_verdict v[SSA_ENV_MAX_CHECKS];
 };
 
+/* Where one GPU-idle category's host time went: the user's lines (ssa_host_hotspots). */
+#define REPORT_HOTSPOTS 10 /* kept per category; the text report shows 3 (-v: all) */
+struct report_hotspot {
+    struct ssa_hotspot h;
+    char where[192]; /* "function (file:57,56)": the file by its name, the hottest lines;
+                      * raw bytes of the trace (escape them) */
+};
+struct report_hostcat {
+    int cat;   /* enum ssa_cat (GPU idle) */
+    double ms; /* the category's ms/step */
+    size_t n;
+    struct report_hotspot v[REPORT_HOTSPOTS];
+};
+#define REPORT_HOSTCATS (SSA_CAT_COUNT - SSA_CAT_FIRST_IDLE)
+
 struct report_view {
     const struct ssa_result *r; /* borrowed: the analysis of the trace */
     struct ssa_summary s;
@@ -53,6 +68,14 @@ struct report_view {
     int has_program;
     char program[200];
     char graphs[256];
+    /* Python stack samples of the training thread in the steady steps (r->host.counted > 0):
+     * the GPU-idle categories with samples, the most time first, and the flame graph's nodes
+     * (r->host.flame, borrowed) */
+    int has_samples;
+    double sampled_idle_ms; /* the samples' GPU-idle time per steady step: near the timeline's
+                             * GPU-idle time when the weights are right */
+    size_t n_hostcats;
+    struct report_hostcat hostcats[REPORT_HOSTCATS];
 };
 
 /* Fills v from r (and its peer in a multi-rank job, NULL when reported alone). v borrows r,
