@@ -6,8 +6,12 @@ always runs first), and reports the median and spread of ms/step and of the rati
 plain run of the same repetition:
 
   plain       the program alone
-  full        stepscope record --mode full
-  light       stepscope record --mode light
+  full        stepscope record --mode full --capture all (the whole run recorded)
+  light       stepscope record --mode light --capture all
+  auto        stepscope record as it runs by default (--capture auto: the first 100 steps
+              recorded, then CUPTI detached); checked like full
+  X-cb        configuration X with STEPSCOPE_API=callbacks (API calls through CUPTI callbacks
+              with our timestamps instead of CUPTI's API activity records)
   outside     stepscope record --capture seconds:3600-3601 (never inside the window)
   floor       a bare CUPTI client with the same activity kinds (bench/overhead/cupti_floor.c)
   torchprof   torch.profiler around the timed steps
@@ -117,12 +121,17 @@ def command(config, workload, args, scratch):
     if config.endswith("-noshim"):
         config = config[:-len("-noshim")]
         rec.append("--no-python-shim")
+    if config.endswith("-cb"):
+        config = config[:-len("-cb")]
+        env["STEPSCOPE_API"] = "callbacks"
     if config == "plain":
         return prog, env
     if config == "full":
-        return rec + ["--mode", "full", "--"] + prog, env
+        return rec + ["--mode", "full", "--capture", "all", "--"] + prog, env
     if config == "light":
-        return rec + ["--mode", "light", "--"] + prog, env
+        return rec + ["--mode", "light", "--capture", "all", "--"] + prog, env
+    if config == "auto":
+        return rec + ["--"] + prog, env
     if config.startswith("light-no-"):
         # light mode with some CUPTI kinds left off: which kind costs what
         off = config[len("light-no-"):]
@@ -159,7 +168,7 @@ def command(config, workload, args, scratch):
 
 def base_config(config):
     """The configuration without its -nonvtx/-attached/-noshim modifiers."""
-    for suffix in ("-nonvtx", "-attached", "-noshim"):
+    for suffix in ("-nonvtx", "-attached", "-noshim", "-cb"):
         if config.endswith(suffix):
             config = config[:-len(suffix)]
     return config
@@ -182,6 +191,32 @@ def stepscope_counts(args, folder):
         for kind, n in one.get("records", {}).items():
             counts[kind] = counts.get(kind, 0) + int(n)
     return counts
+
+
+def own_cost(args, folder):
+    """What `stepscope report` says of the recording's own cost in the traces under folder
+    (the process with the most kernels): basis, ms/step and spread, the unrecorded steps'
+    median, the recorded steps' median; None when no report could be made."""
+    traces = sorted(glob.glob(os.path.join(folder, "**", "*.sstrace"), recursive=True))
+    best = None
+    for t in traces:
+        try:
+            p = subprocess.run([args.stepscope, "report", "--format", "json", t],
+                               capture_output=True, text=True, timeout=120)
+            r = json.loads(p.stdout)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            continue
+        if best is None or r["trace"]["kernels"] > best["trace"]["kernels"]:
+            best = r
+    if best is None:
+        return None
+    rc = best["recording_cost"]
+    return {"basis": rc["basis"], "ms_per_step": rc["ms_per_step"],
+            "low": rc.get("ms_per_step_low"), "high": rc.get("ms_per_step_high"),
+            "baseline_ms": rc.get("baseline_ms"), "recorded_median_ms": best["steps"]["median_ms"],
+            "recorded_mean_ms": best["steps"]["mean_ms"],
+            "findings": [(f["id"], f["severity"], round(f["saving_ms_per_step"], 2))
+                         for f in best["findings"]]}
 
 
 def nsys_kernels(args, scratch):
@@ -221,9 +256,11 @@ def verify(config, workload, args, scratch, result, stderr):
     recordings that hold little by design pass."""
     base = base_config(config)
     facts = {}
-    if base == "full":
+    if base in ("full", "auto"):
         counts = stepscope_counts(args, os.path.join(scratch, config)) or {}
         facts["kernels"] = counts.get("kernel", 0)
+        if base == "auto":  # the report's measured cost, to hold against this round's plain
+            facts["report"] = own_cost(args, os.path.join(scratch, config))
         return bool(facts["kernels"]), facts
     if base == "light" or (base.startswith("light-no-") and base != "light-no-all"):
         # light mode records API calls and copies, not kernels (src/collect/ssc_cupti.c)

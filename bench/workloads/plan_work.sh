@@ -8,6 +8,7 @@
 #   smoke        every framework program once (its fixed or plain variant), 3 timed steps; the
 #                host plants are simple and run first thing in record-core
 #   record-core  `stepscope record` of the host-time plants and the C/C++ cadence twins
+#   record-c     the same of the C/C++ cadence twins only
 #   truth-host   host/make_truth.py: the plants' locations and savings, 3 interleaved reps
 #   truth-c      the C and C++ cadence twins, 2 interleaved reps
 #   record-fw    `stepscope record` of every framework configuration
@@ -19,7 +20,7 @@
 # default: the one PLAN_PYTHON imports), PLAN_BUILD (build folder, default build-gpu),
 # PLAN_SKIP_BUILD=1 (use what PLAN_BUILD holds), PLAN_JOBS (build parallelism, default 12).
 set -eu
-stage=${1:?usage: plan_work.sh build|smoke|record-core|truth-host|truth-c|record-fw|truth-fw}
+stage=${1:?usage: plan_work.sh build|smoke|record-core|record-c|truth-host|truth-c|record-fw|truth-fw}
 device=${PLAN_DEVICE:-cuda}
 py=${PLAN_PYTHON:-python3}
 bld=${PLAN_BUILD:-build-gpu}
@@ -63,6 +64,7 @@ case $stage in
   build) build ;;
   smoke) "$py" "${twins[@]}" smoke --programs "$(smoke_configs)" --out "$out" ;;
   record-core) "$py" "${twins[@]}" record --stepscope "$bld/stepscope" --programs host,cabi,cxx --out "$out" ;;
+  record-c) "$py" "${twins[@]}" record --stepscope "$bld/stepscope" --programs cabi,cxx --out "$out" ;;
   truth-host) "$py" bench/workloads/host/make_truth.py --reps 3 --device "$device" --python "$py" \
                 --budget-s "$budget" --out "$out" ;;
   truth-c) "$py" "${twins[@]}" truth --programs cabi,cxx --reps 2 --out "$out" ;;
