@@ -31,6 +31,7 @@
 #include "trace/sst_names.h"
 #include "trace/sst_reader.h"
 #include "util/json_out.h"
+#include "util/ss_cxxname.h"
 #include "util/ss_error.h"
 
 #define SSX_GPU_PID 0x40000000u   /* pseudo pid of GPU d: SSX_GPU_PID + d */
@@ -45,6 +46,8 @@
 struct lane {
     uint32_t device, stream;
 };
+
+#define SSX_NAME_SLOTS 4096
 
 struct exporter {
     struct sst_reader *r;
@@ -66,6 +69,13 @@ struct exporter {
     double py_hz;            /* the trace's sampling rate (0: unknown) */
     uint32_t py_tracks[SSX_PY_TRACKS];
     size_t n_py_tracks;
+    /* kernel names demangled once per string id (open addressing; a full table demangles
+     * the rest on every use): slot state 0 empty, 1 not mangled, 2 demangled in dem */
+    struct {
+        uint32_t id;
+        uint8_t state;
+        char *dem;
+    } names[SSX_NAME_SLOTS];
     int err;
 };
 
@@ -105,6 +115,52 @@ static void ev_name_id(struct exporter *x, uint32_t id, const char *fallback)
         json_string_n(&x->j, s, len);
     else
         json_string(&x->j, fallback);
+}
+
+/* The demangled name of string id (NULL: not a mangled name, show it as it is); owned by the
+ * cache, or *tmp (the caller frees) when the cache is full. */
+static const char *demangled(struct exporter *x, uint32_t id, char **tmp)
+{
+    *tmp = NULL;
+    size_t i = (id * 2654435761u) & (SSX_NAME_SLOTS - 1);
+    for (size_t probe = 0; probe < 64; probe++, i = (i + 1) & (SSX_NAME_SLOTS - 1)) {
+        if (x->names[i].state && x->names[i].id == id) return x->names[i].dem;
+        if (x->names[i].state) continue;
+        uint32_t len;
+        const char *s = str(x, id, &len);
+        x->names[i].id = id;
+        x->names[i].dem = s ? ss_demangle(s, len) : NULL;
+        x->names[i].state = x->names[i].dem ? 2 : 1;
+        return x->names[i].dem;
+    }
+    uint32_t len;
+    const char *s = str(x, id, &len);
+    return *tmp = s ? ss_demangle(s, len) : NULL;
+}
+
+/* A kernel's name: demangled when it is a C++ mangled name (the mangled one goes in its args,
+ * ev_mangled), else as the trace holds it. */
+static void ev_kernel_name(struct exporter *x, uint32_t id)
+{
+    char *tmp;
+    const char *dem = demangled(x, id, &tmp);
+    if (dem)
+        json_kv_string(&x->j, "name", dem);
+    else
+        ev_name_id(x, id, "kernel");
+    free(tmp);
+}
+
+static void ev_mangled(struct exporter *x, uint32_t id)
+{
+    char *tmp;
+    const char *dem = demangled(x, id, &tmp);
+    free(tmp);
+    uint32_t len;
+    const char *s = dem ? str(x, id, &len) : NULL;
+    if (!s) return;
+    json_key(&x->j, "mangled");
+    json_string_n(&x->j, s, len);
 }
 
 static void ev_dur(struct exporter *x, uint64_t start, uint64_t end)
@@ -216,6 +272,8 @@ static uint64_t gpu_slice_begin(struct exporter *x, const struct gpu_work *w)
     ev_begin(x, "X", pid, w->stream, w->start);
     if (w->name)
         json_kv_string(&x->j, "name", w->name);
+    else if (strcmp(w->cat, "kernel") == 0)
+        ev_kernel_name(x, w->name_id);
     else
         ev_name_id(x, w->name_id, w->cat);
     json_kv_string(&x->j, "cat", w->cat);
@@ -252,6 +310,7 @@ static void on_kernel(struct exporter *x, const struct sst_rec_header *h)
     json_u64_triple(&x->j, "grid", k.grid[0], k.grid[1], k.grid[2]);
     json_u64_triple(&x->j, "block", k.block[0], k.block[1], k.block[2]);
     json_kv_u64(&x->j, "registers", k.registers);
+    ev_mangled(x, k.name);
     gpu_slice_end(x, &w, pid);
 }
 
@@ -563,6 +622,8 @@ int ssi_perfetto_write(struct sst_reader *r, const struct ssa_result *res, FILE 
     int rc = sst_reader_rewind(r);
     if (rc == 0) rc = write_events(x, res, f, warn, cap);
     ssa_pystream_free(x->py);
+    for (size_t i = 0; i < SSX_NAME_SLOTS; i++)
+        free(x->names[i].dem);
     free(x);
     return rc;
 }

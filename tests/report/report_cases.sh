@@ -263,6 +263,11 @@ ph = Counter(e["ph"] for e in ev)
 kernels = [e for e in ev if e.get("cat") == "kernel"]
 assert len(kernels) == 3139, len(kernels)                      # as nsys counted (tests/real)
 assert all(e["dur"] >= 0 and e["pid"] >= 0x40000000 for e in kernels)
+# C++ names demangled, the mangled one kept in the args (issue #22)
+mangled = [e for e in kernels if "mangled" in e["args"]]
+assert mangled and all(e["args"]["mangled"].startswith("_Z") and not e["name"].startswith("_Z")
+                       for e in mangled), mangled[:1]
+assert any("at::native::" in e["name"] for e in kernels)
 starts = {e["id"] for e in ev if e["ph"] == "s"}
 ends = {e["id"] for e in ev if e["ph"] == "f"}
 assert starts and len(starts & ends) >= 0.95 * len(ends), (len(starts), len(ends))
