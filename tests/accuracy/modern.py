@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""The report on programs that follow its own advice (issue #19): CUDA-graph replay and
+torch.compile, recorded on the H200 (tests/fixtures/h200-1201/fw, graph/), against their plain
+timings (tests/fixtures/h200-1201/truth-modern.json). One check per ctest test:
+
+  graph_steps       graph replay without optimizer.step() from Python: steps are the launches of
+                    the graph, at least 90 % of the recorded replays
+  graph_step_time   its median step within 5 % of the plain run + the recording's own cost
+  graph_advice      no finding tells a graph-replaying program to use CUDA graphs/torch.compile
+  graph_nomarkers   a CUDA program without markers (graph_trace.cu, node- and graph-level
+                    tracing): steps from its 2100 replays, GPU activity seen in both
+  eager_advice      the eager twin of the graph program: launch-bound, told to compile/graph
+  compiled_advice   torch.compile'd programs are known compiled and never told torch.compile(model)
+  recompiles        the recompiling program: recompiles first, fixed with mark_dynamic; its
+                    fixed twin has no recompiles finding
+
+    modern.py STEPSCOPE FIXTURES CHECK     # exit 0 pass, 1 fail
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+STEP_REL = 0.05
+
+
+def report(ss, path):
+    out = subprocess.run([ss, "report", "--format", "json", path], check=True,
+                         capture_output=True, text=True, timeout=120).stdout
+    return json.loads(out)
+
+
+def trace(fx, sub):
+    found = sorted(glob.glob(os.path.join(fx, "h200-1201", sub)), key=os.path.getsize)
+    return found[-1]  # the process that ran the program: the largest trace of the folder
+
+
+def fixes(r):
+    return [f["fix"] for f in r["findings"]]
+
+
+def check_graph_steps(ss, fx, truth):
+    r = report(ss, trace(fx, "fw/cuda_graph-fixed/*.sstrace"))
+    st = r["steps"]
+    found = st["analysed"] + st["warmup_excluded"]
+    ok = st["source"] == "graph_launches" and found >= 0.9 * (st["graph_launches"] - 1)
+    return ok, "source %s, %d steps of %d graph launches" % (st["source"], found,
+                                                           st.get("graph_launches", 0))
+
+
+def check_graph_step_time(ss, fx, truth):
+    r = report(ss, trace(fx, "fw/cuda_graph-fixed/*.sstrace"))
+    plain = truth["plain_ms_per_step"]["cuda_graph-fixed"]
+    want = plain + r["recording_cost"]["ms_per_step"]
+    got = r["steps"]["median_ms"]
+    return abs(got - want) <= STEP_REL * want, "median %.3f ms vs plain %.3f + recording %.3f" % (
+        got, plain, r["recording_cost"]["ms_per_step"])
+
+
+def check_graph_advice(ss, fx, truth):
+    r = report(ss, trace(fx, "fw/cuda_graph-fixed/*.sstrace"))
+    bad = [f for f in fixes(r) if "torch.compile(model)" in f or "CUDA graphs (torch.compile" in f]
+    return not bad and r["per_step"].get("graph_launches", 0) >= 0.9, "graph advice: %s" % bad
+
+
+def check_graph_nomarkers(ss, fx, truth):
+    rows, ok = [], True
+    for mode in ("node", "graph"):
+        r = report(ss, os.path.join(fx, "h200-1201", "graph", "replay-%s.sstrace" % mode))
+        st = r["steps"]
+        n = st["analysed"] + st["warmup_excluded"]
+        ok &= st["source"] == "graph_launches" and n >= 0.9 * 2100 and r["gpu_busy_pct"] > 50
+        rows.append("%s: %s %d steps, GPU busy %.0f %%" % (mode, st["source"], n, r["gpu_busy_pct"]))
+    return ok, "; ".join(rows)
+
+
+def check_eager_advice(ss, fx, truth):
+    r = report(ss, trace(fx, "fw/cuda_graph-bad/*.sstrace"))
+    top = r["findings"][0] if r["findings"] else {}
+    ok = top.get("id") == "launch_bound" and "torch.compile(model)" in top.get("fix", "")
+    return ok, "top %s: %s" % (top.get("id"), top.get("fix", "")[:80])
+
+
+def check_compiled_advice(ss, fx, truth):
+    rows, ok = [], True
+    for sub in ("fw/compile_default-plain/*.sstrace", "fw/compile_recompile-fixed/*.sstrace"):
+        r = report(ss, trace(fx, sub))
+        bad = [f for f in fixes(r) if "torch.compile(model)," in f]
+        ok &= r["program"]["compiled"] and not bad
+        rows.append("%s: compiled %s, %d findings, compile advice %s" % (
+            sub.split("/")[1], r["program"]["compiled"], len(r["findings"]), bad))
+    return ok, "; ".join(rows)
+
+
+def check_recompiles(ss, fx, truth):
+    bad = report(ss, trace(fx, "fw/compile_recompile-bad/*.sstrace"))
+    fixed = report(ss, trace(fx, "fw/compile_recompile-fixed/*.sstrace"))
+    top = bad["findings"][0] if bad["findings"] else {}
+    ok = (top.get("id") == "recompiles" and "mark_dynamic" in top.get("fix", "") and
+          "recompiles" not in [f["id"] for f in fixed["findings"]])
+    return ok, "bad's top %s (%s); fixed's %s" % (top.get("id"), top.get("saving_ms_per_step"),
+                                                  [f["id"] for f in fixed["findings"]])
+
+
+CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
+
+
+def main(argv):
+    if len(argv) != 3 or argv[2] not in CHECKS:
+        sys.stderr.write(__doc__)
+        return 2
+    with open(os.path.join(argv[1], "h200-1201", "truth-modern.json")) as f:
+        truth = json.load(f)
+    ok, detail = CHECKS[argv[2]](argv[0], argv[1], truth)
+    print("%s %s: %s" % ("pass" if ok else "FAIL", argv[2], detail))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
