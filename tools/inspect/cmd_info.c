@@ -103,7 +103,7 @@ static void note_record(struct info_acc *a, const struct sst_rec_header *h)
     uint64_t t0, t1;
     if (h->type < SST_REC_TYPE_LIMIT) a->counts[h->type]++;
     a->record_bytes += h->size;
-    if (rec_time_range(h, &t0, &t1)) {
+    if (sst_rec_time_range(h, &t0, &t1)) {
         if (!a->have_span || t0 < a->first_ns) a->first_ns = t0;
         if (!a->have_span || t1 > a->last_ns) a->last_ns = t1;
         a->have_span = 1;
