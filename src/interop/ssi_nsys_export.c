@@ -18,6 +18,7 @@
 #include "interop/ssi.h"
 #include "interop/ssi_nsys.h"
 #include "interop/ssi_nsys_xp.h"
+#include "trace/sst_cbid.h"
 #include "trace/sst_names.h"
 #include "util/ss_error.h"
 
@@ -322,7 +323,7 @@ static void on_sync(struct xp *x, const struct sst_rec_header *h)
 
 static int64_t api_name_id(struct xp *x, uint8_t domain, uint32_t cbid)
 {
-    size_t cap = ssi_nsys_cbid_count(domain);
+    size_t cap = sst_cbid_count(domain);
     if (cbid < cap && x->api_ids[domain] && x->api_ids[domain][cbid])
         return x->api_ids[domain][cbid];
     char buf[48];
