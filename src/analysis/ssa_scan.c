@@ -293,8 +293,7 @@ static inline void note_timed(struct ssa_scan *sc, struct ssa_result *res, uint6
     sc->n_records++;
 }
 
-/* The two record types that make most of a trace (kernels, API calls), on their own path
- * (what scan_record does for them, without its frame). */
+/* The two record types that make most of a trace (kernels, API calls), on their own path. */
 static inline int scan_hot(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
                            const struct sst_rec_header *h)
 {
@@ -310,47 +309,10 @@ static inline int scan_hot(struct ssa_scan *sc, struct sst_reader *r, struct ssa
     return note_api(sc, res, &a);
 }
 
-static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
-                       const struct sst_rec_header *h)
+/* The records that describe the process and its environment rather than its timeline. */
+static void note_fact(struct sst_reader *r, struct ssa_result *res, const struct sst_rec_header *h)
 {
-    uint64_t t0, t1, contrib = UINT64_MAX;
-    int rc = 0;
-    if (rec_span(h, &t0, &t1)) {
-        note_span(sc, res, t0, t1);
-        contrib = t0;
-    }
     switch (h->type) {
-    case SST_REC_KERNEL: {
-        struct sst_rec_kernel k;
-        SSA_LOAD(h, k);
-        rc = note_kernel(sc, r, res, &k);
-        break;
-    }
-    case SST_REC_MEMCPY:
-        res->memcpys++;
-        break;
-    case SST_REC_MEMSET:
-        res->memsets++;
-        break;
-    case SST_REC_API: {
-        struct sst_rec_api a;
-        SSA_LOAD(h, a);
-        rc = note_api(sc, res, &a);
-        break;
-    }
-    case SST_REC_STEP: {
-        struct sst_rec_step s;
-        SSA_LOAD(h, s);
-        rc = note_step_record(sc, &s);
-        break;
-    }
-    case SST_REC_NVTX_PUSH:
-    case SST_REC_NVTX_POP: {
-        struct sst_rec_nvtx n;
-        SSA_LOAD(h, n);
-        rc = note_nvtx(sc, r, &n, &contrib);
-        break;
-    }
     case SST_REC_PROCESS: {
         struct sst_rec_process p;
         SSA_LOAD(h, p);
@@ -376,12 +338,6 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         if (hs.children > res->env.children_max) res->env.children_max = hs.children;
         break;
     }
-    case SST_REC_CAPTURE: {
-        struct sst_rec_capture c;
-        SSA_LOAD(h, c);
-        rc = ssa_capture_note(sc, &c);
-        break;
-    }
     case SST_REC_DROPPED: {
         struct sst_rec_dropped d;
         SSA_LOAD(h, d);
@@ -389,6 +345,48 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         break;
     }
     default:
+        break;
+    }
+}
+
+/* Every record but kernels and API calls (scan_hot): its span, its block's earliest time. */
+static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
+                       const struct sst_rec_header *h)
+{
+    uint64_t t0, t1, contrib = UINT64_MAX;
+    int rc = 0;
+    if (rec_span(h, &t0, &t1)) {
+        note_span(sc, res, t0, t1);
+        contrib = t0;
+    }
+    switch (h->type) {
+    case SST_REC_MEMCPY:
+        res->memcpys++;
+        break;
+    case SST_REC_MEMSET:
+        res->memsets++;
+        break;
+    case SST_REC_STEP: {
+        struct sst_rec_step s;
+        SSA_LOAD(h, s);
+        rc = note_step_record(sc, &s);
+        break;
+    }
+    case SST_REC_NVTX_PUSH:
+    case SST_REC_NVTX_POP: {
+        struct sst_rec_nvtx n;
+        SSA_LOAD(h, n);
+        rc = note_nvtx(sc, r, &n, &contrib);
+        break;
+    }
+    case SST_REC_CAPTURE: {
+        struct sst_rec_capture c;
+        SSA_LOAD(h, c);
+        rc = ssa_capture_note(sc, &c);
+        break;
+    }
+    default:
+        note_fact(r, res, h);
         break;
     }
     note_block_time(sc, contrib);
