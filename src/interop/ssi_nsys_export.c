@@ -755,15 +755,15 @@ static int open_db(struct xp *x, const char *out_path, char **tmp, char *err, si
 }
 
 /* On success err may hold a warning (the trace was cut short or damaged). */
-int ssi_nsys_export_reader(struct sst_reader *r, const char *source, const char *out_path,
-                           char *err, size_t errlen)
+int ssi_nsys_export_reader(const struct ssi_export_in *in, const char *out_path, char *err,
+                           size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
-    struct xp x = {.err = err, .errlen = errlen, .t_min = UINT64_MAX, .r = r};
+    struct xp x = {.err = err, .errlen = errlen, .t_min = UINT64_MAX, .r = in->r};
     char *tmp = NULL, warn[256] = "";
-    int rc = sst_reader_rewind(r);
+    int rc = sst_reader_rewind(in->r);
     if (rc == 0) rc = open_db(&x, out_path, &tmp, err, errlen);
-    if (rc == 0) rc = export_db(&x, source, warn, sizeof warn);
+    if (rc == 0) rc = export_db(&x, in->source, warn, sizeof warn);
     xp_free(&x);
     if (x.db && sqlite3_close(x.db) != SQLITE_OK && !rc) rc = SS_EIO;
     if (tmp && !rc)
@@ -781,7 +781,15 @@ int ssi_nsys_export(const char *in_path, const char *source, const char *out_pat
     struct sst_reader *r;
     int rc = open_trace(in_path, &r, err, errlen);
     if (rc) return rc;
-    rc = ssi_nsys_export_reader(r, source ? source : in_path, out_path, err, errlen);
+    struct ssi_export_in in = {r, NULL, source ? source : in_path};
+    rc = ssi_nsys_export_reader(&in, out_path, err, errlen);
     sst_reader_close(r);
     return rc;
 }
+
+const struct ssi_exporter ssi_export_nsys_sqlite = {
+    "nsys-sqlite", ".sqlite",
+    "an SQLite database in the schema of `nsys export --type sqlite`\n"
+    "(Nsight Systems 2025.3.1): kernels, copies, memsets, syncs, CUDA API\n"
+    "calls, NVTX ranges, threads, GPUs; `nsys stats` and `nsys analyze` read it.",
+    0, NULL, ssi_nsys_export_reader};

@@ -485,8 +485,7 @@ static int write_events(struct exporter *x, const struct ssa_result *res, FILE *
     return json_finish(&x->j) == 0 ? 0 : SS_EIO;
 }
 
-int ssi_perfetto_write(struct sst_reader *r, const struct ssa_result *res, FILE *f, char *warn,
-                       size_t cap)
+int ssi_perfetto_write(const struct ssi_export_in *in, FILE *f, char *warn, size_t cap)
 {
     if (warn && cap) warn[0] = '\0';
     struct exporter *x = calloc(1, sizeof *x); /* the lane table is large for the stack */
@@ -494,9 +493,17 @@ int ssi_perfetto_write(struct sst_reader *r, const struct ssa_result *res, FILE 
         if (warn && cap) snprintf(warn, cap, "out of memory");
         return SS_ENOMEM;
     }
-    x->r = r;
-    int rc = sst_reader_rewind(r);
-    if (rc == 0) rc = write_events(x, res, f, warn, cap);
+    x->r = in->r;
+    int rc = sst_reader_rewind(in->r);
+    if (rc == 0) rc = write_events(x, in->res, f, warn, cap);
     free(x);
     return rc;
 }
+
+const struct ssi_exporter ssi_export_perfetto = {
+    "perfetto", ".perfetto.json",
+    "Chrome Trace Event JSON for Perfetto UI and chrome://tracing: host threads\n"
+    "(CUDA API calls, NVTX ranges, step markers, CPU and RSS counters), one\n"
+    "track per GPU stream (kernels, copies, memsets), flow arrows from each\n"
+    "launch to its GPU work, and stepscope's attribution of every step.",
+    1, ssi_perfetto_write, NULL};
