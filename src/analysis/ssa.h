@@ -398,7 +398,7 @@ struct ssa_finding {
     char estimate[320]; /* how the saving was estimated */
     char fix[320];
 };
-#define SSA_MAX_FINDINGS 12
+#define SSA_MAX_FINDINGS 16 /* room for every rule of ssa_findings.c (asserted there), and more */
 #define SSA_FINDING_MIN_PCT 1.0 /* rules whose saving is below this share of the step are quiet */
 
 struct ssa_findings {
