@@ -1,6 +1,7 @@
-/* test_rec_kinds — the kinds' table (SST_REC_TYPES) gives every record kind from 1 to the last
- * a name, a minimum size past the header, and its time; a hole in the numbering, a repeated
- * name or a kind whose time is not where the table says fails here. */
+/* test_rec_kinds [TRACE_FORMAT_MD] — the kinds' table (SST_REC_TYPES) gives every record kind
+ * from 1 to the last a name, a minimum size past the header, and its time; a hole in the
+ * numbering, a repeated name or a kind whose time is not where the table says fails here. With
+ * the spec's path, its table of record types must say the same numbers, names and sizes. */
 #include "trace/sst_names.h"
 #include "trace_util.h"
 
@@ -74,9 +75,32 @@ static void times(void)
     CHECK_EQ(sst_rec_time_range(&unknown, &t0, &t1), 0);
 }
 
-int main(void)
+/* The spec's rows "| 6 | `kernel` | 72 | ..." against the table, both ways. */
+static void spec_rows(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    REQUIRE(f != NULL);
+    int seen[SST_REC_TYPE_LIMIT] = {0};
+    char line[1024], name[64];
+    unsigned type, size;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "| %u | `%63[^`]` | %u", &type, name, &size) != 3) continue;
+        const char *want = type < SST_REC_TYPE_LIMIT ? sst_rec_type_name((uint16_t)type) : NULL;
+        if (!want || strcmp(want, name) != 0 || size != sst_rec_min_size((uint16_t)type))
+            SS_FAIL_AT("%s: row %u `%s` %u does not match the table (%s, %zu)", path, type, name,
+                       size, want ? want : "no such kind", sst_rec_min_size((uint16_t)type));
+        else
+            seen[type] = 1;
+    }
+    fclose(f);
+    for (uint16_t t = 1; t < SST_REC_TYPE_LIMIT; t++)
+        if (!seen[t]) SS_FAIL_AT("%s has no row for record kind %u", path, (unsigned)t);
+}
+
+int main(int argc, char **argv)
 {
     names_and_sizes();
     times();
+    if (argc > 1) spec_rows(argv[1]);
     return ss_test_result();
 }
