@@ -114,15 +114,8 @@ static int parse_export_args(int argc, char **argv, struct export_args *a)
     }
     if (argc - optind != 1) return cli_usage_error(VERB, "want one TRACE");
     a->in = argv[optind];
-    if (a->out && !*a->out) return cli_usage_error(VERB, "empty -o OUT");
-    if (a->out) return 0;
-    /* no -o: next to the input, never over an existing file unless --force */
-    if (cli_default_output(a->in, a->fmt->suffix, a->default_out,
-                           sizeof a->default_out) != 0)
-        return cli_usage_error(VERB, "cannot name an output for '%s': give -o OUT", a->in);
-    a->out = a->default_out;
-    a->out_flags |= SS_OUT_NO_CLOBBER;
-    return 0;
+    return cli_output_beside(VERB, a->in, a->fmt->suffix, &a->out, &a->out_flags, a->default_out,
+                             sizeof a->default_out);
 }
 
 /* ---- writing ---- */

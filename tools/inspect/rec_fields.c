@@ -93,11 +93,7 @@ static void f_name(struct rec_sink *s, const char *key, const char *name)
 static void f_enum(struct rec_sink *s, const char *key, const char *name, unsigned v)
 {
     char buf[32];
-    if (!name) {
-        snprintf(buf, sizeof buf, "unknown(%u)", v);
-        name = buf;
-    }
-    f_name(s, key, name);
+    f_name(s, key, rn_enum(buf, sizeof buf, name, v));
 }
 
 static void f_dim3(struct rec_sink *s, const char *key, uint32_t a, uint32_t b, uint32_t c)
