@@ -1,8 +1,8 @@
 /*
  * cmd.h — what the stepscope verbs share: their entry points and small CLI helpers.
  *
- * One verb per file (tools/cmd_<verb>.c), each with its own usage text and --help, all
- * listed in the verb table in tools/stepscope.c. A verb is called with argv[0] set to its
+ * One verb per file (tools/<family>/cmd_<verb>.c), each with its own usage text and --help,
+ * all listed in the verb table in tools/stepscope.c. A verb is called with argv[0] set to its
  * own name and returns the process exit status:
  *   CLI_EXIT_OK (0)    done (a truncated trace that could be read still counts as done)
  *   CLI_EXIT_FAIL (1)  an input could not be read, or output could not be written
