@@ -228,60 +228,16 @@ static void note_env(struct sst_reader *r, struct ssa_result *res, const struct 
     }
 }
 
-_Static_assert(offsetof(struct sst_rec_memset, start_ns) ==
-                       offsetof(struct sst_rec_memcpy, start_ns) &&
-                   offsetof(struct sst_rec_memset, end_ns) ==
-                       offsetof(struct sst_rec_memcpy, end_ns),
-               "memset and memcpy share their time fields");
-_Static_assert(offsetof(struct sst_rec_nvtx, ts_ns) == 8 &&
-                   offsetof(struct sst_rec_step, ts_ns) == 8,
-               "instant records keep ts_ns at offset 8");
-
-/* The interval [t0, t1] a timed record covers; 0 when it has no time. */
+/* The interval [t0, t1] a record covers (sst_rec_time_range, from the kinds' table) when it
+ * is of a kind that spans the analysed timeline: GPU work, API calls, NVTX push/pop/mark and
+ * step markers (not thread names, samples or NVTX start/end); 0 otherwise. */
 static int rec_span(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1)
 {
-    uint64_t a, b;
-    switch (h->type) {
-    case SST_REC_KERNEL: {
-        struct sst_rec_kernel k;
-        SSA_LOAD(h, k);
-        a = k.start_ns, b = k.end_ns;
-        break;
-    }
-    case SST_REC_MEMCPY:
-    case SST_REC_MEMSET: /* same offsets for start/end (asserted below) */
-    {
-        struct sst_rec_memcpy m;
-        SSA_LOAD(h, m);
-        a = m.start_ns, b = m.end_ns;
-        break;
-    }
-    case SST_REC_SYNC: {
-        struct sst_rec_sync s;
-        SSA_LOAD(h, s);
-        a = s.start_ns, b = s.end_ns;
-        break;
-    }
-    case SST_REC_API: {
-        struct sst_rec_api s;
-        SSA_LOAD(h, s);
-        a = s.start_ns, b = s.end_ns;
-        break;
-    }
-    case SST_REC_NVTX_PUSH:
-    case SST_REC_NVTX_POP:
-    case SST_REC_NVTX_MARK:
-    case SST_REC_STEP: {
-        memcpy(&a, (const char *)h + 8, sizeof a); /* ts_ns: offset 8 (asserted below) */
-        b = a;
-        break;
-    }
-    default:
-        return 0;
-    }
-    *t0 = a < b ? a : b;
-    *t1 = a < b ? b : a;
-    return 1;
+    static const uint32_t timeline_kinds =
+        1u << SST_REC_KERNEL | 1u << SST_REC_MEMCPY | 1u << SST_REC_MEMSET | 1u << SST_REC_SYNC |
+        1u << SST_REC_API | 1u << SST_REC_NVTX_PUSH | 1u << SST_REC_NVTX_POP |
+        1u << SST_REC_NVTX_MARK | 1u << SST_REC_STEP;
+    return h->type < 32 && (timeline_kinds >> h->type & 1u) && sst_rec_time_range(h, t0, t1);
 }
 
 /* What every timed record does in pass 1: the span, its block's earliest time, the count. */
