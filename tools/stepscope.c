@@ -1,8 +1,9 @@
 /*
  * stepscope.c — the command-line entry point: finds the verb and hands it the arguments.
  *
- * Each verb lives in its own file (tools/cmd_<verb>.c) and appears once in the table below;
- * adding a verb is one new file and one line here. `stepscope --help` lists the table, so
+ * Each verb lives in its own file (tools/<family>/cmd_<verb>.c: report/, record/, inspect/,
+ * convert/, doctor/) and appears once in the table below; adding a verb is one new file, its
+ * declaration in common/cmd.h and one line here. `stepscope --help` lists the table, so
  * it never advertises a verb that is not built.
  */
 #include <stdio.h>

@@ -107,7 +107,7 @@ fi
 if [ -s "$REAL.sqlite" ]; then
     first=$(echo $FIXTURES | awk '{print $1}')
     python3 "$ROOT/bench/interop/nsys_schema_diff.py" "$REAL.sqlite" "$OUT/$(basename "$first" .sstrace).sqlite" \
-        "$ROOT/src/interop/ssi_cbid_names.c" | tee "$OUT/real-vs-stepscope.txt"
+        "$ROOT/src/trace/sst_cbid_table.h" | tee "$OUT/real-vs-stepscope.txt"
     grep -q '^FAIL' "$OUT/real-vs-stepscope.txt" && fails=$((fails + 1))
     if "$SS" report "$REAL.sqlite" > "$OUT/real-report.txt" 2>&1 &&
         "$SS" report --format json "$REAL.sqlite" > "$OUT/real-report.json" 2>> "$OUT/real-report.err"; then

@@ -26,11 +26,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def cbid_names():
     """(domain, cbid) -> name, from the generated table stepscope writes with."""
-    text = open(os.path.join(ROOT, "src/interop/ssi_cbid_names.c")).read()
+    text = open(os.path.join(ROOT, "src/trace/sst_cbid_table.h")).read()
     names = {}
-    for dom, arr in (("runtime", "k_runtime_names"), ("driver", "k_driver_names")):
-        body = text.split("static const char *const %s[] = {" % arr)[1].split("};")[0]
-        for cbid, name in re.findall(r'\[(\d+)\] = "([^"]+)"', body):
+    for dom, macro in (("runtime", "SST_CBID_RUNTIME"), ("driver", "SST_CBID_DRIVER")):
+        body = text.split("#define %s(X)" % macro)[1].split("#define")[0]
+        for name, cbid in re.findall(r'X\((\w+), (\d+)\)', body):
             names[(dom, int(cbid))] = name
     return names
 

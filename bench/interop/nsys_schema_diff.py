@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A real `nsys export --type sqlite` file against stepscope's nsys-sqlite export.
 
-  nsys_schema_diff.py REAL.sqlite OURS.sqlite src/interop/ssi_cbid_names.c
+  nsys_schema_diff.py REAL.sqlite OURS.sqlite src/trace/sst_cbid_table.h
 
 FAIL lines: a table both files have whose CREATE TABLE differs; an enum row stepscope writes
 whose name or label differs from nsys's for the same id; a CUDA API name nsys wrote that
@@ -22,7 +22,7 @@ def norm(sql):
 def main():
     real, ours = sqlite3.connect(sys.argv[1]), sqlite3.connect(sys.argv[2])
     table = open(sys.argv[3]).read()
-    known = set(re.findall(r'\] = "([^"]+)"', table))
+    known = set(re.findall(r'X\((\w+), \d+\)', table))
     fails = 0
 
     def fail(msg):

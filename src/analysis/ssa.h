@@ -77,8 +77,9 @@ enum ssa_kclass ssa_kernel_class(const char *name);
 const char *ssa_kclass_name(int kc); /* "gemm_tc", ..., "nccl" */
 int ssa_kclass_cat(int kc);          /* the category its busy time falls in */
 
-/* CUDA API calls as the attribution sees them (src/analysis/ssa_api_class.c: one table of
- * CUPTI callback ids). domain is enum sst_api_domain. */
+/* CUDA API calls as the attribution sees them (src/analysis/ssa_api_class.c: the calls it
+ * classes, by their names in the trace module's callback-id table, src/trace/sst_cbid.h).
+ * domain is enum sst_api_domain. */
 enum ssa_api_class {
     SSA_API_OTHER = 0,
     SSA_API_LAUNCH, /* kernel, graph, async copy or memset launch */
@@ -86,7 +87,8 @@ enum ssa_api_class {
     SSA_API_ALLOC,  /* device/host/managed allocation or free */
 };
 enum ssa_api_class ssa_api_class(uint8_t domain, uint32_t cbid);
-const char *ssa_api_name(uint8_t domain, uint32_t cbid); /* NULL when not in the table */
+/* The name (sst_cbid_name) of a call the analysis classes; NULL for every other call. */
+const char *ssa_api_name(uint8_t domain, uint32_t cbid);
 /* 1 for cudaGraphLaunch / cuGraphLaunch (and their _ptsz forms). */
 int ssa_is_graph_launch(uint8_t domain, uint32_t cbid);
 
@@ -521,7 +523,7 @@ struct ssa_finding {
     size_t n_hot;
     struct ssa_hotspot hot[SSA_FINDING_HOTSPOTS];
 };
-#define SSA_MAX_FINDINGS 16
+#define SSA_MAX_FINDINGS 16 /* room for every rule of ssa_findings.c (asserted there), and more */
 #define SSA_FINDING_MIN_PCT 1.0 /* rules whose saving is below this share of the step are quiet */
 
 struct ssa_findings {

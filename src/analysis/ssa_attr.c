@@ -858,6 +858,14 @@ static void on_nvtx(struct attr *a, const struct sst_rec_nvtx *n)
     if (st) st->n.data_ranges++;
 }
 
+/* The Python stack records (and the capture window) go to the sample stream, which places
+ * each completed sample in its step (place_sample). */
+static void attr_python(struct attr *a, const struct sst_rec_header *h)
+{
+    if (a->sc->host.py && ssa_pystream_feed(a->sc->host.py, a->r, h, place_sample, a))
+        a->err = SS_ENOMEM;
+}
+
 static void attr_record(struct attr *a, const struct sst_rec_header *h)
 {
     switch (h->type) {
@@ -898,24 +906,21 @@ static void attr_record(struct attr *a, const struct sst_rec_header *h)
         break;
     }
     case SST_REC_NVTX_PUSH:
-    case SST_REC_NVTX_POP: {
-        struct sst_rec_nvtx n;
-        SSA_LOAD(h, n);
-        on_nvtx(a, &n);
-        break;
-    }
+    case SST_REC_NVTX_POP:
     case SST_REC_NVTX_MARK: {
         struct sst_rec_nvtx n;
         SSA_LOAD(h, n);
-        on_nvtx_mark(a, &n);
+        if (h->type == SST_REC_NVTX_MARK)
+            on_nvtx_mark(a, &n);
+        else
+            on_nvtx(a, &n);
         break;
     }
     case SST_REC_PY_FRAME:
     case SST_REC_PY_STACK:
     case SST_REC_PY_SAMPLE:
     case SST_REC_CAPTURE:
-        if (a->sc->host.py && ssa_pystream_feed(a->sc->host.py, a->r, h, place_sample, a))
-            a->err = SS_ENOMEM;
+        attr_python(a, h);
         break;
     default:
         break;

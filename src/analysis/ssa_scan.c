@@ -271,66 +271,16 @@ static void note_env(struct sst_reader *r, struct ssa_result *res, const struct 
     }
 }
 
-_Static_assert(offsetof(struct sst_rec_memset, start_ns) ==
-                       offsetof(struct sst_rec_memcpy, start_ns) &&
-                   offsetof(struct sst_rec_memset, end_ns) ==
-                       offsetof(struct sst_rec_memcpy, end_ns),
-               "memset and memcpy share their time fields");
-_Static_assert(offsetof(struct sst_rec_nvtx, ts_ns) == 8 &&
-                   offsetof(struct sst_rec_step, ts_ns) == 8,
-               "instant records keep ts_ns at offset 8");
-
-/* The interval [t0, t1] a timed record covers; 0 when it has no time. */
+/* The interval [t0, t1] a record covers (sst_rec_time_range, from the kinds' table) when it
+ * is of a kind that spans the analysed timeline: GPU work, API calls, NVTX push/pop/mark and
+ * step markers (not thread names, samples or NVTX start/end); 0 otherwise. */
 static int rec_span(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1)
 {
-    uint64_t a, b;
-    switch (h->type) {
-    case SST_REC_KERNEL: {
-        struct sst_rec_kernel k;
-        SSA_LOAD(h, k);
-        a = k.start_ns, b = k.end_ns;
-        break;
-    }
-    case SST_REC_MEMCPY:
-    case SST_REC_MEMSET: /* same offsets for start/end (asserted below) */
-    {
-        struct sst_rec_memcpy m;
-        SSA_LOAD(h, m);
-        a = m.start_ns, b = m.end_ns;
-        break;
-    }
-    case SST_REC_SYNC: {
-        struct sst_rec_sync s;
-        SSA_LOAD(h, s);
-        a = s.start_ns, b = s.end_ns;
-        break;
-    }
-    case SST_REC_GRAPH: {
-        struct sst_rec_graph g;
-        SSA_LOAD(h, g);
-        a = g.start_ns, b = g.end_ns;
-        break;
-    }
-    case SST_REC_API: {
-        struct sst_rec_api s;
-        SSA_LOAD(h, s);
-        a = s.start_ns, b = s.end_ns;
-        break;
-    }
-    case SST_REC_NVTX_PUSH:
-    case SST_REC_NVTX_POP:
-    case SST_REC_NVTX_MARK:
-    case SST_REC_STEP: {
-        memcpy(&a, (const char *)h + 8, sizeof a); /* ts_ns: offset 8 (asserted below) */
-        b = a;
-        break;
-    }
-    default:
-        return 0;
-    }
-    *t0 = a < b ? a : b;
-    *t1 = a < b ? b : a;
-    return 1;
+    static const uint32_t timeline_kinds =
+        1u << SST_REC_KERNEL | 1u << SST_REC_MEMCPY | 1u << SST_REC_MEMSET | 1u << SST_REC_SYNC |
+        1u << SST_REC_API | 1u << SST_REC_NVTX_PUSH | 1u << SST_REC_NVTX_POP |
+        1u << SST_REC_NVTX_MARK | 1u << SST_REC_STEP | 1u << SST_REC_GRAPH;
+    return h->type < 32 && (timeline_kinds >> h->type & 1u) && sst_rec_time_range(h, t0, t1);
 }
 
 /* What every timed record does in pass 1: the span, its block's earliest time, the count. */
@@ -342,8 +292,7 @@ static inline void note_timed(struct ssa_scan *sc, struct ssa_result *res, uint6
     sc->n_records++;
 }
 
-/* The two record types that make most of a trace (kernels, API calls), on their own path
- * (what scan_record does for them, without its frame). */
+/* The two record types that make most of a trace (kernels, API calls), on their own path. */
 static inline int scan_hot(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
                            const struct sst_rec_header *h)
 {
@@ -359,56 +308,10 @@ static inline int scan_hot(struct ssa_scan *sc, struct sst_reader *r, struct ssa
     return note_api(sc, res, &a);
 }
 
-static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
-                       const struct sst_rec_header *h)
+/* The records that describe the process and its environment rather than its timeline. */
+static void note_fact(struct sst_reader *r, struct ssa_result *res, const struct sst_rec_header *h)
 {
-    uint64_t t0, t1, contrib = UINT64_MAX;
-    int rc = 0;
-    if (rec_span(h, &t0, &t1)) {
-        note_span(sc, res, t0, t1);
-        contrib = t0;
-    }
     switch (h->type) {
-    case SST_REC_KERNEL: {
-        struct sst_rec_kernel k;
-        SSA_LOAD(h, k);
-        rc = note_kernel(sc, r, res, &k);
-        break;
-    }
-    case SST_REC_MEMCPY:
-        res->memcpys++;
-        break;
-    case SST_REC_MEMSET:
-        res->memsets++;
-        break;
-    case SST_REC_GRAPH:
-        res->graphs++;
-        break;
-    case SST_REC_API: {
-        struct sst_rec_api a;
-        SSA_LOAD(h, a);
-        rc = note_api(sc, res, &a);
-        break;
-    }
-    case SST_REC_STEP: {
-        struct sst_rec_step s;
-        SSA_LOAD(h, s);
-        rc = note_step_record(sc, &s);
-        break;
-    }
-    case SST_REC_NVTX_PUSH:
-    case SST_REC_NVTX_POP: {
-        struct sst_rec_nvtx n;
-        SSA_LOAD(h, n);
-        rc = note_nvtx(sc, r, res, &n, &contrib);
-        break;
-    }
-    case SST_REC_NVTX_MARK: {
-        struct sst_rec_nvtx n;
-        SSA_LOAD(h, n);
-        note_mark(sc, r, res, &n);
-        break;
-    }
     case SST_REC_PROCESS: {
         struct sst_rec_process p;
         SSA_LOAD(h, p);
@@ -434,25 +337,6 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         if (hs.children > res->env.children_max) res->env.children_max = hs.children;
         break;
     }
-    case SST_REC_CAPTURE: {
-        struct sst_rec_capture c;
-        SSA_LOAD(h, c);
-        rc = ssa_capture_note(sc, &c);
-        if (sc->host.py_samples) contrib = ssa_host_note_capture(&sc->host, &c);
-        break;
-    }
-    case SST_REC_THREAD: {
-        struct sst_rec_thread t;
-        SSA_LOAD(h, t);
-        ssa_host_note_thread(&sc->host, r, &t);
-        break;
-    }
-    case SST_REC_PY_SAMPLE: { /* it completes the thread's previous sample (ssa_host.c) */
-        struct sst_rec_py_sample ps;
-        SSA_LOAD(h, ps);
-        contrib = ssa_host_note_sample(&sc->host, &ps);
-        break;
-    }
     case SST_REC_DROPPED: {
         struct sst_rec_dropped d;
         SSA_LOAD(h, d);
@@ -460,6 +344,85 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         break;
     }
     default:
+        break;
+    }
+}
+
+/* What the Python stack samples need of pass 1 (ssa_host.c): thread names, each sample (it
+ * completes the thread's previous one: returns that one's time, UINT64_MAX for none), the
+ * capture window. 1 when h was one of them. */
+static int scan_host(struct ssa_scan *sc, struct sst_reader *r, const struct sst_rec_header *h,
+                     uint64_t *contrib)
+{
+    if (h->type == SST_REC_THREAD) {
+        struct sst_rec_thread t;
+        SSA_LOAD(h, t);
+        ssa_host_note_thread(&sc->host, r, &t);
+        return 1;
+    }
+    if (h->type == SST_REC_PY_SAMPLE) {
+        struct sst_rec_py_sample ps;
+        SSA_LOAD(h, ps);
+        *contrib = ssa_host_note_sample(&sc->host, &ps);
+        return 1;
+    }
+    return 0;
+}
+
+/* The NVTX records the analysis reads: push/pop (steps, data and compile ranges) and marks
+ * (the shim's recompile and graph-break marks). */
+static int scan_nvtx(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
+                     const struct sst_rec_header *h, uint64_t *contrib)
+{
+    struct sst_rec_nvtx n;
+    SSA_LOAD(h, n);
+    if (h->type == SST_REC_NVTX_MARK) {
+        note_mark(sc, r, res, &n);
+        return 0;
+    }
+    return note_nvtx(sc, r, res, &n, contrib);
+}
+
+/* Every record but kernels and API calls (scan_hot): its span, its block's earliest time. */
+static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
+                       const struct sst_rec_header *h)
+{
+    uint64_t t0, t1, contrib = UINT64_MAX;
+    int rc = 0;
+    if (rec_span(h, &t0, &t1)) {
+        note_span(sc, res, t0, t1);
+        contrib = t0;
+    }
+    switch (h->type) {
+    case SST_REC_MEMCPY:
+        res->memcpys++;
+        break;
+    case SST_REC_MEMSET:
+        res->memsets++;
+        break;
+    case SST_REC_GRAPH:
+        res->graphs++;
+        break;
+    case SST_REC_STEP: {
+        struct sst_rec_step s;
+        SSA_LOAD(h, s);
+        rc = note_step_record(sc, &s);
+        break;
+    }
+    case SST_REC_NVTX_PUSH:
+    case SST_REC_NVTX_POP:
+    case SST_REC_NVTX_MARK:
+        rc = scan_nvtx(sc, r, res, h, &contrib);
+        break;
+    case SST_REC_CAPTURE: {
+        struct sst_rec_capture c;
+        SSA_LOAD(h, c);
+        rc = ssa_capture_note(sc, &c);
+        if (sc->host.py_samples) contrib = ssa_host_note_capture(&sc->host, &c);
+        break;
+    }
+    default:
+        if (!scan_host(sc, r, h, &contrib)) note_fact(r, res, h);
         break;
     }
     note_block_time(sc, contrib);

@@ -2,9 +2,11 @@
  * ssc_internal.h — the collector's internal interface (src/collect/).
  *
  * The collector is libstepscope.so, injected into the training process. Its core
- * (ssc_main.c and friends: entry points, configuration, per-thread record buffers, the
- * writer thread, fork and signal handling, NVTX, environment and host samples) and its
- * CUPTI part (ssc_cupti.c: activity tracing and the conversion of CUPTI records) meet here.
+ * (ssc_core.c: configuration, start, the CUDA entry point, fork and signal handling;
+ * ssc_buf.c: per-thread record buffers; ssc_intern.c: strings; ssc_writer.c: the writer
+ * thread; ssc_host.c: the process, environment and host samples; ssc_nvtx.c: NVTX;
+ * ssc_pyhost.c: the Python shim's door; ssc_zstd.c) and its CUPTI part (ssc_cupti*.c:
+ * activity tracing and the conversion of CUPTI records) meet here.
  * Nothing in this header is exported from the library: everything is hidden.
  */
 #ifndef SSC_INTERNAL_H

@@ -53,10 +53,11 @@ int ssi_nsys_import(const char *in_path, const char *out_path, char *err, size_t
 int ssi_nsys_export(const char *in_path, const char *source, const char *out_path, char *err,
                     size_t errlen);
 
-/* The same, from a reader the caller opened (read from its first chunk, left at its end):
- * the CLI opens each input once. source names the input in the output. */
-int ssi_nsys_export_reader(struct sst_reader *r, const char *source, const char *out_path,
-                           char *err, size_t errlen);
+/* The same, from a reader the caller opened: the CLI opens each input once. (the table's
+ * to_path, below) */
+struct ssi_export_in;
+int ssi_nsys_export_reader(const struct ssi_export_in *in, const char *out_path, char *err,
+                           size_t errlen);
 
 /* stepscope trace -> NVTXT (Nsight Systems' ImportNvtxt input). (ssi_nvtxt.c) */
 int ssi_nvtxt_export(const char *in_path, const char *source, const char *out_path, char *err,
@@ -76,15 +77,50 @@ int ssi_open_input(const char *in_path, int *fd, char **out_path, int *is_temp, 
                    size_t errlen);
 
 /* NVTXT from a reader and its analysis (full mode: the steps kept), as above. */
-int ssi_nvtxt_export_reader(struct sst_reader *r, const struct ssa_result *res,
-                            const char *source, const char *out_path, char *err, size_t errlen);
+int ssi_nvtxt_export_reader(const struct ssi_export_in *in, const char *out_path, char *err,
+                            size_t errlen);
 
-/* Chrome Trace Event JSON (Perfetto UI, chrome://tracing) of the trace r reads, from its first
- * chunk, to f; res (full mode, or NULL) gives the attribution track. 0, with a warning in
- * warn when the trace was cut short or damaged, or a negative ss_error with warn set. The
- * caller checks f for write errors. (ssi_perfetto.c, docs/export.md) */
-int ssi_perfetto_write(struct sst_reader *r, const struct ssa_result *res, FILE *f, char *warn,
-                       size_t cap);
+/* Chrome Trace Event JSON (Perfetto UI, chrome://tracing) of the trace in->r reads to f;
+ * in->res (full mode, or NULL) gives the attribution track. (ssi_perfetto.c, docs/export.md) */
+int ssi_perfetto_write(const struct ssi_export_in *in, FILE *f, char *warn, size_t cap);
+
+/* ---- export formats: one table, one row per format (`stepscope export --format NAME`) ---- */
+
+/* What an exporter reads. */
+struct ssi_export_in {
+    struct sst_reader *r;         /* the trace: read from its first chunk, left at its end */
+    const struct ssa_result *res; /* its analysis (full mode: the steps kept) when the format
+                                   * needs_analysis, else NULL */
+    const char *source;           /* the input as the user named it, for the output to say */
+    int all_samples;              /* folded: every sample of every thread (--samples all) */
+};
+
+/* One format. It has one of to_stream (to f, which may be stdout: the caller checks f for
+ * write errors) and to_path (fills the empty 0600 file at path, which the caller then puts in
+ * place). Both return 0, with a warning in msg when the trace was cut short or damaged (what
+ * could be read was exported), or a negative ss_error with msg saying why. */
+struct ssi_exporter {
+    const char *name;   /* --format NAME */
+    const char *suffix; /* of the default output, named after the input, next to it */
+    const char *help;   /* for `stepscope export --help`: its lines, shown after the name */
+    int needs_analysis;
+    int (*to_stream)(const struct ssi_export_in *in, FILE *f, char *msg, size_t cap);
+    int (*to_path)(const struct ssi_export_in *in, const char *path, char *msg, size_t cap);
+    int takes_samples; /* reads ssi_export_in.all_samples (--samples idle|all) */
+};
+
+/* The formats, the default first: the file of each X(name) defines
+ * `const struct ssi_exporter ssi_export_<name>`. A new format is its file and one X here. */
+#define SSI_EXPORTERS(X) X(perfetto) X(nsys_sqlite) X(nvtxt) X(folded)
+#define SSI_X_DECLARE(name) extern const struct ssi_exporter ssi_export_##name;
+SSI_EXPORTERS(SSI_X_DECLARE)
+#undef SSI_X_DECLARE
+
+/* Every format in SSI_EXPORTERS order, then NULL. (ssi_export.c) */
+extern const struct ssi_exporter *const ssi_exporters[];
+
+/* The format called name, or NULL. */
+const struct ssi_exporter *ssi_exporter_find(const char *name);
 
 /* Collapsed stacks of the Python stack samples (flamegraph.pl, speedscope) to f: all = 0, the
  * GPU-idle time of res (the training and autograd threads, steady steps; a root frame per

@@ -15,7 +15,7 @@
 static const char *const k_format_names[] = {"unknown", "sstrace", "kineto-json", "kineto-gz",
                                              "sqlite", "stepscope-perfetto"};
 
-/* How `stepscope export` begins its JSON (tools/cmd_export.c); torch.profiler's never does. */
+/* How `stepscope export` begins its JSON (src/interop/ssi_perfetto.c); torch.profiler's never does. */
 static const char k_own_export_head[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\"";
 
 const char *ssi_format_name(int fmt)

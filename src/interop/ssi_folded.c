@@ -196,3 +196,14 @@ int ssi_folded_write(struct sst_reader *r, const struct ssa_result *res, int all
                             "(record a Python program with the shim's sampler on)");
     return rc;
 }
+
+static int folded_stream(const struct ssi_export_in *in, FILE *f, char *msg, size_t cap)
+{
+    return ssi_folded_write(in->r, in->res, in->all_samples, f, msg, cap);
+}
+
+const struct ssi_exporter ssi_export_folded = {
+    "folded", ".folded",
+    "collapsed stacks of the Python stack samples (flamegraph.pl,\n"
+    "speedscope): \"root;frame;...;frame MICROSECONDS\" per line.",
+    1, folded_stream, NULL, 1};

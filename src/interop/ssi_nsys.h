@@ -116,12 +116,7 @@ extern const size_t ssi_nsys_n_schema;
 #define SSI_NSYS_CAPTURE_KEY "CAPTURE_"
 #define SSI_NSYS_MAX_CAPTURES 4096
 
-/* ---- CUDA API names (ssi_cbid_names.c, generated from the CUPTI headers) ---- */
-
-/* The nsys name of a CUPTI callback ("cudaLaunchKernel_v7000", "cuLaunchKernel"), or NULL
- * when the id is not in the table. domain: enum sst_api_domain. */
-const char *ssi_nsys_cbid_name(uint8_t domain, uint32_t cbid);
-size_t ssi_nsys_cbid_count(uint8_t domain); /* one past the largest id in the table */
+/* ---- CUDA API names (the trace module's callback-id table: src/trace/sst_cbid.h) ---- */
 
 /* The API name written for a call: the table's, or "cudaUnknown_cbid<N>" / "cuUnknown_cbid<N>"
  * for an id missing from it (read back by ssi_api_from_name). buf must hold 48 bytes. */

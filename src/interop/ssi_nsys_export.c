@@ -18,6 +18,7 @@
 #include "interop/ssi.h"
 #include "interop/ssi_nsys.h"
 #include "interop/ssi_nsys_xp.h"
+#include "trace/sst_cbid.h"
 #include "trace/sst_names.h"
 #include "util/ss_cxxname.h"
 #include "util/ss_error.h"
@@ -323,7 +324,7 @@ static void on_sync(struct xp *x, const struct sst_rec_header *h)
 
 static int64_t api_name_id(struct xp *x, uint8_t domain, uint32_t cbid)
 {
-    size_t cap = ssi_nsys_cbid_count(domain);
+    size_t cap = sst_cbid_count(domain);
     if (cbid < cap && x->api_ids[domain] && x->api_ids[domain][cbid])
         return x->api_ids[domain][cbid];
     char buf[48];
@@ -755,15 +756,15 @@ static int open_db(struct xp *x, const char *out_path, char **tmp, char *err, si
 }
 
 /* On success err may hold a warning (the trace was cut short or damaged). */
-int ssi_nsys_export_reader(struct sst_reader *r, const char *source, const char *out_path,
-                           char *err, size_t errlen)
+int ssi_nsys_export_reader(const struct ssi_export_in *in, const char *out_path, char *err,
+                           size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
-    struct xp x = {.err = err, .errlen = errlen, .t_min = UINT64_MAX, .r = r};
+    struct xp x = {.err = err, .errlen = errlen, .t_min = UINT64_MAX, .r = in->r};
     char *tmp = NULL, warn[256] = "";
-    int rc = sst_reader_rewind(r);
+    int rc = sst_reader_rewind(in->r);
     if (rc == 0) rc = open_db(&x, out_path, &tmp, err, errlen);
-    if (rc == 0) rc = export_db(&x, source, warn, sizeof warn);
+    if (rc == 0) rc = export_db(&x, in->source, warn, sizeof warn);
     xp_free(&x);
     if (x.db && sqlite3_close(x.db) != SQLITE_OK && !rc) rc = SS_EIO;
     if (tmp && !rc)
@@ -781,7 +782,15 @@ int ssi_nsys_export(const char *in_path, const char *source, const char *out_pat
     struct sst_reader *r;
     int rc = open_trace(in_path, &r, err, errlen);
     if (rc) return rc;
-    rc = ssi_nsys_export_reader(r, source ? source : in_path, out_path, err, errlen);
+    struct ssi_export_in in = {r, NULL, source ? source : in_path, 0};
+    rc = ssi_nsys_export_reader(&in, out_path, err, errlen);
     sst_reader_close(r);
     return rc;
 }
+
+const struct ssi_exporter ssi_export_nsys_sqlite = {
+    "nsys-sqlite", ".sqlite",
+    "an SQLite database in the schema of `nsys export --type sqlite`\n"
+    "(Nsight Systems 2025.3.1): kernels, copies, memsets, syncs, CUDA API\n"
+    "calls, NVTX ranges, threads, GPUs; `nsys stats` and `nsys analyze` read it.",
+    0, NULL, ssi_nsys_export_reader, 0};

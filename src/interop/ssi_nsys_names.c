@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "interop/ssi_nsys.h"
+#include "trace/sst_cbid.h"
 
 /* ---- value mappings (the trace's enums are in sst_format.h) ---- */
 
@@ -78,7 +79,7 @@ uint8_t ssi_nsys_mem_to_sst(int64_t kind)
 
 const char *ssi_nsys_api_name(uint8_t domain, uint32_t cbid, char *buf, size_t cap)
 {
-    const char *name = ssi_nsys_cbid_name(domain, cbid);
+    const char *name = sst_cbid_name(domain, cbid);
     if (name) return name;
     snprintf(buf, cap, "%s_cbid%" PRIu32, domain == SST_API_DRIVER ? "cuUnknown" : "cudaUnknown",
              cbid);
@@ -115,9 +116,9 @@ static int parse_unknown(const char *name, uint8_t *domain, uint32_t *cbid)
 /* Searches one domain's table: exact names first, then names equal without the suffix. */
 static int find_in(uint8_t dom, const char *name, size_t n, int loose, uint32_t *cbid)
 {
-    size_t nb = base_len(name, n), count = ssi_nsys_cbid_count(dom);
+    size_t nb = base_len(name, n), count = sst_cbid_count(dom);
     for (uint32_t i = 0; i < count; i++) {
-        const char *t = ssi_nsys_cbid_name(dom, i);
+        const char *t = sst_cbid_name(dom, i);
         if (!t) continue;
         size_t tn = strlen(t);
         if (!loose ? (tn == n && memcmp(t, name, n) == 0)

@@ -449,18 +449,19 @@ static int write_file(struct nt *t, const char *in_path, const char *out_path,
     return rc;
 }
 
-int ssi_nvtxt_export_reader(struct sst_reader *r, const struct ssa_result *res,
-                           const char *source, const char *out_path, char *err, size_t errlen)
+int ssi_nvtxt_export_reader(const struct ssi_export_in *in, const char *out_path, char *err,
+                            size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
-    struct nt t = {.r = r};
-    int rc = sst_reader_rewind(r);
+    const struct ssa_result *res = in->res;
+    struct nt t = {.r = in->r};
+    int rc = sst_reader_rewind(in->r);
     if (rc) {
         ssi_nsys_err(err, errlen, "cannot read the trace: %s", ss_strerror(rc));
     } else {
         t.pid = res->pid ? res->pid : sst_reader_header(t.r)->pid;
         t.t_last = res->last_ns; /* open pushes are closed at the trace's last time */
-        rc = write_file(&t, source, out_path, res, err, errlen);
+        rc = write_file(&t, in->source, out_path, res, err, errlen);
     }
     free(t.threads);
     free(t.opens);
@@ -479,8 +480,15 @@ int ssi_nvtxt_export(const char *in_path, const char *source, const char *out_pa
         return rc;
     }
     rc = analyse(r, in_path, &res, err, errlen);
-    if (!rc) rc = ssi_nvtxt_export_reader(r, res, source ? source : in_path, out_path, err, errlen);
+    struct ssi_export_in in = {r, res, source ? source : in_path, 0};
+    if (!rc) rc = ssi_nvtxt_export_reader(&in, out_path, err, errlen);
     ssa_result_free(res);
     sst_reader_close(r);
     return rc;
 }
+
+const struct ssi_exporter ssi_export_nvtxt = {
+    "nvtxt", ".nvtxt",
+    "NVTXT text (Nsight Systems' ImportNvtxt): the steps, their attributed\n"
+    "time per category, and the trace's NVTX ranges.",
+    1, NULL, ssi_nvtxt_export_reader, 0};

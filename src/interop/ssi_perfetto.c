@@ -608,8 +608,7 @@ static int write_events(struct exporter *x, const struct ssa_result *res, FILE *
     return json_finish(&x->j) == 0 ? 0 : SS_EIO;
 }
 
-int ssi_perfetto_write(struct sst_reader *r, const struct ssa_result *res, FILE *f, char *warn,
-                       size_t cap)
+int ssi_perfetto_write(const struct ssi_export_in *in, FILE *f, char *warn, size_t cap)
 {
     if (warn && cap) warn[0] = '\0';
     struct exporter *x = calloc(1, sizeof *x); /* the lane table is large for the stack */
@@ -617,13 +616,22 @@ int ssi_perfetto_write(struct sst_reader *r, const struct ssa_result *res, FILE 
         if (warn && cap) snprintf(warn, cap, "out of memory");
         return SS_ENOMEM;
     }
-    x->r = r;
-    x->py_hz = res ? ssa_py_rate_hz(&res->env) : 0;
-    int rc = sst_reader_rewind(r);
-    if (rc == 0) rc = write_events(x, res, f, warn, cap);
+    x->r = in->r;
+    x->py_hz = in->res ? ssa_py_rate_hz(&in->res->env) : 0;
+    int rc = sst_reader_rewind(in->r);
+    if (rc == 0) rc = write_events(x, in->res, f, warn, cap);
     ssa_pystream_free(x->py);
     for (size_t i = 0; i < SSX_NAME_SLOTS; i++)
         free(x->names[i].dem);
     free(x);
     return rc;
 }
+
+const struct ssi_exporter ssi_export_perfetto = {
+    "perfetto", ".perfetto.json",
+    "Chrome Trace Event JSON for Perfetto UI and chrome://tracing: host threads\n"
+    "(CUDA API calls, NVTX ranges, step markers, CPU and RSS counters), one\n"
+    "track per GPU stream (kernels, copies, memsets), flow arrows from each\n"
+    "launch to its GPU work, stepscope's attribution of every step, and\n"
+    "the Python stack samples as one track per sampled thread.",
+    1, ssi_perfetto_write, NULL, 0};

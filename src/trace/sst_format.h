@@ -109,39 +109,50 @@ _Static_assert(sizeof(struct sst_rec_header) == 4, "record header is 4 bytes");
 #define SST_REC_ALIGN 8
 #define SST_REC_MAX 65528u /* largest size a record can declare (multiple of 8) */
 
-/* The numbers are part of the format: never renumber, only append. */
+/*
+ * Every record kind, one line each: X(NAME, number, "name", layout, time). Everything that
+ * every kind has is generated from this list; nothing else lists the kinds.
+ *   NAME, number  enum sst_rec_type (SST_REC_NAME). The numbers are part of the format: never
+ *                 renumber, only append (a hole or a repeated number fails the tests/build).
+ *   "name"        what `info`, `dump` and docs/trace-format.md call it (sst_rec_type_name).
+ *   layout        the struct sst_rec_<layout> below that holds its fixed part: its size is the
+ *                 kind's minimum size (sst_rec_min_size), and `stepscope dump` prints it with
+ *                 p_<layout> (tools/inspect/rec_fields.c). Kinds may share a layout (NVTX).
+ *   time          where it keeps its time (sst_rec_time_range): span (start_ns..end_ns),
+ *                 ts (the instant ts_ns), start (the instant start_ns, 0: not known), none.
+ */
 #define SST_REC_TYPES(X)                                                                       \
-    X(STRING, 1, "string")                                                                     \
-    X(PROCESS, 2, "process")                                                                   \
-    X(THREAD, 3, "thread")                                                                     \
-    X(ENV, 4, "env")                                                                           \
-    X(DEVICE, 5, "device")                                                                     \
-    X(KERNEL, 6, "kernel")                                                                     \
-    X(MEMCPY, 7, "memcpy")                                                                     \
-    X(MEMSET, 8, "memset")                                                                     \
-    X(SYNC, 9, "sync")                                                                         \
-    X(API, 10, "api")                                                                          \
-    X(NVTX_PUSH, 11, "nvtx_push")                                                              \
-    X(NVTX_POP, 12, "nvtx_pop")                                                                \
-    X(NVTX_START, 13, "nvtx_start")                                                            \
-    X(NVTX_END, 14, "nvtx_end")                                                                \
-    X(NVTX_MARK, 15, "nvtx_mark")                                                              \
-    X(HOST_SAMPLE, 16, "host_sample")                                                          \
-    X(DROPPED, 17, "dropped")                                                                  \
-    X(CAPTURE, 18, "capture")                                                                  \
-    X(STEP, 19, "step")                                                                        \
-    X(MEMORY, 20, "memory")                                                                    \
-    X(OVERHEAD, 21, "overhead")                                                                \
-    X(NOTICE, 22, "notice")                                                                    \
-    X(NVTX_DOMAIN, 23, "nvtx_domain")                                                          \
-    X(COST, 24, "cost")                                                                        \
-    X(GRAPH, 25, "graph")                                                                      \
-    X(PY_FRAME, 26, "py_frame")                                                                \
-    X(PY_STACK, 27, "py_stack")                                                                \
-    X(PY_SAMPLE, 28, "py_sample")
+    X(STRING, 1, "string", string, none)                                                       \
+    X(PROCESS, 2, "process", process, start)                                                   \
+    X(THREAD, 3, "thread", thread, ts)                                                         \
+    X(ENV, 4, "env", env, none)                                                                \
+    X(DEVICE, 5, "device", device, none)                                                       \
+    X(KERNEL, 6, "kernel", kernel, span)                                                       \
+    X(MEMCPY, 7, "memcpy", memcpy, span)                                                       \
+    X(MEMSET, 8, "memset", memset, span)                                                       \
+    X(SYNC, 9, "sync", sync, span)                                                             \
+    X(API, 10, "api", api, span)                                                               \
+    X(NVTX_PUSH, 11, "nvtx_push", nvtx, ts)                                                    \
+    X(NVTX_POP, 12, "nvtx_pop", nvtx, ts)                                                      \
+    X(NVTX_START, 13, "nvtx_start", nvtx, ts)                                                  \
+    X(NVTX_END, 14, "nvtx_end", nvtx, ts)                                                      \
+    X(NVTX_MARK, 15, "nvtx_mark", nvtx, ts)                                                    \
+    X(HOST_SAMPLE, 16, "host_sample", host_sample, ts)                                         \
+    X(DROPPED, 17, "dropped", dropped, ts)                                                     \
+    X(CAPTURE, 18, "capture", capture, ts)                                                     \
+    X(STEP, 19, "step", step, ts)                                                              \
+    X(MEMORY, 20, "memory", memory, ts)                                                        \
+    X(OVERHEAD, 21, "overhead", overhead, span)                                                \
+    X(NOTICE, 22, "notice", notice, ts)                                                        \
+    X(NVTX_DOMAIN, 23, "nvtx_domain", nvtx_domain, ts)                                         \
+    X(COST, 24, "cost", cost, ts)                                                              \
+    X(GRAPH, 25, "graph", graph, span)                                                         \
+    X(PY_FRAME, 26, "py_frame", py_frame, none)                                                \
+    X(PY_STACK, 27, "py_stack", py_stack, none)                                                \
+    X(PY_SAMPLE, 28, "py_sample", py_sample, ts)
 
 enum sst_rec_type {
-#define SST_X_ENUM(name, num, str) SST_REC_##name = num,
+#define SST_X_ENUM(name, num, str, layout, time) SST_REC_##name = num,
     SST_REC_TYPES(SST_X_ENUM)
 #undef SST_X_ENUM
         SST_REC_TYPE_LIMIT /* one past the highest known type */
@@ -590,52 +601,26 @@ struct sst_rec_py_sample {
 };
 _Static_assert(sizeof(struct sst_rec_py_sample) == 24, "py_sample record is 24 bytes");
 
-/* The fixed size of each known record type, for the reader's "too small" check and for
- * the writer. Variable-length records (STRING) give their fixed prefix. */
+/* Each kind's layout is a whole number of 8-byte units and more than the header. */
+#define SST_X_LAYOUT_CHECK(name, num, str, layout, time)                                       \
+    _Static_assert(sizeof(struct sst_rec_##layout) % SST_REC_ALIGN == 0 &&                     \
+                       sizeof(struct sst_rec_##layout) > sizeof(struct sst_rec_header),        \
+                   #name " layout: a multiple of 8 bytes, more than the header");
+SST_REC_TYPES(SST_X_LAYOUT_CHECK)
+#undef SST_X_LAYOUT_CHECK
+
+/* The fixed size of each record type, for the reader's "too small" check and for the writer.
+ * Variable-length records (STRING, PY_STACK) give their fixed prefix. A type this version does
+ * not know has only its header known: readers skip it by its size. */
 static inline size_t sst_rec_min_size(uint16_t type)
 {
-    switch (type) {
-    case SST_REC_STRING: return sizeof(struct sst_rec_string);
-    case SST_REC_PROCESS: return sizeof(struct sst_rec_process);
-    case SST_REC_THREAD: return sizeof(struct sst_rec_thread);
-    case SST_REC_ENV: return sizeof(struct sst_rec_env);
-    case SST_REC_DEVICE: return sizeof(struct sst_rec_device);
-    case SST_REC_KERNEL: return sizeof(struct sst_rec_kernel);
-    case SST_REC_MEMCPY: return sizeof(struct sst_rec_memcpy);
-    case SST_REC_MEMSET: return sizeof(struct sst_rec_memset);
-    case SST_REC_SYNC: return sizeof(struct sst_rec_sync);
-    case SST_REC_API: return sizeof(struct sst_rec_api);
-    case SST_REC_NVTX_PUSH:
-    case SST_REC_NVTX_POP:
-    case SST_REC_NVTX_START:
-    case SST_REC_NVTX_END:
-    case SST_REC_NVTX_MARK: return sizeof(struct sst_rec_nvtx);
-    case SST_REC_HOST_SAMPLE: return sizeof(struct sst_rec_host_sample);
-    case SST_REC_DROPPED: return sizeof(struct sst_rec_dropped);
-    case SST_REC_CAPTURE: return sizeof(struct sst_rec_capture);
-    case SST_REC_STEP: return sizeof(struct sst_rec_step);
-    case SST_REC_MEMORY: return sizeof(struct sst_rec_memory);
-    case SST_REC_OVERHEAD: return sizeof(struct sst_rec_overhead);
-    case SST_REC_NOTICE: return sizeof(struct sst_rec_notice);
-    case SST_REC_NVTX_DOMAIN: return sizeof(struct sst_rec_nvtx_domain);
-    case SST_REC_COST: return sizeof(struct sst_rec_cost);
-    case SST_REC_GRAPH: return sizeof(struct sst_rec_graph);
-    case SST_REC_PY_FRAME: return sizeof(struct sst_rec_py_frame);
-    case SST_REC_PY_STACK: return sizeof(struct sst_rec_py_stack);
-    case SST_REC_PY_SAMPLE: return sizeof(struct sst_rec_py_sample);
-    default: return sizeof(struct sst_rec_header);
-    }
+    static const uint16_t sizes[SST_REC_TYPE_LIMIT] = {
+#define SST_X_SIZE(name, num, str, layout, time) [num] = sizeof(struct sst_rec_##layout),
+        SST_REC_TYPES(SST_X_SIZE)
+#undef SST_X_SIZE
+    };
+    return type < SST_REC_TYPE_LIMIT && sizes[type] ? sizes[type] : sizeof(struct sst_rec_header);
 }
-
-/* Every known fixed record size is a multiple of the record alignment. */
-_Static_assert(sizeof(struct sst_rec_kernel) % SST_REC_ALIGN == 0, "aligned");
-_Static_assert(sizeof(struct sst_rec_memcpy) % SST_REC_ALIGN == 0, "aligned");
-_Static_assert(sizeof(struct sst_rec_nvtx) % SST_REC_ALIGN == 0, "aligned");
-_Static_assert(sizeof(struct sst_rec_api) % SST_REC_ALIGN == 0, "aligned");
-_Static_assert(sizeof(struct sst_rec_host_sample) % SST_REC_ALIGN == 0, "aligned");
-_Static_assert(sizeof(struct sst_rec_py_frame) % SST_REC_ALIGN == 0, "aligned");
-_Static_assert(sizeof(struct sst_rec_py_stack) % SST_REC_ALIGN == 0, "aligned");
-_Static_assert(sizeof(struct sst_rec_py_sample) % SST_REC_ALIGN == 0, "aligned");
 
 /* Name of a record type as used by `info` and in docs ("kernel", "nvtx_push"...), or NULL. */
 const char *sst_rec_type_name(uint16_t type);

@@ -14,7 +14,7 @@ static const char *lookup(const char *const *table, size_t n, unsigned v)
 const char *sst_rec_type_name(uint16_t type)
 {
     static const char *const names[SST_REC_TYPE_LIMIT] = {
-#define SST_X_NAME(name, num, str) [num] = str,
+#define SST_X_NAME(name, num, str, layout, time) [num] = str,
         SST_REC_TYPES(SST_X_NAME)
 #undef SST_X_NAME
     };

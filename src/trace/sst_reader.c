@@ -610,6 +610,35 @@ const char *sst_reader_string(const struct sst_reader *r, uint32_t id, uint32_t 
 
 /* ---- records -------------------------------------------------------------------------- */
 
+/* Where each kind keeps its time, from the time column of SST_REC_TYPES: the offsets of its
+ * first and last timestamp (the same one for an instant). */
+struct rec_time {
+    uint8_t known, zero_unknown; /* zero_unknown: a time of 0 means "not known" */
+    uint16_t start_off, end_off;
+};
+#define REC_TIME_span(st) {1, 0, offsetof(st, start_ns), offsetof(st, end_ns)}
+#define REC_TIME_ts(st) {1, 0, offsetof(st, ts_ns), offsetof(st, ts_ns)}
+#define REC_TIME_start(st) {1, 1, offsetof(st, start_ns), offsetof(st, start_ns)}
+#define REC_TIME_none(st) {0, 0, 0, 0}
+static const struct rec_time rec_times[SST_REC_TYPE_LIMIT] = {
+#define REC_X_TIME(name, num, str, layout, time) [num] = REC_TIME_##time(struct sst_rec_##layout),
+    SST_REC_TYPES(REC_X_TIME)
+#undef REC_X_TIME
+};
+
+int sst_rec_time_range(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1)
+{
+    const struct rec_time *t = h->type < SST_REC_TYPE_LIMIT ? &rec_times[h->type] : NULL;
+    if (!t || !t->known || h->size < t->end_off + sizeof(uint64_t)) return 0;
+    uint64_t a, b;
+    memcpy(&a, (const char *)h + t->start_off, sizeof a);
+    memcpy(&b, (const char *)h + t->end_off, sizeof b);
+    if (t->zero_unknown && a == 0) return 0;
+    *t0 = a < b ? a : b;
+    *t1 = a < b ? b : a;
+    return 1;
+}
+
 /* Why the record at p (with `left` bytes of payload from it) is malformed, or NULL. */
 static const char *record_defect(const uint8_t *p, size_t left, struct sst_rec_header *h)
 {

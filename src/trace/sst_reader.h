@@ -131,6 +131,11 @@ static inline void sst_rec_load(const struct sst_rec_header *h, void *dst, size_
     __builtin_memcpy(dst, h, have);
 }
 
+/* The time record h covers: [*t0, *t1] (equal for instants; ordered even when a damaged
+ * record ends before it starts). Returns 0 when its kind carries no time (STRING, ENV,
+ * DEVICE...; the time column of SST_REC_TYPES) or a PROCESS does not know its start. */
+int sst_rec_time_range(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1);
+
 /* The text of an interned string and its length; NULL when id is 0 or was never defined
  * (e.g. its STRING record sat in a damaged chunk). Valid until sst_reader_close. */
 const char *sst_reader_string(const struct sst_reader *r, uint32_t id, uint32_t *len);

@@ -271,6 +271,12 @@ void json_kv_bool(struct json_out *j, const char *key, int v)
     json_bool(j, v);
 }
 
+void json_kv_double(struct json_out *j, const char *key, double v)
+{
+    json_key(j, key);
+    json_double(j, v);
+}
+
 int json_finish(struct json_out *j)
 {
     int bad = j->misuse || j->depth != 0 || j->after_key;

@@ -54,6 +54,7 @@ void json_kv_string(struct json_out *j, const char *key, const char *s);
 void json_kv_u64(struct json_out *j, const char *key, uint64_t v);
 void json_kv_i64(struct json_out *j, const char *key, int64_t v);
 void json_kv_bool(struct json_out *j, const char *key, int v);
+void json_kv_double(struct json_out *j, const char *key, double v);
 
 /* Ends a top-level value (writes the newline). Returns 0, or -1 if the calls did not nest
  * (an unclosed container or a misplaced key: a bug in the caller). */

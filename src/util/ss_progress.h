@@ -3,7 +3,7 @@
  *
  * The readers and importers call ss_progress_report(done, total) as they go (bytes of their
  * input; at most once per chunk or read buffer); the CLI installs a sink that draws one line
- * on a terminal (tools/cli_progress.c). Without a sink the call is one load and a branch.
+ * on a terminal (tools/common/cli_progress.c). Without a sink the call is one load and a branch.
  * One sink per process: set it only around single-threaded work.
  */
 #ifndef SS_PROGRESS_H

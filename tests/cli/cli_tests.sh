@@ -8,6 +8,8 @@ CASE=$1
 SS=$2
 MK=$3
 WORK=$4
+# the trace format's spec, whose table of record types info's keys must follow
+SPEC=$(cd "$(dirname "$0")/../../docs" && pwd)/trace-format.md
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 # Under -DSTEPSCOPE_SANITIZE=ON a sanitizer report must not pass for "exit 1, cannot read":
 # give the sanitizers their own exit status, and run() also looks for their reports.
@@ -170,13 +172,16 @@ need = ["format_version", "min_reader_version", "records", "unknown_records", "d
         "devices", "notices", "chunks", "state", "features", "clock", "producer_pid"]
 missing = [k for k in need if k not in d]
 assert not missing, missing
-kinds = ["string", "process", "thread", "env", "device", "kernel", "memcpy", "memset", "sync",
-         "api", "nvtx_push", "nvtx_pop", "nvtx_start", "nvtx_end", "nvtx_mark", "host_sample",
-         "dropped", "capture", "step", "memory", "overhead", "notice", "nvtx_domain", "cost",
-         "graph", "py_frame", "py_stack", "py_sample"]
+# every record kind of the spec (docs/trace-format.md, the table under "| type | name | size",
+# rows "| 6 | `kernel` | 72 | ..."), in order
+import re
+table = open(sys.argv[2]).read().split("| type | name | size |")[1].split("\n\n")[0]
+rows = re.findall(r"^\| (\d+) \| `(\w+)` \|", table, re.M)
+kinds = [name for _, name in sorted(rows, key=lambda r: int(r[0]))]
+assert len(kinds) >= 28 and "kernel" in kinds, kinds
 assert list(d["records"].keys()) == kinds, list(d["records"].keys())
 assert set(d["time_span_ns"]) >= {"first", "last"}
-' out
+' out "$SPEC"
 }
 
 case_info_zstd() {

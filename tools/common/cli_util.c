@@ -258,7 +258,8 @@ void cli_trace_close(struct cli_trace *t)
     t->spool_is_temp = 0;
 }
 
-int cli_default_output(const char *in, const char *suffix, char *out, size_t cap)
+/* The output named after in (see cli_output_beside); -1 when in has no name or it does not fit. */
+static int default_output(const char *in, const char *suffix, char *out, size_t cap)
 {
     static const char *const trace_suffixes[] = {".pt.trace.json.gz", ".pt.trace.json",
                                                  ".json.gz", ".json", ".sstrace", ".sqlite"};
@@ -274,6 +275,18 @@ int cli_default_output(const char *in, const char *suffix, char *out, size_t cap
     }
     int w = snprintf(out, cap, "%.*s%s", (int)len, in, suffix);
     return w > 0 && (size_t)w < cap ? 0 : -1;
+}
+
+int cli_output_beside(const char *verb, const char *in, const char *suffix, const char **out,
+                      unsigned *flags, char *buf, size_t cap)
+{
+    if (*out && !**out) return cli_usage_error(verb, "empty -o OUT");
+    if (*out) return 0;
+    if (default_output(in, suffix, buf, cap) != 0)
+        return cli_usage_error(verb, "cannot name an output for '%s': give -o OUT", in);
+    *out = buf;
+    *flags |= SS_OUT_NO_CLOBBER;
+    return 0;
 }
 
 int cli_finish_stdout(const char *verb)

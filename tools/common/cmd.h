@@ -1,8 +1,8 @@
 /*
  * cmd.h — what the stepscope verbs share: their entry points and small CLI helpers.
  *
- * One verb per file (tools/cmd_<verb>.c), each with its own usage text and --help, all
- * listed in the verb table in tools/stepscope.c. A verb is called with argv[0] set to its
+ * One verb per file (tools/<family>/cmd_<verb>.c), each with its own usage text and --help,
+ * all listed in the verb table in tools/stepscope.c. A verb is called with argv[0] set to its
  * own name and returns the process exit status:
  *   CLI_EXIT_OK (0)    done (a truncated trace that could be read still counts as done)
  *   CLI_EXIT_FAIL (1)  an input could not be read, or output could not be written
@@ -95,10 +95,14 @@ int cli_trace_open(struct cli_trace *t, const char *verb, const char *path,
 int cli_input_spool(const char *verb, const char *path, char **out_path, int *is_temp);
 void cli_input_release(char *path, int is_temp);
 
-/* Names the output written next to an input: the input's path without its trace suffix
- * (.sstrace, .json, .json.gz, .pt.trace.json(.gz), .sqlite), then suffix. -1 when the input
- * has no name to build on ("-", a stream) or the result does not fit. */
-int cli_default_output(const char *in, const char *suffix, char *out, size_t cap);
+/* The output of a verb that converts one input (export, import), after its options: *out is
+ * -o's argument, or NULL. Without -o the output goes next to the input, named after it (its path
+ * without its trace suffix: .sstrace, .json, .json.gz, .pt.trace.json(.gz), .sqlite) with
+ * suffix, into buf; never over an existing file unless --force (*flags gets
+ * SS_OUT_NO_CLOBBER). 0, or CLI_EXIT_USAGE after the usage line (an empty -o; an input with no
+ * name to build on: "-", a stream). */
+int cli_output_beside(const char *verb, const char *in, const char *suffix, const char **out,
+                      unsigned *flags, char *buf, size_t cap);
 
 /* Closes the reader and removes a temporary import; safe on a trace that failed to open. */
 void cli_trace_close(struct cli_trace *t);

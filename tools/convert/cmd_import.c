@@ -68,13 +68,8 @@ static int parse_import_args(int argc, char **argv, struct import_args *a)
     }
     if (argc - optind != 1) return cli_usage_error(VERB, "want one IN file");
     a->in = argv[optind];
-    if (a->out && !*a->out) return cli_usage_error(VERB, "empty -o OUT");
-    if (a->out) return 0;
-    if (cli_default_output(a->in, ".sstrace", a->default_out, sizeof a->default_out) != 0)
-        return cli_usage_error(VERB, "cannot name an output for '%s': give -o OUT", a->in);
-    a->out = a->default_out;
-    a->out_flags |= SS_OUT_NO_CLOBBER;
-    return 0;
+    return cli_output_beside(VERB, a->in, ".sstrace", &a->out, &a->out_flags, a->default_out,
+                             sizeof a->default_out);
 }
 
 struct import_job {

@@ -1,6 +1,6 @@
 /*
  * doctor.h — the checks of `stepscope doctor` (tools/doctor_checks.c) and what they share
- * with the verb (tools/cmd_doctor.c).
+ * with the verb (tools/doctor/cmd_doctor.c).
  *
  * One table of checks, dr_checks[]: each check is a small function that looks at one thing
  * on this machine and fills a dr_result (status, what it saw, and for warn/fail the fix in

@@ -103,7 +103,7 @@ static void note_record(struct info_acc *a, const struct sst_rec_header *h)
     uint64_t t0, t1;
     if (h->type < SST_REC_TYPE_LIMIT) a->counts[h->type]++;
     a->record_bytes += h->size;
-    if (rec_time_range(h, &t0, &t1)) {
+    if (sst_rec_time_range(h, &t0, &t1)) {
         if (!a->have_span || t0 < a->first_ns) a->first_ns = t0;
         if (!a->have_span || t1 > a->last_ns) a->last_ns = t1;
         a->have_span = 1;
@@ -142,20 +142,12 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 
 /* ---- text output ---- */
 
-/* An enum name, or "unknown(N)", into buf. */
-static const char *enum_text(char *buf, size_t cap, const char *name, unsigned v)
-{
-    if (name) return name;
-    snprintf(buf, cap, "unknown(%u)", v);
-    return buf;
-}
-
 static void text_header(const struct sst_file_header *fh)
 {
     char buf[128];
     printf("  format       v%u (min reader v%u), producer pid %" PRIu32 ", clock %s\n",
            fh->format_version, fh->min_reader_version, fh->pid,
-           enum_text(buf, sizeof buf, sst_clock_name(fh->clock), fh->clock));
+           rn_enum(buf, sizeof buf, sst_clock_name(fh->clock), fh->clock));
     printf("  features     %s\n", rn_features(buf, sizeof buf, fh->features));
     if (fh->start_unix_ns) {
         time_t secs = (time_t)(fh->start_unix_ns / 1000000000u);
@@ -228,7 +220,7 @@ static void text_dropped(const struct info_acc *a, const struct sst_read_status 
     for (unsigned s = 0; s < INFO_DROP_SOURCES; s++) {
         if (!a->dropped_by_source[s]) continue;
         printf("%s%s %" PRIu64, sep,
-               enum_text(buf, sizeof buf, sst_drop_source_name((uint8_t)s), s),
+               rn_enum(buf, sizeof buf, sst_drop_source_name((uint8_t)s), s),
                a->dropped_by_source[s]);
         sep = ", ";
     }
@@ -276,8 +268,8 @@ static void text_notices(struct sst_reader *r, const struct info_acc *a)
     printf("  notices      %" PRIu64 "\n", a->n_notices);
     for (uint64_t i = 0; i < min_u64(a->n_notices, INFO_MAX_NOTICES); i++) {
         const struct sst_rec_notice *n = &a->notices[i];
-        printf("    %s %s: ", enum_text(b1, sizeof b1, sst_notice_level_name(n->level), n->level),
-               enum_text(b2, sizeof b2, sst_notice_code_name(n->code), n->code));
+        printf("    %s %s: ", rn_enum(b1, sizeof b1, sst_notice_level_name(n->level), n->level),
+               rn_enum(b2, sizeof b2, sst_notice_code_name(n->code), n->code));
         rec_text_string(stdout, r, n->message);
         printf("\n");
     }
@@ -305,7 +297,7 @@ static void print_text(struct sst_reader *r, const struct info_acc *a)
 static void json_enum(struct json_out *j, const char *key, const char *name, unsigned v)
 {
     char buf[32];
-    json_kv_string(j, key, enum_text(buf, sizeof buf, name, v));
+    json_kv_string(j, key, rn_enum(buf, sizeof buf, name, v));
 }
 
 static void json_header(struct json_out *j, const struct sst_file_header *fh)
@@ -394,7 +386,7 @@ static void json_dropped(struct json_out *j, const struct info_acc *a,
     json_begin_object(j);
     for (unsigned s = 0; s < INFO_DROP_SOURCES; s++)
         if (a->dropped_by_source[s])
-            json_kv_u64(j, enum_text(buf, sizeof buf, sst_drop_source_name((uint8_t)s), s),
+            json_kv_u64(j, rn_enum(buf, sizeof buf, sst_drop_source_name((uint8_t)s), s),
                         a->dropped_by_source[s]);
     json_end_object(j);
     json_key(j, "end"); /* the END chunk's own counters; null when the file was not closed */

@@ -66,3 +66,10 @@ const char *rn_capture_what(char *buf, size_t cap, unsigned flags)
     static const struct flag_name t[] = {{1, "gpu"}, {2, "nvtx"}, {4, "host_samples"}};
     return FORMAT(buf, cap, flags, t);
 }
+
+const char *rn_enum(char *buf, size_t cap, const char *name, unsigned v)
+{
+    if (name) return name;
+    snprintf(buf, cap, "unknown(%u)", v);
+    return buf;
+}

@@ -1,5 +1,6 @@
 /*
- * flag_names.h — bit sets of the trace format as text ("graph|driver_launch").
+ * flag_names.h — bit sets of the trace format as text ("graph|driver_launch"), and enum
+ * values this version does not know.
  *
  * sst_names.h names single enum values; these name combinations of bits. Each formatter
  * writes into buf (always NUL-terminated) and returns it; bits this version does not know
@@ -14,5 +15,9 @@ const char *rn_kernel_flags(char *buf, size_t cap, unsigned flags); /* enum sst_
 const char *rn_copy_flags(char *buf, size_t cap, unsigned flags);   /* enum sst_copy_flag */
 const char *rn_features(char *buf, size_t cap, unsigned flags);     /* enum sst_feature */
 const char *rn_capture_what(char *buf, size_t cap, unsigned flags); /* CAPTURE .what bits */
+
+/* An enum value as `info` and `dump` show it: its name (from sst_names.h, NULL when this
+ * version does not know the value), or "unknown(N)" written into buf. */
+const char *rn_enum(char *buf, size_t cap, const char *name, unsigned v);
 
 #endif

@@ -93,11 +93,7 @@ static void f_name(struct rec_sink *s, const char *key, const char *name)
 static void f_enum(struct rec_sink *s, const char *key, const char *name, unsigned v)
 {
     char buf[32];
-    if (!name) {
-        snprintf(buf, sizeof buf, "unknown(%u)", v);
-        name = buf;
-    }
-    f_name(s, key, name);
+    f_name(s, key, rn_enum(buf, sizeof buf, name, v));
 }
 
 static void f_dim3(struct rec_sink *s, const char *key, uint32_t a, uint32_t b, uint32_t c)
@@ -520,68 +516,20 @@ static void p_py_sample(struct rec_sink *s, const struct sst_rec_header *h)
     f_u64(s, "lag_us", r.lag_us);
 }
 
-/* ---- dispatch ---- */
+/* ---- dispatch: one printer per kind, from the kinds' table (a kind added to SST_REC_TYPES
+ * without its p_<layout> above does not build) ---- */
 
 typedef void (*rec_printer)(struct rec_sink *s, const struct sst_rec_header *h);
 
+static const rec_printer printers[SST_REC_TYPE_LIMIT] = {
+#define REC_X_PRINTER(name, num, str, layout, time) [num] = p_##layout,
+    SST_REC_TYPES(REC_X_PRINTER)
+#undef REC_X_PRINTER
+};
+
 static rec_printer printer_for(uint16_t type)
 {
-    switch (type) {
-    case SST_REC_STRING:
-        return p_string;
-    case SST_REC_PROCESS:
-        return p_process;
-    case SST_REC_THREAD:
-        return p_thread;
-    case SST_REC_ENV:
-        return p_env;
-    case SST_REC_DEVICE:
-        return p_device;
-    case SST_REC_KERNEL:
-        return p_kernel;
-    case SST_REC_MEMCPY:
-        return p_memcpy;
-    case SST_REC_MEMSET:
-        return p_memset;
-    case SST_REC_SYNC:
-        return p_sync;
-    case SST_REC_API:
-        return p_api;
-    case SST_REC_NVTX_PUSH:
-    case SST_REC_NVTX_POP:
-    case SST_REC_NVTX_START:
-    case SST_REC_NVTX_END:
-    case SST_REC_NVTX_MARK:
-        return p_nvtx;
-    case SST_REC_HOST_SAMPLE:
-        return p_host_sample;
-    case SST_REC_DROPPED:
-        return p_dropped;
-    case SST_REC_CAPTURE:
-        return p_capture;
-    case SST_REC_STEP:
-        return p_step;
-    case SST_REC_MEMORY:
-        return p_memory;
-    case SST_REC_OVERHEAD:
-        return p_overhead;
-    case SST_REC_NOTICE:
-        return p_notice;
-    case SST_REC_NVTX_DOMAIN:
-        return p_nvtx_domain;
-    case SST_REC_COST:
-        return p_cost;
-    case SST_REC_GRAPH:
-        return p_graph;
-    case SST_REC_PY_FRAME:
-        return p_py_frame;
-    case SST_REC_PY_STACK:
-        return p_py_stack;
-    case SST_REC_PY_SAMPLE:
-        return p_py_sample;
-    default:
-        return NULL;
-    }
+    return type < SST_REC_TYPE_LIMIT ? printers[type] : NULL;
 }
 
 void rec_print(struct rec_sink *s, const struct sst_rec_header *h)
@@ -607,63 +555,4 @@ void rec_print(struct rec_sink *s, const struct sst_rec_header *h)
     } else {
         fputc('\n', s->f);
     }
-}
-
-/* ---- time covered by a record ---- */
-
-/* Offsets of the start and end timestamps of each timestamped type (end == start for
- * instants), so rec_time_range needs no per-type code. */
-struct ts_fields {
-    uint16_t type;
-    uint16_t start_off, end_off;
-};
-#define TS_SPAN(T, st)                                                                             \
-    {                                                                                              \
-        SST_REC_##T, offsetof(st, start_ns), offsetof(st, end_ns)                                  \
-    }
-#define TS_AT(T, st, f)                                                                            \
-    {                                                                                              \
-        SST_REC_##T, offsetof(st, f), offsetof(st, f)                                              \
-    }
-static const struct ts_fields ts_table[] = {
-    TS_AT(PROCESS, struct sst_rec_process, start_ns),
-    TS_AT(THREAD, struct sst_rec_thread, ts_ns),
-    TS_SPAN(KERNEL, struct sst_rec_kernel),
-    TS_SPAN(MEMCPY, struct sst_rec_memcpy),
-    TS_SPAN(MEMSET, struct sst_rec_memset),
-    TS_SPAN(SYNC, struct sst_rec_sync),
-    TS_SPAN(API, struct sst_rec_api),
-    TS_AT(NVTX_PUSH, struct sst_rec_nvtx, ts_ns),
-    TS_AT(NVTX_POP, struct sst_rec_nvtx, ts_ns),
-    TS_AT(NVTX_START, struct sst_rec_nvtx, ts_ns),
-    TS_AT(NVTX_END, struct sst_rec_nvtx, ts_ns),
-    TS_AT(NVTX_MARK, struct sst_rec_nvtx, ts_ns),
-    TS_AT(NVTX_DOMAIN, struct sst_rec_nvtx_domain, ts_ns),
-    TS_AT(HOST_SAMPLE, struct sst_rec_host_sample, ts_ns),
-    TS_AT(DROPPED, struct sst_rec_dropped, ts_ns),
-    TS_AT(CAPTURE, struct sst_rec_capture, ts_ns),
-    TS_AT(STEP, struct sst_rec_step, ts_ns),
-    TS_AT(MEMORY, struct sst_rec_memory, ts_ns),
-    TS_SPAN(OVERHEAD, struct sst_rec_overhead),
-    TS_AT(NOTICE, struct sst_rec_notice, ts_ns),
-    TS_AT(COST, struct sst_rec_cost, ts_ns),
-    TS_SPAN(GRAPH, struct sst_rec_graph),
-    TS_AT(PY_SAMPLE, struct sst_rec_py_sample, ts_ns),
-};
-
-int rec_time_range(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1)
-{
-    for (size_t i = 0; i < sizeof ts_table / sizeof ts_table[0]; i++) {
-        const struct ts_fields *t = &ts_table[i];
-        if (t->type != h->type) continue;
-        if (h->size < t->end_off + sizeof(uint64_t)) return 0; /* reader checks; be safe */
-        uint64_t a, b;
-        memcpy(&a, (const char *)h + t->start_off, sizeof a);
-        memcpy(&b, (const char *)h + t->end_off, sizeof b);
-        if (h->type == SST_REC_PROCESS && a == 0) return 0; /* 0 means "not known" here */
-        *t0 = a < b ? a : b; /* a damaged record with end < start still gives a range */
-        *t1 = a < b ? b : a;
-        return 1;
-    }
-    return 0;
 }

@@ -31,9 +31,4 @@ void rec_text_string(FILE *f, const struct sst_reader *rd, uint32_t id);
 /* A string id as a JSON string, or null when it has no text. */
 void rec_json_string(struct json_out *j, const struct sst_reader *rd, uint32_t id);
 
-/* The time a record covers: [*t0, *t1] (equal for instants). Returns 0 when the record
- * carries no timestamp (STRING, ENV, DEVICE...). */
-int rec_time_range(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1);
-
-
 #endif

@@ -1,7 +1,7 @@
 /*
  * record_job.h — `stepscope record` runs the program the way a shell runs a foreground job:
  * in a process group of its own, holding the terminal when record held it, with the signals
- * record receives forwarded once and Ctrl-Z stops mirrored (tools/record_job.c says why).
+ * record receives forwarded once and Ctrl-Z stops mirrored (tools/record/record_job.c says why).
  */
 #ifndef RECORD_JOB_H
 #define RECORD_JOB_H

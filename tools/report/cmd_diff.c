@@ -118,6 +118,8 @@ static void diff_view_build(struct diff_view *d)
     judge(d);
     d->speedup_median = ratio(d->b.s.median_ns, d->a.s.median_ns);
     d->speedup_mean = ratio(d->b.s.mean_ns, d->a.s.mean_ns);
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        d->cat_shown[c] = !(d->b.s.cat_ms[c] < 0.0005 && d->a.s.cat_ms[c] < 0.0005);
     pair_findings(d);
 }
 

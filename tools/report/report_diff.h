@@ -27,6 +27,8 @@ struct diff_view {
     const char *verdict; /* "faster", "slower", "no change" */
     double noise_ms;     /* the difference of the medians that noise explains */
     double speedup_median, speedup_mean; /* before / after (NaN when after is 0) */
+    int cat_shown[SSA_CAT_COUNT]; /* the category's row is worth a line: either side has time
+                                   * in it (the tables leave out what reads 0.000 both sides) */
     struct diff_pair pairs[2 * SSA_MAX_FINDINGS];
     size_t n_pairs;
 };

@@ -20,6 +20,12 @@ static int env_shown(const struct ssa_env_verdict *v, int verbose)
     return verbose || v->status == SSA_ENV_WARN || v->status == SSA_ENV_FAIL;
 }
 
+/* The table of checks: without verbose only when one found something. */
+static int env_table_shown(const struct report_env *b, int verbose)
+{
+    return verbose || b->counts[SSA_ENV_WARN] || b->counts[SSA_ENV_FAIL];
+}
+
 static void counts_line(FILE *f, const struct report_env *b)
 {
     fprintf(f, "%d pass, %d warn, %d fail, %d skip", b->counts[SSA_ENV_PASS],
@@ -59,7 +65,7 @@ void report_env_md(FILE *f, const struct report_env *e, int verbose)
     }
     counts_line(f, b);
     fputs(" (the checks of `stepscope doctor`, from the trace's environment record)\n", f);
-    if (!verbose && !b->counts[SSA_ENV_WARN] && !b->counts[SSA_ENV_FAIL]) return;
+    if (!env_table_shown(b, verbose)) return;
     fputs("\n| status | check | value | fix |\n|---|---|---|---|\n", f);
     for (size_t i = 0; i < b->n; i++) {
         const struct ssa_env_verdict *v = &b->v[i];
@@ -84,7 +90,7 @@ void report_env_html(FILE *f, const struct report_env *e, int verbose)
     fputs(" (the checks of <code>stepscope doctor</code>, from the trace's environment "
           "record)</p>\n",
           f);
-    if (!verbose && !b->counts[SSA_ENV_WARN] && !b->counts[SSA_ENV_FAIL]) return;
+    if (!env_table_shown(b, verbose)) return;
     fputs("<table>\n<tr><th>status</th><th>check</th><th>value</th><th>fix</th></tr>\n", f);
     for (size_t i = 0; i < b->n; i++) {
         const struct ssa_env_verdict *v = &b->v[i];

@@ -381,7 +381,7 @@ void report_html_diff(FILE *f, const struct diff_view *d)
           "<th>change</th></tr>\n", f);
     for (int c = 0; c < SSA_CAT_COUNT; c++) {
         double x = b->s.cat_ms[c], y = a->s.cat_ms[c];
-        if (x >= 0.0005 || y >= 0.0005)
+        if (d->cat_shown[c])
             fprintf(f, "<tr><td>%s</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
                        "<td class=\"n\">%+.3f</td></tr>\n", ssa_cat_name(c), x, y, y - x);
     }

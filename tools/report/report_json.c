@@ -13,12 +13,6 @@
 
 /* ---- JSON (docs/report-json.md) ---- */
 
-static void json_kv_double(struct json_out *j, const char *key, double v)
-{
-    json_key(j, key);
-    json_double(j, v);
-}
-
 static void json_process(struct json_out *j, const struct ssa_result *r)
 {
     json_key(j, "process");

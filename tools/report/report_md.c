@@ -139,7 +139,7 @@ void report_md_diff(FILE *f, const struct diff_view *d)
     fputs("| category | before ms/step | after ms/step | change |\n|---|---:|---:|---:|\n", f);
     for (int c = 0; c < SSA_CAT_COUNT; c++) {
         double x = b->s.cat_ms[c], y = a->s.cat_ms[c];
-        if (x >= 0.0005 || y >= 0.0005)
+        if (d->cat_shown[c])
             fprintf(f, "| %s | %.3f | %.3f | %+.3f |\n", ssa_cat_name(c), x, y, y - x);
     }
     if (!d->n_pairs) {

@@ -294,19 +294,13 @@ void report_ranks_html(FILE *f, const struct ssa_job *j, const struct ssa_result
 
 /* ---- JSON ---- */
 
-static void json_num(struct json_out *j, const char *key, double v)
-{
-    json_key(j, key);
-    json_double(j, v);
-}
-
 static void json_spread(struct json_out *j, const char *key, const struct ssa_spread *s)
 {
     json_key(j, key);
     json_begin_object(j);
-    json_num(j, "p10", s->p10);
-    json_num(j, "median", s->p50);
-    json_num(j, "p90", s->p90);
+    json_kv_double(j, "p10", s->p10);
+    json_kv_double(j, "median", s->p50);
+    json_kv_double(j, "p90", s->p90);
     json_end_object(j);
 }
 
@@ -317,16 +311,16 @@ static void json_rank(struct json_out *j, const struct ssa_rank *k, const struct
     json_kv_string(j, "file", r->path);
     json_kv_u64(j, "pid", r->pid);
     json_kv_bool(j, "compared", k->usable);
-    json_num(j, "step_mean_ms", k->step_ms);
-    json_num(j, "step_median_ms", k->median_ms);
-    json_num(j, "gpu_busy_pct", k->busy_pct);
-    json_num(j, "nccl_kernel_ms_per_step", k->nccl_ms);
-    json_num(j, "exposed_comm_ms_per_step", k->comm_ms);
-    json_num(j, "overlapped_pct", k->overlap_pct);
-    json_num(j, "noncomm_ms_per_step", k->noncomm_ms);
+    json_kv_double(j, "step_mean_ms", k->step_ms);
+    json_kv_double(j, "step_median_ms", k->median_ms);
+    json_kv_double(j, "gpu_busy_pct", k->busy_pct);
+    json_kv_double(j, "nccl_kernel_ms_per_step", k->nccl_ms);
+    json_kv_double(j, "exposed_comm_ms_per_step", k->comm_ms);
+    json_kv_double(j, "overlapped_pct", k->overlap_pct);
+    json_kv_double(j, "noncomm_ms_per_step", k->noncomm_ms);
     json_kv_string(j, "largest_noncomm_category", ssa_cat_name(k->top_cat));
-    json_num(j, "largest_noncomm_ms_per_step", k->top_ms);
-    json_num(j, "waiting_ms_per_step", k->wait_ms);
+    json_kv_double(j, "largest_noncomm_ms_per_step", k->top_ms);
+    json_kv_double(j, "waiting_ms_per_step", k->wait_ms);
     json_end_object(j);
 }
 
@@ -343,9 +337,9 @@ static void json_straggler(struct json_out *j, const struct ssa_job *job,
     json_kv_i64(j, "rank", s->rank);
     json_kv_string(j, "file", rs[s->input]->path);
     json_kv_string(j, "why_category", ssa_cat_name(job->why_cat));
-    json_num(j, "why_excess_ms_per_step", job->why_ms);
-    json_num(j, "price_ms_per_step", job->price_ms);
-    json_num(j, "price_pct", s->step_ms > 0 ? 100 * job->price_ms / s->step_ms : 0);
+    json_kv_double(j, "why_excess_ms_per_step", job->why_ms);
+    json_kv_double(j, "price_ms_per_step", job->price_ms);
+    json_kv_double(j, "price_pct", s->step_ms > 0 ? 100 * job->price_ms / s->step_ms : 0);
     json_end_object(j);
 }
 

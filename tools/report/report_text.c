@@ -541,7 +541,7 @@ static void diff_categories(FILE *f, const struct diff_view *d)
     fprintf(f, "\n  %-20s %10s %10s %10s   (ms/step)\n", "category", "before", "after", "change");
     for (int c = 0; c < SSA_CAT_COUNT; c++) {
         double x = b->s.cat_ms[c], y = a->s.cat_ms[c];
-        if (x < 0.0005 && y < 0.0005) continue; /* both print as 0.000 */
+        if (!d->cat_shown[c]) continue;
         fprintf(f, "  %-20s %10.3f %10.3f %+10.3f\n", ssa_cat_name(c), x, y, y - x);
     }
     fprintf(f, "  %-20s %10.3f %10.3f %+10.3f\n", "total", ms(b->s.mean_ns), ms(a->s.mean_ns),

@@ -5,6 +5,7 @@
 #include "../../ss_test.h"
 #include "interop/ssi_nsys.h"
 #include "util/ss_cxxname.h"
+#include "trace/sst_cbid.h"
 
 static void ids(void)
 {
@@ -76,8 +77,8 @@ static void api_names(void)
     CHECK(!ssi_nsys_api_from_name("cudaUnknown_cbid", SST_API_RUNTIME, &d, &cbid));
     /* every id of both tables maps back to itself */
     for (uint8_t dom = SST_API_RUNTIME; dom <= SST_API_DRIVER; dom++)
-        for (uint32_t i = 0; i < ssi_nsys_cbid_count(dom); i++) {
-            const char *n = ssi_nsys_cbid_name(dom, i);
+        for (uint32_t i = 0; i < sst_cbid_count(dom); i++) {
+            const char *n = sst_cbid_name(dom, i);
             if (!n) continue;
             if (!ssi_nsys_api_from_name(n, dom, &d, &cbid) || d != dom || cbid != i)
                 SS_FAIL_AT("%s does not map back to %u/%u", n, (unsigned)dom, (unsigned)i);
