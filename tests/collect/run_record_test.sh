@@ -115,6 +115,12 @@ environment)
     "$BIN" record -q -o "$W/empty/x" -- true 2>"$W/err"
     expect_rc $? 0
     [ ! -e "$W/empty" ] || fail "an empty output folder was left behind"
+    # --host-samples reaches the shim's sampler (STEPSCOPE_HOST_SAMPLES); a bad rate is refused
+    "$BIN" record -q -o "$OUT" --host-samples off -- sh -c 'echo "$STEPSCOPE_HOST_SAMPLES"' \
+        >"$W/out.txt" 2>"$W/err"
+    [ "$(cat "$W/out.txt")" = off ] || fail "--host-samples off: '$(cat "$W/out.txt")'"
+    "$BIN" record -q -o "$OUT" --host-samples 0 -- true 2>"$W/err"
+    expect_rc $? 2
     # The shim's markers library: next to libstepscope.so, unless the user named one.
     env -u STEPSCOPE_MARKERS_LIB "$BIN" record -o "$OUT" -- sh -c 'echo "$STEPSCOPE_MARKERS_LIB"' \
         >"$W/out.txt" 2>"$W/err"

@@ -2,7 +2,8 @@
  * cmd_record.c — `stepscope record`: run a program with the collector injected.
  *
  *   stepscope record [-o DIR] [--capture auto|all|steps:A-B|seconds:A-B] [--mode full|light]
- *                    [--no-python-shim] [--memory-cap SIZE] [--sample-hz N] [-q] [--no-report]
+ *                    [--no-python-shim] [--memory-cap SIZE] [--sample-hz N] [--host-samples HZ|off]
+ *                    [-q] [--no-report]
  *                    -- PROGRAM [ARGS...]
  *
  * It checks the output folder before starting anything (a run that cannot be recorded is
@@ -47,6 +48,7 @@ struct record_opts {
     const char *mode;
     const char *memory_cap;
     const char *sample_hz;
+    const char *host_samples; /* the shim's Python stack samples: a rate in Hz, or off */
     int no_shim;
     int quiet;
     int no_report;
@@ -72,6 +74,8 @@ static void usage(FILE *f)
                "      --no-python-shim   do not put the Python step/data markers on PYTHONPATH\n"
                "      --memory-cap SIZE  buffered records per process before dropping (64M)\n"
                "      --sample-hz N      host samples per second, 0 for none (default 10)\n"
+               "      --host-samples HZ  the Python stacks sampled per second (1-1000), or off\n"
+               "                         (default 100; Python programs, through the shim)\n"
                "  -q, --quiet            no summary and no report after the run\n"
                "      --no-report        no report after the run (the summary stays)\n"
                "  -h, --help             this text\n");
@@ -124,7 +128,32 @@ static int check_opts(const struct record_opts *o)
     if (o->sample_hz && (cli_parse_u64(o->sample_hz, &hz) != 0 || hz > 1000))
         return cli_usage_error(VERB, "--sample-hz must be a number from 0 to 1000, not '%s'",
                                o->sample_hz);
+    if (o->host_samples && strcmp(o->host_samples, "off") != 0 &&
+        (cli_parse_u64(o->host_samples, &hz) != 0 || hz < 1 || hz > 1000))
+        return cli_usage_error(VERB, "--host-samples must be off or 1 to 1000 (Hz), not '%s'",
+                               o->host_samples);
     return CLI_EXIT_OK;
+}
+
+/* One option of record into o: 0, -1 after --help, or an exit status. */
+static int record_option(int c, struct record_opts *o)
+{
+    switch (c) {
+    case 'o': o->out_dir = optarg; break;
+    case 'c': o->capture = optarg; break;
+    case 'm': o->mode = optarg; break;
+    case 'M': o->memory_cap = optarg; break;
+    case 's': o->sample_hz = optarg; break;
+    case 'H': o->host_samples = optarg; break;
+    case 'n': o->no_shim = 1; break;
+    case 'q': o->quiet = 1; break;
+    case 'R': o->no_report = 1; break;
+    case 'h':
+        usage(stdout);
+        return cli_finish_stdout(VERB) == 0 ? -1 : CLI_EXIT_FAIL;
+    default: return CLI_EXIT_USAGE;
+    }
+    return 0;
 }
 
 /* Parses options before "--" (GNU permutation must not reach the program's arguments).
@@ -136,6 +165,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o, int *prog_at
                                              {"mode", required_argument, NULL, 'm'},
                                              {"memory-cap", required_argument, NULL, 'M'},
                                              {"sample-hz", required_argument, NULL, 's'},
+                                             {"host-samples", required_argument, NULL, 'H'},
                                              {"no-python-shim", no_argument, NULL, 'n'},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"no-report", no_argument, NULL, 'R'},
@@ -148,37 +178,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o, int *prog_at
     cli_opt_reset();
     int c;
     while ((c = cli_getopt(VERB, dd, argv, "+o:qh", longopts)) != -1) {
-        switch (c) {
-        case 'o':
-            o->out_dir = optarg;
-            break;
-        case 'c':
-            o->capture = optarg;
-            break;
-        case 'm':
-            o->mode = optarg;
-            break;
-        case 'M':
-            o->memory_cap = optarg;
-            break;
-        case 's':
-            o->sample_hz = optarg;
-            break;
-        case 'n':
-            o->no_shim = 1;
-            break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case 'R':
-            o->no_report = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return cli_finish_stdout(VERB) == 0 ? -1 : CLI_EXIT_FAIL;
-        default:
-            return CLI_EXIT_USAGE;
-        }
+        int rc = record_option(c, o);
+        if (rc) return rc;
     }
     if (optind < dd) { /* the program, without "--" */
         *prog_at = optind;
@@ -460,6 +461,7 @@ static int set_environment(const struct record_opts *o, const char *out_abs, con
     rc |= setenv("STEPSCOPE_MODE", o->mode ? o->mode : "full", 1);
     if (o->memory_cap) rc |= setenv("STEPSCOPE_MEMORY_CAP", o->memory_cap, 1);
     if (o->sample_hz) rc |= setenv("STEPSCOPE_SAMPLE_HZ", o->sample_hz, 1);
+    if (o->host_samples) rc |= setenv("STEPSCOPE_HOST_SAMPLES", o->host_samples, 1);
     if (o->quiet) rc |= setenv("STEPSCOPE_QUIET", "1", 1);
     if (!o->no_shim) rc |= prepend_pythonpath() | set_markers_lib(lib);
     if (rc != 0) cli_error(VERB, NULL, "cannot set the environment: %s", strerror(errno));
