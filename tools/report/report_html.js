@@ -271,6 +271,13 @@
 
   function drawMarks(ctx, run, g) {
     const svg = g.svg;
+    if (run.width > 1) { // the slowest step of each bin
+      let d = "";
+      run.bins.forEach((b, i) => {
+        if (b[3] <= g.top) d += "M" + (g.x0 + i * g.bw).toFixed(2) + " " + g.y(b[3]).toFixed(2) + "h" + g.bw.toFixed(2);
+      });
+      svg.appendChild(sv("path", { class: "binmax", d: d }));
+    }
     run.bins.forEach((b, i) => {
       const x = g.x0 + (i + 0.5) * g.bw, top = b[2] > g.top;
       if (top) svg.appendChild(sv("path", { class: "clipped", d: "M" + (x - 4) + " " + (g.y(g.top) + 7) +
@@ -643,7 +650,24 @@
     });
   }
 
+  // Several sections (a folder, the ranks of a job): a list at the top that jumps to each.
+  function sectionIndex() {
+    const secs = Array.from(document.querySelectorAll("main > section"));
+    if (secs.length < 3) return;
+    const nav = el("nav", "ss-nav");
+    nav.appendChild(el("span", "note", "sections:"));
+    for (const sec of secs) {
+      const h = sec.querySelector("h2");
+      const b = el("button", null, h ? h.textContent : "section");
+      b.type = "button";
+      b.addEventListener("click", () => sec.scrollIntoView({ behavior: "smooth", block: "start" }));
+      nav.appendChild(b);
+    }
+    secs[0].before(nav);
+  }
+
   function init() {
+    sectionIndex();
     document.querySelectorAll("table.sortable").forEach(makeSortable);
     for (const cell of document.querySelectorAll("td.name"))
       cell.addEventListener("click", () => cell.classList.toggle("open"));

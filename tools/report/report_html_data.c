@@ -7,7 +7,7 @@
  * strings) as \u003c..., so no string from the trace can end the element. Times are in
  * microseconds with three decimals. From the view only (report_view.h).
  *
- * docs/report-html.md describes the document's keys.
+ * docs/report-json.md ("Other formats") describes the document's keys.
  */
 #include <inttypes.h>
 #include <stdlib.h>
