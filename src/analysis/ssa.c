@@ -55,6 +55,8 @@ static int keep_knames(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
     qsort(res->knames, n, sizeof *res->knames, cmp_kname);
     res->n_knames = n;
     for (size_t i = 0; i < n; i++) {
+        struct ssa_knstat *kn = ssa_kn_find(sc, res->knames[i].name_id);
+        if (kn) kn->rank = (uint32_t)i; /* the timeline names its kernels by it */
         uint32_t len;
         const char *s = sst_reader_string(r, res->knames[i].name_id, &len);
         if (!s) s = "", len = 0;
@@ -68,7 +70,7 @@ static int keep_knames(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
 
 /* Two passes over r (from its first chunk), problems counted into res; r is rewound after. */
 static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa_result *res,
-                   struct ssa_scan *sc, int want_timeline)
+                   struct ssa_scan *sc, unsigned flags)
 {
     sst_problem_fn old_fn;
     void *old_ctx;
@@ -81,7 +83,8 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     keep_reader_state(r, res);
     if (rc == 0) rc = ssa_steps_build(sc, res, opts);
     if (rc == 0) rc = ssa_steps_warmup_plan(sc, res, opts);
-    if (rc == 0 && want_timeline) rc = ssa_steps_pick_timeline(sc, res);
+    if (rc == 0 && (flags & SSA_TIMELINE)) rc = ssa_steps_pick_timeline(sc, res);
+    if (rc == 0 && (flags & SSA_STEP_BINS)) rc = ssa_steps_bins_alloc(res);
     if (rc == 0) rc = keep_knames(sc, r, res);
     if (rc == 0) ssa_program_facts(res);
     uint64_t problems = res->problems; /* pass 2 meets the same damage again */
@@ -125,7 +128,7 @@ int ssa_analyze_reader(struct sst_reader *r, const char *name, const struct ssa_
     res->compact = (flags & SSA_COMPACT) != 0;
     if (opts) res->rec_cost_given = opts->rec_cost_given, res->rec_cost_us = opts->rec_cost_us;
     res->path = strdup(name);
-    int rc = res->path ? analyze(r, opts, res, &sc, (flags & SSA_TIMELINE) != 0) : SS_ENOMEM;
+    int rc = res->path ? analyze(r, opts, res, &sc, flags) : SS_ENOMEM;
     ssa_scan_free(&sc);
     if (rc) {
         ssa_result_free(res);
@@ -148,7 +151,11 @@ void ssa_result_free(struct ssa_result *r)
             free(r->kname_text[i]);
     free(r->kname_text);
     free(r->knames);
-    free(r->timeline);
+    for (int t = 0; t < SSA_TL_COUNT; t++)
+        free(r->tl[t].items);
+    for (size_t i = 0; i < r->n_tl_names; i++)
+        free(r->tl_names[i]);
+    free(r->bins.cat_ns);
     ssa_env_record_free(&r->env);
     ssa_host_free(&r->host);
     free(r);

@@ -185,14 +185,50 @@ const char *ssa_step_source_name(int src);
 /* GPU activity records of r: kernels, copies, memsets and GRAPH records (0: none recorded). */
 uint64_t ssa_gpu_records(const struct ssa_result *r);
 
-/* One interval of the timeline step, clipped to it. lane: GPU (device << 32 | stream) or
- * host thread id; cat: enum ssa_cat (kernels by class, copies, memset; for host threads
- * launch, sync, alloc, data). */
+/* The report's timeline (SSA_TIMELINE): a few representative steps, each with its intervals
+ * clipped to it, one lane per GPU stream and per host thread, and one lane of the step's
+ * attribution: what each instant counted as (the sweep's stretches, merged), the time the
+ * findings price. */
+enum ssa_tl_lane {
+    SSA_TL_GPU = 0, /* lane: device << 32 | stream; kernels by class, copies, memsets */
+    SSA_TL_HOST,    /* lane: thread id; launch, sync and alloc API calls, data ranges */
+    SSA_TL_ATTR,    /* lane 0: the category each instant of the step went to */
+};
+/* What an item's name holds (the report shows it on hover). */
+enum ssa_tl_name {
+    SSA_TLN_NONE = 0,
+    SSA_TLN_KERNEL,        /* index into knames / kname_text */
+    SSA_TLN_API,           /* domain << 24 | cbid (ssa_api_name) */
+    SSA_TLN_RANGE,         /* index into tl_names: an NVTX range's message */
+    SSA_TLN_COPY,          /* bytes copied (UINT32_MAX: that many or more) */
+    SSA_TLN_COPY_PAGEABLE, /* the same, from or to pageable host memory */
+    SSA_TLN_GRAPH,         /* a CUDA graph's id (graph mode: one record per launch) */
+};
 struct ssa_tl_item {
     uint64_t start_ns, end_ns;
     uint64_t lane;
-    uint8_t host; /* 1: a host thread's lane */
-    uint8_t cat;
+    uint8_t kind; /* enum ssa_tl_lane */
+    uint8_t cat;  /* enum ssa_cat */
+    uint8_t name_kind; /* enum ssa_tl_name */
+    uint32_t name;
+};
+enum ssa_tl_which { SSA_TL_MEDIAN = 0, SSA_TL_SLOWEST, SSA_TL_COUNT };
+struct ssa_timeline {
+    size_t step;           /* index + 1 of the step drawn; 0: none */
+    struct ssa_step whole; /* that step's full result (either mode) */
+    /* the GPU and host intervals in record order (at most SSA_TIMELINE_MAX), then the
+     * attribution's runs in time order (at most SSA_TIMELINE_MAX); dropped: past those */
+    struct ssa_tl_item *items;
+    size_t n, cap, n_attr, dropped;
+};
+#define SSA_TL_NAMES 64 /* distinct range names kept for the timelines; more go unnamed */
+
+/* Per-step category times for the report's chart (SSA_STEP_BINS): the steps in bins of
+ * `width` consecutive steps (1 up to SSA_STEP_BINS_MAX steps), cat_ns summed per bin. */
+#define SSA_STEP_BINS_MAX 1000
+struct ssa_step_bins {
+    size_t width, n;
+    uint64_t (*cat_ns)[SSA_CAT_COUNT];
 };
 
 /* Per distinct kernel name over the whole trace (for "top kernels"). */
@@ -282,12 +318,12 @@ struct ssa_result {
      * the median step on the host's clock, kept for the report */
     int gpu_paced;
     uint64_t host_pace_ns;
-    /* SSA_TIMELINE: the chosen step (index + 1; 0: none) and its intervals, in record
-     * order; timeline_dropped counts those past SSA_TIMELINE_MAX */
-    size_t timeline_step;
-    struct ssa_step timeline_full; /* compact mode: that step whole (steps is NULL) */
-    struct ssa_tl_item *timeline;
-    size_t n_timeline, timeline_dropped;
+    /* SSA_TIMELINE: the steady step of median length and the slowest one (chosen by step
+     * duration before pass 2), and the names of their ranges */
+    struct ssa_timeline tl[SSA_TL_COUNT];
+    char *tl_names[SSA_TL_NAMES];
+    size_t n_tl_names;
+    struct ssa_step_bins bins; /* SSA_STEP_BINS */
     uint64_t dropped_step_ranges; /* step ranges that never ended (program killed, shim) */
     /* the trace records GPU activity only in a --capture window (or not while torch.profiler
      * held CUPTI): steps outside it are not counted (ssa_capture.c) */
@@ -358,11 +394,14 @@ void ssa_result_free(struct ssa_result *r);
  * result->briefs and result->steady; ssa_summarize and ssa_find work on either. Means may
  * differ from the full mode's in the last digits (summed, then divided). */
 #define SSA_COMPACT 1u
-/* SSA_TIMELINE: also keep the intervals of one steady step of median length (chosen by step
- * duration before pass 2): kernels, copies and memsets per GPU stream, API calls by class and
- * data ranges per host thread (result->timeline, at most SSA_TIMELINE_MAX). */
+/* SSA_TIMELINE: also keep the intervals of two steady steps, the one of median length and
+ * the slowest (chosen by step duration before pass 2): kernels, copies and memsets per GPU
+ * stream, API calls by class and data ranges per host thread, and the attribution's runs
+ * (result->tl, each at most SSA_TIMELINE_MAX intervals and as many runs). */
 #define SSA_TIMELINE 2u
 #define SSA_TIMELINE_MAX 20000
+/* SSA_STEP_BINS: also keep every step's category times, binned (result->bins). */
+#define SSA_STEP_BINS 4u
 int ssa_analyze_file_ex(const char *path, const struct ssa_opts *opts, unsigned flags,
                         struct ssa_result **out);
 
@@ -506,6 +545,7 @@ const char *ssa_level_name(int level); /* "low", "medium", "high" */
 struct ssa_finding {
     const char *id; /* stable key: "data_loading", "pageable_h2d", ... */
     const char *title;
+    uint32_t cats;      /* the categories whose time it prices (SSA_CAT_BIT) */
     double saving_ms;   /* estimated saving per step */
     double saving_pct;  /* of the mean step */
     double speedup;     /* mean step / (mean step - saving) */

@@ -81,6 +81,8 @@ struct attr {
     uint64_t *launch_rel; /* a swept step's launch call starts, for its samples */
     uint64_t rate_span;   /* around a sample, where its launch rate is measured (ns) */
     size_t cap_launch;
+    int tl_on;                            /* some step is drawn on the timeline */
+    uint32_t range_ids[SSA_TL_NAMES];     /* the message ids of res->tl_names */
     int err;
 };
 
@@ -471,13 +473,58 @@ static inline void apply_edge(struct sweep_state *s, struct sync_watch *sw, uint
     s->mask = step == 1u ? s->mask | (1u << c) : open ? s->mask : s->mask & ~(1u << c);
 }
 
+/* ---- the report's timeline (SSA_TIMELINE) and per-step bins (SSA_STEP_BINS) ---- */
+
+/* Room for one more item in t, grown by doubling; 0 when it cannot grow. */
+static int tl_room(struct ssa_timeline *t)
+{
+    if (t->n < t->cap) return 1;
+    size_t cap = t->cap ? 2 * t->cap : 1024;
+    if (cap > 2 * SSA_TIMELINE_MAX) cap = 2 * SSA_TIMELINE_MAX;
+    struct ssa_tl_item *v = cap > t->n ? realloc(t->items, cap * sizeof *v) : NULL;
+    if (!v) return 0; /* a shorter timeline rather than no report */
+    t->items = v, t->cap = cap;
+    return 1;
+}
+
+/* Appends the sweep's stretch [s, e) of category c to t's attribution lane, merged into the
+ * run before it when that has the same category. */
+static void tl_attr(struct ssa_timeline *t, uint64_t s, uint64_t e, uint32_t c)
+{
+    struct ssa_tl_item *last = t->n_attr ? &t->items[t->n - 1] : NULL;
+    if (last && last->cat == c && last->end_ns == s) {
+        last->end_ns = e;
+        return;
+    }
+    if (t->n_attr >= SSA_TIMELINE_MAX || !tl_room(t)) {
+        t->dropped++;
+        return;
+    }
+    t->items[t->n++] = (struct ssa_tl_item){s, e, 0, SSA_TL_ATTR, (uint8_t)c, SSA_TLN_NONE, 0};
+    t->n_attr++;
+}
+
+/* The timeline that draws step i, or NULL. */
+static struct ssa_timeline *tl_of(struct ssa_result *res, size_t i)
+{
+    for (int k = 0; k < SSA_TL_COUNT; k++)
+        if (res->tl[k].step == i + 1) return &res->tl[k];
+    return NULL;
+}
+
+static void bin_add(struct ssa_step_bins *b, size_t i, const struct ssa_step *st)
+{
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        b->cat_ns[i / b->width][c] += st->cat_ns[c];
+}
+
 /* Sweeps the n edges of the two sorted sides hs and gs (each ends with a sentinel), merging
  * them as it goes. Times are relative to the step's begin, as in the edges. Each sample of sp
  * (sorted, ending with a sentinel) gets the category of the stretch its instant is in. Returns
  * whether the step ended GPU-idle after a sync that drained the queue (after_sync: the step
  * before did, and this one follows it). */
 static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t n,
-                 struct ssa_smp *sp, int after_sync)
+                 struct ssa_smp *sp, int after_sync, struct ssa_timeline *tl)
 {
     struct sweep_state s = {{0}, 0, 0, 0};
     uint64_t cat_ns[SSA_CAT_COUNT] = {0}; /* summed here, then into st: no aliasing with st */
@@ -493,6 +540,7 @@ static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t
             uint32_t c = top_cat(s.mask);
             cat_ns[c] += t - prev;
             stretch(st, &run, &sw, c, prev, t, s.syncs > 0, s.pageable > 0);
+            if (tl) tl_attr(tl, st->begin_ns + prev, st->begin_ns + t, c);
             for (; sp->rel < t; sp++)
                 sp->cat = (uint8_t)c;
             prev = t;
@@ -502,6 +550,7 @@ static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t
     uint32_t c = top_cat(s.mask);
     cat_ns[c] += span - prev;
     if (span > prev) stretch(st, &run, &sw, c, prev, span, s.syncs > 0, 0);
+    if (tl && span > prev) tl_attr(tl, st->begin_ns + prev, st->end_ns, c);
     int ends_after_sync = run.open && run.after == AFTER_SYNC && run.drained;
     for (; sp->rel != UINT64_MAX; sp++)
         sp->cat = (uint8_t)c;
@@ -512,9 +561,10 @@ static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t
 }
 
 /* Sorts the step's edges, each side apart, and its samples, and sweeps them (after_sync and
- * *ends_after_sync: sweep's). Returns the host side, sorted. */
+ * *ends_after_sync: sweep's; tl: the timeline drawing the step, or NULL). Returns the host
+ * side, sorted. */
 static const edge_t *sort_and_sweep(struct ssa_step *st, struct open_step *o, int after_sync,
-                                    int *ends_after_sync)
+                                    int *ends_after_sync, struct ssa_timeline *tl)
 {
     static const edge_t none = UINT64_MAX; /* a side without edges: its sentinel alone */
     struct ssa_smp no_samples = {.rel = UINT64_MAX};
@@ -522,7 +572,7 @@ static const edge_t *sort_and_sweep(struct ssa_step *st, struct open_step *o, in
     const edge_t *gs = o->gpu.n ? sort_side(o->gpu.v, o->gpu.n) : &none;
     if (o->smp.n) ssa_smp_sort(&o->smp);
     *ends_after_sync =
-        sweep(st, hs, gs, o->host.n + o->gpu.n, o->smp.n ? o->smp.v : &no_samples, after_sync);
+        sweep(st, hs, gs, o->host.n + o->gpu.n, o->smp.n ? o->smp.v : &no_samples, after_sync, tl);
     return hs;
 }
 
@@ -620,7 +670,10 @@ static void finalize_next(struct attr *a)
     struct ssa_step *st = a->compact ? &o->st : &a->res->steps[i];
     const struct ssa_step_brief *b = &a->res->briefs[i];
     int carried = a->ended_after_sync && i > 0 && b->begin_ns == a->last_swept_end;
-    const edge_t *hs = sort_and_sweep(st, o, carried, &a->ended_after_sync);
+    struct ssa_timeline *tl = a->tl_on ? tl_of(a->res, i) : NULL;
+    const edge_t *hs = sort_and_sweep(st, o, carried, &a->ended_after_sync, tl);
+    if (tl) tl->whole = *st;
+    if (a->res->bins.cat_ns) bin_add(&a->res->bins, i, st);
     a->last_swept_end = b->end_ns;
     if (o->smp.n && (count_sample_launches(a, hs, o->host.n, a->rate_span,
                                            st->end_ns - st->begin_ns, &o->smp) ||
@@ -644,26 +697,51 @@ static void finalize_until(struct attr *a, uint64_t limit)
 
 /* ---- records ---- */
 
-/* Keeps [s, e) on a lane when it overlaps the timeline step, clipped to it. */
-static __attribute__((noinline)) void tl_item(struct attr *a, uint64_t s, uint64_t e, int host,
-                                              uint64_t lane, uint32_t cat)
+/* The index in res->tl_names of the text of string `message`, kept on first use; UINT32_MAX
+ * past SSA_TL_NAMES names or when it cannot be read. */
+static uint32_t tl_range_name(struct attr *a, uint32_t message)
 {
     struct ssa_result *res = a->res;
-    const struct ssa_step_brief *b = &res->briefs[res->timeline_step - 1];
-    if (e <= b->begin_ns || s >= b->end_ns || e < s) return;
-    if (res->n_timeline == SSA_TIMELINE_MAX) {
-        res->timeline_dropped++;
-        return;
-    }
-    res->timeline[res->n_timeline++] =
-        (struct ssa_tl_item){s < b->begin_ns ? b->begin_ns : s, e > b->end_ns ? b->end_ns : e, lane,
-                             (uint8_t)host, (uint8_t)cat};
+    for (size_t i = 0; i < res->n_tl_names; i++)
+        if (a->range_ids[i] == message) return (uint32_t)i;
+    uint32_t len;
+    const char *s = sst_reader_string(a->r, message, &len);
+    char *text = s && res->n_tl_names < SSA_TL_NAMES ? malloc((size_t)len + 1) : NULL;
+    if (!text) return UINT32_MAX;
+    memcpy(text, s, len);
+    text[len] = 0;
+    a->range_ids[res->n_tl_names] = message;
+    res->tl_names[res->n_tl_names] = text;
+    return (uint32_t)res->n_tl_names++;
 }
 
-static inline void tl_add(struct attr *a, uint64_t s, uint64_t e, int host, uint64_t lane,
-                          uint32_t cat)
+/* Keeps *it on each timeline whose step it overlaps, clipped to the step, while that step is
+ * open (what reaches a swept step is late: the attribution did not count it either). A range's
+ * name (its message id) becomes its index in res->tl_names. */
+static __attribute__((noinline)) void tl_item(struct attr *a, const struct ssa_tl_item *it)
 {
-    if (a->res->timeline_step && a->res->timeline) tl_item(a, s, e, host, lane, cat);
+    for (int k = 0; k < SSA_TL_COUNT; k++) {
+        struct ssa_timeline *t = &a->res->tl[k];
+        if (!t->step || t->step - 1 < a->fin_next) continue;
+        const struct ssa_step_brief *b = &a->res->briefs[t->step - 1];
+        if (it->end_ns <= b->begin_ns || it->start_ns >= b->end_ns || it->end_ns < it->start_ns)
+            continue;
+        if (t->n >= SSA_TIMELINE_MAX || !tl_room(t)) {
+            t->dropped++;
+            continue;
+        }
+        struct ssa_tl_item *x = &t->items[t->n++];
+        *x = *it;
+        x->start_ns = x->start_ns < b->begin_ns ? b->begin_ns : x->start_ns;
+        x->end_ns = x->end_ns > b->end_ns ? b->end_ns : x->end_ns;
+        if (x->name_kind == SSA_TLN_RANGE) x->name = tl_range_name(a, it->name);
+        if (x->name == UINT32_MAX && x->name_kind == SSA_TLN_RANGE) x->name_kind = SSA_TLN_NONE;
+    }
+}
+
+static inline void tl_add(struct attr *a, const struct ssa_tl_item *it)
+{
+    if (a->tl_on) tl_item(a, it);
 }
 
 static uint64_t gpu_lane(uint16_t device, uint32_t stream)
@@ -678,7 +756,9 @@ static void on_kernel(struct attr *a, const struct sst_rec_kernel *k)
     uint32_t cat = kn ? kn->kcat : (uint32_t)ssa_kclass_cat(kc);
     size_t i;
     struct ssa_step *st = add_record(a, k->start_ns, k->end_ns, cat, &i);
-    tl_add(a, k->start_ns, k->end_ns, 0, gpu_lane(k->device, k->stream), cat);
+    tl_add(a, &(struct ssa_tl_item){k->start_ns, k->end_ns, gpu_lane(k->device, k->stream),
+                                    SSA_TL_GPU, (uint8_t)cat, kn ? SSA_TLN_KERNEL : SSA_TLN_NONE,
+                                    kn ? kn->rank : 0});
     if (!st) return;
     st->n.kernels++;
     st->n.kernels_by_class[kc]++;
@@ -725,7 +805,10 @@ static void on_memcpy(struct attr *a, const struct sst_rec_memcpy *m)
     struct ssa_step *st =
         add_record(a, m->start_ns, m->end_ns,
                    pageable_h2d ? SSA_EDGE_H2D_PAGEABLE : copy_cat(m->copy_kind), &i);
-    tl_add(a, m->start_ns, m->end_ns, 0, gpu_lane(m->device, m->stream), copy_cat(m->copy_kind));
+    tl_add(a, &(struct ssa_tl_item){m->start_ns, m->end_ns, gpu_lane(m->device, m->stream),
+                                    SSA_TL_GPU, (uint8_t)copy_cat(m->copy_kind),
+                                    host_side_pageable(m) ? SSA_TLN_COPY_PAGEABLE : SSA_TLN_COPY,
+                                    m->bytes < UINT32_MAX ? (uint32_t)m->bytes : UINT32_MAX});
     if (!st) return;
     unsigned k = m->copy_kind < SSA_COPY_KINDS ? m->copy_kind : SST_COPY_OTHER;
     st->n.copies[k]++;
@@ -746,7 +829,8 @@ static void on_memset(struct attr *a, const struct sst_rec_memset *m)
 {
     size_t i;
     struct ssa_step *st = add_record(a, m->start_ns, m->end_ns, SSA_CAT_MEMSET, &i);
-    tl_add(a, m->start_ns, m->end_ns, 0, gpu_lane(m->device, m->stream), SSA_CAT_MEMSET);
+    tl_add(a, &(struct ssa_tl_item){m->start_ns, m->end_ns, gpu_lane(m->device, m->stream),
+                                    SSA_TL_GPU, SSA_CAT_MEMSET, SSA_TLN_NONE, 0});
     if (!st) return;
     st->n.memsets++;
     st->n.memset_ns += m->end_ns > m->start_ns ? m->end_ns - m->start_ns : 0;
@@ -759,7 +843,8 @@ static void on_graph(struct attr *a, const struct sst_rec_graph *g)
     size_t i;
     struct ssa_step *st = add_record(a, g->start_ns, g->end_ns, SSA_CAT_COMPUTE_OTHER, &i);
     uint16_t dev = g->device == 0xffff ? 0 : g->device;
-    tl_add(a, g->start_ns, g->end_ns, 0, gpu_lane(dev, g->stream), SSA_CAT_COMPUTE_OTHER);
+    tl_add(a, &(struct ssa_tl_item){g->start_ns, g->end_ns, gpu_lane(dev, g->stream), SSA_TL_GPU,
+                                    SSA_CAT_COMPUTE_OTHER, SSA_TLN_GRAPH, g->graph_id});
     if (!st) return;
     st->n.graph_records++;
     st->n.graph_record_ns += g->end_ns > g->start_ns ? g->end_ns - g->start_ns : 0;
@@ -776,7 +861,10 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
     struct ssa_step *st;
     if (cls != SSA_API_OTHER) {
         st = add_record(a, api->start_ns, api->end_ns, cat_of[cls], &i);
-        tl_add(a, api->start_ns, api->end_ns, 1, api->tid, cat_of[cls]);
+        int named = api->cbid <= 0xffffffu; /* the name's 24 bits */
+        tl_add(a, &(struct ssa_tl_item){api->start_ns, api->end_ns, api->tid, SSA_TL_HOST,
+                                        (uint8_t)cat_of[cls], named ? SSA_TLN_API : SSA_TLN_NONE,
+                                        (uint32_t)api->domain << 24 | (api->cbid & 0xffffffu)});
     } else {
         st = step_in(a, step_after(a, api->start_ns), api->start_ns, &i);
     }
@@ -854,7 +942,8 @@ static void on_nvtx(struct attr *a, const struct sst_rec_nvtx *n)
     if (ssa_msg_base(o.kind) != SSA_MSG_DATA) return;
     size_t i;
     struct ssa_step *st = add_record(a, o.ts, n->ts_ns, SSA_CAT_DATA, &i);
-    tl_add(a, o.ts, n->ts_ns, 1, n->tid, SSA_CAT_DATA);
+    tl_add(a, &(struct ssa_tl_item){o.ts, n->ts_ns, n->tid, SSA_TL_HOST, SSA_CAT_DATA, SSA_TLN_RANGE,
+                                    o.message});
     if (st) st->n.data_ranges++;
 }
 
@@ -950,6 +1039,8 @@ static int attr_setup(struct attr *a)
         a->sufmin[b] = m;
     }
     a->use_sync_records = a->res->api_calls == 0;
+    for (int k = 0; k < SSA_TL_COUNT; k++)
+        a->tl_on |= a->res->tl[k].step != 0;
     double hz = ssa_py_rate_hz(&a->res->env);
     a->rate_span = (uint64_t)(SSA_PY_RATE_SPAN * 1e9 / (hz > 0 ? hz : SSA_PY_DEFAULT_HZ));
     return ssa_host_begin(&a->sc->host, a->res);

@@ -760,38 +760,46 @@ struct rule {
     int (*detect)(const struct fctx *c, struct ssa_finding *f);
     int always;    /* speaks even below SSA_FINDING_MIN_PCT */
     int needs_gpu; /* prices GPU idle time: meaningless when no GPU activity was recorded */
+    uint32_t cats; /* the categories whose time its saving comes out of (the report's
+                    * timeline highlights them) */
     struct rule_code code;
 };
 
+#define BIT SSA_CAT_BIT
 static const struct rule rules[] = {
-    {"data_loading", "GPU waits for data loading", rule_data, 0, 1,
-     {SSA_CAT_BIT(SSA_CAT_DATA), "; the loading time is in ", "", 0}},
-    {"pageable_h2d", "H2D copies from pageable memory", rule_pageable, 0, 0, {0, NULL, NULL, 0}},
+    {"data_loading", "GPU waits for data loading", rule_data, 0, 1, BIT(SSA_CAT_DATA),
+     {BIT(SSA_CAT_DATA), "; the loading time is in ", "", 0}},
+    {"pageable_h2d", "H2D copies from pageable memory", rule_pageable, 0, 0,
+     BIT(SSA_CAT_COPY_H2D) | BIT(SSA_CAT_SYNC), {0, NULL, NULL, 0}},
     {"small_h2d", "many small host-to-device copies every step", rule_small_h2d, 0, 0,
-     {0, NULL, NULL, 0}},
+     BIT(SSA_CAT_COPY_H2D), {0, NULL, NULL, 0}},
     {"sync_points", "hidden sync points stall the GPU", rule_sync, 0, 1,
-     {SSA_CAT_BIT(SSA_CAT_SYNC), "; the host waits in ", "", 0}},
+     BIT(SSA_CAT_SYNC) | BIT(SSA_CAT_COPY_D2H),
+     {BIT(SSA_CAT_SYNC), "; the host waits in ", "", 0}},
     {"cpu_tensors", "tensors created on the CPU every step, then copied to the GPU",
-     rule_cpu_tensors, 0, 1, {0, NULL, NULL, 0}},
+     rule_cpu_tensors, 0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}},
     {"launch_bound", "launch-bound: many small kernels, GPU waits for the host", rule_launch_bound,
-     0, 1, {SSA_CAT_BIT(SSA_CAT_LAUNCH), "; most launch time is in ", "", 0}},
+     0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST),
+     {BIT(SSA_CAT_LAUNCH), "; most launch time is in ", "", 0}},
     {"no_mixed_precision", "GEMM/conv in fp32/tf32: no mixed precision", rule_mixed_precision, 0,
-     0, {0, NULL, NULL, 0}},
+     0, BIT(SSA_CAT_GEMM_FP32), {0, NULL, NULL, 0}},
     {"allocator_churn", "cudaMalloc/cudaFree in steady state (allocator churn, empty_cache)",
-     rule_alloc, 0, 1, {SSA_CAT_BIT(SSA_CAT_ALLOC), "; the calls come from ", "", 0}},
+     rule_alloc, 0, 1, BIT(SSA_CAT_ALLOC),
+     {BIT(SSA_CAT_ALLOC), "; the calls come from ", "", 0}},
     {"data_parallel", "one process drives several GPUs (DataParallel): use DDP", rule_data_parallel,
-     0, 1, {0, NULL, NULL, 0}},
+     0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}},
     {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1,
-     0, {0, NULL, NULL, 0}},
+     0, SSA_IDLE_CATS, {0, NULL, NULL, 0}},
     {"comm_not_overlapped", "NCCL communication not overlapped with compute", rule_comm, 0, 1,
-     {0, NULL, NULL, 0}},
+     BIT(SSA_CAT_COMM), {0, NULL, NULL, 0}},
     {"recompiles", "torch.compile recompiles in steady state", rule_recompile, 0, 0,
-     {0, NULL, NULL, 0}},
+     BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}},
     {"low_utilisation", "GPU mostly idle for host work no other finding names",
-     rule_low_utilisation, 0, 1, /* last: it reads the findings above */
-     {SSA_CAT_BIT(SSA_CAT_HOST), "the host work is in ",
+     rule_low_utilisation, 0, 1, BIT(SSA_CAT_HOST), /* last: it reads the findings above */
+     {BIT(SSA_CAT_HOST), "the host work is in ",
       ": move it to DataLoader workers, or do it every N steps", 1}},
 };
+#undef BIT
 
 /* Appends text at the end of buf (cut to fit). */
 static void append(char *buf, size_t cap, const char *text)
@@ -895,7 +903,7 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const str
         if (rules[i].needs_gpu && !gpu_seen) continue;
         struct ssa_finding f;
         memset(&f, 0, sizeof f);
-        f.id = rules[i].id, f.title = rules[i].title;
+        f.id = rules[i].id, f.title = rules[i].title, f.cats = rules[i].cats;
         if (!rules[i].detect(&c, &f)) continue;
         rate(&c, &f);
         if (f.saving_pct < SSA_FINDING_MIN_PCT && !rules[i].always) continue;

@@ -123,6 +123,7 @@ struct ssa_knstat {
     uint8_t kcat; /* ssa_kclass_cat(kclass): the sweep's category of its kernels */
     uint64_t count, total_ns;
     uint32_t first_step, last_step; /* pass 2: step indexes where the name ran (+1; 0 none) */
+    uint32_t rank; /* its index in res->knames (set when they are kept, before pass 2) */
 };
 
 #define SSA_MAX_BLOCKS 65536
@@ -314,9 +315,12 @@ int ssa_steps_build(struct ssa_scan *scan, struct ssa_result *res, const struct 
 /* No markers: steps from the kernel sequence's period (ssa_period.c), two extra passes
  * over res->path. Fills res->briefs/n_steps (n_steps 0: no period). 0 or a negative ss_error. */
 int ssa_period_detect(const struct ssa_scan *scan, struct ssa_result *res);
-/* Before pass 2, for SSA_TIMELINE: the steady step (past warm-up and fill candidates) whose
- * duration is nearest their median becomes res->timeline_step, with room for its items. */
+/* Before pass 2, for SSA_TIMELINE: among the steady steps (past warm-up and fill candidates),
+ * the one whose duration is nearest their median and the slowest (not step 0 while it may
+ * still be warm-up) become res->tl[SSA_TL_MEDIAN] and [SSA_TL_SLOWEST]. 0 or SS_ENOMEM. */
 int ssa_steps_pick_timeline(struct ssa_scan *sc, struct ssa_result *res);
+/* Before pass 2, for SSA_STEP_BINS: room for res->bins. 0 or SS_ENOMEM. */
+int ssa_steps_bins_alloc(struct ssa_result *res);
 
 /* Before pass 2: the warm-up steps that duration alone decides (scan->warm_dur). */
 int ssa_steps_warmup_plan(struct ssa_scan *scan, struct ssa_result *res, const struct ssa_opts *o);

@@ -386,7 +386,6 @@ enum ssa_step_group ssa_steps_group(const struct ssa_scan *sc, size_t i)
 void ssa_steps_fold(struct ssa_scan *sc, struct ssa_result *res, size_t i,
                     const struct ssa_step *st)
 {
-    if (res->timeline_step == i + 1) res->timeline_full = *st; /* the step drawn, whole */
     switch (ssa_steps_group(sc, i)) {
     case SSA_GROUP_WARMUP: /* excluded */
     case SSA_GROUPS:
@@ -440,24 +439,44 @@ void ssa_steps_warmup(struct ssa_scan *sc, struct ssa_result *res, const struct 
     res->n_warmup = w;
 }
 
+/* The steady step nearest the median duration among steps [first, n) (index + 1). */
+static size_t median_of(const struct ssa_result *res, size_t first, uint64_t *d)
+{
+    size_t m = res->n_steps - first, at = 0;
+    for (size_t i = 0; i < m; i++)
+        d[i] = brief_dur(&res->briefs[first + i]);
+    uint64_t med = ssa_quantile_u64(d, m, 0.5), best = UINT64_MAX;
+    for (size_t i = first; i < res->n_steps; i++) {
+        uint64_t x = brief_dur(&res->briefs[i]), diff = x > med ? x - med : med - x;
+        if (diff < best) best = diff, at = i + 1;
+    }
+    return at;
+}
+
 int ssa_steps_pick_timeline(struct ssa_scan *sc, struct ssa_result *res)
 {
     size_t first = sc->fill_end > sc->warm_dur ? sc->fill_end : sc->warm_dur;
     if (res->step_source == SSA_STEPS_NONE || first >= res->n_steps) return 0;
-    size_t m = res->n_steps - first;
-    uint64_t *d = malloc(m * sizeof *d);
+    uint64_t *d = malloc((res->n_steps - first) * sizeof *d);
     if (!d) return SS_ENOMEM;
-    for (size_t i = 0; i < m; i++)
-        d[i] = brief_dur(&res->briefs[first + i]);
-    uint64_t med = ssa_quantile_u64(d, m, 0.5), best = UINT64_MAX;
+    size_t med = median_of(res, first, d), slow = 0;
     free(d);
-    for (size_t i = first; i < res->n_steps; i++) {
-        uint64_t x = brief_dur(&res->briefs[i]), diff = x > med ? x - med : med - x;
-        if (diff < best) best = diff, res->timeline_step = i + 1;
-    }
-    res->timeline = malloc(SSA_TIMELINE_MAX * sizeof *res->timeline);
-    if (!res->timeline) res->timeline_step = 0; /* no timeline rather than no report */
+    /* step 0 may turn out warm-up (autotuning) after pass 2: not the slowest steady step */
+    for (size_t i = first + (first == 0 && sc->autotune_possible); i < res->n_steps; i++)
+        if (!slow || brief_dur(&res->briefs[i]) > brief_dur(&res->briefs[slow - 1])) slow = i + 1;
+    res->tl[SSA_TL_MEDIAN].step = med;
+    res->tl[SSA_TL_SLOWEST].step = slow != med ? slow : 0;
     return 0;
+}
+
+int ssa_steps_bins_alloc(struct ssa_result *res)
+{
+    struct ssa_step_bins *b = &res->bins;
+    if (!res->n_steps) return 0;
+    b->width = (res->n_steps + SSA_STEP_BINS_MAX - 1) / SSA_STEP_BINS_MAX;
+    b->n = (res->n_steps + b->width - 1) / b->width;
+    b->cat_ns = calloc(b->n, sizeof *b->cat_ns);
+    return b->cat_ns ? 0 : SS_ENOMEM;
 }
 
 /* ---- summary ---- */

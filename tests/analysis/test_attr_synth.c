@@ -12,6 +12,8 @@
  * late buffers do, and the test checks that the analysis still gets every step exact while
  * buffering only a few steps at a time.
  */
+#include <string.h>
+
 #include "analysis/ssa.h"
 #include "synth.h"
 #include "util/ss_error.h"
@@ -314,6 +316,56 @@ static void test_step_marker(void)
     }
 }
 
+/* The timelines of test_outliers' trace: a 10 ms (median) step with its one kernel on stream 7
+ * and the attribution's two runs, and the slowest step (5) with its sync call too and four
+ * runs; its bin holds the 20 ms of sync. */
+static void check_median_timeline(const struct ssa_result *r)
+{
+    const struct ssa_timeline *m = &r->tl[SSA_TL_MEDIAN];
+    REQUIRE(m->step >= 1 && m->step <= 8);
+    CHECK(m->step != 6);
+    REQUIRE(m->n == 3 && m->n_attr == 2);
+    const struct ssa_step_brief *b = &r->briefs[m->step - 1];
+    CHECK_EQ_U64(m->items[0].start_ns, b->begin_ns);
+    CHECK_EQ_U64(m->items[0].end_ns - m->items[0].start_ns, 4 * MS);
+    CHECK_EQ_U64(m->items[0].lane, 7);
+    CHECK_EQ(m->items[0].kind, SSA_TL_GPU);
+    CHECK_EQ(m->items[0].cat, SSA_CAT_GEMM_TC);
+    CHECK_EQ(m->items[0].name_kind, SSA_TLN_KERNEL);
+    CHECK(strstr(r->kname_text[m->items[0].name], "xmma_fprop") != NULL);
+    CHECK_EQ(m->items[1].kind, SSA_TL_ATTR);
+    CHECK_EQ(m->items[1].cat, SSA_CAT_GEMM_TC);
+    CHECK_EQ(m->items[2].cat, SSA_CAT_HOST);
+    CHECK_EQ_U64(m->items[2].end_ns - m->items[2].start_ns, 6 * MS);
+    CHECK_EQ_U64(m->whole.end_ns - m->whole.begin_ns, STEP_NS);
+}
+
+static void check_timelines(const char *path, unsigned flags)
+{
+    struct ssa_opts o = {.window_ns = 0};
+    struct ssa_result *r = NULL;
+    CHECK_EQ(ssa_analyze_file_ex(path, &o, flags | SSA_TIMELINE | SSA_STEP_BINS, &r), 0);
+    REQUIRE(r != NULL);
+    check_median_timeline(r);
+    const struct ssa_timeline *s = &r->tl[SSA_TL_SLOWEST];
+    REQUIRE(s->step == 6 && s->n == 6 && s->n_attr == 4);
+    CHECK_EQ(s->items[1].kind, SSA_TL_HOST);
+    CHECK_EQ(s->items[1].cat, SSA_CAT_SYNC);
+    CHECK_EQ(s->items[1].name_kind, SSA_TLN_API);
+    CHECK_EQ_U64(s->items[1].name, (uint32_t)SST_API_RUNTIME << 24 | 131);
+    static const int runs[4] = {SSA_CAT_GEMM_TC, SSA_CAT_HOST, SSA_CAT_SYNC, SSA_CAT_HOST};
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(s->items[2 + i].cat, runs[i]);
+    CHECK_EQ_U64(s->items[4].end_ns - s->items[4].start_ns, 20 * MS);
+    CHECK_EQ_U64(s->whole.cat_ns[SSA_CAT_SYNC], 20 * MS);
+    CHECK_EQ_U64(r->bins.width, 1);
+    REQUIRE(r->bins.n == 8);
+    CHECK_EQ_U64(r->bins.cat_ns[5][SSA_CAT_SYNC], 20 * MS);
+    CHECK_EQ_U64(r->bins.cat_ns[4][SSA_CAT_SYNC], 0);
+    CHECK_EQ(r->steps != NULL, flags == 0);
+    ssa_result_free(r);
+}
+
 /* 8 steps of 10 ms; step 5 lasts 30 ms, 20 of them in a cudaStreamSynchronize: the one
  * outlier, +20 ms, made slow by sync (full mode) — compact mode names its largest category. */
 static void test_outliers(void)
@@ -346,22 +398,8 @@ static void test_outliers(void)
         CHECK_EQ(out[0].excess, flags == 0);
         ssa_result_free(r);
     }
-    /* SSA_TIMELINE keeps a 10 ms (median) step's intervals: its one kernel, on stream 7 */
-    struct ssa_opts o = {.window_ns = 0};
-    struct ssa_result *r = NULL;
-    CHECK_EQ(ssa_analyze_file_ex(path, &o, SSA_TIMELINE, &r), 0);
-    REQUIRE(r != NULL);
-    REQUIRE(r->timeline_step >= 1 && r->timeline_step <= 8);
-    CHECK(r->timeline_step != 6);
-    CHECK_EQ_U64(r->n_timeline, 1);
-    const struct ssa_step_brief *b = &r->briefs[r->timeline_step - 1];
-    CHECK_EQ_U64(r->timeline[0].start_ns, b->begin_ns);
-    CHECK_EQ_U64(r->timeline[0].end_ns - r->timeline[0].start_ns, 4 * MS);
-    CHECK_EQ_U64(r->timeline[0].lane, 7);
-    CHECK_EQ(r->timeline[0].host, 0);
-    CHECK_EQ(r->timeline[0].cat, SSA_CAT_GEMM_TC);
-    CHECK(r->steps != NULL); /* full mode */
-    ssa_result_free(r);
+    for (unsigned flags = 0; flags <= SSA_COMPACT; flags += SSA_COMPACT)
+        check_timelines(path, flags);
 }
 
 /* A kernel across a step boundary is split between the two steps; steps tile time. */

@@ -154,6 +154,8 @@ static void test_env_and_data(void)
         REQUIRE(f.n >= 1);
         CHECK_STR(f.v[0].id, "data_loading"); /* 8 ms of 10 */
         CHECK(absd(f.v[0].saving_ms - 8.0) < 1e-6);
+        CHECK_EQ(f.v[0].cats, SSA_CAT_BIT(SSA_CAT_DATA)); /* the time it prices */
+        if (lb) CHECK_EQ(lb->cats, SSA_IDLE_CATS);
         /* loading 8 ms per batch, the rest 2 ms: 4 + 1 workers, capped at 4 - 1 CPUs */
         CHECK_CONTAINS(f.v[0].fix, "num_workers=3");
         ssa_result_free(r);
@@ -198,6 +200,7 @@ static void test_fixture_gate(const char *dir)
     analyse_opts(path, 0, &r, &sum, &f);
     REQUIRE(f.n >= 1);
     CHECK_STR(f.v[0].id, "launch_bound");
+    CHECK_EQ(f.v[0].cats, SSA_CAT_BIT(SSA_CAT_LAUNCH) | SSA_CAT_BIT(SSA_CAT_HOST));
     ssa_result_free(r);
 }
 

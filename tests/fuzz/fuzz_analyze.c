@@ -35,7 +35,7 @@ static void options_from(uint8_t sel, struct ssa_opts *o)
 
 static void analyse(const char *path, const struct ssa_opts *so, uint8_t how)
 {
-    unsigned flags = how & 1 ? SSA_COMPACT | SSA_TIMELINE : 0;
+    unsigned flags = how & 1 ? SSA_COMPACT | SSA_TIMELINE | SSA_STEP_BINS : 0;
     struct ssa_result *r = NULL;
     if (ssa_analyze_file_ex(path, so, flags, &r) != 0) return;
     struct ssa_summary s;

@@ -9,26 +9,40 @@ fail() { echo "FAILED [$case_name]: $*" >&2; exit 1; }
 w0=$fx/h200-dataloader-w0.sstrace
 w8=$fx/h200-dataloader-w8.sstrace
 
-# An HTML file must hold only our own tags, no script, no external resource.
+# An HTML file must hold only our own tags, no external resource, and no script but ours: one
+# JSON document per charted section (type application/json, '<' escaped) and the page's
+# script at the end of the body.
 check_html() {
     "$py" - "$1" <<'PYEOF' || fail "html check of $1"
-import re, sys
+import json, re, sys
 from html.parser import HTMLParser
 doc = open(sys.argv[1], encoding="utf-8").read()
 assert doc.startswith("<!DOCTYPE html>") and doc.rstrip().endswith("</html>"), "not whole"
-allowed = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "section",
-           "table", "tr", "th", "td", "span", "svg", "rect", "text", "p", "ol", "li", "b", "br",
-           "code", "g"}
+allowed = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "section",
+           "table", "thead", "tbody", "tfoot", "tr", "th", "td", "span", "div", "svg", "rect",
+           "text", "p", "ol", "ul", "li", "b", "br", "code", "g", "strong", "details", "summary",
+           "script"}
 class P(HTMLParser):
+    scripts = []
     def handle_starttag(self, tag, attrs):
         assert tag in allowed, "unexpected tag <%s>" % tag
         for k, v in attrs:
             assert not k.startswith("on"), "event handler attribute " + k
             assert k != "src" and k != "href", "external resource " + k
+        if tag == "script":
+            self.scripts.append(dict(attrs))
 P().feed(doc)
+data = re.findall(r'<script type="application/json" class="ss-data">(.*?)</script>', doc, re.S)
+assert P.scripts == [{"type": "application/json", "class": "ss-data"}] * len(data) + [{}], P.scripts
+for d in data:
+    assert "<" not in d and ">" not in d, "raw < or > in a data document"
+    json.loads(d)
+assert doc.rstrip().endswith("</script>\n</body>\n</html>"), "the page's script is not last"
 low = doc.lower()
-for bad in ("<script", "<img", "<link", "@import", "url(", "javascript:<"):
+assert low.count("<script") == len(data) + 1, "a script that is not ours"
+for bad in ("<img", "<link", "@import", "javascript:<"):
     assert bad not in low, bad
+assert not re.search(r"url\((?!#)", low), "url() of something outside the page"
 PYEOF
 }
 
@@ -66,14 +80,37 @@ html)
     "$ss" report --format html -o "$work/r.html" "$w0" || fail "exit $?"
     check_html "$work/r.html"
     grep -q '<svg' "$work/r.html" || fail "no chart"
-    grep -q 'Timeline: one lane per GPU stream and host thread' "$work/r.html" || fail "no timeline"
-    grep -q '>GPU 0 stream [0-9]*</text>' "$work/r.html" || fail "no GPU lane"
-    grep -q '>host thread [0-9]*</text>' "$work/r.html" || fail "no host lane"
-    grep -q 'fill="#c62828"><title>data: [0-9.]* ms at +' "$work/r.html" || fail "no data interval"
-    grep -q 'Median step (step' "$work/r.html" || fail "no median step"
+    grep -q '<h3>Timeline</h3>' "$work/r.html" || fail "no timeline"
+    grep -q '<h3>Steps over the run</h3>' "$work/r.html" || fail "no run chart"
     grep -q 'GPU waits for data loading' "$work/r.html" || fail "no finding"
+    grep -q '<tr class="finding" data-cats="14">' "$work/r.html" || fail "finding not linked to data"
     grep -q 'fill="#c62828"><title>data: 8[0-9]' "$work/r.html" || fail "data rect"
     [ ! -e "$work/r.html.tmp" ] || fail "tmp file left"
+    "$py" - "$work/r.html" <<'PYEOF' || fail "the charts' data"
+import json, re, sys
+doc = open(sys.argv[1], encoding="utf-8").read()
+d = json.loads(re.search(r'class="ss-data">(.*?)</script>', doc, re.S).group(1))
+data = [c["name"] for c in d["cats"]].index("data")
+lanes = d["lanes"]
+assert lanes[0] == [0] and [1, 0, 7] in lanes and [2, 1247, 1] in lanes, lanes
+med, slow = d["timelines"]
+assert (med["which"], slow["which"]) == ("median", "slowest") and slow["dur"] > med["dur"], d["timelines"]
+for t in d["timelines"]:
+    runs = [s for s in t["spans"] if s[0] == 0]       # the attribution tiles the step
+    assert abs(sum(s[3] for s in runs) - t["dur"]) < 0.002 * len(runs), (sum(s[3] for s in runs), t["dur"])
+    assert all(a[2] + a[3] <= b[2] + 0.002 for a, b in zip(runs, runs[1:])), "runs overlap"
+host = [s for s in med["spans"] if lanes[s[0]][0] == 2 and s[1] == data]
+assert host and max(s[3] for s in host) > 80000, host[:3]   # the 80+ ms data range
+assert d["names"][host[0][4]] == "data", d["names"][host[0][4]]
+kernels = [s for s in med["spans"] if lanes[s[0]][0] == 1 and s[4] >= 0]
+assert len(kernels) > 300 and any("::" in d["names"][s[4]] for s in kernels), len(kernels)
+assert any(n.startswith("cudaLaunchKernel") for n in d["names"]), d["names"][:20]
+run = d["run"]
+assert run["width"] == 1 and len(run["bins"]) == 8 and run["bins"][0][4] == 1, run["bins"][:1]
+for b in run["bins"]:                                # categories sum to the step's time
+    assert abs(sum(b[6]) - b[2]) < 0.002 * len(b[6]) + 0.002, b
+assert [b[0] for b in run["bins"]] == list(range(8))
+PYEOF
     ;;
 hostile)
     name="$work/a<script>\"'&x.sstrace"

@@ -124,8 +124,8 @@ int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
 
 /* The analysis mode a report with options o needs: SSA_COMPACT (about 40 bytes per step,
  * issue #5's memory goal) unless it prints per-step detail that the step briefs lack —
- * the -v step table (text) and step list (json), and the html median-step panel — then
- * 0, full mode. */
+ * the -v step table (text) and step list (json) — then 0, full mode. html: compact with the
+ * timeline's steps (SSA_TIMELINE) and the per-step bins of its run chart (SSA_STEP_BINS). */
 unsigned report_ssa_flags(const struct report_opts *o);
 
 /* One trace's report on f in o->format, through the writer table (the fuzzers' way in). */
@@ -173,7 +173,14 @@ void report_host_html(FILE *f, const struct report_view *v);
 /* The HTML fill colour of a category (report_html.c). */
 const char *report_cat_fill(int cat);
 
-/* HTML's page around the sections (report_html.c); title is escaped. diff uses them too. */
+/* The data of a process section's charts (report_html_data.c): a JSON document in a
+ * <script type="application/json" class="ss-data"> element, read by the page's script;
+ * nothing when the view has neither a run chart nor a timeline. */
+void report_html_data(FILE *f, const struct report_view *v);
+
+/* HTML's page around the sections (report_html.c): the style sheet, and the script that
+ * draws the charts, sorts the tables and links findings to the timeline; title is escaped.
+ * diff uses them too. */
 void report_html_begin(FILE *f, const char *title);
 void report_html_end(FILE *f);
 

@@ -2,7 +2,8 @@
  * report_env.c — the environment block of each trace's report: the checks `stepscope doctor`
  * shares with the report (src/analysis/ssa_env_checks.c), judged on the trace's environment
  * record by the view (report_view.c), so a report made on another machine still shows them.
- * Text, Markdown and HTML show the warn and fail lines (every check with verbose); JSON
+ * Text and Markdown show the warn and fail lines (every check with verbose); HTML every
+ * check, folded away when none warns or fails; JSON
  * writes every check (docs/report-json.md, "environment"). Values quote the trace, so every
  * one goes through the format's escaper. A check whose facts are absent is a skip ("not
  * recorded"), never a failure.
@@ -78,6 +79,7 @@ void report_env_md(FILE *f, const struct report_env *e, int verbose)
     }
 }
 
+/* Every check, in a table folded away unless some check warns or fails (or verbose). */
 void report_env_html(FILE *f, const struct report_env *e, int verbose)
 {
     const struct report_env *b = e;
@@ -90,11 +92,12 @@ void report_env_html(FILE *f, const struct report_env *e, int verbose)
     fputs(" (the checks of <code>stepscope doctor</code>, from the trace's environment "
           "record)</p>\n",
           f);
-    if (!env_table_shown(b, verbose)) return;
-    fputs("<table>\n<tr><th>status</th><th>check</th><th>value</th><th>fix</th></tr>\n", f);
+    int open = verbose || b->counts[SSA_ENV_WARN] || b->counts[SSA_ENV_FAIL];
+    fprintf(f, "<details%s><summary>every check</summary>\n<table class=\"sortable\">\n"
+               "<thead><tr><th>status</th><th>check</th><th>value</th><th>fix</th></tr>"
+               "</thead>\n<tbody>\n", open ? " open" : "");
     for (size_t i = 0; i < b->n; i++) {
         const struct ssa_env_verdict *v = &b->v[i];
-        if (!env_shown(v, verbose)) continue;
         int bad = v->status == SSA_ENV_WARN || v->status == SSA_ENV_FAIL;
         fprintf(f, "<tr><td>%s%s%s</td><td>%s</td><td>", bad ? "<b>" : "",
                 ssa_env_status_name(v->status), bad ? "</b>" : "", ssa_env_checks[i].id);
@@ -103,7 +106,7 @@ void report_env_html(FILE *f, const struct report_env *e, int verbose)
         html_escaped(f, v->fix[0] ? v->fix : NULL);
         fputs("</code></td></tr>\n", f);
     }
-    fputs("</table>\n", f);
+    fputs("</tbody>\n</table>\n</details>\n", f);
 }
 
 void report_env_json(struct json_out *j, const struct report_env *e)

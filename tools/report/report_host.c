@@ -36,25 +36,28 @@ void report_host_md(FILE *f, const struct report_view *v, int verbose)
 
 /* ---- HTML: the table ---- */
 
+/* Every row names its category, so that the table sorts by any column. */
 static void html_hotspots(FILE *f, const struct report_view *v)
 {
-    fputs("<table>\n<tr><th>category</th><th>ms/step</th><th>samples</th><th>where</th>"
-          "<th>library frame</th></tr>\n",
+    fputs("<table class=\"sortable\">\n<thead><tr><th>category</th><th class=\"n\">ms/step</th>"
+          "<th class=\"n\">samples</th><th>where</th><th>library frame</th></tr></thead>\n"
+          "<tbody>\n",
           f);
     for (size_t c = 0; c < v->n_hostcats; c++) {
         const struct report_hostcat *h = &v->hostcats[c];
         for (size_t i = 0; i < h->n; i++) {
             fprintf(f,
-                    "<tr><td>%s</td><td class=\"n\">%.2f</td><td class=\"n\">%" PRIu64
-                    "</td><td><code>",
-                    i ? "" : ssa_cat_name(h->cat), h->v[i].h.ms_per_step, h->v[i].h.samples);
+                    "<tr><td><span class=\"sw\" style=\"background:%s\"></span>%s</td>"
+                    "<td class=\"n\">%.2f</td><td class=\"n\">%" PRIu64 "</td><td><code>",
+                    report_cat_fill(h->cat), ssa_cat_name(h->cat), h->v[i].h.ms_per_step,
+                    h->v[i].h.samples);
             html_escaped(f, h->v[i].where);
             fputs("</code></td><td><code>", f);
             if (h->v[i].h.lib) html_escaped(f, h->v[i].h.lib->function);
             fputs("</code></td></tr>\n", f);
         }
     }
-    fputs("</table>\n", f);
+    fputs("</tbody>\n</table>\n", f);
 }
 
 /* ---- HTML: the flame graph ---- */

@@ -31,8 +31,8 @@ int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
 
 unsigned report_ssa_flags(const struct report_opts *o)
 {
-    /* html: compact, plus the median step kept whole with its lanes */
-    if (o->format == REPORT_HTML) return SSA_COMPACT | SSA_TIMELINE;
+    /* html: compact, plus the timeline's steps kept whole with their lanes, and bins */
+    if (o->format == REPORT_HTML) return SSA_COMPACT | SSA_TIMELINE | SSA_STEP_BINS;
     int per_step_detail = o->verbose && (o->format == REPORT_TEXT || o->format == REPORT_JSON);
     return per_step_detail ? 0u : SSA_COMPACT;
 }

@@ -272,11 +272,14 @@ void report_ranks_html(FILE *f, const struct ssa_job *j, const struct ssa_result
     ranks_say(j, &t);
     fprintf(f, "<section>\n<h2>Ranks: %s</h2>\n", t.head);
     if (t.notes[0]) html_para(f, "<p class=\"note\">", t.notes);
-    fputs("<table>\n<tr><th></th><th>rank</th><th>step ms</th><th>GPU busy %</th>"
-          "<th>NCCL ms</th><th>exposed comm ms</th><th>overlapped</th>"
-          "<th>largest non-comm, ms</th><th>trace</th></tr>\n",
-          f);
-    size_t n = table_rows(j, rows);
+    size_t n = table_rows(j, rows), elided = 0;
+    for (size_t i = 0; i < n; i++)
+        elided += rows[i] == SIZE_MAX;
+    /* sortable when every rank has its row (no "ranks between" line) */
+    fprintf(f, "<table%s>\n<thead><tr><th></th><th class=\"n\">rank</th><th class=\"n\">step ms"
+               "</th><th class=\"n\">GPU busy %%</th><th class=\"n\">NCCL ms</th><th class=\"n\">"
+               "exposed comm ms</th><th class=\"n\">overlapped</th><th>largest non-comm, ms</th>"
+               "<th>trace</th></tr></thead>\n<tbody>\n", elided ? "" : " class=\"sortable\"");
     for (size_t i = 0; i < n; i++)
         if (rows[i] == SIZE_MAX)
             fputs("<tr><td></td><td colspan=\"8\">&hellip; ranks between, by non-comm time "
@@ -284,7 +287,8 @@ void report_ranks_html(FILE *f, const struct ssa_job *j, const struct ssa_result
                   f);
         else
             html_rank_row(f, j, rows[i], rs);
-    fputs("</table>\n<p class=\"note\">ms per step; S: straggler, m: median rank.</p>\n", f);
+    fputs("</tbody>\n</table>\n<p class=\"note\">ms per step; S: straggler, m: median rank.</p>\n",
+          f);
     html_para(f, "<p><b>straggler:</b> ", t.straggler);
     if (t.waiting[0]) html_para(f, "<p><b>waiting:</b> ", t.waiting);
     if (omitted)

@@ -7,6 +7,11 @@
 #include <string.h>
 #include "util/ss_cxxname.h"
 
+static double ms_of(uint64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
 /* Every check of the table judged on r's facts, in table order. */
 static void judge_env(const struct ssa_result *r, struct report_env *b)
 {
@@ -33,23 +38,42 @@ static const char *gpu_left_to(const struct ssa_result *r)
     return conflict && strcmp(conflict, "0") != 0 ? "another CUPTI client" : NULL;
 }
 
-/* The step of median duration among the steady steps: the timeline step when the analysis
- * kept one (SSA_TIMELINE, either mode), else searched in full mode. */
-static const struct ssa_step *median_step(const struct ssa_result *r, const struct ssa_summary *s)
+/* The steps the analysis kept for the timeline (SSA_TIMELINE) that stayed steady. */
+static void timeline_steps(struct report_view *v)
 {
-    size_t ts = r->timeline_step;
-    if (ts && !r->briefs[ts - 1].warmup) return r->steps ? &r->steps[ts - 1] : &r->timeline_full;
-    if (!r->steps) return NULL; /* compact analysis: per-step categories not kept */
-    const struct ssa_step *best = NULL;
-    uint64_t best_diff = UINT64_MAX;
-    for (size_t i = 0; i < r->n_steps && s->steps; i++) {
-        const struct ssa_step *st = &r->steps[i];
-        if (st->warmup) continue;
-        uint64_t d = st->end_ns - st->begin_ns;
-        uint64_t diff = d > s->median_ns ? d - s->median_ns : s->median_ns - d;
-        if (diff < best_diff) best = st, best_diff = diff;
+    const struct ssa_result *r = v->r;
+    for (int k = 0; k < SSA_TL_COUNT && v->per_step; k++) {
+        const struct ssa_timeline *t = &r->tl[k];
+        if (!t->step || r->briefs[t->step - 1].warmup) continue;
+        v->tls[v->n_tls++] = (struct report_tl){k, &t->whole, t};
     }
-    return best;
+}
+
+/* The chart's bins: step times from the briefs, category times from the analysis's bins. */
+static void run_bins(struct report_view *v)
+{
+    const struct ssa_result *r = v->r;
+    const struct ssa_step_bins *sb = &r->bins;
+    if (!v->per_step || !sb->cat_ns || sb->n > SSA_STEP_BINS_MAX) return;
+    v->n_bins = sb->n, v->bin_width = sb->width;
+    v->outlier_ms = SSA_OUTLIER_FACTOR * ms_of(v->s.median_ns);
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const struct ssa_step_brief *br = &r->briefs[i];
+        struct report_bin *b = &v->bins[i / sb->width];
+        double d = ms_of(br->end_ns - br->begin_ns);
+        if (!b->steps) b->number = br->number;
+        b->steps++;
+        b->mean_ms += d;
+        b->max_ms = d > b->max_ms ? d : b->max_ms;
+        b->warmup |= br->warmup;
+        b->outliers += !br->warmup && v->s.steps >= 3 && d > v->outlier_ms;
+    }
+    for (size_t k = 0; k < v->n_bins; k++) {
+        struct report_bin *b = &v->bins[k];
+        b->mean_ms /= (double)(b->steps ? b->steps : 1);
+        for (int c = 0; c < SSA_CAT_COUNT; c++)
+            b->cat_ms[c] = ms_of(sb->cat_ns[k][c]) / (double)(b->steps ? b->steps : 1);
+    }
 }
 
 static int rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
@@ -183,7 +207,8 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     if (v->per_step) ssa_find(r, &v->s, &v->peer, &v->f); /* no steps, no per-step saving */
     judge_env(r, &v->env);
     v->n_outliers = ssa_outliers(r, &v->s, v->outliers, REPORT_OUTLIERS);
-    v->median = median_step(r, &v->s);
+    timeline_steps(v);
+    run_bins(v);
     v->gpu_left_to = gpu_left_to(r);
     v->has_gpu = ssa_gpu_records(r) > 0;
     v->has_rec_cost = rec_cost_text(&v->s, v->rec_cost, sizeof v->rec_cost);

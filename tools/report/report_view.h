@@ -37,6 +37,24 @@ struct report_hostcat {
 };
 #define REPORT_HOSTCATS (SSA_CAT_COUNT - SSA_CAT_FIRST_IDLE)
 
+/* A step drawn on the HTML report's timeline (SSA_TIMELINE). */
+struct report_tl {
+    int which;                     /* enum ssa_tl_which */
+    const struct ssa_step *st;     /* its full result */
+    const struct ssa_timeline *tl; /* its intervals (borrowed from the result) */
+};
+
+/* The run's steps for the HTML chart (SSA_STEP_BINS): bins of bin_width consecutive steps,
+ * one step each up to SSA_STEP_BINS_MAX steps. */
+struct report_bin {
+    uint64_t number; /* of its first step */
+    size_t steps;
+    double mean_ms, max_ms;
+    int warmup;                   /* holds a warm-up step */
+    size_t outliers;              /* steady steps over SSA_OUTLIER_FACTOR x the median */
+    double cat_ms[SSA_CAT_COUNT]; /* mean per step of the bin */
+};
+
 struct report_view {
     const struct ssa_result *r; /* borrowed: the analysis of the trace */
     struct ssa_summary s;
@@ -50,7 +68,12 @@ struct report_view {
     struct ssa_outlier outliers[REPORT_OUTLIERS]; /* the slowest first */
     size_t n_outliers;                             /* steady steps over 1.5x the median (all of
                                                     * them: outliers holds the first ones) */
-    const struct ssa_step *median; /* the steady step of median length, NULL when not kept */
+    /* the steps drawn on the timeline: the steady one of median length, then the slowest */
+    size_t n_tls;
+    struct report_tl tls[SSA_TL_COUNT];
+    size_t n_bins, bin_width; /* n_bins 0: no chart of the run (one interval, no bins kept) */
+    double outlier_ms;        /* steady steps longer than this are outliers */
+    struct report_bin bins[SSA_STEP_BINS_MAX];
     const char *gpu_left_to; /* who had the GPU activity, NULL: the collector (from the trace:
                               * escape it) */
     int has_gpu;             /* any kernel, copy or memset recorded */
