@@ -228,7 +228,10 @@ int cli_trace_open(struct cli_trace *t, const char *verb, const char *path,
         cli_error(verb, path, "is a directory, not a trace file");
         return -1;
     }
-    if (resolve_input(t) != 0) return -1;
+    if (resolve_input(t) != 0) {
+        cli_trace_close(t); /* what the spool or the import made so far */
+        return -1;
+    }
     struct sst_reader_opts opts = {.on_problem = trace_problem, .problem_ctx = t};
     int rc = open_reader(t, &opts);
     if (rc < 0) {
