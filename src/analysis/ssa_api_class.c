@@ -179,8 +179,9 @@ const char *ssa_api_name(uint8_t domain, uint32_t cbid)
 
 int ssa_is_graph_launch(uint8_t domain, uint32_t cbid)
 {
-    /* CUPTI's ids of cudaGraphLaunch(_ptsz) and cuGraphLaunch(_ptsz): checked against the
-     * table above (SSA_API_TABLE lists them as launches) by test_kernel_class */
-    if (domain == SST_API_RUNTIME) return cbid == 311 || cbid == 312;
-    return domain == SST_API_DRIVER && (cbid == 514 || cbid == 515);
+    if (domain == SST_API_RUNTIME)
+        return cbid == SST_CBID_RT_cudaGraphLaunch_v10000 ||
+               cbid == SST_CBID_RT_cudaGraphLaunch_ptsz_v10000;
+    return domain == SST_API_DRIVER &&
+           (cbid == SST_CBID_DRV_cuGraphLaunch || cbid == SST_CBID_DRV_cuGraphLaunch_ptsz);
 }

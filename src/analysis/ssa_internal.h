@@ -232,6 +232,9 @@ struct ssa_scan {
     /* start times of the first SSA_COMPILE_STARTS torch.compile ranges: the leading steps
      * that compile are warm-up (ssa_steps_warmup_plan) */
     uint64_t *compile_starts;
+    /* what ssa_pace.c needs to know before it reads the trace again: graph launch calls, and
+     * the GPU time of copies, memsets and GRAPH records (kernels': the names' totals) */
+    uint64_t graph_launch_calls, other_gpu_ns;
     size_t n_compile_starts;
     struct ssa_stacks stacks;
     /* earliest time each block of records can contribute (see README: finalising steps) */

@@ -33,6 +33,13 @@
 #define SSA_PACE_LATE_SHARE 0.15 /* of GPU ops after their step ended on the host: the caution's 0.85 */
 #define SSA_PACE_MIN_COVER 0.9   /* of steps with a GPU op of their own, for pacing */
 #define SSA_PACE_AHEAD 0.95      /* host pace under this share of the GPU's: paced */
+#define SSA_PACE_MIN_BUSY 0.5    /* GPU time over the host steps' time, to look at all */
+/* The probe: SSA_PACE_PROBE steps from SSA_PACE_PROBE_FROM, their GPU work looked for until
+ * SSA_PACE_LOOKAHEAD_NS after them (a host 40x ahead queues 50 steps of 12 ms: 0.6 s) */
+#define SSA_PACE_PROBE 64
+#define SSA_PACE_PROBE_FROM 8
+#define SSA_PACE_LOOKAHEAD_NS 10000000000ull
+#define SSA_PACE_ORDER_SLACK_NS 5000000000ull /* how far out of time order a record can come */
 
 /* ---- graph launches ---- */
 
@@ -185,6 +192,7 @@ static int briefs_from_launches(struct ssa_result *res, const struct graphs *g, 
 
 int ssa_graph_steps(struct ssa_scan *sc, struct ssa_result *res)
 {
+    if (!sc->graph_launch_calls) return 0; /* pass 1 saw none: no pass to make */
     struct graphs g = {0};
     int rc = collect_graphs(sc->reader, &g);
     uint64_t count = 0;
@@ -238,8 +246,11 @@ static int pace_alloc(struct pace *p, size_t n)
     return 0;
 }
 
-/* Pass A: the smallest correlation id launched in each step. */
-static int pass_launches(struct ssa_scan *sc, const struct ssa_result *res, struct pace *p)
+/* Pass A: the smallest correlation id launched in each step; launches after limit are left
+ * out, and the pass stops at one SSA_PACE_ORDER_SLACK_NS past it (records reach the file a
+ * buffer at a time, in an order only roughly that of their times). */
+static int pass_launches(struct ssa_scan *sc, const struct ssa_result *res, struct pace *p,
+                         uint64_t limit)
 {
     struct ssa_pass ps;
     int rc = ssa_pass_begin(sc->reader, &ps);
@@ -250,6 +261,10 @@ static int pass_launches(struct ssa_scan *sc, const struct ssa_result *res, stru
         SSA_LOAD(h, a);
         if (!a.correlation || ssa_api_lut_get(&sc->api, a.domain, a.cbid) != SSA_API_LAUNCH)
             continue;
+        if (a.start_ns > limit) {
+            if (a.start_ns - limit > SSA_PACE_ORDER_SLACK_NS) break;
+            continue;
+        }
         size_t k = step_holding(res, a.start_ns);
         if (k == SIZE_MAX) continue;
         if (a.correlation < p->cmin[k]) p->cmin[k] = a.correlation;
@@ -305,8 +320,10 @@ static int gpu_op(const struct sst_rec_header *h, uint64_t *s, uint64_t *e, uint
     return 0;
 }
 
-/* Pass B: each step's first and last GPU time, and how much of its work ran after it. */
-static int pass_gpu(struct ssa_scan *sc, const struct ssa_result *res, struct pace *p)
+/* Pass B: each step's first and last GPU time, and how much of its work ran after it; GPU
+ * work after limit is left out, as pass A's launches. */
+static int pass_gpu(struct ssa_scan *sc, const struct ssa_result *res, struct pace *p,
+                    uint64_t limit)
 {
     struct ssa_pass ps;
     int rc = ssa_pass_begin(sc->reader, &ps);
@@ -315,6 +332,10 @@ static int pass_gpu(struct ssa_scan *sc, const struct ssa_result *res, struct pa
         uint64_t s, e;
         uint32_t corr;
         if (!gpu_op(h, &s, &e, &corr) || !corr || e < s) continue;
+        if (s > limit) {
+            if (s - limit > SSA_PACE_ORDER_SLACK_NS) break;
+            continue;
+        }
         size_t k = corr > p->cmax ? SIZE_MAX : step_of_corr(p, res->n_steps, corr);
         if (k == SIZE_MAX) continue; /* launched before the first step or after the last */
         p->ops++;
@@ -390,15 +411,57 @@ static int apply_pace(struct ssa_result *res, const struct pace *p)
     return 0;
 }
 
+/* Whether the GPU could have run behind the host at all: a queue only fills when the GPU's
+ * work per step is at least about the host's median step (SSA_PACE_MIN_BUSY of it; the median,
+ * not the mean: a first step of start-up would hide a GPU behind); a host-bound trace (a GPU
+ * mostly idle) is not read again for nothing. */
+static int gpu_could_lag(const struct ssa_scan *sc, const struct ssa_result *res)
+{
+    if (res->step_source == SSA_STEPS_GRAPHS) return 1;
+    uint64_t gpu = sc->other_gpu_ns;
+    for (size_t i = 0; i < sc->n_kn; i++)
+        gpu += sc->kn[i].total_ns;
+    double per_step = (double)gpu / (double)res->n_steps;
+    return per_step >= SSA_PACE_MIN_BUSY * (double)median_step(res->briefs, res->n_steps);
+}
+
+/* The two passes over the steps of res, the launches until launch_limit, the GPU work until
+ * gpu_limit. *ahead: whether the host ran ahead in them. p is the caller's to free. */
+static int pace_steps(struct ssa_scan *sc, const struct ssa_result *res, uint64_t launch_limit,
+                      uint64_t gpu_limit, struct pace *p, int *ahead)
+{
+    int rc = pace_alloc(p, res->n_steps);
+    if (rc == 0) rc = pass_launches(sc, res, p, launch_limit);
+    if (rc == 0) fill_cmin(p, res->n_steps);
+    if (rc == 0) rc = pass_gpu(sc, res, p, gpu_limit);
+    *ahead = rc == 0 && host_ran_ahead(res, p);
+    return rc;
+}
+
+/* A look at a few steps first (past the first ones, which warm up): the passes stop soon
+ * after them, so a trace whose host did not run ahead is read only at its start again. */
+static int probe_ahead(struct ssa_scan *sc, const struct ssa_result *res, int *ahead)
+{
+    size_t from = res->n_steps >= SSA_PACE_PROBE_FROM + SSA_PACE_PROBE ? SSA_PACE_PROBE_FROM : 0;
+    size_t n = res->n_steps - from < SSA_PACE_PROBE ? res->n_steps - from : SSA_PACE_PROBE;
+    struct ssa_result win = *res; /* the same steps, fewer of them: only briefs and counts */
+    win.briefs += from, win.n_steps = n;
+    uint64_t end = win.briefs[n - 1].end_ns;
+    struct pace p;
+    int rc = pace_steps(sc, &win, end, end + SSA_PACE_LOOKAHEAD_NS, &p, ahead);
+    pace_free(&p);
+    return rc;
+}
+
 int ssa_gpu_pace(struct ssa_scan *sc, struct ssa_result *res)
 {
-    if (res->n_steps < 2 || res->step_source == SSA_STEPS_NONE) return 0;
+    if (res->n_steps < 2 || res->step_source == SSA_STEPS_NONE || !gpu_could_lag(sc, res))
+        return 0;
+    int ahead = 0, rc = probe_ahead(sc, res, &ahead);
+    if (rc || !ahead) return rc;
     struct pace p;
-    int rc = pace_alloc(&p, res->n_steps);
-    if (rc == 0) rc = pass_launches(sc, res, &p);
-    if (rc == 0) fill_cmin(&p, res->n_steps);
-    if (rc == 0) rc = pass_gpu(sc, res, &p);
-    if (rc == 0 && host_ran_ahead(res, &p)) rc = apply_pace(res, &p);
+    rc = pace_steps(sc, res, UINT64_MAX, UINT64_MAX, &p, &ahead);
+    if (rc == 0 && ahead) rc = apply_pace(res, &p);
     pace_free(&p);
     return rc;
 }

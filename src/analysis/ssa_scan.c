@@ -214,6 +214,7 @@ SSA_HOT int note_api(struct ssa_scan *sc, struct ssa_result *res, const struct s
 {
     res->api_calls++;
     if (ssa_api_lut_get(&sc->api, a->domain, a->cbid) != SSA_API_LAUNCH) return 0;
+    sc->graph_launch_calls += ssa_is_graph_launch(a->domain, a->cbid);
     if (sc->launch_pending && a->tid == sc->launch_tid) {
         sc->launch_pending++;
         return 0;
@@ -395,13 +396,13 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
     }
     switch (h->type) {
     case SST_REC_MEMCPY:
-        res->memcpys++;
+        res->memcpys++, sc->other_gpu_ns += t1 - t0;
         break;
     case SST_REC_MEMSET:
-        res->memsets++;
+        res->memsets++, sc->other_gpu_ns += t1 - t0;
         break;
     case SST_REC_GRAPH:
-        res->graphs++;
+        res->graphs++, sc->other_gpu_ns += t1 - t0;
         break;
     case SST_REC_STEP: {
         struct sst_rec_step s;
