@@ -132,9 +132,9 @@ static int frame_equal(const struct ssa_pyframe *f, const char *fn, size_t fl, c
            memcmp(f->file, file, il) == 0;
 }
 
-/* The frame's index + 1, interned when new; 0 when out of memory or past the cap. */
+/* The frame's index + 1, interned when new; 0 when out of memory or with max frames kept. */
 static uint32_t intern_frame(struct ssa_pystream *p, const char *fn, size_t fl, const char *file,
-                             size_t il, uint32_t line, uint32_t first)
+                             size_t il, uint32_t line, uint32_t first, uint32_t max)
 {
     uint32_t h = frame_hash(fn, fl, file, il, line, first);
     if ((p->fslots.n + 1) * 2 > p->fslots.cap && slots_grow(&p->fslots)) return 0;
@@ -143,7 +143,7 @@ static uint32_t intern_frame(struct ssa_pystream *p, const char *fn, size_t fl, 
         if (p->fslots.hash[j] == h &&
             frame_equal(&p->t.frames[p->fslots.v[j] - 1], fn, fl, file, il, line, first))
             return p->fslots.v[j];
-    if (p->t.n_frames >= SSA_PY_MAX_FRAMES) return 0;
+    if (p->t.n_frames >= max) return 0;
     if (p->t.n_frames == p->cap_frames) {
         size_t cap = p->cap_frames ? 2 * p->cap_frames : 256;
         struct ssa_pyframe *v = realloc(p->t.frames, cap * sizeof *v);
@@ -158,10 +158,13 @@ static uint32_t intern_frame(struct ssa_pystream *p, const char *fn, size_t fl, 
     return (uint32_t)p->t.n_frames;
 }
 
-/* The "?" frame that stands for an id the trace never defined (a damaged chunk). */
+/* The "?" frame that stands for an id the trace never defined (a damaged chunk) and for the
+ * frames past the cap: the one frame allowed past SSA_PY_MAX_FRAMES, so a trace with more
+ * distinct frames still reports (0 only when out of memory). */
 static uint32_t unknown_frame(struct ssa_pystream *p)
 {
-    if (!p->unknown_frame) p->unknown_frame = intern_frame(p, "?", 1, "?", 1, 0, 0);
+    if (!p->unknown_frame)
+        p->unknown_frame = intern_frame(p, "?", 1, "?", 1, 0, 0, SSA_PY_MAX_FRAMES + 1);
     return p->unknown_frame;
 }
 
@@ -173,9 +176,9 @@ static int on_frame(struct ssa_pystream *p, struct sst_reader *r, const struct s
     const char *fn = sst_reader_string(r, f.function, &fl), *file = sst_reader_string(r, f.file, &il);
     if (!fn) fn = "?", fl = 1;
     if (!file) file = "?", il = 1;
-    uint32_t ix = intern_frame(p, fn, fl, file, il, f.line, f.first_line);
+    uint32_t ix = intern_frame(p, fn, fl, file, il, f.line, f.first_line, SSA_PY_MAX_FRAMES);
     if (!ix) ix = unknown_frame(p);
-    if (!ix) return p->t.n_frames >= SSA_PY_MAX_FRAMES ? 0 : SS_ENOMEM;
+    if (!ix) return SS_ENOMEM;
     uint32_t *slot = ssa_idmap_put(&p->frame_ids, f.id, ix);
     if (!slot) return SS_ENOMEM;
     *slot = ix; /* a later definition of an id replaces the earlier one */

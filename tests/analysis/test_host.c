@@ -247,10 +247,35 @@ static void test_no_samples(void)
 
 }
 
+/* More distinct frames than SSA_PY_MAX_FRAMES: the ones past the cap become the one "?" frame
+ * and the trace still analyses (it once failed as out of memory: the "?" frame was capped too). */
+static void test_frame_cap(void)
+{
+    const char *path = ss_test_path("host_frames.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    env(&s, "pyshim.host_samples_hz", "1000");
+    for (uint32_t i = 1; i <= SSA_PY_MAX_FRAMES + 2; i++)
+        frame(&s, i, "f", "/home/u/train.py", i + 1);
+    const uint32_t last[] = {SSA_PY_MAX_FRAMES + 2, 1};
+    stack(&s, 1, last, 2);
+    for (uint64_t k = 0; k < 4; k++) {
+        synth_step(&s, SST_STEP_BEGIN, T0 + k * STEP_NS, k, TID);
+        sample(&s, TID, T0 + k * STEP_NS + MS, 1);
+        synth_kernel(&s, "k", T0 + k * STEP_NS + 5 * MS, T0 + k * STEP_NS + 6 * MS);
+        synth_step(&s, SST_STEP_END, T0 + (k + 1) * STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    struct ssa_result *r = analyze(path, 0, 0);
+    CHECK(r->host.samples > 0);
+    ssa_result_free(r);
+}
+
 int main(void)
 {
     test_attribution();
     test_kinds();
     test_no_samples();
+    test_frame_cap();
     return ss_test_result();
 }
