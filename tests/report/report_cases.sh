@@ -368,6 +368,17 @@ assert "host_hotspots" not in r and "host_samples" not in r
 assert all("host_hotspots" not in f for f in r["findings"])' || fail "json keys without samples"
     "$ss" report --format md "$loop" | grep -q '^| host | [0-9.]* | [0-9]* | class\\_weights\\_slow' ||
         fail "md table"
+    # the flame graph counts its own samples, the GPU-idle ones (every hotspot's here: fewer
+    # than 10 lines per category), not every steady sample (52 on the .item() plant, 44 idle)
+    item=$(ls "$fx"/h200-1201/core/host_item-bad/*.sstrace)
+    n_html=$("$ss" report --format html "$item" | sed -n 's/.*GPU-idle host time (\([0-9]*\) samples).*/\1/p')
+    read -r n_json n_counted < <("$ss" report --format json "$item" | "$py" -c '
+import json, sys
+r = json.load(sys.stdin)
+print(sum(h["samples"] for cat in r["host_hotspots"].values() for h in cat),
+      r["host_samples"]["counted"])')
+    [ -n "$n_html" ] && [ "$n_html" = "$n_json" ] && [ "$n_html" -lt "$n_counted" ] ||
+        fail "flame graph sample count $n_html (hotspots $n_json, counted $n_counted)"
     # folded: idle (a root per category), all (a root per thread)
     "$ss" export -q --format folded -o "$work/idle.folded" "$loop" || fail "folded exit $?"
     "$ss" export -q --format folded --samples all -o "$work/all.folded" "$loop" ||

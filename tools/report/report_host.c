@@ -180,7 +180,7 @@ void report_host_html(FILE *f, const struct report_view *v)
             " samples): the categories at the bottom, then the Python frames from the "
             "outermost call up; user code orange, libraries blue, the standard library grey; "
             "hover for times.%s</p>\n",
-            h->counted,
+            v->sampled_idle_samples,
             h->flame_cut_ns ? " Some deep or rare stacks are left out (node cap)." : "");
     flame_svg(f, v);
 }

@@ -175,9 +175,11 @@ static void host_categories(struct report_view *v)
     const struct ssa_result *r = v->r;
     v->has_samples = r->host.counted > 0 && v->s.steps > 0;
     if (!v->has_samples) return;
-    for (size_t i = 0; i < r->host.n_cells; i++)
-        if (r->host.cells[i].cat >= SSA_CAT_FIRST_IDLE)
-            v->sampled_idle_ms += (double)r->host.cells[i].ns / 1e6 / (double)v->s.steps;
+    for (size_t i = 0; i < r->host.n_cells; i++) {
+        if (r->host.cells[i].cat < SSA_CAT_FIRST_IDLE) continue;
+        v->sampled_idle_ms += (double)r->host.cells[i].ns / 1e6 / (double)v->s.steps;
+        v->sampled_idle_samples += r->host.cells[i].samples;
+    }
     for (int c = SSA_CAT_FIRST_IDLE; c < SSA_CAT_COUNT; c++) {
         struct report_hostcat *h = &v->hostcats[v->n_hostcats];
         struct ssa_hotspot hot[REPORT_HOTSPOTS];

@@ -97,6 +97,7 @@ struct report_view {
     int has_samples;
     double sampled_idle_ms; /* the samples' GPU-idle time per steady step: near the timeline's
                              * GPU-idle time when the weights are right */
+    uint64_t sampled_idle_samples; /* the samples of that time: the flame graph's */
     size_t n_hostcats;
     struct report_hostcat hostcats[REPORT_HOSTCATS];
 };
