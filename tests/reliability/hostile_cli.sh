@@ -248,6 +248,13 @@ conventions)
     "$ss" export -q -o "$work/own.json" "$t0"
     run 1 "own Perfetto export" "$ss" import -o "$work/own.sstrace" "$work/own.json"
     said "own export" "own Perfetto export"
+    # a usage error quotes the user's argument escaped: still one line, no escape code
+    run 2 "control bytes in a value" "$ss" record --host-samples $'x\e]0;pwn\a\ny' -- true
+    one_line "control bytes in a value"
+    ! grep -q $'\e' "$work/err" || fail "an ESC byte reached stderr: $(od -c "$work/err" | head -3)"
+    said "control bytes in a value" 'x\\x1b]0;pwn'
+    run 2 "control bytes in an option" "$ss" export --$'\e[31m' "$t0"
+    one_line "control bytes in an option"
     # progress: never when stderr is not a terminal
     run 0 "no progress off a terminal" "$ss" import -o "$work/k2.sstrace" "$kin"
     ! grep -q $'\r' "$work/err" || fail "a progress line in a file"

@@ -109,15 +109,19 @@ void cli_error(const char *verb, const char *file, const char *fmt, ...)
     funlockfile(stderr);
 }
 
+/* The message is escaped whole (the arguments it quotes are the user's: control bytes and
+ * newlines would break the one line, or reach the terminal as escape codes); no format
+ * string of the CLI holds a double quote or a backslash, which escaping would change. */
 int cli_usage_error(const char *verb, const char *fmt, ...)
 {
+    char msg[1024], esc[1400];
     va_list ap;
-    fflush(stdout);
-    fprintf(stderr, "stepscope %s: ", verb);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (try 'stepscope %s --help')\n", verb);
+    fflush(stdout);
+    fprintf(stderr, "stepscope %s: %s (try 'stepscope %s --help')\n", verb,
+            text_escape_to(esc, sizeof esc, msg), verb);
     return CLI_EXIT_USAGE;
 }
 
@@ -127,7 +131,7 @@ void cli_opt_reset(void)
     opterr = 0; /* we print our own one-line messages */
 }
 
-/* How the option that getopt just rejected was spelled, escaped for the message. */
+/* How the option that getopt just rejected was spelled (cli_usage_error escapes it). */
 static const char *bad_option_text(int argc, char **argv, char *buf, size_t cap)
 {
     const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
@@ -135,7 +139,7 @@ static const char *bad_option_text(int argc, char **argv, char *buf, size_t cap)
         snprintf(buf, cap, "-%c", optopt > 32 && optopt < 127 ? optopt : '?');
         return buf;
     }
-    return text_escape_to(buf, cap, arg);
+    return arg;
 }
 
 int cli_getopt(const char *verb, int argc, char **argv, const char *shortopts,
