@@ -91,7 +91,7 @@ consumers)
     done
     ;;
 deb)
-    command -v dpkg-deb >/dev/null || { echo "skipped: no dpkg-deb"; exit 0; }
+    command -v dpkg-deb >/dev/null || { echo "skipped: no dpkg-deb"; exit 77; }
     (cd "$work" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/pkg") \
         >"$work/cpack.log" 2>&1 || fail "cpack: $(tail -5 "$work/cpack.log")"
     deb=$(ls "$work"/pkg/stepscope_*.deb 2>/dev/null | head -1)
@@ -124,7 +124,26 @@ completion)
     out=$(bash -c '. "$1"; COMP_WORDS=("$2" export -f n); COMP_CWORD=3; _stepscope; echo "${COMPREPLY[*]}"' \
           _ "$comp" "$ss")
     [ "$out" = "nsys-sqlite nvtxt" ] || fail "export -f n: '$out'"
-    if command -v zsh >/dev/null; then zsh -n "$src/tools/install/_stepscope" || fail "zsh syntax"; fi
+    # every verb's formats are the ones its --help names (folded came after the script)
+    for v in report diff export info dump doctor; do
+        want=$("$ss" "$v" --help | grep -o -- '--format [a-z|-]*|[a-z|-]*' | head -1)
+        want=$(echo "${want#--format }" | tr '|' ' ')
+        out=$(bash -c '. "$1"; COMP_WORDS=("$2" "$3" -f ""); COMP_CWORD=3; _stepscope; echo "${COMPREPLY[*]}"' \
+              _ "$comp" "$ss" "$v")
+        [ "$out" = "${want:-text json}" ] || fail "$v -f: '$out', --help says '$want'"
+    done
+    # a record option that takes a value is skipped, the program after it completes as a file
+    out=$(bash -c '. "$1"; COMP_WORDS=("$2" record --host-samples 100 --q); COMP_CWORD=4; _stepscope; echo "${COMPREPLY[*]}"' \
+          _ "$comp" "$ss")
+    [ "$out" = --quiet ] || fail "record --host-samples 100 --q: '$out'"
+    out=$(bash -c '. "$1"; COMP_WORDS=("$2" record --capture a); COMP_CWORD=3; _stepscope; echo "${COMPREPLY[*]}"' \
+          _ "$comp" "$ss")
+    [ "$out" = "auto all" ] || fail "record --capture a: '$out'"
+    if command -v zsh >/dev/null; then
+        zsh -n "$src/tools/install/_stepscope" || fail "zsh syntax"
+    else
+        echo "skipped: zsh syntax check (no zsh)"
+    fi
     ;;
 *)
     fail "unknown case"

@@ -10,6 +10,21 @@ _stepscope_options()
         grep -oE -- '(^|[ ,])--?[A-Za-z0-9][A-Za-z0-9-]*' | tr -d ' ,'
 }
 
+# The formats a verb writes, from its --help ("--format a|b|c"), else text and json.
+_stepscope_formats()
+{
+    local f
+    f=$("$1" "$2" --help 2>/dev/null | grep -o -- '--format [a-z|-]*|[a-z|-]*' | head -1)
+    f=${f#--format }
+    echo "${f:-text|json}" | tr '|' ' '
+}
+
+# The options of a verb that take a value: those --help shows with an upper-case argument.
+_stepscope_valued()
+{
+    "$1" "$2" --help 2>/dev/null | grep -oE -- '--?[A-Za-z0-9-]+ [A-Z][A-Z_]*' | sed 's/ .*//'
+}
+
 _stepscope()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd=${COMP_WORDS[0]}
@@ -27,27 +42,22 @@ _stepscope()
     fi
     # record: after '--' or the program, the words belong to the program
     if [ "$verb" = record ]; then
+        local valued=" $(_stepscope_valued "$cmd" record | tr '\n' ' ') "
         for ((i = 2; i < COMP_CWORD; i++)); do
             case ${COMP_WORDS[i]} in
             --) COMPREPLY=($(compgen -c -- "$cur")); return ;;
-            -o | --output | --capture | --mode | --memory-cap | --sample-hz) ((i++)) ;;
-            -*) ;;
+            -*) [[ $valued == *" ${COMP_WORDS[i]} "* ]] && ((i++)) ;;
             *) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             esac
         done
     fi
     case $prev in
     -f | --format)
-        local fmts
-        case $verb in
-        report | diff) fmts="text json md html" ;;
-        export) fmts="perfetto nsys-sqlite nvtxt" ;;
-        *) fmts="text json" ;;
-        esac
-        COMPREPLY=($(compgen -W "$fmts" -- "$cur"))
+        COMPREPLY=($(compgen -W "$(_stepscope_formats "$cmd" "$verb")" -- "$cur"))
         return ;;
     --mode) COMPREPLY=($(compgen -W "full light" -- "$cur")); return ;;
-    --capture) COMPREPLY=($(compgen -W "all steps: seconds:" -- "$cur")); return ;;
+    --capture) COMPREPLY=($(compgen -W "auto all steps: seconds:" -- "$cur")); return ;;
+    --samples) COMPREPLY=($(compgen -W "idle all" -- "$cur")); return ;;
     -o | --output | -d | --data)
         COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
