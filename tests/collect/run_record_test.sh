@@ -121,6 +121,8 @@ environment)
     [ "$(cat "$W/out.txt")" = off ] || fail "--host-samples off: '$(cat "$W/out.txt")'"
     "$BIN" record -q -o "$OUT" --host-samples 0 -- true 2>"$W/err"
     expect_rc $? 2
+    "$BIN" record -q -o "$OUT" --no-python-shim --host-samples 50 -- true 2>"$W/err"
+    expect_rc $? 2
     # The shim's markers library: next to libstepscope.so, unless the user named one.
     env -u STEPSCOPE_MARKERS_LIB "$BIN" record -o "$OUT" -- sh -c 'echo "$STEPSCOPE_MARKERS_LIB"' \
         >"$W/out.txt" 2>"$W/err"

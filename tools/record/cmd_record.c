@@ -132,6 +132,8 @@ static int check_opts(const struct record_opts *o)
         (cli_parse_u64(o->host_samples, &hz) != 0 || hz < 1 || hz > 1000))
         return cli_usage_error(VERB, "--host-samples must be off or 1 to 1000 (Hz), not '%s'",
                                o->host_samples);
+    if (o->host_samples && o->no_shim) /* the samples are the shim's: nothing would take it */
+        return cli_usage_error(VERB, "--host-samples needs the Python shim (no --no-python-shim)");
     return CLI_EXIT_OK;
 }
 
