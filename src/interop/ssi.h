@@ -59,10 +59,6 @@ struct ssi_export_in;
 int ssi_nsys_export_reader(const struct ssi_export_in *in, const char *out_path, char *err,
                            size_t errlen);
 
-/* stepscope trace -> NVTXT (Nsight Systems' ImportNvtxt input). (ssi_nvtxt.c) */
-int ssi_nvtxt_export(const char *in_path, const char *source, const char *out_path, char *err,
-                     size_t errlen);
-
 /* Any supported input -> a path the analysis can read. A native trace is returned as is
  * (*out_path = strdup(in_path), *is_temp = 0); a foreign one is imported into a new file
  * under $TMPDIR (or /tmp) made with mkstemp, *is_temp = 1: the caller unlinks it when done
@@ -76,7 +72,8 @@ int ssi_open_any(const char *in_path, char **out_path, int *is_temp, char *err, 
 int ssi_open_input(const char *in_path, int *fd, char **out_path, int *is_temp, char *err,
                    size_t errlen);
 
-/* NVTXT from a reader and its analysis (full mode: the steps kept), as above. */
+/* stepscope trace -> NVTXT (Nsight Systems' ImportNvtxt input), from a reader and its
+ * analysis (full mode: the steps kept). (ssi_nvtxt.c; the table's to_path, below) */
 int ssi_nvtxt_export_reader(const struct ssi_export_in *in, const char *out_path, char *err,
                             size_t errlen);
 

@@ -418,15 +418,6 @@ static int write_nvtxt(struct nt *t, const char *in_path, const struct ssa_resul
     return t->rc;
 }
 
-static int analyse(struct sst_reader *r, const char *name, struct ssa_result **res, char *err,
-                   size_t errlen)
-{
-    struct ssa_opts o = {0};
-    int rc = ssa_analyze_reader(r, name, &o, 0, res);
-    if (rc) ssi_nsys_err(err, errlen, "cannot analyse the steps: %s", ss_strerror(rc));
-    return rc;
-}
-
 static int write_file(struct nt *t, const char *in_path, const char *out_path,
                       const struct ssa_result *res, char *err, size_t errlen)
 {
@@ -465,25 +456,6 @@ int ssi_nvtxt_export_reader(const struct ssi_export_in *in, const char *out_path
     }
     free(t.threads);
     free(t.opens);
-    return rc;
-}
-
-int ssi_nvtxt_export(const char *in_path, const char *source, const char *out_path, char *err,
-                     size_t errlen)
-{
-    if (err && errlen) err[0] = '\0';
-    struct ssa_result *res = NULL;
-    struct sst_reader *r = NULL;
-    int rc = sst_reader_open_ex(in_path, NULL, SST_READ_MAP, &r);
-    if (rc) {
-        ssi_nsys_err(err, errlen, "cannot read the trace: %s", ss_strerror(rc));
-        return rc;
-    }
-    rc = analyse(r, in_path, &res, err, errlen);
-    struct ssi_export_in in = {r, res, source ? source : in_path, 0};
-    if (!rc) rc = ssi_nvtxt_export_reader(&in, out_path, err, errlen);
-    ssa_result_free(res);
-    sst_reader_close(r);
     return rc;
 }
 
