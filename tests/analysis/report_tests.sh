@@ -26,17 +26,19 @@ widths)
     # The text report follows $COLUMNS (80 and below: 80): at every width and over every
     # fixture, -v or not, no line is wider; names are demangled and never cut, so the widest
     # kernel name of a width is the whole one or a structural short form (<...>, (...)).
-    for f in "$fx"/*.sstrace "$fx"/interop/*; do
-        [ -f "$f" ] || continue
+    find "$fx" -name '*.sstrace' | sort >"$work/all"
+    [ -s "$work/all" ] || fail "no fixtures under $fx"
+    while read -r f; do
         for cols in 40 80 100 132 200; do
             limit=$(( cols < 80 ? 80 : cols ))
             for v in "" -v; do
-                COLUMNS=$cols "$ss" report $v "$f" >"$work/out" 2>/dev/null
+                COLUMNS=$cols "$ss" report $v "$f" >"$work/out" 2>/dev/null </dev/null ||
+                    fail "$f $v: exit $? at COLUMNS=$cols"
                 awk -v w="$limit" 'length($0) > w { print; bad = 1 } END { exit bad }' "$work/out" ||
                     fail "$f $v: lines over $limit columns at COLUMNS=$cols"
             done
         done
-    done
+    done <"$work/all"
     out=$(COLUMNS=100 "$ss" report -v "$w0") || fail "exit $?"
     grep -q '_ZN2at6native' <<<"$out" && fail "a mangled name where a demangled one fits: $out"
     grep -q 'reduction   at::native::batch_norm_collect_statistics_channels_last_kernel<...>(...)$' \

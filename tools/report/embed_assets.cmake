@@ -6,6 +6,7 @@
 # editors and linters understand. Refuses text that would end the inline element early.
 function(embed var file out)
   file(READ "${file}" text)
+  string(TOLOWER "${text}" text) # </SCRIPT ends the element too
   foreach(bad "</script" "</style" "<!--")
     string(FIND "${text}" "${bad}" at)
     if(NOT at EQUAL -1)
