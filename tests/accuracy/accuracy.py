@@ -24,8 +24,10 @@ tolerance (share: 5 points of the step; saving: 20 % of the measured saving).
 """
 import json
 import os
-import subprocess
 import sys
+
+import gatelib
+from gatelib import N_A, report
 
 # The finding each planted cause must produce (ssa_findings.c rule ids).
 FINDING = {"data": "data_loading", "pageable": "pageable_h2d", "sync": "sync_points",
@@ -35,13 +37,6 @@ FINDING = {"data": "data_loading", "pageable": "pageable_h2d", "sync": "sync_poi
 SHARE_PP = 5.0
 SAVING_REL = 0.20
 MIN_RUNS = 3
-N_A = 77
-
-
-def report(stepscope, trace):
-    out = subprocess.run([stepscope, "report", "--format", "json", trace], check=True,
-                         capture_output=True, text=True, timeout=120).stdout
-    return json.loads(out)
 
 
 def stale_reason(fixtures, config):
@@ -144,14 +139,7 @@ def one_gate(stepscope, fixtures, spec, expect_miss=False):
                            else "no trace of %s" % entry["bad"]["config"]))
         return N_A
     status, detail = judge(entry, report(stepscope, trace), gate)
-    print("%s %s: %s" % (status, spec, detail))
-    if expect_miss and status == "pass":
-        print("this known miss now passes: move it to ACCURACY_PASS in tests/accuracy/"
-              "CMakeLists.txt and out of tests/accuracy/README.md")
-    codes = {"pass": 0, "miss": 1, "n/a": N_A}
-    if expect_miss:
-        codes = {"pass": 1, "miss": 0, "n/a": N_A}
-    return codes[status]
+    return gatelib.verdict(spec, status, detail, expect_miss, "ACCURACY_PASS")
 
 
 def table(stepscope, fixtures):
@@ -170,14 +158,5 @@ def table(stepscope, fixtures):
     return 0
 
 
-def main(argv):
-    if len(argv) == 4 and argv[2] in ("--gate", "--known-miss"):
-        return one_gate(argv[0], argv[1], argv[3], argv[2] == "--known-miss")
-    if len(argv) == 3 and argv[2] == "--table":
-        return table(argv[0], argv[1])
-    sys.stderr.write(__doc__)
-    return 2
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(gatelib.main(sys.argv[1:], one_gate, table, __doc__))

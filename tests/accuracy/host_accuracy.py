@@ -33,22 +33,17 @@ tolerance, as in accuracy.py.
 """
 import json
 import os
-import subprocess
 import sys
 
+import gatelib
+from gatelib import report
+
 SAVING_REL = 0.20
-N_A = 77
 TRUTH = "bench/gpu/results/2026-12-01/truth-host/host_truth.json"
 CORE = "tests/fixtures/h200-1201/core"
 HELDOUT = "tests/fixtures/h200-1201/samples/cnn-samples.sstrace"
 PLANT_GATES = ("top", "line", "saving", "fixed")
 HELDOUT_GATES = ("heldout:idle", "heldout:workers")
-
-
-def report(stepscope, trace):
-    out = subprocess.run([stepscope, "report", "--format", "json", trace], check=True,
-                         capture_output=True, text=True, timeout=120).stdout
-    return json.loads(out)
 
 
 def trace_of(root, program, variant):
@@ -159,14 +154,7 @@ def main(argv):
     if res is None:
         print("no such gate: %s" % argv[3])
         return 2
-    status, detail = res
-    print("%s %s: %s" % (status, argv[3], detail))
-    if argv[2] == "--known-miss":
-        if status == "pass":
-            print("this known miss now passes: move it to HOST_ACCURACY_PASS in "
-                  "tests/accuracy/CMakeLists.txt and out of tests/accuracy/README.md")
-        return {"pass": 1, "miss": 0, "n/a": N_A}[status]
-    return {"pass": 0, "miss": 1, "n/a": N_A}[status]
+    return gatelib.verdict(argv[3], *res, argv[2] == "--known-miss", "HOST_ACCURACY_PASS")
 
 
 if __name__ == "__main__":

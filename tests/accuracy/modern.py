@@ -19,16 +19,11 @@ timings (tests/fixtures/h200-1201/truth-modern.json). One check per ctest test:
 import glob
 import json
 import os
-import subprocess
 import sys
 
+from gatelib import report
+
 STEP_REL = 0.05
-
-
-def report(ss, path):
-    out = subprocess.run([ss, "report", "--format", "json", path], check=True,
-                         capture_output=True, text=True, timeout=120).stdout
-    return json.loads(out)
 
 
 def trace(fx, sub):

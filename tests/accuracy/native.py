@@ -23,23 +23,18 @@ width is larger than the tolerance.
 """
 import json
 import os
-import subprocess
 import sys
+
+import gatelib
+from gatelib import report
 
 FINDING = {"data": "data_loading", "copy": "pageable_h2d", "sync": "sync_points",
            "dtype": "no_mixed_precision"}
 GATES = ("step", "top", "saving", "clean", "fix")
 STEP_REL = 0.05
 SAVING_REL = 0.20
-N_A = 77
 PYTHON_WORDS = ("DataLoader", "torch.autocast", "torch.compile", ".item()", "py-spy",
                 "torch.cuda.", "non_blocking=True", "torch.backends")
-
-
-def report(stepscope, trace):
-    out = subprocess.run([stepscope, "report", "--format", "json", trace], check=True,
-                         capture_output=True, text=True, timeout=120).stdout
-    return json.loads(out)
 
 
 def planted(entry):
@@ -106,14 +101,7 @@ def one_gate(stepscope, fixtures, spec, expect_miss=False):
         print("no such gate: %s" % spec)
         return 2
     status, detail = judge(entry, *reports(stepscope, fixtures, entry), gate)
-    print("%s %s: %s" % (status, spec, detail))
-    if expect_miss and status == "pass":
-        print("this known miss now passes: move it to NATIVE_PASS in tests/accuracy/"
-              "CMakeLists.txt and out of tests/accuracy/README.md")
-    codes = {"pass": 0, "miss": 1, "n/a": N_A}
-    if expect_miss:
-        codes = {"pass": 1, "miss": 0, "n/a": N_A}
-    return codes[status]
+    return gatelib.verdict(spec, status, detail, expect_miss, "NATIVE_PASS")
 
 
 def table(stepscope, fixtures):
@@ -125,14 +113,5 @@ def table(stepscope, fixtures):
     return 0
 
 
-def main(argv):
-    if len(argv) == 4 and argv[2] in ("--gate", "--known-miss"):
-        return one_gate(argv[0], argv[1], argv[3], argv[2] == "--known-miss")
-    if len(argv) == 3 and argv[2] == "--table":
-        return table(argv[0], argv[1])
-    sys.stderr.write(__doc__)
-    return 2
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(gatelib.main(sys.argv[1:], one_gate, table, __doc__))

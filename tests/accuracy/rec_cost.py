@@ -18,16 +18,9 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 
-
-def report(stepscope, trace):
-    p = subprocess.run([stepscope, "report", "--format", "json", trace], capture_output=True,
-                       text=True, timeout=120)
-    if p.returncode != 0:
-        sys.exit("rec_cost: %s: %s" % (trace, p.stderr.strip()))
-    return json.loads(p.stdout)
+from gatelib import report
 
 
 def rows(stepscope, fixtures, max_spread):
