@@ -34,7 +34,8 @@ struct fctx {
     int lang;     /* enum ssa_program_kind the fixes are written for (unknown: python) */
     int compiled; /* torch.compile in use (ssa_program) */
     int graphed;  /* the steady steps replay CUDA graphs */
-    const struct ssa_findings *so_far; /* the rules before in the table that fired */
+    double idle_claimed_ms; /* the savings of the findings so far that price GPU idle time
+                             * (rules[].prices_idle), alternatives to another not counted */
 };
 
 /* Pinned H2D bandwidth when the trace has no pinned copy to measure it on: measured on the
@@ -697,16 +698,6 @@ static int rule_recompile(const struct fctx *c, struct ssa_finding *f)
 }
 
 /* The findings that price GPU-idle time (the rest price busy time: copies, kernels, comm). */
-static int prices_idle(const char *id)
-{
-    static const char *const ids[] = {"data_loading",   "sync_points",     "cpu_tensors",
-                                      "launch_bound",   "allocator_churn", "data_parallel",
-                                      "launch_blocking", "recompiles"};
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-        if (strcmp(id, ids[i]) == 0) return 1;
-    return 0;
-}
-
 #define SSA_LOW_UTIL_PCT 10.0 /* unexplained GPU idle, share of the step, to speak at all */
 
 /* The catch-all, last in the table: a GPU mostly idle for reasons no rule above names (host
@@ -714,11 +705,7 @@ static int prices_idle(const char *id)
 static int rule_low_utilisation(const struct fctx *c, struct ssa_finding *f)
 {
     const struct ssa_summary *s = c->s;
-    double claimed = 0;
-    for (size_t i = 0; i < c->so_far->n; i++)
-        if (prices_idle(c->so_far->v[i].id) && !c->so_far->v[i].alternative_to)
-            claimed += c->so_far->v[i].saving_ms;
-    double left = c->idle_ms - s->rec_cost_ms - claimed;
+    double left = c->idle_ms - s->rec_cost_ms - c->idle_claimed_ms;
     /* still mostly idle once the findings above are fixed: a step of busy + left */
     double after = c->busy_ms + left, busy_after = after > 0 ? 100 * c->busy_ms / after : 100;
     if (busy_after >= SSA_LAUNCHBOUND_BUSY_PCT || left < c->step_ms * SSA_LOW_UTIL_PCT / 100)
@@ -763,41 +750,43 @@ struct rule {
     uint32_t cats; /* the categories whose time its saving comes out of (the report's
                     * timeline highlights them) */
     struct rule_code code;
+    int prices_idle; /* its saving is GPU-idle time, which low_utilisation must not count
+                      * again (fctx.idle_claimed_ms) */
 };
 
 #define BIT SSA_CAT_BIT
 static const struct rule rules[] = {
     {"data_loading", "GPU waits for data loading", rule_data, 0, 1, BIT(SSA_CAT_DATA),
-     {BIT(SSA_CAT_DATA), "; the loading time is in ", "", 0}},
+     {BIT(SSA_CAT_DATA), "; the loading time is in ", "", 0}, 1},
     {"pageable_h2d", "H2D copies from pageable memory", rule_pageable, 0, 0,
-     BIT(SSA_CAT_COPY_H2D) | BIT(SSA_CAT_SYNC), {0, NULL, NULL, 0}},
+     BIT(SSA_CAT_COPY_H2D) | BIT(SSA_CAT_SYNC), {0, NULL, NULL, 0}, 0},
     {"small_h2d", "many small host-to-device copies every step", rule_small_h2d, 0, 0,
-     BIT(SSA_CAT_COPY_H2D), {0, NULL, NULL, 0}},
+     BIT(SSA_CAT_COPY_H2D), {0, NULL, NULL, 0}, 0},
     {"sync_points", "hidden sync points stall the GPU", rule_sync, 0, 1,
      BIT(SSA_CAT_SYNC) | BIT(SSA_CAT_COPY_D2H),
-     {BIT(SSA_CAT_SYNC), "; the host waits in ", "", 0}},
+     {BIT(SSA_CAT_SYNC), "; the host waits in ", "", 0}, 1},
     {"cpu_tensors", "tensors created on the CPU every step, then copied to the GPU",
-     rule_cpu_tensors, 0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}},
+     rule_cpu_tensors, 0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1},
     {"launch_bound", "launch-bound: many small kernels, GPU waits for the host", rule_launch_bound,
      0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST),
-     {BIT(SSA_CAT_LAUNCH), "; most launch time is in ", "", 0}},
+     {BIT(SSA_CAT_LAUNCH), "; most launch time is in ", "", 0}, 1},
     {"no_mixed_precision", "GEMM/conv in fp32/tf32: no mixed precision", rule_mixed_precision, 0,
-     0, BIT(SSA_CAT_GEMM_FP32), {0, NULL, NULL, 0}},
+     0, BIT(SSA_CAT_GEMM_FP32), {0, NULL, NULL, 0}, 0},
     {"allocator_churn", "cudaMalloc/cudaFree in steady state (allocator churn, empty_cache)",
      rule_alloc, 0, 1, BIT(SSA_CAT_ALLOC),
-     {BIT(SSA_CAT_ALLOC), "; the calls come from ", "", 0}},
+     {BIT(SSA_CAT_ALLOC), "; the calls come from ", "", 0}, 1},
     {"data_parallel", "one process drives several GPUs (DataParallel): use DDP", rule_data_parallel,
-     0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}},
+     0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1},
     {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1,
-     0, SSA_IDLE_CATS, {0, NULL, NULL, 0}},
+     0, SSA_IDLE_CATS, {0, NULL, NULL, 0}, 1},
     {"comm_not_overlapped", "NCCL communication not overlapped with compute", rule_comm, 0, 1,
-     BIT(SSA_CAT_COMM), {0, NULL, NULL, 0}},
+     BIT(SSA_CAT_COMM), {0, NULL, NULL, 0}, 0},
     {"recompiles", "torch.compile recompiles in steady state", rule_recompile, 0, 0,
-     BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}},
+     BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1},
     {"low_utilisation", "GPU mostly idle for host work no other finding names",
      rule_low_utilisation, 0, 1, BIT(SSA_CAT_HOST), /* last: it reads the findings above */
      {BIT(SSA_CAT_HOST), "the host work is in ",
-      ": move it to DataLoader workers, or do it every N steps", 1}},
+      ": move it to DataLoader workers, or do it every N steps", 1}, 0},
 };
 #undef BIT
 
@@ -898,7 +887,6 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const str
     /* Without GPU records (CUPTI held by another tool, an NVTX-only program) every instant
      * looks idle: the rules that price idle time would blame the host for nothing. */
     int gpu_seen = c.busy_ms > 0;
-    c.so_far = out;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         if (rules[i].needs_gpu && !gpu_seen) continue;
         struct ssa_finding f;
@@ -908,6 +896,7 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const str
         rate(&c, &f);
         if (f.saving_pct < SSA_FINDING_MIN_PCT && !rules[i].always) continue;
         name_code(&c, &rules[i].code, &f);
+        if (rules[i].prices_idle && !f.alternative_to) c.idle_claimed_ms += f.saving_ms;
         size_t at = out->n++; /* insertion by saving, largest first */
         while (at > 0 && out->v[at - 1].saving_ms < f.saving_ms) {
             out->v[at] = out->v[at - 1];
