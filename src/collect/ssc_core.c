@@ -234,6 +234,7 @@ static void config_read(struct ssc_config *c)
     if (v && strcmp(v, "light") != 0 && strcmp(v, "full") != 0)
         ssc_say("STEPSCOPE_MODE is neither full nor light: using full");
     v = getenv("STEPSCOPE_CAPTURE");
+    snprintf(c->capture, sizeof c->capture, "%s", v ? v : "");
     if (v && *v && parse_capture(v, c) != 0)
         ssc_say("STEPSCOPE_CAPTURE is not auto, all, steps:A-B or seconds:A-B: capturing all");
     v = getenv("STEPSCOPE_MEMORY_CAP");
@@ -427,6 +428,7 @@ int ssc_core_ensure(void)
     pthread_mutex_lock(&g_init_mu);
     if (atomic_load(&ssc_g_state) == SSC_OFF) {
         g_start_ns = sst_now_ns();
+        ssc_host_snapshot_env(); /* here, on the program's thread: the writer reads the copy */
         int rc = ssc_writer_start();
         atomic_store(&ssc_g_state, rc == 0 ? SSC_RUNNING : SSC_STOPPED);
         if (rc == 0) install_signals();

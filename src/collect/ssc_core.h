@@ -116,7 +116,11 @@ SSC_HIDDEN void ssc_writer_after_fork_child(void);
 /* Records written directly by the writer thread (strings drained first). */
 SSC_HIDDEN void *ssc_writer_rec(uint16_t type, size_t size);
 
-/* ---- host (ssc_host.c), writer thread only ---- */
+/* ---- host (ssc_host.c) ---- */
+/* Copies the variables the trace keeps out of environ; a program's thread, before the writer
+ * starts (ssc_core_ensure). */
+SSC_HIDDEN void ssc_host_snapshot_env(void);
+/* The rest: writer thread only. */
 SSC_HIDDEN void ssc_host_write_process(void);
 SSC_HIDDEN void ssc_host_write_env(void);
 SSC_HIDDEN void ssc_host_write_late_env(void);

@@ -36,9 +36,12 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
     return (ssize_t)n;
 }
 
+static const char *snapshot_get(const char *name);
+
+/* A variable from the snapshot (RANK, LOCAL_RANK, WORLD_SIZE are among the kept ones). */
 static int env_int(const char *name)
 {
-    const char *v = getenv(name);
+    const char *v = snapshot_get(name);
     return v && *v ? atoi(v) : -1;
 }
 
@@ -123,13 +126,39 @@ static int env_selected(const char *kv)
     return strncmp(kv, "NCCL_", 5) == 0 || strncmp(kv, "TORCH_", 6) == 0;
 }
 
+/* The variables the trace keeps ("K=V\0K=V\0..."), copied on a thread of the program's by
+ * ssc_host_snapshot_env: the writer thread never reads environ, which the program's setenv
+ * (Python's os.environ[k] = v) may reallocate under it at any time. What does not fit is left
+ * out. */
+static char g_env[16384];
+static size_t g_env_len;
+
+void ssc_host_snapshot_env(void)
+{
+    size_t n = 0;
+    for (char **e = environ; e && *e; e++) {
+        size_t k = strlen(*e) + 1;
+        if (!strchr(*e, '=') || !env_selected(*e) || k > sizeof g_env - n) continue;
+        memcpy(g_env + n, *e, k);
+        n += k;
+    }
+    g_env_len = n;
+}
+
+static const char *snapshot_get(const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < g_env_len; i += strlen(g_env + i) + 1)
+        if (strncmp(g_env + i, name, len) == 0 && g_env[i + len] == '=') return g_env + i + len + 1;
+    return NULL;
+}
+
 static void env_variables(void)
 {
-    for (char **e = environ; e && *e; e++) {
-        const char *eq = strchr(*e, '=');
-        if (!eq || !env_selected(*e)) continue;
+    for (size_t i = 0; i < g_env_len; i += strlen(g_env + i) + 1) {
+        const char *kv = g_env + i, *eq = strchr(kv, '=');
         char key[256];
-        snprintf(key, sizeof key, "env.%.*s", (int)(eq - *e), *e);
+        snprintf(key, sizeof key, "env.%.*s", (int)(eq - kv), kv);
         env_kv(key, eq + 1);
     }
 }
@@ -161,8 +190,7 @@ static void env_collector(void)
 {
     const struct ssc_config *c = ssc_config();
     env_kv("collector.mode", c->mode == SSC_MODE_LIGHT ? "light" : "full");
-    const char *cap = getenv("STEPSCOPE_CAPTURE");
-    env_kv("collector.capture", cap && *cap ? cap : "all");
+    env_kv("collector.capture", c->capture[0] ? c->capture : "all");
     env_kv_u64("collector.memory_cap", (unsigned long long)c->memory_cap);
     env_kv_u64("collector.sample_hz", c->sample_hz);
     /* for the report: GPU activity (or NVTX) was left to another tool, not absent */

@@ -26,6 +26,7 @@ enum ssc_window_kind { SSC_WINDOW_ALL = 0, SSC_WINDOW_STEPS = 1, SSC_WINDOW_SECO
 struct ssc_config {
     char out_dir[4096];        /* STEPSCOPE_OUTPUT_DIR */
     enum ssc_mode mode;        /* STEPSCOPE_MODE=full|light */
+    char capture[64];          /* STEPSCOPE_CAPTURE as given (the trace's ENV); empty: all */
     enum ssc_window_kind window;
     uint64_t window_from;      /* steps or ns after start, by window */
     uint64_t window_to;

@@ -118,6 +118,22 @@ static int cuda_init(void)
     return init() == 1 ? 0 : -1;
 }
 
+/* The program changes its environment while the collector starts, as Python's
+ * os.environ[k] = v does: each setenv of a new name may move environ, which the writer thread
+ * must not be reading (ThreadSanitizer reports it; without it, a read of freed memory). */
+static int environ_case(void)
+{
+    setenv("TORCH_STEPSCOPE_TEST_HEAP", "before", 1); /* environ now lives on the heap */
+    nvtxDomainHandle_t d = nvtxDomainCreateA("stepscope"); /* starts the collector */
+    char name[64];
+    for (int i = 0; i < 400; i++) {
+        snprintf(name, sizeof name, "TORCH_STEPSCOPE_TEST_%d", i);
+        setenv(name, "after", 1);
+    }
+    mark(d, "step 0");
+    return 0;
+}
+
 static int launcher_case(void)
 {
     if (cuda_init() != 0) return 1;
@@ -306,6 +322,7 @@ int main(int argc, char **argv)
     if (argc > 2 && strcmp(argv[1], "bench") == 0) return bench_case(atol(argv[2]));
     if (argc > 2 && strcmp(argv[1], "launches") == 0) return launches_case(atof(argv[2]));
     if (argc > 1 && strcmp(argv[1], "thread") == 0) return launcher_case();
+    if (argc > 1 && strcmp(argv[1], "environ") == 0) return environ_case();
     if (argc > 1 && strcmp(argv[1], "window") == 0) return window_case(0, 0);
     if (argc > 1 && strcmp(argv[1], "window_idle") == 0) return window_case(1, 0);
     if (argc > 1 && strcmp(argv[1], "window_cuda_late") == 0) return window_case(0, 1);

@@ -312,6 +312,21 @@ cost)
     grep -q "kind=thread_name .*events=1 " "$W/cost.txt" || fail "no thread_name cost"
     grep -q "kind=cupti_control " "$W/cost.txt" || fail "no cupti_control cost (window edges)"
     ;;
+environ)
+    # The environment record is the one the collector started with, copied on the program's
+    # thread: a variable set before is there, the 400 the program sets while the writer starts
+    # are not (and, under ThreadSanitizer, no race with the program's setenv).
+    TORCH_STEPSCOPE_TEST_BEFORE=before "$BIN" record -o "$OUT" -- "$PROG" environ \
+        >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    "$BIN" dump --json -t env "$OUT"/*.sstrace >"$W/env.txt" || fail "dump"
+    grep -q '"key":"env.TORCH_STEPSCOPE_TEST_BEFORE","value":"before"' "$W/env.txt" ||
+        fail "the variable set before the start is missing: $(grep -c . "$W/env.txt") env records"
+    grep -q 'TORCH_STEPSCOPE_TEST_[0-9]' "$W/env.txt" &&
+        fail "variables set after the start were recorded (environ read late)"
+    grep -q '"key":"collector.capture","value":"auto"' "$W/env.txt" ||
+        fail "collector.capture is not record's default (auto)"
+    ;;
 *)
     fail "unknown case"
     ;;
