@@ -137,6 +137,10 @@ def command(config, workload, args, scratch):
         off = config[len("light-no-"):]
         env["STEPSCOPE_CUPTI_OFF"] = ALL_KINDS if off == "all" else off.replace("+", ",")
         return rec + ["--mode", "light", "--"] + prog, env
+    if config.startswith("full-no-"):
+        # full mode with some CUPTI kinds left off (not the kernels: verify wants them)
+        env["STEPSCOPE_CUPTI_OFF"] = config[len("full-no-"):].replace("+", ",")
+        return rec + ["--mode", "full", "--capture", "all", "--"] + prog, env
     if config in ("full-win", "light-win"):
         n, w = args.steps[workload], max(1, args.windows)
         per = n // w
@@ -256,7 +260,7 @@ def verify(config, workload, args, scratch, result, stderr):
     recordings that hold little by design pass."""
     base = base_config(config)
     facts = {}
-    if base in ("full", "auto"):
+    if base in ("full", "auto") or base.startswith("full-no-"):
         counts = stepscope_counts(args, os.path.join(scratch, config)) or {}
         facts["kernels"] = counts.get("kernel", 0)
         if base == "auto":  # the report's measured cost, to hold against this round's plain
