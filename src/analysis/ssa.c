@@ -69,6 +69,34 @@ static int keep_knames(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
 }
 
 /* Two passes over r (from its first chunk), problems counted into res; r is rewound after. */
+/* Sorts the names again after pass 2 took the durations CUPTI wrote at a capture's close out
+ * of their totals (ssa_attr.c), and renames the timelines' kernels to match. */
+static int resort_knames(struct ssa_scan *sc, struct ssa_result *res)
+{
+    size_t n = res->n_knames;
+    struct ssa_kname *k = malloc((n ? n : 1) * sizeof *k);
+    uint32_t *to = malloc((n ? n : 1) * sizeof *to);
+    char **text = malloc((n ? n : 1) * sizeof *text);
+    if (!k || !to || !text) return free(k), free(to), free(text), SS_ENOMEM;
+    memcpy(k, res->knames, n * sizeof *k);
+    qsort(k, n, sizeof *k, cmp_kname);
+    for (size_t i = 0; i < n; i++) {
+        struct ssa_knstat *kn = ssa_kn_find(sc, k[i].name_id);
+        if (!kn) continue; /* every kept name has its entry */
+        to[kn->rank] = (uint32_t)i;
+        text[i] = res->kname_text[kn->rank];
+        kn->rank = (uint32_t)i;
+    }
+    for (int w = 0; w < SSA_TL_COUNT; w++)
+        for (size_t i = 0; i < res->tl[w].n; i++)
+            if (res->tl[w].items[i].name_kind == SSA_TLN_KERNEL)
+                res->tl[w].items[i].name = to[res->tl[w].items[i].name];
+    memcpy(res->knames, k, n * sizeof *k);
+    memcpy(res->kname_text, text, n * sizeof *text);
+    free(k), free(to), free(text);
+    return 0;
+}
+
 static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa_result *res,
                    struct ssa_scan *sc, unsigned flags)
 {
@@ -91,6 +119,7 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     /* pass 2 reads the same bytes: chunks whose checksum passed are not summed again */
     if (rc == 0) rc = sst_reader_rewind(r);
     if (rc == 0) rc = ssa_attr_run(r, sc, res);
+    if (rc == 0 && res->gpu_ends_at_close) rc = resort_knames(sc, res);
     sst_reader_set_problem(r, old_fn, old_ctx, NULL, NULL);
     sst_reader_rewind(r); /* the caller may read it again (an export) */
     res->problems = problems;

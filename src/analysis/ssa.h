@@ -330,6 +330,9 @@ struct ssa_result {
     int capture_window;
     int capture_late; /* that window opened mid-run (ENV collector.capture from A > 0) */
     size_t outside_capture;
+    /* GPU records that started in a recorded stretch and ended, by CUPTI's word, after it
+     * closed: the close's time, not theirs (ssa_capture_end_trusted); counted without duration */
+    uint64_t gpu_ends_at_close;
     /* The recording's cost measured in this trace (ssa_capture.c): the host-marked steps the
      * window recorded against those it left unrecorded (before it opened, after CUPTI was
      * detached), quartiles of each in ns; n_baseline 0 when there were too few of either */

@@ -955,27 +955,71 @@ static void attr_python(struct attr *a, const struct sst_rec_header *h)
         a->err = SS_ENOMEM;
 }
 
-static void attr_record(struct attr *a, const struct sst_rec_header *h)
+/* An end CUPTI wrote when the capture closed (ssa_capture_end_trusted) becomes the start: the
+ * record keeps its place and count, not a duration nobody measured. Returns the time cut. */
+static uint64_t cut_end_at_close(struct attr *a, uint64_t start_ns, uint64_t *end_ns)
+{
+    if (ssa_capture_end_trusted(a->sc, start_ns, *end_ns)) return 0;
+    uint64_t cut = *end_ns - start_ns;
+    *end_ns = start_ns;
+    a->res->gpu_ends_at_close++;
+    return cut;
+}
+
+/* Pass 1 summed the kernel's whole duration into its name's total: take the cut back out (the
+ * names are sorted again after pass 2, ssa.c). */
+static void kernel_cut(struct attr *a, struct sst_rec_kernel *k)
+{
+    uint64_t cut = cut_end_at_close(a, k->start_ns, &k->end_ns);
+    struct ssa_knstat *kn = cut ? ssa_kn_find(a->sc, k->name) : NULL;
+    if (!kn) return;
+    kn->total_ns -= cut < kn->total_ns ? cut : kn->total_ns;
+    struct ssa_kname *kk = &a->res->knames[kn->rank];
+    kk->total_ns -= cut < kk->total_ns ? cut : kk->total_ns;
+}
+
+/* Kernels, copies, memsets and graph launches: 1 when h was one of them. */
+static int attr_gpu_record(struct attr *a, const struct sst_rec_header *h)
 {
     switch (h->type) {
     case SST_REC_KERNEL: {
         struct sst_rec_kernel k;
         SSA_LOAD(h, k);
+        kernel_cut(a, &k);
         on_kernel(a, &k);
         break;
     }
     case SST_REC_MEMCPY: {
         struct sst_rec_memcpy m;
         SSA_LOAD(h, m);
+        cut_end_at_close(a, m.start_ns, &m.end_ns);
         on_memcpy(a, &m);
         break;
     }
     case SST_REC_MEMSET: {
         struct sst_rec_memset m;
         SSA_LOAD(h, m);
+        cut_end_at_close(a, m.start_ns, &m.end_ns);
         on_memset(a, &m);
         break;
     }
+    case SST_REC_GRAPH: {
+        struct sst_rec_graph g;
+        SSA_LOAD(h, g);
+        cut_end_at_close(a, g.start_ns, &g.end_ns);
+        on_graph(a, &g);
+        break;
+    }
+    default:
+        return 0;
+    }
+    return 1;
+}
+
+static void attr_record(struct attr *a, const struct sst_rec_header *h)
+{
+    if (attr_gpu_record(a, h)) return;
+    switch (h->type) {
     case SST_REC_API: {
         struct sst_rec_api api;
         SSA_LOAD(h, api);
@@ -986,12 +1030,6 @@ static void attr_record(struct attr *a, const struct sst_rec_header *h)
         struct sst_rec_sync s;
         SSA_LOAD(h, s);
         on_sync(a, &s);
-        break;
-    }
-    case SST_REC_GRAPH: {
-        struct sst_rec_graph g;
-        SSA_LOAD(h, g);
-        on_graph(a, &g);
         break;
     }
     case SST_REC_NVTX_PUSH:

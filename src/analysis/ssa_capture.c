@@ -162,6 +162,7 @@ int ssa_capture_filter(struct ssa_scan *sc, struct ssa_result *res)
     if (rc || !capture_applies(sc, late)) return rc;
     res->capture_window = 1;
     res->capture_late = late;
+    sc->rec_applies = 1;
     rc = measure_cost(sc, res);
     if (rc) return rc;
     size_t kept = 0;
@@ -173,4 +174,28 @@ int ssa_capture_filter(struct ssa_scan *sc, struct ssa_result *res)
     }
     res->n_steps = kept;
     return 0;
+}
+
+/* Records flushed when the window closes (CUPTI detached or taken over) can carry the detach's
+ * time as their end: seen on the H200 (2026-12-02, torch.compile mode="reduce-overhead",
+ * --capture auto) in the last two graph replays before the detach, 176 kernels of ~10 us each
+ * with ends 88-149 ms after their starts; kernels that ran after them on the same stream had
+ * ended long before. Such an end is not a measurement. Kernels really running across the close
+ * end within microseconds of it (15-166 us on the 2026-12-01 window fixtures): an end up to
+ * SSA_CLOSE_SLACK_NS past the close is kept. */
+#define SSA_CLOSE_SLACK_NS 1000000u
+int ssa_capture_end_trusted(const struct ssa_scan *sc, uint64_t start_ns, uint64_t end_ns)
+{
+    if (!sc->rec_applies || end_ns <= start_ns) return 1;
+    size_t lo = 0, hi = sc->n_rec; /* the last stretch that starts at or before start_ns */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sc->rec[mid].from <= start_ns)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0) return 1;
+    const struct ssa_stretch *s = &sc->rec[lo - 1];
+    return start_ns >= s->to || end_ns <= s->to || end_ns - s->to <= SSA_CLOSE_SLACK_NS;
 }

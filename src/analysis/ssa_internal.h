@@ -261,6 +261,7 @@ struct ssa_scan {
         uint64_t from, to;
     } *rec;
     size_t n_rec;
+    int rec_applies; /* the stretches decide which steps count (ssa_capture_filter) */
     struct ssa_hostacc host; /* Python stack samples (both passes) */
 };
 
@@ -275,6 +276,9 @@ int ssa_capture_note(struct ssa_scan *sc, const struct sst_rec_capture *c);
  * the --capture window, outside torch.profiler's hold on CUPTI), counting the others in
  * res->outside_capture. 0 or SS_ENOMEM. */
 int ssa_capture_filter(struct ssa_scan *sc, struct ssa_result *res);
+/* Pass 2: 0 when a GPU record that started inside a recorded stretch ends over a millisecond
+ * after it closed: CUPTI then wrote the detach's time, not the record's (ssa_capture.c). */
+int ssa_capture_end_trusted(const struct ssa_scan *sc, uint64_t start_ns, uint64_t end_ns);
 
 /* The name's entry in scan->kn, or NULL when pass 1 saw no kernel of that name. */
 static inline struct ssa_knstat *ssa_kn_find(const struct ssa_scan *sc, uint32_t name)

@@ -304,6 +304,41 @@ static void test_capture_window(void)
     check_steps(p, 10, 0, 0); /* a whole-run capture: nothing changes */
 }
 
+/* The window closes at step 7 (a detach); the kernel records flushed then can carry the
+ * close's time as their end (seen on the H200: graph kernels of ~10 us with 90 ms ends). Step
+ * 6 holds a second kernel [9, 9.01) ms whose end CUPTI wrote at 20 ms past the close: it counts
+ * without duration, its name's total keeps only the real kernel time, GPU busy stays 80 %. */
+static void test_ends_at_close(void)
+{
+    const char *path = ss_test_path("ends_at_close.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    synth_env(&s, "collector.capture", "steps:3-6");
+    synth_capture(&s, T0 - MS, 1, SST_CAP_START);
+    for (int k = 0; k < 10; k++) {
+        uint64_t o = T0 + (uint64_t)k * STEP_NS;
+        if (k == 3 || k == 7) synth_capture(&s, o + 5 * US, k == 3, SST_CAP_WINDOW);
+        synth_step(&s, SST_STEP_BEGIN, o, (uint64_t)k, TID);
+        if (k >= 3 && k < 7) synth_kernel(&s, "sgemm", o + 10 * US, o + 8 * MS);
+        if (k == 6) synth_kernel(&s, "late_node", o + 9 * MS, o + STEP_NS + 20 * MS);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, (uint64_t)k, TID);
+    }
+    synth_capture(&s, T0 + 11 * STEP_NS, 0, SST_CAP_EXIT);
+    synth_close(&s);
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    printf("  ends at close %" PRIu64 ", GPU busy %.1f %%, kernels %.3f ms/step\n",
+           r->gpu_ends_at_close, sum.gpu_busy_pct, sum.kernel_ms_per_step);
+    CHECK_EQ(r->gpu_ends_at_close, 1);
+    CHECK_EQ(r->n_steps, 4);
+    CHECK(absd(sum.gpu_busy_pct - 79.9) < 0.5);
+    CHECK(absd(sum.kernel_ms_per_step - 7.99) < 0.01);
+    CHECK_EQ(r->knames[r->n_knames - 1].total_ns, 0); /* late_node: its time was the close's */
+    ssa_result_free(r);
+}
+
 /* Per 10 ms step: a kernel [0, 1), a D2H copy [1, 1.5) (.cpu() of the logits), host work on
  * the copied data until a kernel at [4.5, 6): 3 ms GPU idle right after the copy. A sync
  * [5.9, 6.2) outlasts that kernel: 0.2 ms sync idle, then 50 us of host work before a kernel
@@ -603,6 +638,7 @@ int main(int argc, char **argv)
     test_env_and_data();
     test_no_gpu_records();
     test_capture_window();
+    test_ends_at_close();
     test_post_sync_host_work();
     test_cpu_tensors();
     test_sync_that_did_not_wait();

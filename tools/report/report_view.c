@@ -110,8 +110,8 @@ static int damage_text(const struct ssa_result *r, char *buf, size_t size)
     return 1;
 }
 
-/* Why the steps are the launches of a CUDA graph, and whether they were measured on the GPU's
- * timeline (the host ran ahead). */
+/* Why the steps are the launches of a CUDA graph, whether they were measured on the GPU's
+ * timeline (the host ran ahead), and GPU records whose end was the capture's close. */
 static void step_notes(struct report_view *v, const struct ssa_result *r)
 {
     char *n = v->step_notes[v->n_step_notes];
@@ -130,6 +130,12 @@ static void step_notes(struct report_view *v, const struct ssa_result *r)
                  "measured on the GPU timeline, from each step's first GPU operation to the "
                  "next's: the host ran ahead (its own pace %.2f ms/step)",
                  (double)r->host_pace_ns / 1e6);
+    if (*n) n = v->step_notes[++v->n_step_notes];
+    if (r->gpu_ends_at_close)
+        snprintf(n, sizeof v->step_notes[0],
+                 "%" PRIu64 " GPU record%s ended, by CUPTI's clock, when the capture closed (the "
+                 "time it was flushed, not run): counted without duration",
+                 r->gpu_ends_at_close, r->gpu_ends_at_close == 1 ? "" : "s");
     if (*n) v->n_step_notes++;
 }
 

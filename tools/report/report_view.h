@@ -82,9 +82,10 @@ struct report_view {
     int damaged;             /* damage: the sentence on what was lost */
     char damage[256];
     /* Where the steps came from when it is not what the source's name says: graph launches
-     * instead of markers, times measured on the GPU timeline (sentences; n_step_notes used) */
+     * instead of markers, times measured on the GPU timeline, GPU records whose end CUPTI
+     * wrote at the capture's close (sentences; n_step_notes used) */
     size_t n_step_notes;
-    char step_notes[2][200];
+    char step_notes[3][200];
     int has_graphs; /* graphs: the CUDA graph sentence (launches, kernels, GPU time inside) */
     /* program: what kind of program this is and what it already does, when it is not a plain
      * Python program (the fixes are written for it) */
