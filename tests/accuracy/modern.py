@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The report on programs that follow its own advice (issue #19): CUDA-graph replay and
-torch.compile, recorded on the H200 (tests/fixtures/h200-1201/fw, graph/), against their plain
-timings (tests/fixtures/h200-1201/truth-modern.json). One check per ctest test:
+torch.compile, recorded on the H200 (tests/fixtures/h200-1201/fw, graph/; h200-1202/fw), against
+their plain timings (truth-modern.json of each). One check per ctest test:
 
   graph_steps       graph replay without optimizer.step() from Python: steps are the launches of
                     the graph, at least 90 % of the recorded replays
@@ -13,6 +13,16 @@ timings (tests/fixtures/h200-1201/truth-modern.json). One check per ctest test:
   compiled_advice   torch.compile'd programs are known compiled and never told torch.compile(model)
   recompiles        the recompiling program: recompiles first, fixed with mark_dynamic; its
                     fixed twin has no recompiles finding
+  ro_steps          torch.compile(mode="reduce-overhead") (h200-1202, recorded twice with
+                    --capture auto): at least 90 % of the 100 recorded steps found, and of the
+                    program's 155 steps in all (those after the detach outside the window)
+  ro_step_time      its median step within 5 % of the plain runs' median + the recording's
+                    own cost measured in the trace, both recordings
+  ro_advice         compiled and graphed: never told torch.compile, CUDA graphs or
+                    reduce-overhead; no launch-bound finding (kernels inside graphs have no
+                    per-kernel launch cost)
+  ro_ends_at_close  the graph kernels whose end CUPTI wrote at the detach (176 in the first
+                    recording) count without duration: GPU time inside graphs below the step
 
     modern.py STEPSCOPE FIXTURES CHECK     # exit 0 pass, 1 fail
 """
@@ -26,8 +36,8 @@ from gatelib import report
 STEP_REL = 0.05
 
 
-def trace(fx, sub):
-    found = sorted(glob.glob(os.path.join(fx, "h200-1201", sub)), key=os.path.getsize)
+def trace(fx, sub, day="h200-1201"):
+    found = sorted(glob.glob(os.path.join(fx, day, sub)), key=os.path.getsize)
     return found[-1]  # the process that ran the program: the largest trace of the folder
 
 
@@ -98,6 +108,59 @@ def check_recompiles(ss, fx, truth):
                                                   [f["id"] for f in fixed["findings"]])
 
 
+RO = ("fw/compile_reduce_overhead-plain/*.sstrace", "fw/compile_reduce_overhead-plain-r2/*.sstrace")
+
+
+def ro_reports(ss, fx):
+    return [report(ss, trace(fx, sub, "h200-1202")) for sub in RO]
+
+
+def check_ro_steps(ss, fx, truth):
+    want = truth["recorded_steps"]["compile_reduce_overhead-plain"]
+    total = truth["program_steps"]["compile_reduce_overhead-plain"]
+    rows, ok = [], True
+    for r in ro_reports(ss, fx):
+        st = r["steps"]
+        found = st["analysed"] + st["warmup_excluded"]
+        ok &= found >= 0.9 * want and found + st["outside_capture"] >= 0.9 * total
+        rows.append("%s: %d of %d recorded, %d outside" % (st["source"], found, want,
+                                                           st["outside_capture"]))
+    return ok, "; ".join(rows)
+
+
+def check_ro_step_time(ss, fx, truth):
+    runs = truth["plain_step_median_ms"]["compile_reduce_overhead-plain"]
+    plain = sum(runs) / len(runs)
+    rows, ok = [], True
+    for r in ro_reports(ss, fx):
+        cost = r["recording_cost"]["ms_per_step"]
+        got, want = r["steps"]["median_ms"], plain + cost
+        ok &= r["recording_cost"]["basis"] == "measured" and abs(got - want) <= STEP_REL * want
+        rows.append("median %.3f vs plain %.3f + measured %.3f (%+.1f %%)" % (
+            got, plain, cost, 100 * (got / want - 1)))
+    return ok, "; ".join(rows)
+
+
+def check_ro_advice(ss, fx, truth):
+    rows, ok = [], True
+    for r in ro_reports(ss, fx):
+        said = [f for f in fixes(r) if "torch.compile" in f or "CUDA graph" in f or
+                "reduce-overhead" in f]
+        ids = [f["id"] for f in r["findings"]]
+        ok &= (r["program"]["compiled"] and r["per_step"].get("graph_launches", 0) >= 1 and
+               not said and "launch_bound" not in ids)
+        rows.append("findings %s, already-done advice %s" % (ids, said))
+    return ok, "; ".join(rows)
+
+
+def check_ro_ends_at_close(ss, fx, truth):
+    r = ro_reports(ss, fx)[0]
+    cut, inside = r["steps"].get("gpu_ends_at_close", 0), r["per_step"].get("graph_gpu_ms", 0)
+    ok = cut == 176 and 0 < inside < r["steps"]["median_ms"]
+    return ok, "%d ends at the close; GPU inside graphs %.2f ms/step, median step %.2f" % (
+        cut, inside, r["steps"]["median_ms"])
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 
@@ -105,8 +168,12 @@ def main(argv):
     if len(argv) != 3 or argv[2] not in CHECKS:
         sys.stderr.write(__doc__)
         return 2
-    with open(os.path.join(argv[1], "h200-1201", "truth-modern.json")) as f:
-        truth = json.load(f)
+    truth = {}
+    for day in ("h200-1201", "h200-1202"):  # one key per program: the later file adds its own
+        with open(os.path.join(argv[1], day, "truth-modern.json")) as f:
+            for key, value in json.load(f).items():
+                if isinstance(value, dict):
+                    truth.setdefault(key, {}).update(value)
     ok, detail = CHECKS[argv[2]](argv[0], argv[1], truth)
     print("%s %s: %s" % ("pass" if ok else "FAIL", argv[2], detail))
     return 0 if ok else 1
