@@ -54,20 +54,34 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-/* Whether the executable itself needs libstdc++ (a C++ program; a C program over libtorch's
- * C ABI gets it only through libtorch). glibc relocates DT_STRTAB in place on most targets;
- * a value below the load base is still an offset. */
+/* Whether a dynamic string table holds a C++ (mangled, "_Z") name: the executable imports or
+ * exports a C++ function. A C program over libtorch's C ABI calls only aoti_torch_* names. */
+static int strtab_has_mangled(const char *strtab, size_t size)
+{
+    for (size_t i = 0; i + 1 < size; i++)
+        if ((i == 0 || strtab[i - 1] == '\0') && strtab[i] == '_' && strtab[i + 1] == 'Z')
+            return 1;
+    return 0;
+}
+
+/* Whether the executable itself is C++: it needs libstdc++, or its dynamic symbols have C++
+ * names (train_cxx, linked by libtorch's CMake config with --as-needed, needs libstdc++ only
+ * through libtorch: taken for C on the H200 before). glibc relocates DT_STRTAB in place on
+ * most targets; a value below the load base is still an offset. */
 static int exe_needs_cxx(const struct prog_scan *p)
 {
     if (!p->exe_dyn) return 0;
     const char *strtab = NULL;
-    for (const ElfW(Dyn) *d = p->exe_dyn; d->d_tag != DT_NULL; d++)
+    size_t strsz = 0;
+    for (const ElfW(Dyn) *d = p->exe_dyn; d->d_tag != DT_NULL; d++) {
         if (d->d_tag == DT_STRTAB)
             strtab = (const char *)(d->d_un.d_ptr < p->exe_base ? p->exe_base + d->d_un.d_ptr
                                                                 : d->d_un.d_ptr);
+        if (d->d_tag == DT_STRSZ) strsz = d->d_un.d_val;
+    }
     for (const ElfW(Dyn) *d = p->exe_dyn; strtab && d->d_tag != DT_NULL; d++)
         if (d->d_tag == DT_NEEDED && strstr(strtab + d->d_un.d_val, "libstdc++")) return 1;
-    return 0;
+    return strtab && strtab_has_mangled(strtab, strsz);
 }
 
 /* The executable is a Python interpreter (python3, python3.12, ...). */

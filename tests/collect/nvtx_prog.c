@@ -248,9 +248,17 @@ static int run_exec_hup(void)
     return 94;
 }
 
+#ifdef NVTX_PROG_CXX_API
+/* A C++ API call (through its mangled name), as a program over libtorch's C++ API makes. */
+int fake_torch_cxx_api(void) __asm__("_ZN5torch12fake_cxx_apiEv");
+#endif
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "normal";
+#ifdef NVTX_PROG_CXX_API
+    if (fake_torch_cxx_api() != 2) return 3;
+#endif
     if (strcmp(mode, "normal") == 0) return run_normal();
     if (strcmp(mode, "kill") == 0 && argc > 2) return run_kill(argv[2]);
     if (strcmp(mode, "term") == 0) return run_term(1);

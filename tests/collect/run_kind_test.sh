@@ -5,9 +5,10 @@ set -u
 BIN=$1 W=$2
 shift 2
 rm -rf "$W" && mkdir -p "$W" || exit 1
+n=0
 for pair in "$@"; do
-    want=${pair%%=*} prog=${pair#*=}
-    out="$W/$want"
+    want=${pair%%=*} prog=${pair#*=} n=$((n + 1))
+    out="$W/$n-$want"
     "$BIN" record -q -o "$out" -- "$prog" steps >/dev/null 2>"$W/err" || {
         echo "FAIL: record $prog: $(cat "$W/err")"; exit 1; }
     got=$("$BIN" dump --format json -t env "$out"/*.sstrace |
