@@ -154,7 +154,8 @@ def command(config, workload, args, scratch):
     if config == "outside":
         return rec + ["--capture", "seconds:3600-3601", "--"] + prog, env
     if config == "floor" or config.startswith("floor-"):
-        env["CUDA_INJECTION64_PATH"] = args.floor
+        # absolute, as in the runs that worked: relative, it printed nothing (2026-12-02)
+        env["CUDA_INJECTION64_PATH"] = os.path.abspath(args.floor)
         env["CUPTI_FLOOR_VERBOSE"] = "1"  # its record count: the check that it recorded
         if config.startswith("floor-"):
             env["CUPTI_FLOOR_KINDS"] = config[len("floor-"):].replace("+", ",")
