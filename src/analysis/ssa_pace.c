@@ -332,6 +332,7 @@ static int pass_gpu(struct ssa_scan *sc, const struct ssa_result *res, struct pa
         uint64_t s, e;
         uint32_t corr;
         if (!gpu_op(h, &s, &e, &corr) || !corr || e < s) continue;
+        if (!ssa_capture_end_trusted(sc, s, e)) e = s; /* an end CUPTI wrote at the detach */
         if (s > limit) {
             if (s - limit > SSA_PACE_ORDER_SLACK_NS) break;
             continue;
