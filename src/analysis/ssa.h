@@ -451,7 +451,7 @@ struct ssa_summary {
     double gpu_busy_pct_unrecorded; /* GPU busy share of the step without rec_cost_ms */
     /* SSA_REC_MEASURED: the spread of rec_cost_ms (quartiles of the two step sets against
      * each other), and the unrecorded steps' median it was measured against */
-    double rec_cost_lo_ms, rec_cost_hi_ms, rec_baseline_ms;
+    double rec_cost_lo_ms, rec_cost_hi_ms, rec_baseline_ms; /* lo/hi: measured, or full's range */
     size_t rec_baseline_steps;
 };
 enum ssa_rec_basis {
@@ -478,6 +478,13 @@ const char *ssa_rec_recorder(int basis);
  * tiny kernel per launch (models.py --workload launch) costs less: 2.7 and 1.1 us. */
 #define SSA_REC_US_FULL 6.7
 #define SSA_REC_US_LIGHT 2.0
+/* How far full mode's per-launch cost ranges over other programs, where the trace measured it
+ * (basis measured, H200): 7.9-18.8 us on the five framework programs of the 2026-12-01 window
+ * fixtures, 4.5-18.6 in the eager MLP's and timm ViT's auto runs of 2026-12-02, ~2.6 implied by
+ * the torch.compile default fixture against its plain run. A calibrated estimate carries this
+ * range (ms_per_step_low/high): the constant is a guess for any one program. */
+#define SSA_REC_US_FULL_LO 2.5
+#define SSA_REC_US_FULL_HI 19.0
 /* A window that opens mid-run records API calls by whole domain (CUPTI takes per-call settings
  * only before CUDA starts; src/collect/README.md), which costs more: the same CNN, full-win /
  * light-win of bench/gpu/results/2026-11-30g, medians of 4 runs (full 6.9-15.2, light

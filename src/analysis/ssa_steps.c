@@ -544,6 +544,13 @@ static void rec_measured(const struct ssa_result *r, struct ssa_summary *s, doub
     s->rec_us_per_launch = s->launches_per_step > 0 ? s->rec_cost_ms * 1e3 / s->launches_per_step : 0;
 }
 
+/* us per launch as ms per step, at most the idle in short gaps (where the cost shows). */
+static double rec_capped(const struct ssa_summary *s, double us_per_launch)
+{
+    double cost = s->launches_per_step * us_per_launch / 1e3;
+    return cost < s->short_gap_ms ? cost : s->short_gap_ms;
+}
+
 static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
 {
     double idle_ms = s->cat_ms[SSA_CAT_LAUNCH] + s->cat_ms[SSA_CAT_HOST];
@@ -551,8 +558,10 @@ static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
         rec_measured(r, s, idle_ms);
     } else {
         s->rec_us_per_launch = rec_us(r, &s->rec_basis);
-        double cost = s->launches_per_step * s->rec_us_per_launch / 1e3;
-        s->rec_cost_ms = cost < s->short_gap_ms ? cost : s->short_gap_ms;
+        s->rec_cost_ms = rec_capped(s, s->rec_us_per_launch);
+        int full = s->rec_basis == SSA_REC_FULL || s->rec_basis == SSA_REC_FULL_WINDOW;
+        s->rec_cost_lo_ms = full ? rec_capped(s, SSA_REC_US_FULL_LO) : 0;
+        s->rec_cost_hi_ms = full ? rec_capped(s, SSA_REC_US_FULL_HI) : 0;
     }
     double step_ms = (double)s->mean_ns / 1e6, busy_ms = step_ms * s->gpu_busy_pct / 100;
     double rest = step_ms - s->rec_cost_ms;

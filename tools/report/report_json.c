@@ -114,9 +114,12 @@ static void json_steps(struct json_out *j, const struct report_view *v)
     json_kv_double(j, "us_per_launch", s->rec_us_per_launch);
     json_kv_double(j, "ms_per_step", s->rec_cost_ms);
     json_kv_double(j, "gpu_busy_pct_without", s->gpu_busy_pct_unrecorded);
-    if (s->rec_basis == SSA_REC_MEASURED) {
+    if (s->rec_basis == SSA_REC_MEASURED || s->rec_basis == SSA_REC_FULL ||
+        s->rec_basis == SSA_REC_FULL_WINDOW) {
         json_kv_double(j, "ms_per_step_low", s->rec_cost_lo_ms);
         json_kv_double(j, "ms_per_step_high", s->rec_cost_hi_ms);
+    }
+    if (s->rec_basis == SSA_REC_MEASURED) {
         json_kv_double(j, "baseline_ms", s->rec_baseline_ms);
         json_kv_u64(j, "baseline_steps", s->rec_baseline_steps);
     }
