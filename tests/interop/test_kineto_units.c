@@ -1,8 +1,9 @@
 /*
  * test_kineto_units.c — the Kineto importer's small pieces: the exact decimal parser of
  * timestamps, Kineto's names for copies, memsets, syncs and categories, API names -> cbids,
- * annotation names -> what they become, thread names.
+ * annotation names -> what they become, thread names; the format sniffing of a head.
  */
+#include "interop/ssi.h"
 #include "interop/ssi_kineto_internal.h"
 #include "ss_test.h"
 
@@ -137,8 +138,31 @@ static void test_names(void)
     CHECK_EQ(len, 11);
 }
 
+#define DETECT(head) ssi_detect_bytes(head, sizeof head - 1) /* a literal, without its NUL */
+
+/* Heads of real captures pass; random bytes that merely start like JSON or gzip do not (they
+ * sent an endless stream into the spool: `import /dev/urandom` hung ~1 run in 300). */
+static void test_detect(void)
+{
+    CHECK_EQ(DETECT("{\n  \"schemaVersion\": 1,"), SSI_FMT_KINETO_JSON);
+    CHECK_EQ(DETECT("\xef\xbb\xbf [{\"ph\": \"X\"}]"), SSI_FMT_KINETO_JSON);
+    CHECK_EQ(DETECT("[]"), SSI_FMT_KINETO_JSON);
+    CHECK_EQ(DETECT("{\t}"), SSI_FMT_KINETO_JSON);
+    CHECK_EQ(DETECT("{"), SSI_FMT_KINETO_JSON); /* a head that short says no more */
+    CHECK_EQ(DETECT("{\"name\": \"caf\xc3\xa9\""), SSI_FMT_KINETO_JSON);
+    CHECK_EQ(DETECT("{x\"a\": 1}"), SSI_FMT_UNKNOWN);
+    CHECK_EQ(DETECT("[\x01"), SSI_FMT_UNKNOWN);
+    CHECK_EQ(DETECT("{\"a\x02\": 1}"), SSI_FMT_UNKNOWN);
+    CHECK_EQ(DETECT(" \n{ \"k\"\x7f\x00"), SSI_FMT_UNKNOWN);
+    CHECK_EQ(DETECT("\x1f\x8b\x08\x00\x00\x00"), SSI_FMT_KINETO_GZ);
+    CHECK_EQ(DETECT("\x1f\x8b"), SSI_FMT_KINETO_GZ);
+    CHECK_EQ(DETECT("\x1f\x8b\x07\x00"), SSI_FMT_UNKNOWN); /* method 7: not deflate */
+    CHECK_EQ(DETECT("\x1f\x8b\x08\x20"), SSI_FMT_UNKNOWN); /* reserved flag bit */
+}
+
 int main(void)
 {
+    test_detect();
     test_numbers();
     test_copies();
     test_names();

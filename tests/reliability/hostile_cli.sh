@@ -184,6 +184,9 @@ stream_inputs)
     one_line "/dev/zero"; said "/dev/zero" "not a trace"
     run 1 "/dev/urandom" "$ss" import -o "$work/u.sstrace" /dev/urandom
     one_line "/dev/urandom"
+    # an endless stream that starts like JSON: refused from its head, not spooled (it was)
+    run 1 "'{' then random bytes" bash -c "(printf '{'; cat /dev/urandom) | '$ss' import -o '$work/v.sstrace' -"
+    one_line "'{' then random bytes"
     run 1 "/dev/null" "$ss" info /dev/null
     one_line "/dev/null"
     ln -s l2 "$work/l1" && ln -s l1 "$work/l2"
