@@ -71,29 +71,34 @@ static int keep_knames(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
 /* Two passes over r (from its first chunk), problems counted into res; r is rewound after. */
 /* Sorts the names again after pass 2 took the durations CUPTI wrote at a capture's close out
  * of their totals (ssa_attr.c), and renames the timelines' kernels to match. */
+struct kname_at {
+    struct ssa_kname k; /* first: cmp_kname compares it */
+    uint32_t old;       /* its index before */
+};
+
 static int resort_knames(struct ssa_scan *sc, struct ssa_result *res)
 {
     size_t n = res->n_knames;
-    struct ssa_kname *k = malloc((n ? n : 1) * sizeof *k);
+    struct kname_at *v = malloc((n ? n : 1) * sizeof *v);
     uint32_t *to = malloc((n ? n : 1) * sizeof *to);
     char **text = malloc((n ? n : 1) * sizeof *text);
-    if (!k || !to || !text) return free(k), free(to), free(text), SS_ENOMEM;
-    memcpy(k, res->knames, n * sizeof *k);
-    qsort(k, n, sizeof *k, cmp_kname);
+    if (!v || !to || !text) return free(v), free(to), free(text), SS_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (struct kname_at){res->knames[i], (uint32_t)i};
+    qsort(v, n, sizeof *v, cmp_kname);
     for (size_t i = 0; i < n; i++) {
-        struct ssa_knstat *kn = ssa_kn_find(sc, k[i].name_id);
-        if (!kn) continue; /* every kept name has its entry */
-        to[kn->rank] = (uint32_t)i;
-        text[i] = res->kname_text[kn->rank];
-        kn->rank = (uint32_t)i;
+        to[v[i].old] = (uint32_t)i;
+        text[i] = res->kname_text[v[i].old];
+        res->knames[i] = v[i].k;
     }
+    memcpy(res->kname_text, text, n * sizeof *text);
+    for (size_t i = 0; i < sc->n_kn; i++)
+        sc->kn[i].rank = to[sc->kn[i].rank];
     for (int w = 0; w < SSA_TL_COUNT; w++)
         for (size_t i = 0; i < res->tl[w].n; i++)
             if (res->tl[w].items[i].name_kind == SSA_TLN_KERNEL)
                 res->tl[w].items[i].name = to[res->tl[w].items[i].name];
-    memcpy(res->knames, k, n * sizeof *k);
-    memcpy(res->kname_text, text, n * sizeof *text);
-    free(k), free(to), free(text);
+    free(v), free(to), free(text);
     return 0;
 }
 

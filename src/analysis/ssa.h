@@ -465,6 +465,12 @@ enum ssa_rec_basis {
     SSA_REC_KINETO,       /* an import of torch.profiler's capture: its own per-launch cost */
     SSA_REC_NSYS,         /* an import of an Nsight Systems export: nsys's per-launch cost */
 };
+/* Whether a basis carries ms_per_step_low/high (rec_cost_lo_ms/hi_ms): measured, or full
+ * mode's calibration with the range measured on other programs (SSA_REC_US_FULL_LO/HI). */
+static inline int ssa_rec_has_range(int basis)
+{
+    return basis == SSA_REC_MEASURED || basis == SSA_REC_FULL || basis == SSA_REC_FULL_WINDOW;
+}
 /* "none", "full", "light", "given", "full-window", "light-window", "measured", "kineto",
  * "nsys" */
 const char *ssa_rec_basis_name(int basis);
@@ -480,8 +486,9 @@ const char *ssa_rec_recorder(int basis);
 #define SSA_REC_US_LIGHT 2.0
 /* How far full mode's per-launch cost ranges over other programs, where the trace measured it
  * (basis measured, H200): 7.9-18.8 us on the five framework programs of the 2026-12-01 window
- * fixtures, 4.5-18.6 in the eager MLP's and timm ViT's auto runs of 2026-12-02, ~2.6 implied by
- * the torch.compile default fixture against its plain run. A calibrated estimate carries this
+ * fixtures, 4.5-18.6 in the eager MLP's and timm ViT's auto runs of 2026-12-02 (their measured
+ * ms/step over the launches per step of the same programs' 2026-12-01 fixtures), ~2.6 implied
+ * by the torch.compile default fixture against its one plain run. A calibrated estimate carries this
  * range (ms_per_step_low/high): the constant is a guess for any one program. */
 #define SSA_REC_US_FULL_LO 2.5
 #define SSA_REC_US_FULL_HI 19.0

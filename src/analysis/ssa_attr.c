@@ -966,14 +966,14 @@ static uint64_t cut_end_at_close(struct attr *a, uint64_t start_ns, uint64_t *en
     return cut;
 }
 
-/* Pass 1 summed the kernel's whole duration into its name's total: take the cut back out (the
- * names are sorted again after pass 2, ssa.c). */
+/* Pass 1 summed the kernel's whole duration into its name's total, which the report reads
+ * from res->knames (copied before pass 2): take the cut back out there (the names are sorted
+ * again after pass 2, ssa.c). */
 static void kernel_cut(struct attr *a, struct sst_rec_kernel *k)
 {
     uint64_t cut = cut_end_at_close(a, k->start_ns, &k->end_ns);
     struct ssa_knstat *kn = cut ? ssa_kn_find(a->sc, k->name) : NULL;
     if (!kn) return;
-    kn->total_ns -= cut < kn->total_ns ? cut : kn->total_ns;
     struct ssa_kname *kk = &a->res->knames[kn->rank];
     kk->total_ns -= cut < kk->total_ns ? cut : kk->total_ns;
 }

@@ -559,9 +559,9 @@ static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
     } else {
         s->rec_us_per_launch = rec_us(r, &s->rec_basis);
         s->rec_cost_ms = rec_capped(s, s->rec_us_per_launch);
-        int full = s->rec_basis == SSA_REC_FULL || s->rec_basis == SSA_REC_FULL_WINDOW;
-        s->rec_cost_lo_ms = full ? rec_capped(s, SSA_REC_US_FULL_LO) : 0;
-        s->rec_cost_hi_ms = full ? rec_capped(s, SSA_REC_US_FULL_HI) : 0;
+        int range = ssa_rec_has_range(s->rec_basis);
+        s->rec_cost_lo_ms = range ? rec_capped(s, SSA_REC_US_FULL_LO) : 0;
+        s->rec_cost_hi_ms = range ? rec_capped(s, SSA_REC_US_FULL_HI) : 0;
     }
     double step_ms = (double)s->mean_ns / 1e6, busy_ms = step_ms * s->gpu_busy_pct / 100;
     double rest = step_ms - s->rec_cost_ms;

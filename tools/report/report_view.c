@@ -87,8 +87,8 @@ static int rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
         return 1;
     }
     if (s->rec_basis == SSA_REC_NONE || s->rec_cost_ms < 0.005) return 0;
-    if (s->rec_basis == SSA_REC_FULL || s->rec_basis == SSA_REC_FULL_WINDOW) {
-        /* the range: SSA_REC_US_FULL_LO..HI, what other programs measured (one line of text) */
+    /* full's calibration, with the range other programs measured (one line of text) */
+    if (ssa_rec_has_range(s->rec_basis)) {
         snprintf(buf, size,
                  "~%.2f ms/step (%.2f-%.2f), estimated: %.1f us/launch (%s)",
                  s->rec_cost_ms, s->rec_cost_lo_ms, s->rec_cost_hi_ms, s->rec_us_per_launch,
