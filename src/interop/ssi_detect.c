@@ -103,7 +103,7 @@ static int make_temp(char **out, char *err, size_t errlen)
     char *path = malloc(cap);
     if (!path) return snprintf(err, errlen, "out of memory"), SS_ENOMEM;
     snprintf(path, cap, "%s/stepscope-import-XXXXXX", dir);
-    int fd = mkstemp(path);
+    int fd = ss_tmp_mkstemp(path, NULL); /* removed if a signal ends the import */
     if (fd < 0) {
         int e = errno;
         snprintf(err, errlen, "cannot create a temporary file in %s: %s", dir, strerror(e));
@@ -111,7 +111,6 @@ static int make_temp(char **out, char *err, size_t errlen)
         return ss_from_errno(e);
     }
     close(fd);
-    ss_tmp_track(path); /* removed if a signal ends the import */
     *out = path;
     return 0;
 }

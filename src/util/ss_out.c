@@ -25,7 +25,19 @@ static void remove_tracked(void)
         if (__atomic_load_n(&g_tmp_used[i], __ATOMIC_ACQUIRE) == 2) unlink(g_tmp_path[i]);
 }
 
-/* Async-signal-safe: unlink, then the default action of the signal. */
+static const int k_fatal_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void fatal_sigset(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t i = 0; i < sizeof k_fatal_sigs / sizeof k_fatal_sigs[0]; i++)
+        sigaddset(set, k_fatal_sigs[i]);
+}
+
+/* Async-signal-safe: unlink, then the default action of the signal. The three signals stay
+ * blocked while it runs (sa_mask), so a second one — `timeout` forwards the SIGINT a shell
+ * or pkill also sent, twice — cannot end the process before the unlink; the raised signal
+ * is delivered, with its default action, when the handler returns. */
 static void on_fatal_signal(int sig)
 {
     remove_tracked();
@@ -36,15 +48,13 @@ static void on_fatal_signal(int sig)
 static void install_handlers(void)
 {
     if (__atomic_exchange_n(&g_handlers_installed, 1, __ATOMIC_ACQ_REL)) return;
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    for (size_t i = 0; i < sizeof k_fatal_sigs / sizeof k_fatal_sigs[0]; i++) {
         struct sigaction old, sa;
-        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+        if (sigaction(k_fatal_sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_fatal_signal;
-        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
+        fatal_sigset(&sa.sa_mask);
+        sigaction(k_fatal_sigs[i], &sa, NULL);
     }
 }
 
@@ -62,6 +72,21 @@ int ss_tmp_track(const char *path)
         return i;
     }
     return -1;
+}
+
+int ss_tmp_mkstemp(char *pattern, int *slot)
+{
+    sigset_t fatal, old;
+    fatal_sigset(&fatal);
+    install_handlers(); /* before the file exists: a signal from here on finds it tracked */
+    sigprocmask(SIG_BLOCK, &fatal, &old);
+    int fd = mkstemp(pattern);
+    int s = fd >= 0 ? ss_tmp_track(pattern) : -1;
+    int saved = errno;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    if (slot) *slot = s;
+    return fd;
 }
 
 void ss_tmp_untrack(int slot)
@@ -155,9 +180,7 @@ static int make_tmp(struct ss_out *o, const char *pattern)
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = mkstemp(o->tmp); /* O_EXCL, 0600: a planted link cannot redirect it */
-    if (fd >= 0) o->slot = ss_tmp_track(o->tmp);
-    return fd;
+    return ss_tmp_mkstemp(o->tmp, &o->slot); /* O_EXCL, 0600: a planted link cannot redirect it */
 }
 
 static int tmp_in_tmpdir(struct ss_out *o)

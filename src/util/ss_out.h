@@ -60,6 +60,10 @@ int ss_out_same_file(const char *out, const char *in);
  * slot for ss_tmp_untrack, or -1 when every slot is taken (the file is then not tracked). */
 int ss_tmp_track(const char *path);
 void ss_tmp_untrack(int slot);
+/* mkstemp(pattern) with the new file tracked as above, signals blocked between the two so
+ * that no signal can leave it behind. Returns the descriptor (the caller closes it) or -1
+ * with errno; *slot (may be NULL) gets the slot or -1. */
+int ss_tmp_mkstemp(char *pattern, int *slot);
 /* Untracks the slot that holds path, if any. */
 void ss_tmp_untrack_path(const char *path);
 

@@ -117,12 +117,11 @@ static int spool_to_tmp(struct spool *s, char **out)
     const char *dir = getenv("TMPDIR");
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s/stepscope-in-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(tmp);
+    int fd = ss_tmp_mkstemp(tmp, NULL);
     if (fd < 0) {
         cli_error(s->verb, s->path, "cannot make a temporary file: %s", strerror(errno));
         return -1;
     }
-    ss_tmp_track(tmp);
     int rc = write_all(fd, s->head, s->got) != 0 ? -1 : copy_rest(s, fd);
     if (rc == 0 && close(fd) != 0) rc = -1;
     if (rc != 0 || !(*out = strdup(tmp))) {
