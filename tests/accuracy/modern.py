@@ -10,6 +10,11 @@ their plain timings (truth-modern.json of each). One check per ctest test:
   graph_nomarkers   a CUDA program without markers (graph_trace.cu, node- and graph-level
                     tracing): steps from its 2100 replays, GPU activity seen in both
   eager_advice      the eager twin of the graph program: launch-bound, told to compile/graph
+  compile_step_time torch.compile default mode (20 timed steps, --capture all: no unrecorded
+                    steps to measure the cost against): steps found, the median within 5 % of
+                    plain + the recording's cost as the benchmark measured it (the recorded
+                    run's own step timer minus the plain run's), and that cost inside the
+                    range the report states for its estimate
   compiled_advice   torch.compile'd programs are known compiled and never told torch.compile(model)
   recompiles        the recompiling program: recompiles first, fixed with mark_dynamic; its
                     fixed twin has no recompiles finding
@@ -96,6 +101,21 @@ def check_compiled_advice(ss, fx, truth):
         rows.append("%s: compiled %s, %d findings, compile advice %s" % (
             sub.split("/")[1], r["program"]["compiled"], len(r["findings"]), bad))
     return ok, "; ".join(rows)
+
+
+def check_compile_step_time(ss, fx, truth):
+    r = report(ss, trace(fx, "fw/compile_default-plain/*.sstrace"))
+    plain = truth["plain_ms_per_step"]["compile_default-plain"]
+    cost = truth["recorded_step_median_ms"]["compile_default-plain"] - plain
+    st, rc = r["steps"], r["recording_cost"]
+    got, want = st["median_ms"], plain + cost
+    lo, hi = rc.get("ms_per_step_low", rc["ms_per_step"]), rc.get("ms_per_step_high", 0)
+    slack = STEP_REL * plain
+    ok = (st["analysed"] + st["warmup_excluded"] >= 0.9 * 20 and
+          abs(got - want) <= STEP_REL * want and lo - slack <= cost <= hi + slack)
+    return ok, "%d steps, median %.3f vs plain %.3f + recording %.3f (%+.1f %%); report's cost " \
+        "%.2f (%.2f-%.2f, %s)" % (st["analysed"], got, plain, cost, 100 * (got / want - 1),
+                                  rc["ms_per_step"], lo, hi, rc["basis"])
 
 
 def check_recompiles(ss, fx, truth):
