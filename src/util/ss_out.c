@@ -58,10 +58,10 @@ static void install_handlers(void)
     }
 }
 
-int ss_tmp_track(const char *path)
+/* Tracks path for removal on the fatal signals: its slot, or -1 when every slot is taken. */
+static int ss_tmp_track(const char *path)
 {
     if (strlen(path) >= PATH_MAX) return -1;
-    install_handlers();
     for (int i = 0; i < SS_TMP_SLOTS; i++) {
         int expect = 0;
         if (!__atomic_compare_exchange_n(&g_tmp_used[i], &expect, 1, 0, __ATOMIC_ACQ_REL,
@@ -78,7 +78,7 @@ int ss_tmp_mkstemp(char *pattern, int *slot)
 {
     sigset_t fatal, old;
     fatal_sigset(&fatal);
-    install_handlers(); /* before the file exists: a signal from here on finds it tracked */
+    install_handlers(); /* before the file exists, outside the blocked stretch */
     sigprocmask(SIG_BLOCK, &fatal, &old);
     int fd = mkstemp(pattern);
     int s = fd >= 0 ? ss_tmp_track(pattern) : -1;

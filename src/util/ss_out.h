@@ -55,15 +55,14 @@ void ss_out_abort(struct ss_out *o);
  * 0 otherwise (including when either does not exist). */
 int ss_out_same_file(const char *out, const char *in);
 
-/* Removes path when SIGINT, SIGTERM or SIGHUP ends the process (the handlers are installed
- * only where the signal has its default action, then the signal is raised again). Returns a
- * slot for ss_tmp_untrack, or -1 when every slot is taken (the file is then not tracked). */
-int ss_tmp_track(const char *path);
-void ss_tmp_untrack(int slot);
-/* mkstemp(pattern) with the new file tracked as above, signals blocked between the two so
- * that no signal can leave it behind. Returns the descriptor (the caller closes it) or -1
- * with errno; *slot (may be NULL) gets the slot or -1. */
+/* mkstemp(pattern), the new file removed when SIGINT, SIGTERM or SIGHUP ends the process
+ * (the handlers are installed only where the signal has its default action, then the signal
+ * is raised again); the signals are blocked between the two, so none can leave the file
+ * behind. Returns the descriptor (the caller closes it) or -1 with errno; *slot (may be NULL)
+ * gets a slot for ss_tmp_untrack, or -1 when every slot is taken (the file is then not
+ * tracked). */
 int ss_tmp_mkstemp(char *pattern, int *slot);
+void ss_tmp_untrack(int slot);
 /* Untracks the slot that holds path, if any. */
 void ss_tmp_untrack_path(const char *path);
 
