@@ -190,21 +190,24 @@ static int on_frame(struct ssa_pystream *p, struct sst_reader *r, const struct s
 /* The first user frame from the leaf and the library frame beside it (ssa_host.h). */
 static void collapse(const struct ssa_pytab *t, struct ssa_pystack *s)
 {
-    const uint32_t *f = &t->stack_frames[s->off];
     s->user = s->lib = 0;
+    if (s->depth == 0) return; /* the frame array may not exist yet */
+    const uint32_t *f = &t->stack_frames[s->off];
     for (uint32_t i = 0; i < s->depth; i++) {
         if (t->frames[f[i]].kind != SSA_PYF_USER) continue;
         s->user = f[i] + 1;
         s->lib = i > 0 ? f[0] + 1 : 0;
         return;
     }
-    s->lib = s->depth ? f[0] + 1 : 0;
+    s->lib = f[0] + 1;
 }
 
 static int stack_equal(const struct ssa_pytab *t, const struct ssa_pystack *s, const uint32_t *f,
                        uint32_t depth)
 {
-    return s->depth == depth && memcmp(&t->stack_frames[s->off], f, depth * sizeof *f) == 0;
+    /* An empty stack may come before any frame array exists: no pointer arithmetic on NULL. */
+    return s->depth == depth &&
+           (depth == 0 || memcmp(&t->stack_frames[s->off], f, depth * sizeof *f) == 0);
 }
 
 static int room_for_stack(struct ssa_pystream *p, uint32_t depth)
@@ -240,7 +243,7 @@ static uint32_t intern_stack(struct ssa_pystream *p, const uint32_t *f, uint32_t
     if (room_for_stack(p, depth)) return *err = SS_ENOMEM, 0;
     struct ssa_pystack *s = &p->t.stacks[p->t.n_stacks];
     s->off = (uint32_t)p->t.n_stack_frames, s->depth = depth;
-    memcpy(&p->t.stack_frames[s->off], f, depth * sizeof *f);
+    if (depth) memcpy(&p->t.stack_frames[s->off], f, depth * sizeof *f);
     p->t.n_stack_frames += depth;
     collapse(&p->t, s);
     p->sslots.v[j] = (uint32_t)++p->t.n_stacks, p->sslots.hash[j] = h, p->sslots.n++;
