@@ -5,8 +5,10 @@ NVTX (NVTX_INJECTION64_PATH) — not by us. find() only looks for it among the l
 loaded (dlopen with RTLD_NOLOAD), so a process that the collector is not in (a plain run with the
 shim on PYTHONPATH, a DataLoader worker that never calls NVTX) never loads or starts it.
 
-Every function is bound with PYFUNCTYPE: the call keeps the GIL, so one sample is taken and handed
-over in one go, without letting another thread run (and exit) in between.
+Every function but sync_wait is bound with PYFUNCTYPE: the call keeps the GIL, so one sample is
+taken and handed over in one go, without letting another thread run (and exit) in between.
+sync_wait (version 2) is CFUNCTYPE: it sleeps until a thread blocks in a synchronising CUDA call,
+and must let that thread (and every other) have the GIL meanwhile.
 """
 import ctypes
 import os
@@ -32,6 +34,15 @@ class HostApiV1(ctypes.Structure):
         ("sampler", _F(ctypes.py_object)),
         ("thread_name", _F(_INT, _U32, _STR, _U32)),
         ("notice", _F(_INT, _U32, _STR, _U32)),
+    ]
+
+
+class HostApiV2(HostApiV1):
+    """Version 2 appends sync_wait(timeout_ns, min_block_ns, &tid, &correlation)."""
+
+    _fields_ = [
+        ("sync_wait", ctypes.CFUNCTYPE(_INT, _U64, _U64, ctypes.POINTER(_U32),
+                                       ctypes.POINTER(_U32))),
     ]
 
 
@@ -71,10 +82,13 @@ def find(paths):
             raise NotOurs("%s has no %s" % (path, SYMBOL))
         entry.restype = ctypes.POINTER(HostApiV1)
         entry.argtypes = []
-        api = entry().contents
+        table = entry()
+        api = table.contents
         if api.version < VERSION or api.size < ctypes.sizeof(HostApiV1):
             raise NotOurs("%s: host API version %d size %d, this shim needs version %d" % (
                 path, api.version, api.size, VERSION))
+        if api.version >= 2 and api.size >= ctypes.sizeof(HostApiV2):
+            api = ctypes.cast(table, ctypes.POINTER(HostApiV2)).contents
         api._lib = lib  # noqa: SLF001 - keeps the handle with the table
         return api
     return None

@@ -39,6 +39,11 @@ EXIT_WAIT_S = 1.0
 PAUSED_WAIT_S = 0.05
 NAMES_EVERY = 64
 _SS_EINVAL = -3  # src/util/ss_error.h: what sample_frames says once the collector stopped
+# A thread blocked in a synchronising CUDA call this long after the call's entry gets one
+# snapshot of its own (a PY_CALL record: the line that issued the sync, docs/trace-format.md);
+# at most one such snapshot per mean sampling interval.
+SYNC_MIN_BLOCK_NS = 100000
+SYNC_RETRY_NS = 1000000000  # the collector sees no calls as they start now: ask again after
 
 # CAPTURE reasons (docs/trace-format.md): start, window edge (pause), exit, error.
 CAP_START, CAP_WINDOW, CAP_EXIT, CAP_ERROR = 1, 2, 5, 6
@@ -134,6 +139,7 @@ class Sampler:
         self.api = None
         self.ticks = 0  # samples taken (all threads of one snapshot count once)
         self.busy_ns = 0  # time spent taking them, GIL held
+        self.sync_calls = 0  # snapshots of a thread blocked in a synchronising call (PY_CALL)
         self.lag_us_total = 0  # how late they were, summed (the wait for the GIL)
         self._threads_seen = 0
         self._environ = environ
@@ -290,22 +296,35 @@ class Sampler:
         self._sample = api.sampler()  # stepscope_sample(frames, skip_ident, due_ns)
         if self._sample is None:
             raise RuntimeError("the collector found no CPython API in this process")
+        sync_wait, tid, corr = self._sync_args(api)
         wake = self._wake
         period_ns = 1e9 / self.hz
         due = _monotonic_ns()
         sampling = True
+        sync_after = 0  # no synchronising call is waited for before this (monotonic ns)
+        again = False  # a call site was taken while waiting: the same tick is still due
         while True:
             wait = PAUSED_WAIT_S
             if not self._paused:
-                due += int(period_ns * (0.5 + rng.random()))
+                due += 0 if again else int(period_ns * (0.5 + rng.random()))
                 wait = (due - _monotonic_ns()) / 1e9
-            if wait > 0 and wake.acquire(True, wait):
+            got = -1  # < 0: no wait for a synchronising call was made
+            if wait > 0 and sync_wait is not None and sampling and _monotonic_ns() >= sync_after:
+                got = sync_wait(int(wait * 1e9), SYNC_MIN_BLOCK_NS, tid, corr)  # GIL released
+                if got < 0:  # not offered now (API calls from activity records)
+                    sync_after = _monotonic_ns() + SYNC_RETRY_NS
+            if got < 0 and wait > 0 and wake.acquire(True, wait):
                 wake.release()  # woken by stop_at_exit: stay woken
             if _gettrace() is not None or _getprofile() is not None:
                 _settrace(None)
                 _setprofile(None)
             if self._stop or self._graphs:
                 return
+            again = got > 0
+            if again:  # a thread blocked in a synchronising call: its line, now
+                self._call_site(tid._obj.value, corr._obj.value)
+                sync_after = _monotonic_ns() + period_ns
+                continue
             if self._paused == sampling:  # a benchmark switched us off or on
                 sampling = not sampling
                 api.capture(1 if sampling else 0, CAP_WINDOW)
@@ -319,6 +338,23 @@ class Sampler:
             self.busy_ns += now - start
             if now - due > period_ns:  # fell behind (GIL held long): no burst of late ticks
                 due = now
+
+    @staticmethod
+    def _sync_args(api):
+        """The collector's sync_wait (version 2 of its table) and its two out-arguments, or
+        (None, None, None)."""
+        sync_wait = getattr(api, "sync_wait", None)
+        if not sync_wait:
+            return None, None, None
+        import ctypes
+
+        return sync_wait, ctypes.byref(ctypes.c_uint32()), ctypes.byref(ctypes.c_uint32())
+
+    def _call_site(self, tid, correlation):
+        """The stack of thread tid, blocked in the call with this correlation id, as a PY_CALL
+        record (the snapshot freed inside the call, as in _tick)."""
+        if self._sample(_current_frames(), self._ident, 0, tid, correlation) > 0:
+            self.sync_calls += 1
 
     def _tick(self, names, woke, due):
         """One snapshot of every other thread; woke: when this thread had the GIL again. The

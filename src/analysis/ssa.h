@@ -521,7 +521,10 @@ struct ssa_hotspot {
     double ms_per_step;     /* sampled time per steady step, less the recording's own cost of
                              * the launches the samples stand for (GPU-idle ones) */
     double raw_ms_per_step; /* as sampled */
-    uint64_t samples;
+    uint64_t samples;       /* samples behind it; for sync sites, the calls */
+    uint64_t sync_calls;    /* synchronising calls caught at this line (PY_CALL records): its
+                             * `sync` time is the category's, shared out by the time they
+                             * blocked; 0 for sampled lines */
 };
 #define SSA_CAT_BIT(c) (1u << (c))
 #define SSA_IDLE_CATS (((1u << SSA_CAT_COUNT) - 1u) & ~((1u << SSA_CAT_FIRST_IDLE) - 1u))

@@ -877,6 +877,8 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
         break;
     case SSA_API_SYNC:
         st->n.syncs++, st->n.sync_api_ns += d;
+        if (ssa_host_call_api(&a->sc->host, a->res, api, ssa_steps_group(a->sc, i)))
+            a->err = SS_ENOMEM;
         break;
     case SSA_API_ALLOC:
         st->n.allocs++, st->n.alloc_api_ns += d;
@@ -953,6 +955,16 @@ static void attr_python(struct attr *a, const struct sst_rec_header *h)
 {
     if (a->sc->host.py && ssa_pystream_feed(a->sc->host.py, a->r, h, place_sample, a))
         a->err = SS_ENOMEM;
+}
+
+/* Where a thread blocked in a synchronising call was (ssa_syncsite.c). */
+static void attr_call(struct attr *a, const struct sst_rec_header *h)
+{
+    struct sst_rec_py_call c;
+    if (!a->sc->host.py) return;
+    sst_rec_load(h, &c, sizeof c);
+    uint32_t stack = ssa_pystream_stack(a->sc->host.py, c.stack);
+    if (stack && ssa_host_call_stack(&a->sc->host, a->res, &c, stack)) a->err = SS_ENOMEM;
 }
 
 /* An end CUPTI wrote when the capture closed (ssa_capture_end_trusted) becomes the start: the
@@ -1048,6 +1060,9 @@ static void attr_record(struct attr *a, const struct sst_rec_header *h)
     case SST_REC_PY_SAMPLE:
     case SST_REC_CAPTURE:
         attr_python(a, h);
+        break;
+    case SST_REC_PY_CALL:
+        attr_call(a, h);
         break;
     default:
         break;

@@ -170,8 +170,7 @@ int ssa_host_add(struct ssa_hostacc *h, enum ssa_step_group g, size_t i,
 
 /* ---- after pass 2 ---- */
 
-/* Whether the steps of group g turned out steady (ssa_steps_warmup has flagged them). */
-static int group_steady(const struct ssa_hostacc *h, const struct ssa_result *res, unsigned g)
+int ssa_host_group_steady(const struct ssa_hostacc *h, const struct ssa_result *res, unsigned g)
 {
     if (g == SSA_GROUP_STEADY) return 1;
     if (g == SSA_GROUP_WARMUP || !h->rep[g]) return 0;
@@ -194,7 +193,7 @@ static int keep_cells(struct ssa_hostacc *h, struct ssa_result *res)
     size_t n = 0;
     for (size_t i = 0; i < h->n_cells; i++) {
         const struct ssa_hcell *c = &h->cells[i];
-        if (!group_steady(h, res, CELL_GROUP(c->key))) continue;
+        if (!ssa_host_group_steady(h, res, CELL_GROUP(c->key))) continue;
         out->cells[n++] = (struct ssa_host_cell){CELL_STACK(c->key), CELL_CAT(c->key), c->samples,
                                                  c->ns, c->launches};
     }
@@ -225,6 +224,7 @@ int ssa_host_finish(struct ssa_hostacc *h, struct ssa_result *res)
     out->late = h->late;
     ssa_pystream_take(h->py, &out->tab);
     int rc = keep_cells(h, res);
+    if (!rc) rc = ssa_host_sites_finish(h, res);
     return rc ? rc : ssa_host_flame_build(out);
 }
 
@@ -236,12 +236,14 @@ void ssa_hostacc_free(struct ssa_hostacc *h)
     ssa_pystream_free(h->py);
     free(h->cells);
     free(h->slots);
+    ssa_host_sites_free(h);
     memset(h, 0, sizeof *h);
 }
 
 void ssa_host_free(struct ssa_host *h)
 {
     ssa_pytab_free(&h->tab);
+    free(h->sites);
     free(h->cells);
     free(h->flame);
     memset(h, 0, sizeof *h);

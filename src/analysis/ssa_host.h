@@ -99,6 +99,8 @@ const struct ssa_pytab *ssa_pystream_table(const struct ssa_pystream *p);
 void ssa_pystream_take(struct ssa_pystream *p, struct ssa_pytab *out);
 /* Samples read, and of them those whose stack id was never defined (damaged chunks). */
 uint64_t ssa_pystream_samples(const struct ssa_pystream *p);
+/* The index + 1 of the stack the producer's id `id` names now (0: not defined). */
+uint32_t ssa_pystream_stack(const struct ssa_pystream *p, uint32_t id);
 
 /* The mean sampling rate a trace says it used (ENV pyshim.host_samples_hz), else 0. */
 struct ssa_env_record;
@@ -133,8 +135,20 @@ struct ssa_flame_node {
 };
 #define SSA_FLAME_MAX_NODES 20000 /* the rest of a larger graph is left out (said in n_cut) */
 
+/* Where the synchronising calls were issued (PY_CALL records joined to their API records by
+ * correlation id, ssa_syncsite.c): one per stack, over the steady steps. */
+struct ssa_host_site {
+    uint32_t stack;      /* index into tab.stacks */
+    uint32_t calls;      /* calls caught there */
+    uint64_t blocked_ns; /* the time those calls blocked the host (their API records) */
+};
+
 struct ssa_host {
     struct ssa_pytab tab;
+    struct ssa_host_site *sites; /* by stack index */
+    size_t n_sites;
+    uint64_t sync_calls;      /* PY_CALL records read (the whole trace) */
+    uint64_t sync_calls_used; /* of them, in sites: inside their call, counted thread, steady */
     struct ssa_host_cell *cells; /* the steady steps, one per stack and category seen */
     size_t n_cells;
     struct ssa_flame_node *flame;

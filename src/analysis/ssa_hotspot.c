@@ -14,12 +14,13 @@
 
 #define NO_FRAME UINT32_MAX
 
-/* One cell seen as its line and the library frame beside it. */
+/* One cell (or sync site) seen as its line and the library frame beside it. */
 struct spot {
     uint32_t frame, lib;
     uint64_t ns;
     double idle_launches;
     uint64_t samples;
+    uint64_t sync_calls;
 };
 
 static int cmp_spot(const void *x, const void *y)
@@ -37,19 +38,47 @@ static int cmp_hotspot(const void *x, const void *y)
     return (a->frame > b->frame) - (a->frame < b->frame); /* one table: a stable order */
 }
 
-/* The cells of the categories in cats, each as its (line, library frame). */
-static size_t collect_spots(const struct ssa_host *h, uint32_t cats, struct spot *v)
+/* A stack's line (NO_FRAME for an empty stack) and the library frame beside it. */
+static uint32_t stack_line(const struct ssa_host *h, uint32_t stack, uint32_t *lib)
 {
+    const struct ssa_pystack *st = &h->tab.stacks[stack];
+    *lib = st->user && st->lib ? st->lib - 1 : NO_FRAME;
+    return st->user ? st->user - 1 : st->lib ? st->lib - 1 : NO_FRAME;
+}
+
+/* The `sync` category from the sites of the synchronising calls, when the trace has them: its
+ * time (sync_ns over the steady steps) shared out by the time each site's calls blocked. The
+ * sampler's ticks seldom land in a short sync; the sites see every call they caught. */
+static size_t collect_sites(const struct ssa_host *h, double sync_ns, struct spot *v)
+{
+    uint64_t blocked = 0;
     size_t n = 0;
+    for (size_t i = 0; i < h->n_sites; i++)
+        blocked += h->sites[i].blocked_ns;
+    for (size_t i = 0; i < h->n_sites; i++) {
+        const struct ssa_host_site *x = &h->sites[i];
+        uint32_t lib, frame = stack_line(h, x->stack, &lib);
+        if (frame == NO_FRAME) continue;
+        double share = blocked ? (double)x->blocked_ns / (double)blocked : 0;
+        v[n++] = (struct spot){frame, lib, (uint64_t)(share * sync_ns), 0, x->calls, x->calls};
+    }
+    return n;
+}
+
+/* The cells of the categories in cats, each as its (line, library frame); the sync category
+ * from the sync sites instead when there are any (collect_sites). */
+static size_t collect_spots(const struct ssa_host *h, uint32_t cats, double sync_ns,
+                            struct spot *v)
+{
+    int by_sites = h->n_sites && (cats & SSA_CAT_BIT(SSA_CAT_SYNC));
+    size_t n = by_sites ? collect_sites(h, sync_ns, v) : 0;
     for (size_t i = 0; i < h->n_cells; i++) {
         const struct ssa_host_cell *c = &h->cells[i];
-        if (!(cats & SSA_CAT_BIT(c->cat))) continue;
-        const struct ssa_pystack *st = &h->tab.stacks[c->stack];
-        uint32_t frame = st->user ? st->user - 1 : st->lib ? st->lib - 1 : NO_FRAME;
+        if (!(cats & SSA_CAT_BIT(c->cat)) || (by_sites && c->cat == SSA_CAT_SYNC)) continue;
+        uint32_t lib, frame = stack_line(h, c->stack, &lib);
         if (frame == NO_FRAME) continue; /* an empty stack */
-        uint32_t lib = st->user && st->lib ? st->lib - 1 : NO_FRAME;
         int idle = c->cat >= SSA_CAT_FIRST_IDLE;
-        v[n++] = (struct spot){frame, lib, c->ns, idle ? c->launches : 0, c->samples};
+        v[n++] = (struct spot){frame, lib, c->ns, idle ? c->launches : 0, c->samples, 0};
     }
     return n;
 }
@@ -59,14 +88,14 @@ static size_t collect_spots(const struct ssa_host *h, uint32_t cats, struct spot
 static void sum_line(const struct ssa_host *h, const struct spot *v, size_t n, double steps,
                      double rec_us, struct ssa_hotspot *out)
 {
-    uint64_t ns = 0, samples = 0, best_ns = 0;
+    uint64_t ns = 0, samples = 0, best_ns = 0, calls = 0;
     double launches = 0;
     uint32_t best = NO_FRAME;
     for (size_t i = 0; i < n;) {
         uint32_t lib = v[i].lib;
         uint64_t lib_ns = 0;
         for (; i < n && v[i].lib == lib; i++) {
-            lib_ns += v[i].ns, samples += v[i].samples;
+            lib_ns += v[i].ns, samples += v[i].samples, calls += v[i].sync_calls;
             launches += v[i].idle_launches;
         }
         ns += lib_ns;
@@ -75,17 +104,19 @@ static void sum_line(const struct ssa_host *h, const struct spot *v, size_t n, d
     double raw = (double)ns / 1e6 / steps, rec = launches * rec_us / 1e3 / steps;
     *out = (struct ssa_hotspot){&h->tab.frames[v[0].frame],
                                 best == NO_FRAME ? NULL : &h->tab.frames[best],
-                                raw > rec ? raw - rec : 0, raw, samples};
+                                raw > rec ? raw - rec : 0, raw, samples, calls};
 }
 
 size_t ssa_host_hotspots(const struct ssa_result *r, const struct ssa_summary *s, uint32_t cats,
                          struct ssa_hotspot *out, size_t max)
 {
     const struct ssa_host *h = &r->host;
-    if (!h->n_cells || !s->steps || !max) return 0;
-    struct spot *v = malloc(h->n_cells * sizeof *v);
-    struct ssa_hotspot *all = malloc(h->n_cells * sizeof *all);
-    size_t n = v && all ? collect_spots(h, cats, v) : 0, m = 0;
+    size_t cap = h->n_cells + h->n_sites;
+    if (!cap || !s->steps || !max) return 0;
+    struct spot *v = malloc(cap * sizeof *v);
+    struct ssa_hotspot *all = malloc(cap * sizeof *all);
+    double sync_ns = s->cat_ms[SSA_CAT_SYNC] * 1e6 * (double)s->steps;
+    size_t n = v && all ? collect_spots(h, cats, sync_ns, v) : 0, m = 0;
     if (n) qsort(v, n, sizeof *v, cmp_spot);
     for (size_t i = 0; i < n;) {
         size_t j = i;

@@ -173,6 +173,13 @@ struct ssa_hostacc {
     size_t cap_slots;
     size_t rep[SSA_GROUPS]; /* a step of each group seen (index + 1): its fate after pass 2 */
     uint64_t late;          /* samples whose step was already complete */
+    /* PY_CALL records (ssa_syncsite.c): pass 1 numbers their correlation ids, pass 2 joins
+     * each to its API record, whichever of the two comes first in the file */
+    uint64_t py_calls;
+    struct ssa_idmap call_ix; /* correlation id -> index into calls */
+    struct ssa_hcall *calls;  /* pass 2: one per correlation id */
+    struct ssa_hsite *sites;  /* pass 2: by (stack, group) */
+    size_t n_sites, cap_sites;
 };
 /* Pass 1: a THREAD record (autograd threads by name). */
 void ssa_host_note_thread(struct ssa_hostacc *h, struct sst_reader *r,
@@ -193,7 +200,21 @@ int ssa_host_add(struct ssa_hostacc *h, enum ssa_step_group g, size_t i,
 /* After the warm-up is decided: the steady cells, the tables and the flame graph into
  * res->host. 0 or SS_ENOMEM. */
 int ssa_host_finish(struct ssa_hostacc *h, struct ssa_result *res);
+/* Whether the steps of group g turned out steady (ssa_steps_warmup has flagged them; a group
+ * none of whose steps had samples has no known fate: no). */
+int ssa_host_group_steady(const struct ssa_hostacc *h, const struct ssa_result *res, unsigned g);
 void ssa_hostacc_free(struct ssa_hostacc *h);
+/* Where synchronising calls were issued (ssa_syncsite.c). Pass 1: a PY_CALL record. Pass 2:
+ * the PY_CALL (its stack as the stream interned it, index + 1) and the API record of a
+ * synchronising call inside step i of group g; the two with one correlation id make one call
+ * of that stack. After pass 2: the steady ones into res->host.sites. 0 or SS_ENOMEM. */
+int ssa_host_note_call(struct ssa_hostacc *h, const struct sst_rec_py_call *c);
+int ssa_host_call_stack(struct ssa_hostacc *h, const struct ssa_result *res,
+                        const struct sst_rec_py_call *c, uint32_t stack);
+int ssa_host_call_api(struct ssa_hostacc *h, const struct ssa_result *res,
+                      const struct sst_rec_api *api, enum ssa_step_group g);
+int ssa_host_sites_finish(struct ssa_hostacc *h, struct ssa_result *res);
+void ssa_host_sites_free(struct ssa_hostacc *h);
 /* The flame graph of the cells' GPU-idle time (ssa_hotspot.c). 0 or SS_ENOMEM. */
 int ssa_host_flame_build(struct ssa_host *h);
 

@@ -417,6 +417,12 @@ uint64_t ssa_pystream_samples(const struct ssa_pystream *p)
     return p->samples;
 }
 
+uint32_t ssa_pystream_stack(const struct ssa_pystream *p, uint32_t id)
+{
+    const uint32_t *ix = id ? ssa_idmap_get(&p->stack_ids, id) : NULL;
+    return ix ? *ix : 0;
+}
+
 double ssa_py_rate_hz(const struct ssa_env_record *env)
 {
     const char *v = ssa_env_value(env, "pyshim.host_samples_hz");

@@ -367,6 +367,12 @@ static int scan_host(struct ssa_scan *sc, struct sst_reader *r, const struct sst
         *contrib = ssa_host_note_sample(&sc->host, &ps);
         return 1;
     }
+    if (h->type == SST_REC_PY_CALL) {
+        struct sst_rec_py_call pc;
+        SSA_LOAD(h, pc);
+        (void)ssa_host_note_call(&sc->host, &pc); /* out of memory: that call is not joined */
+        return 1;
+    }
     return 0;
 }
 

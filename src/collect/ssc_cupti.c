@@ -33,6 +33,7 @@
  * called. All entry points do nothing in a fork()ed child (CUPTI does not survive fork).
  */
 #include "collect/ssc_cupti.h"
+#include "collect/ssc_syncsite.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -329,6 +330,19 @@ static void count_probe_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbi
     if (launch) atomic_fetch_add_explicit(&g_launches, 1, memory_order_relaxed);
 }
 
+/* A synchronising call opened or closed (the outermost of nested ones: a driver call inside
+ * a runtime call is not opened): the sampler may want the line that issued it. */
+static void note_sync_site(const struct ssc_api_event *ev)
+{
+    int sync = ev->domain == SST_API_RUNTIME ? ssc_cupti_runtime_sync(ev->cbid)
+                                             : ssc_cupti_driver_sync(ev->cbid);
+    if (!sync) return;
+    if (ev->exit)
+        ssc_syncsite_exit(tls_api.tid, ev->correlation);
+    else
+        ssc_syncsite_enter(tls_api.tid, ev->correlation, ev->now_ns);
+}
+
 /* On the program's thread, at the entry and exit of every call of the keep-list: the clock
  * first, then a few stores (entry) or one record (exit). No lock, no CUPTI call. */
 static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -345,7 +359,9 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
                                sst_now_ns()};
     if (ev.exit && cd->functionReturnValue) ev.result = *(const int32_t *)cd->functionReturnValue;
     if (!tls_api.tid) tls_api.tid = (uint32_t)syscall(SYS_gettid);
-    if (ssc_api_event(&tls_api, &ev, gen, &g_sink) == SSC_API_RECORDED) count_api_cost(ev.now_ns);
+    enum ssc_api_outcome out = ssc_api_event(&tls_api, &ev, gen, &g_sink);
+    if (out == SSC_API_RECORDED) count_api_cost(ev.now_ns);
+    if (out == SSC_API_OPENED || out == SSC_API_RECORDED) note_sync_site(&ev);
     if (!ev.exit && atomic_load_explicit(&g_api_probe, memory_order_relaxed))
         count_probe_launch(domain, cbid);
 }
@@ -353,6 +369,7 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 static void api_after_fork_child(void)
 {
     atomic_store(&g_api_gen, 0); /* CUPTI does not survive fork: record nothing from it */
+    ssc_syncsite_live(0);
 }
 
 static void write_env(const char *key, const char *val);
@@ -400,6 +417,7 @@ static int api_callbacks_on(void)
     }
     if (++g_api_gen_last == 0) g_api_gen_last = 1;
     atomic_store(&g_api_gen, g_api_gen_last);
+    ssc_syncsite_live(1);
     return 1;
 }
 
@@ -408,6 +426,7 @@ static int api_callbacks_on(void)
 static void api_callbacks_off(void)
 {
     atomic_store(&g_api_gen, 0);
+    ssc_syncsite_live(0);
     if (!g_api_subscribed) return;
     if (g_probe_via_api) probe_end_locked();
     cuptiUnsubscribe(g_api_sub);

@@ -72,6 +72,11 @@ SSC_HIDDEN int ssc_cupti_driver_kept(uint32_t cbid);
 SSC_HIDDEN int ssc_cupti_runtime_launch(uint32_t cbid);
 SSC_HIDDEN int ssc_cupti_driver_launch(uint32_t cbid);
 
+/* 1 when the cbid blocks the host until the GPU catches up (stream, device, event and
+ * context synchronize): its entry may wake the sampler (ssc_syncsite.c). */
+SSC_HIDDEN int ssc_cupti_runtime_sync(uint32_t cbid);
+SSC_HIDDEN int ssc_cupti_driver_sync(uint32_t cbid);
+
 /* The same lists as arrays, to enable exactly these calls in CUPTI (keep-lists: activity
  * records through cuptiActivityEnableRuntimeApi/DriverApi, which need no subscriber; launch
  * lists: the watch's probe callbacks). *out is static. */

@@ -47,10 +47,15 @@
     X(cudaMemset2DAsync_v3020) X(cudaMemset2DAsync_ptsz_v7000) X(cudaMemset3D_v3020)           \
     X(cudaMemset3D_ptds_v7000) X(cudaMemset3DAsync_v3020) X(cudaMemset3DAsync_ptsz_v7000)
 
-#define SSC_RUNTIME_OTHER(X)                                                                   \
+/* The calls that block the host until the GPU catches up (PyTorch's .item(), .cpu() and
+ * torch.cuda.synchronize() end in one): their entry wakes the sampler (ssc_syncsite.c). */
+#define SSC_RUNTIME_SYNC(X)                                                                    \
     X(cudaDeviceSynchronize_v3020) X(cudaThreadSynchronize_v3020)                              \
     X(cudaStreamSynchronize_v3020) X(cudaStreamSynchronize_ptsz_v7000)                         \
-    X(cudaEventSynchronize_v3020) X(cudaStreamWaitEvent_v3020)                                 \
+    X(cudaEventSynchronize_v3020)
+
+#define SSC_RUNTIME_OTHER(X)                                                                   \
+    X(cudaStreamWaitEvent_v3020)                                                               \
     X(cudaStreamWaitEvent_ptsz_v7000) X(cudaMalloc_v3020) X(cudaFree_v3020)                    \
     X(cudaMallocPitch_v3020) X(cudaMalloc3D_v3020) X(cudaMallocManaged_v6000)                  \
     X(cudaMallocHost_v3020) X(cudaFreeHost_v3020) X(cudaHostAlloc_v3020)                       \
@@ -67,7 +72,8 @@
     X(cudaGraphInstantiate_v12000) X(cudaGraphInstantiateWithFlags_v11040)                     \
     X(cudaGraphUpload_v10000) X(cudaGraphUpload_ptsz_v10000) X(cudaDeviceReset_v3020)
 
-#define SSC_RUNTIME_KEEP(X) SSC_RUNTIME_LAUNCH(X) SSC_RUNTIME_COPY(X) SSC_RUNTIME_OTHER(X)
+#define SSC_RUNTIME_KEEP(X)                                                                    \
+    SSC_RUNTIME_LAUNCH(X) SSC_RUNTIME_COPY(X) SSC_RUNTIME_SYNC(X) SSC_RUNTIME_OTHER(X)
 
 /* Triton and torch.compile launch through the driver, so driver launches matter as much as
  * runtime ones. */
@@ -94,9 +100,12 @@
     X(cuMemsetD2D8_v2) X(cuMemsetD2D8Async) X(cuMemsetD2D32_v2) X(cuMemsetD2D32Async)
 
 /* cuMemCreate/cuMemMap/cuMemRelease are kept: PyTorch's expandable segments allocate so. */
-#define SSC_DRIVER_OTHER(X)                                                                    \
+#define SSC_DRIVER_SYNC(X)                                                                     \
     X(cuCtxSynchronize) X(cuCtxSynchronize_v2) X(cuStreamSynchronize)                          \
-    X(cuStreamSynchronize_ptsz) X(cuEventSynchronize) X(cuStreamWaitEvent)                     \
+    X(cuStreamSynchronize_ptsz) X(cuEventSynchronize)
+
+#define SSC_DRIVER_OTHER(X)                                                                    \
+    X(cuStreamWaitEvent)                                                                       \
     X(cuStreamWaitEvent_ptsz) X(cuMemAlloc_v2) X(cuMemFree_v2) X(cuMemAllocPitch_v2)           \
     X(cuMemAllocManaged) X(cuMemAllocHost_v2) X(cuMemFreeHost) X(cuMemHostAlloc)               \
     X(cuMemHostRegister_v2) X(cuMemHostUnregister) X(cuMemAllocAsync) X(cuMemAllocAsync_ptsz)  \
@@ -109,7 +118,8 @@
     X(cuGraphInstantiateWithFlags) X(cuGraphInstantiateWithParams)                             \
     X(cuGraphInstantiateWithParams_ptsz) X(cuGraphUpload) X(cuGraphUpload_ptsz)
 
-#define SSC_DRIVER_KEEP(X) SSC_DRIVER_LAUNCH(X) SSC_DRIVER_COPY(X) SSC_DRIVER_OTHER(X)
+#define SSC_DRIVER_KEEP(X)                                                                     \
+    SSC_DRIVER_LAUNCH(X) SSC_DRIVER_COPY(X) SSC_DRIVER_SYNC(X) SSC_DRIVER_OTHER(X)
 
 // clang-format on
 
@@ -152,6 +162,26 @@ int ssc_cupti_driver_launch(uint32_t cbid)
 {
     switch (cbid) {
         SSC_DRIVER_LAUNCH(SSC_DRV_CASE)
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int ssc_cupti_runtime_sync(uint32_t cbid)
+{
+    switch (cbid) {
+        SSC_RUNTIME_SYNC(SSC_RT_CASE)
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int ssc_cupti_driver_sync(uint32_t cbid)
+{
+    switch (cbid) {
+        SSC_DRIVER_SYNC(SSC_DRV_CASE)
         return 1;
     default:
         return 0;

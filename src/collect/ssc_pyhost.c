@@ -21,7 +21,9 @@
  *
  * The table is versioned: `version` says which functions exist and `size` how large the
  * table is, so a later version appends functions and an older shim still finds its own. The
- * functions are called with the GIL held (ctypes PYFUNCTYPE, and the builtin): each is short,
+ * functions but sync_wait (version 2: the sampler's wait for a synchronising call,
+ * ssc_syncsite.c, which must not hold the GIL the blocked thread may need) are called with the
+ * GIL held (ctypes PYFUNCTYPE, and the builtin): each is short,
  * takes no lock on its hot path (samples of known stacks) and never blocks. They only write
  * while the collector records in this process: none of them starts it (a fork()ed child that
  * was never recorded stays without a trace). A frame or stack whose record could not be
@@ -38,10 +40,11 @@
 #include <time.h>
 
 #include "collect/ssc_core.h"
+#include "collect/ssc_syncsite.h"
 #include "util/ss_error.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define API_VERSION 1u
+#define API_VERSION 2u /* 2: sync_wait, and stepscope_sample's PY_CALL form */
 #define SAMPLER_THREAD_NAME "ss-pysampler" /* the analysis knows the sampler by it */
 #define MAX_NOTICES 16                      /* NOTICE records the sampler may write */
 #define MAX_TEXT 4096                       /* longest function, file or thread name kept */
@@ -62,6 +65,9 @@ struct stepscope_host_api_v1 {
     void *(*sampler)(void); /* new reference to the builtin stepscope_sample, or NULL */
     int (*thread_name)(uint32_t tid, const char *name, uint32_t len);
     int (*notice)(uint32_t level, const char *msg, uint32_t len);
+    /* version 2; called WITHOUT the GIL (ctypes CFUNCTYPE): ssc_syncsite_wait */
+    int (*sync_wait)(uint64_t timeout_ns, uint64_t min_block_ns, uint32_t *tid,
+                     uint32_t *correlation);
 };
 
 static _Atomic int g_notices;
@@ -478,6 +484,21 @@ static void sample_thread(const struct thread_snap *t, uint64_t ts_ns, uint32_t 
     (*n)++;
 }
 
+/* The PY_CALL of thread t, blocked in the call with this correlation id. */
+static void call_site(const struct thread_snap *t, uint64_t ts_ns, uint32_t correlation, int *n)
+{
+    uint32_t stack = walk(t->frame);
+    if (!stack) return;
+    struct sst_rec_py_call *r = reserve(SST_REC_PY_CALL, sizeof *r);
+    if (!r) return;
+    r->tid = t->tid;
+    r->ts_ns = ts_ns;
+    r->stack = stack;
+    r->correlation = correlation;
+    ssc_rec_commit(r);
+    (*n)++;
+}
+
 /* Thread ids and top frames of the snapshot, before anything else: the walks release frame
  * references, which may run a finaliser that lets other threads run and exit, and tid_of must
  * only ever see live threads. */
@@ -513,6 +534,21 @@ static int sample_frames(pyobj *frames, uint64_t skip_ident, uint64_t ts_ns, uin
     return n;
 }
 
+/* The same snapshot, for thread tid alone: its PY_CALL in the call `correlation`. Returns 1
+ * when written, 0 when the thread has no Python frame (or it could not be), or an ss_error. */
+static int call_frames(pyobj *frames, uint64_t skip_ident, uint64_t ts_ns, uint32_t tid,
+                       uint32_t correlation)
+{
+    if (!frames || !api_recording()) return SS_EINVAL;
+    struct thread_snap threads[MAX_THREADS];
+    int k = snapshot(frames, (unsigned long)skip_ident, threads), n = 0;
+    for (int i = 0; i < k; i++)
+        if (threads[i].tid == tid && !n) call_site(&threads[i], ts_ns, correlation, &n);
+    for (int i = 0; i < k; i++)
+        g_py.decref(threads[i].frame);
+    return n;
+}
+
 /* ---- the sampler's call, without ctypes ------------------------------------------------ */
 
 /* A ctypes call costs ~20 us when the caches are cold (the sampler runs once every 10 ms):
@@ -528,27 +564,37 @@ struct py_method_def {
 };
 #define PY_METH_FASTCALL 0x0080
 
+/* The integer arguments args[1..nargs), into v; 0 when one is not an integer. */
+static int int_args(pyobj *const *args, ssize_t nargs, unsigned long long *v)
+{
+    for (ssize_t i = 1; i < nargs; i++)
+        v[i - 1] = g_py.as_ull(args[i]);
+    if (!g_py.err_occurred()) return 1;
+    g_py.err_clear();
+    return 0;
+}
+
 static pyobj *fast_sample(pyobj *self, pyobj *const *args, ssize_t nargs)
 {
     (void)self; /* only api_sampler makes this function, after binding g_py */
     uint64_t ts = sst_now_ns();
+    unsigned long long v[4]; /* skip_ident, due_ns[, tid, correlation] */
     long n = SS_EINVAL;
-    if (nargs == 3) {
-        unsigned long long skip = g_py.as_ull(args[1]), due = g_py.as_ull(args[2]);
-        if (g_py.err_occurred()) {
-            g_py.err_clear();
-        } else {
-            uint64_t late_us = ts > due ? (ts - due) / 1000 : 0;
-            n = sample_frames(args[0], skip, ts,
+    if ((nargs == 3 || nargs == 5) && int_args(args, nargs, v)) {
+        uint64_t late_us = ts > v[1] ? (ts - v[1]) / 1000 : 0;
+        if (nargs == 3)
+            n = sample_frames(args[0], v[0], ts,
                               late_us > UINT32_MAX ? UINT32_MAX : (uint32_t)late_us);
-        }
+        else
+            n = call_frames(args[0], v[0], ts, (uint32_t)v[2], (uint32_t)v[3]);
     }
     return g_py.from_long(n);
 }
 
 static struct py_method_def k_sample_def = {
     "stepscope_sample", (void *)fast_sample, PY_METH_FASTCALL,
-    "stepscope_sample(frames, skip_ident, due_ns): samples written, or a negative error"};
+    "stepscope_sample(frames, skip_ident, due_ns[, tid, correlation]): samples written (with "
+    "tid: the PY_CALL of that thread), or a negative error"};
 
 static void *api_sampler(void)
 {
@@ -624,6 +670,32 @@ static int api_notice(uint32_t level, const char *msg, uint32_t len)
     return 0;
 }
 
+/* ENV pyshim.sync_calls, written when what the sampler can have changes (CUDA starts after the
+ * sampler; auto mode switches the callbacks on mid-run): the last one says how the run ended.
+ * The sampler's thread only. */
+static int g_sync_said = -1;
+
+static void say_sync_calls(int on)
+{
+    if (g_sync_said == on) return;
+    g_sync_said = on;
+    const char *v = on ? "on"
+                       : "off: API calls are not seen as they start (CUDA not started yet, or "
+                         "recorded from CUPTI's activity records, the default: "
+                         "STEPSCOPE_API=callbacks records the lines of synchronising calls)";
+    env_record("pyshim.sync_calls", v, strlen(v));
+}
+
+/* Without the GIL: ssc_syncsite_wait, and the ENV saying whether it can work. */
+static int api_sync_wait(uint64_t timeout_ns, uint64_t min_block_ns, uint32_t *tid,
+                         uint32_t *correlation)
+{
+    if (!tid || !correlation || !api_recording()) return SS_EINVAL;
+    int rc = ssc_syncsite_wait(timeout_ns, min_block_ns, tid, correlation);
+    say_sync_calls(rc != SS_ENOTSUP);
+    return rc;
+}
+
 static const struct stepscope_host_api_v1 k_api = {
     .version = API_VERSION,
     .size = sizeof(struct stepscope_host_api_v1),
@@ -634,6 +706,7 @@ static const struct stepscope_host_api_v1 k_api = {
     .sampler = api_sampler,
     .thread_name = api_thread_name,
     .notice = api_notice,
+    .sync_wait = api_sync_wait,
 };
 
 /* The one entry point besides the two injection functions (stepscope.map). */

@@ -21,7 +21,7 @@
 /* "\x89SSTRACE" is never valid text, catches 7-bit transfers and CR/LF rewriting. */
 #define SST_MAGIC "\x89SSTRACE"
 #define SST_MAGIC_LEN 8
-#define SST_FORMAT_VERSION 2 /* what this code writes (2: record types cost, graph, py_*) */
+#define SST_FORMAT_VERSION 3 /* what this code writes (2: record types cost, graph, py_*; 3: py_call) */
 #define SST_READ_VERSION 1   /* newest min_reader_version this code can read */
 #define SST_BYTE_ORDER_LE 1
 
@@ -149,7 +149,8 @@ _Static_assert(sizeof(struct sst_rec_header) == 4, "record header is 4 bytes");
     X(GRAPH, 25, "graph", graph, span)                                                         \
     X(PY_FRAME, 26, "py_frame", py_frame, none)                                                \
     X(PY_STACK, 27, "py_stack", py_stack, none)                                                \
-    X(PY_SAMPLE, 28, "py_sample", py_sample, ts)
+    X(PY_SAMPLE, 28, "py_sample", py_sample, ts)                                           \
+    X(PY_CALL, 29, "py_call", py_call, ts)
 
 enum sst_rec_type {
 #define SST_X_ENUM(name, num, str, layout, time) SST_REC_##name = num,
@@ -600,6 +601,19 @@ struct sst_rec_py_sample {
                         scheduling), saturated at 0xffffffff */
 };
 _Static_assert(sizeof(struct sst_rec_py_sample) == 24, "py_sample record is 24 bytes");
+
+/* PY_CALL: where one Python thread was while it waited in a synchronising CUDA call (the
+ * sampler is woken when such a call has blocked for a while: a snapshot taken then shows the
+ * line that issued it, however short the wait). Not a sample: it stands for no time of its
+ * own; the API record with the same correlation id says how long the call blocked. */
+struct sst_rec_py_call {
+    struct sst_rec_header h;
+    uint32_t tid;         /* kernel thread id of the thread in the call */
+    uint64_t ts_ns;       /* the snapshot, inside the call when it is on time */
+    uint32_t stack;       /* stack id (PY_STACK) */
+    uint32_t correlation; /* the API call's CUPTI correlation id (its API record's) */
+};
+_Static_assert(sizeof(struct sst_rec_py_call) == 24, "py_call record is 24 bytes");
 
 /* Each kind's layout is a whole number of 8-byte units and more than the header. */
 #define SST_X_LAYOUT_CHECK(name, num, str, layout, time)                                       \

@@ -29,7 +29,8 @@
     X(SS_ELOOP, -18, "too many levels of symbolic links")                                      \
     X(SS_EISDIR, -19, "is a directory")                                                        \
     X(SS_ENOTREG, -20, "not a regular file")                                                   \
-    X(SS_ESAME, -21, "the output is the same file as an input")
+    X(SS_ESAME, -21, "the output is the same file as an input")                                \
+    X(SS_ENOTSUP, -22, "not available here")
 
 enum ss_error {
 #define SS_X_ERR(name, num, text) name = num,

@@ -5,6 +5,8 @@
 #ifndef SYNTH_H
 #define SYNTH_H
 
+#include <string.h>
+
 #include "ss_test.h"
 #include "trace/sst_writer.h"
 
@@ -96,6 +98,50 @@ static inline void synth_sync(struct synth *s, uint64_t t0, uint64_t t1)
     struct sst_rec_sync *r = sst_writer_reserve(s->w, SST_REC_SYNC, sizeof *r);
     REQUIRE(r);
     r->kind = SST_SYNC_STREAM, r->start_ns = t0, r->end_ns = t1, r->stream = 7;
+}
+
+/* ---- Python stack records (issue #20) ---- */
+
+static inline void synth_env(struct synth *s, const char *k, const char *v)
+{
+    uint32_t key = sst_writer_intern_cstr(s->w, k), value = sst_writer_intern_cstr(s->w, v);
+    struct sst_rec_env *r = sst_writer_reserve(s->w, SST_REC_ENV, sizeof *r); /* after them */
+    REQUIRE(r);
+    r->key = key, r->value = value;
+}
+
+static inline void synth_thread(struct synth *s, uint32_t tid, const char *name)
+{
+    uint32_t id = sst_writer_intern_cstr(s->w, name);
+    struct sst_rec_thread *r = sst_writer_reserve(s->w, SST_REC_THREAD, sizeof *r);
+    REQUIRE(r);
+    r->tid = tid, r->name = id, r->ts_ns = T0;
+}
+
+static inline void synth_pyframe(struct synth *s, uint32_t id, const char *fn, const char *file,
+                                 uint32_t line)
+{
+    uint32_t fn_id = sst_writer_intern_cstr(s->w, fn), file_id = sst_writer_intern_cstr(s->w, file);
+    struct sst_rec_py_frame *r = sst_writer_reserve(s->w, SST_REC_PY_FRAME, sizeof *r);
+    REQUIRE(r);
+    r->id = id, r->function = fn_id, r->file = file_id, r->line = line, r->first_line = line - 1;
+}
+
+/* A Python stack of frame ids, leaf first. */
+static inline void synth_pystack(struct synth *s, uint32_t id, const uint32_t *f, uint16_t depth)
+{
+    struct sst_rec_py_stack *r =
+        sst_writer_reserve(s->w, SST_REC_PY_STACK, sizeof *r + ((depth + 1u) & ~1u) * 4);
+    REQUIRE(r);
+    r->id = id, r->depth = depth;
+    memcpy(r + 1, f, depth * sizeof *f);
+}
+
+static inline void synth_pysample(struct synth *s, uint32_t tid, uint64_t ts, uint32_t stack_id)
+{
+    struct sst_rec_py_sample *r = sst_writer_reserve(s->w, SST_REC_PY_SAMPLE, sizeof *r);
+    REQUIRE(r);
+    r->tid = tid, r->ts_ns = ts, r->stack = stack_id;
 }
 
 #endif

@@ -58,14 +58,6 @@ static void analyse(const char *path, struct ssa_result **r, struct ssa_summary 
     analyse_opts(path, 1, r, s, f);
 }
 
-static void synth_env(struct synth *s, const char *key, const char *value)
-{
-    uint32_t k = sst_writer_intern_cstr(s->w, key), v = sst_writer_intern_cstr(s->w, value);
-    struct sst_rec_env *r = sst_writer_reserve(s->w, SST_REC_ENV, sizeof *r);
-    REQUIRE(r);
-    r->key = k, r->value = v;
-}
-
 /* Per 10 ms step (thread 100 main, 101 a second thread):
  *   [0, 0.8)   fp32 sgemm                  exclusive 0.8 ms
  *   [1, 2)     pinned H2D, 10 MB           -> pinned bandwidth 10 GB/s measured here

@@ -29,69 +29,28 @@
 enum { F_MODULE = 1, F_TRAIN20, F_TRAIN25, F_COLLATE, F_ITEM, F_HOOK, F_PIN, F_WARM };
 enum { S_COLLATE = 1, S_ITEM, S_HOST, S_HOOK, S_PIN, S_WARM };
 
-static void env(struct synth *s, const char *k, const char *v)
-{
-    uint32_t key = sst_writer_intern_cstr(s->w, k), value = sst_writer_intern_cstr(s->w, v);
-    struct sst_rec_env *r = sst_writer_reserve(s->w, SST_REC_ENV, sizeof *r); /* after them */
-    REQUIRE(r);
-    r->key = key, r->value = value;
-}
-
-static void thread(struct synth *s, uint32_t tid, const char *name)
-{
-    uint32_t id = sst_writer_intern_cstr(s->w, name);
-    struct sst_rec_thread *r = sst_writer_reserve(s->w, SST_REC_THREAD, sizeof *r);
-    REQUIRE(r);
-    r->tid = tid, r->name = id, r->ts_ns = T0;
-}
-
-static void frame(struct synth *s, uint32_t id, const char *fn, const char *file, uint32_t line)
-{
-    uint32_t fn_id = sst_writer_intern_cstr(s->w, fn), file_id = sst_writer_intern_cstr(s->w, file);
-    struct sst_rec_py_frame *r = sst_writer_reserve(s->w, SST_REC_PY_FRAME, sizeof *r);
-    REQUIRE(r);
-    r->id = id, r->function = fn_id, r->file = file_id, r->line = line, r->first_line = line - 1;
-}
-
-/* A stack of frame ids, leaf first. */
-static void stack(struct synth *s, uint32_t id, const uint32_t *f, uint16_t depth)
-{
-    struct sst_rec_py_stack *r =
-        sst_writer_reserve(s->w, SST_REC_PY_STACK, sizeof *r + ((depth + 1u) & ~1u) * 4);
-    REQUIRE(r);
-    r->id = id, r->depth = depth;
-    memcpy(r + 1, f, depth * sizeof *f);
-}
-
-static void sample(struct synth *s, uint32_t tid, uint64_t ts, uint32_t stack_id)
-{
-    struct sst_rec_py_sample *r = sst_writer_reserve(s->w, SST_REC_PY_SAMPLE, sizeof *r);
-    REQUIRE(r);
-    r->tid = tid, r->ts_ns = ts, r->stack = stack_id;
-}
-
 static void tables(struct synth *s)
 {
-    env(s, "pyshim.host_samples_hz", "1000");
-    thread(s, AUTOGRAD, "pt_autograd_0");
-    thread(s, PIN, "pin_memory");
-    frame(s, F_MODULE, "<module>", "/home/u/train.py", 40);
-    frame(s, F_TRAIN20, "train", "/home/u/train.py", 20);
-    frame(s, F_TRAIN25, "train", "/home/u/train.py", 25);
-    frame(s, F_COLLATE, "collate", "/home/u/train.py", 5);
-    frame(s, F_ITEM, "Tensor.item", "/v/lib/python3.12/site-packages/torch/_tensor.py", 100);
-    frame(s, F_HOOK, "hook", "/home/u/train.py", 33);
-    frame(s, F_PIN, "pin", "/home/u/train.py", 60);
-    frame(s, F_WARM, "warm", "/home/u/train.py", 70);
+    synth_env(s, "pyshim.host_samples_hz", "1000");
+    synth_thread(s, AUTOGRAD, "pt_autograd_0");
+    synth_thread(s, PIN, "pin_memory");
+    synth_pyframe(s, F_MODULE, "<module>", "/home/u/train.py", 40);
+    synth_pyframe(s, F_TRAIN20, "train", "/home/u/train.py", 20);
+    synth_pyframe(s, F_TRAIN25, "train", "/home/u/train.py", 25);
+    synth_pyframe(s, F_COLLATE, "collate", "/home/u/train.py", 5);
+    synth_pyframe(s, F_ITEM, "Tensor.item", "/v/lib/python3.12/site-packages/torch/_tensor.py", 100);
+    synth_pyframe(s, F_HOOK, "hook", "/home/u/train.py", 33);
+    synth_pyframe(s, F_PIN, "pin", "/home/u/train.py", 60);
+    synth_pyframe(s, F_WARM, "warm", "/home/u/train.py", 70);
     static const uint32_t collate[] = {F_COLLATE, F_TRAIN20, F_MODULE},
                           item[] = {F_ITEM, F_TRAIN20, F_MODULE}, host[] = {F_TRAIN25, F_MODULE},
                           hook[] = {F_HOOK}, pin[] = {F_PIN}, warm[] = {F_WARM, F_MODULE};
-    stack(s, S_COLLATE, collate, 3);
-    stack(s, S_ITEM, item, 3);
-    stack(s, S_HOST, host, 2);
-    stack(s, S_HOOK, hook, 1);
-    stack(s, S_PIN, pin, 1);
-    stack(s, S_WARM, warm, 2);
+    synth_pystack(s, S_COLLATE, collate, 3);
+    synth_pystack(s, S_ITEM, item, 3);
+    synth_pystack(s, S_HOST, host, 2);
+    synth_pystack(s, S_HOOK, hook, 1);
+    synth_pystack(s, S_PIN, pin, 1);
+    synth_pystack(s, S_WARM, warm, 2);
 }
 
 static uint64_t step_begin(uint64_t k)
@@ -112,9 +71,9 @@ static void host_step(struct synth *s, uint64_t k)
     }
     for (uint64_t j = 0; j < (end - o) / MS; j++) {
         uint64_t t = o + j * MS + 500 * US;
-        sample(s, TID, t, !k ? S_WARM : j < 4 ? S_COLLATE : j < 8 ? S_ITEM : S_HOST);
-        if (k && j == 1) sample(s, PIN, t, S_PIN);
-        if (k) sample(s, AUTOGRAD, t, j == 7 ? S_HOOK : 0); /* no Python frame but in a hook */
+        synth_pysample(s, TID, t, !k ? S_WARM : j < 4 ? S_COLLATE : j < 8 ? S_ITEM : S_HOST);
+        if (k && j == 1) synth_pysample(s, PIN, t, S_PIN);
+        if (k) synth_pysample(s, AUTOGRAD, t, j == 7 ? S_HOOK : 0); /* no Python frame but in a hook */
     }
     synth_step(s, SST_STEP_END, end, k, TID);
 }
@@ -254,14 +213,14 @@ static void test_frame_cap(void)
     const char *path = ss_test_path("host_frames.sstrace");
     struct synth s;
     synth_open(&s, path);
-    env(&s, "pyshim.host_samples_hz", "1000");
+    synth_env(&s, "pyshim.host_samples_hz", "1000");
     for (uint32_t i = 1; i <= SSA_PY_MAX_FRAMES + 2; i++)
-        frame(&s, i, "f", "/home/u/train.py", i + 1);
+        synth_pyframe(&s, i, "f", "/home/u/train.py", i + 1);
     const uint32_t last[] = {SSA_PY_MAX_FRAMES + 2, 1};
-    stack(&s, 1, last, 2);
+    synth_pystack(&s, 1, last, 2);
     for (uint64_t k = 0; k < 4; k++) {
         synth_step(&s, SST_STEP_BEGIN, T0 + k * STEP_NS, k, TID);
-        sample(&s, TID, T0 + k * STEP_NS + MS, 1);
+        synth_pysample(&s, TID, T0 + k * STEP_NS + MS, 1);
         synth_kernel(&s, "k", T0 + k * STEP_NS + 5 * MS, T0 + k * STEP_NS + 6 * MS);
         synth_step(&s, SST_STEP_END, T0 + (k + 1) * STEP_NS, k, TID);
     }

@@ -176,6 +176,65 @@ static int calls_case(void)
     return 0;
 }
 
+/* ---- sync sites (ssc_syncsite.c) ---- */
+
+/* The collector's table for the shim, as far as this test uses it (ssc_pyhost.c). */
+struct host_api {
+    uint32_t version, size;
+    void *recording, *now_ns, *begin, *capture, *sampler, *thread_name, *notice;
+    int (*sync_wait)(uint64_t timeout_ns, uint64_t min_block_ns, uint32_t *tid, uint32_t *corr);
+};
+static const struct host_api *g_host;
+static _Atomic int g_waiter_ready;
+
+static void *sync_waiter(void *arg)
+{
+    (void)arg;
+    uint32_t tid = 0, corr = 0;
+    atomic_store(&g_waiter_ready, 1);
+    int rc = g_host->sync_wait(2000000000ull, 100000, &tid, &corr); /* 2 s, 100 us */
+    printf("waited %d %u %u\n", rc, rc == 1 ? tid : 0, rc == 1 ? corr : 0);
+    return NULL;
+}
+
+static void sleep_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+static void short_wait(void)
+{
+    sleep_us(10);
+}
+static void long_wait(void)
+{
+    sleep_us(30000);
+}
+
+/* A sampler waits for a synchronising call; a short one (10 us) goes unreported, a long one
+ * (30 ms, with its driver twin inside) is reported by its thread and runtime correlation id. A
+ * launch is no sync. Under activity records the wait says at once that it cannot work. */
+static int sync_site_case(void)
+{
+    if (cuda_init() != 0) return 1;
+    const struct host_api *(*get)(void) =
+        (const struct host_api *(*)(void))dlsym(RTLD_DEFAULT, "stepscope_host_api_v1");
+    if (!get || (g_host = get())->version < 2) return 1;
+    pthread_t t;
+    if (pthread_create(&t, NULL, sync_waiter, NULL) != 0) return 1;
+    while (!atomic_load(&g_waiter_ready))
+        sleep_us(100);
+    sleep_us(50000); /* inside sync_wait by now */
+    fake_cupti_call_mid(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0, long_wait);
+    fake_cupti_call_mid(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 0, short_wait);
+    uint32_t corr =
+        fake_cupti_call_mid(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+                            CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 0, long_wait);
+    pthread_join(t, NULL);
+    printf("sync %u %u\n", gettid_(), corr);
+    return 0;
+}
+
 static void open_window_step(void)
 {
     stepscope_step_begin(2); /* the window opens inside the call that runs this */
@@ -316,6 +375,7 @@ static int bench_case(long n)
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "calls") == 0) return calls_case();
+    if (argc > 1 && strcmp(argv[1], "sync_site") == 0) return sync_site_case();
     if (argc > 1 && strcmp(argv[1], "steps_calls") == 0) return steps_calls_case();
     if (argc > 1 && strcmp(argv[1], "race") == 0) return race_case(argc > 2);
     if (argc > 1 && strcmp(argv[1], "fork") == 0) return fork_case();

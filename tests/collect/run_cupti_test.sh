@@ -184,6 +184,24 @@ cb_calls)
     "$BIN" dump -t env "$OUT"/*.sstrace | grep -q '"collector.api" *"callbacks"\|collector.api.*callbacks' ||
         fail "no env collector.api=callbacks"
     ;;
+sync_site | sync_site_activity)
+    # The sampler's wait for a synchronising call (ssc_syncsite.c through the shim's table):
+    # with callbacks it reports the long sync (its thread, the runtime call's correlation id),
+    # not the short one nor the launch before; with activity records it cannot see calls start
+    # and says so (SS_ENOTSUP) at once.
+    api=callbacks; [ "$CASE" = sync_site_activity ] && api=activity
+    STEPSCOPE_API=$api "$BIN" record -o "$OUT" -- "$PROG" sync_site >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    waited=$(sed -n 's/^waited //p' "$W/out.txt") sync=$(sed -n 's/^sync //p' "$W/out.txt")
+    env=$("$BIN" dump -t env "$OUT"/*.sstrace | sed -n 's/.*key="pyshim.sync_calls" value="\([a-z]*\).*/\1/p')
+    if [ $api = callbacks ]; then
+        [ "$waited" = "1 $sync" ] || fail "sync_wait said '$waited', the long sync was '$sync'"
+        [ "$env" = on ] || fail "env pyshim.sync_calls is '$env', not on"
+    else
+        [ "$waited" = "-22 0 0" ] || fail "sync_wait under activity records said '$waited'"
+        [ "$env" = off ] || fail "env pyshim.sync_calls is '$env', not off"
+    fi
+    ;;
 cb_window_callbacks | cb_window_auto | cb_window_activity)
     # --capture steps:2-3, the window opening in the middle of a call. Before it CUPTI does
     # nothing but its start (clock, buffer callbacks, DEVICE 8 and CONTEXT 9 records) while

@@ -56,7 +56,9 @@ class Trace:
         return [r for r in self.records if r["type"] == kind]
 
     def env(self, key):
-        return next((r["value"] for r in self.of("env") if r["key"] == key), None)
+        """The key's last value (a later ENV record of a key says what it came to)."""
+        values = [r["value"] for r in self.of("env") if r["key"] == key]
+        return values[-1] if values else None
 
     def thread_tid(self, name):
         return next((r["tid"] for r in self.of("thread") if r["name"] == name), None)
@@ -536,6 +538,80 @@ def non_utf8_file_name():
           "the undecodable byte is escaped into valid UTF-8: %s" % sorted(files), r)
 
 
+SYNC_HELPER = textwrap.dedent("""\
+    # A synchronising CUDA call through the fake libcupti (tests/collect/fake_cupti.c): the
+    # collector's callbacks see its entry and exit, and it blocks `seconds` in between with
+    # the GIL released, as torch's .item() does. In a site-packages folder: library code.
+    import ctypes, time
+    _cupti = ctypes.CDLL("libcupti.so.13")
+    _call = _cupti.fake_cupti_call_mid
+    _call.restype = ctypes.c_uint32
+    _call.argtypes = [ctypes.c_int, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p]
+    _MID = ctypes.CFUNCTYPE(None)
+    RUNTIME, STREAM_SYNCHRONIZE = 2, 131
+    def sync(seconds):
+        mid = _MID(lambda: time.sleep(seconds))
+        return _call(RUNTIME, STREAM_SYNCHRONIZE, 0, 0, ctypes.cast(mid, ctypes.c_void_p))
+    """)
+
+SYNC_CALLS = PRELUDE + textwrap.dedent("""\
+    import ctypes
+    sys.path.insert(0, os.environ["SYNC_HELPER_DIR"])
+    import synchelper
+    assert ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"]).InitializeInjection() == 1
+    time.sleep(1.2)  # the sampler asks again once a second whether calls can be seen
+    long_calls, short_calls = [], []
+    for i in range(6):
+        long_calls.append(synchelper.sync(0.03))  # SYNC LINE
+        short_calls.append(synchelper.sync(0.00001))  # SHORT LINE
+        time.sleep(0.015)
+    print(" ".join(map(str, long_calls)))
+    print(" ".join(map(str, short_calls)))
+    """)
+
+
+def sync_calls_fake_cupti():
+    """With API calls from our own callbacks, a thread blocked in a synchronising call gets a
+    PY_CALL record: its stack at the line that issued the call, its correlation id the call's
+    (the short calls, 10 us, get none); with API activity records none, and the trace says why."""
+    fake = os.environ.get("STEPSCOPE_TEST_FAKE_CUPTI_DIR")
+    if not fake:
+        return SKIP
+    helper_dir = os.path.join(TMP, "site-packages")
+    os.makedirs(helper_dir, exist_ok=True)
+    with open(os.path.join(helper_dir, "synchelper.py"), "w") as f:
+        f.write(SYNC_HELPER)
+    env = {"LD_LIBRARY_PATH": fake, "SYNC_HELPER_DIR": helper_dir, "STEPSCOPE_API": "callbacks"}
+    r = record(SYNC_CALLS, "sync_calls", env=env)
+    check_clean(r)
+    lines = r.out.splitlines()
+    check(len(lines) == 2, "ran", r)
+    long_calls, short_calls = ([int(x) for x in line.split()] for line in lines)
+    t = r.traces[0]
+    calls = t.of("py_call")
+    got = {c["correlation"] for c in calls}
+    check(t.env("pyshim.sync_calls") == "on", "env says on", r)
+    # A short call (10 us in its callback) is caught only when it blocked 100 us anyway (the
+    # callback waiting for the GIL on a loaded machine): each is checked against its own call.
+    check(len(got & set(long_calls)) >= 5, "the long calls caught: %s" % calls, r)
+    line_of = dict.fromkeys(long_calls, lines_of(SYNC_CALLS, "SYNC LINE"))
+    line_of.update(dict.fromkeys(short_calls, lines_of(SYNC_CALLS, "SHORT LINE")))
+    pid = t.process["pid"]
+    api = {a["corr"]: a for a in t.of("api")}
+    for c in calls:
+        frames, a = t.stack(c), api.get(c["correlation"])
+        check(c["tid"] == pid and ("<module>", "<string>", line_of[c["correlation"]]) in frames,
+              "each at the line of its call: %s" % frames, r)
+        check(a is not None and a["t"] <= c["t"] <= a["end"],
+              "each taken inside its call (API record %s, snapshot %d)" % (a, c["t"]), r)
+    env["STEPSCOPE_API"] = "activity"
+    r = record(SYNC_CALLS, "sync_calls_activity", env=env)
+    check_clean(r)
+    t = r.traces[0]
+    check(not t.of("py_call") and t.env("pyshim.sync_calls").startswith("off: "),
+          "none under activity records, and the trace says why", r)
+
+
 def frame_table_cap():
     """More distinct positions than the collector's tables hold (20000): cleared once, said
     once, sampling goes on, memory bounded."""
@@ -714,7 +790,7 @@ CASES = {f.__name__: f for f in (
     no_collector_costs_nothing, unsupported_python, thread_churn, fork_child,
     dataloader_workers, exit_while_sampling, switch_interval, trace_users, deep_recursion,
     non_utf8_file_name, frame_table_cap, real_torch_samples, compile_marks_fake,
-    graph_capture_stops_samples,
+    graph_capture_stops_samples, sync_calls_fake_cupti,
     compile_marks_real)}
 
 

@@ -516,6 +516,16 @@ static void p_py_sample(struct rec_sink *s, const struct sst_rec_header *h)
     f_u64(s, "lag_us", r.lag_us);
 }
 
+static void p_py_call(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_py_call r;
+    sst_rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_u64(s, "tid", r.tid);
+    f_u64(s, "stack", r.stack);
+    f_u64(s, "correlation", r.correlation);
+}
+
 /* ---- dispatch: one printer per kind, from the kinds' table (a kind added to SST_REC_TYPES
  * without its p_<layout> above does not build) ---- */
 

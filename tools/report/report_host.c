@@ -32,6 +32,10 @@ void report_host_md(FILE *f, const struct report_view *v, int verbose)
             fputs(" |\n", f);
         }
     }
+    if (v->r->host.n_sites)
+        fputs("\n`sync`: the lines of the synchronising calls caught while they blocked (the "
+              "samples column counts the calls).\n",
+              f);
 }
 
 /* ---- HTML: the table ---- */

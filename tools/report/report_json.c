@@ -206,7 +206,8 @@ static void json_frame(struct json_out *j, const struct ssa_pyframe *f)
 }
 
 /* One hotspot (docs/report-json.md, "host_hotspots"). */
-static void json_hotspot(struct json_out *j, const struct ssa_hotspot *h)
+/* with_calls: the trace has PY_CALL records, and every hotspot says how many it caught. */
+static void json_hotspot(struct json_out *j, const struct ssa_hotspot *h, int with_calls)
 {
     json_begin_object(j);
     json_kv_string(j, "function", h->frame->function);
@@ -221,15 +222,17 @@ static void json_hotspot(struct json_out *j, const struct ssa_hotspot *h)
     json_kv_double(j, "ms_per_step", h->ms_per_step);
     json_kv_double(j, "sampled_ms_per_step", h->raw_ms_per_step);
     json_kv_u64(j, "samples", h->samples);
+    if (with_calls) json_kv_u64(j, "sync_calls", h->sync_calls);
     json_end_object(j);
 }
 
-static void json_hotspot_array(struct json_out *j, const struct ssa_hotspot *h, size_t n)
+static void json_hotspot_array(struct json_out *j, const struct ssa_hotspot *h, size_t n,
+                               int with_calls)
 {
     json_key(j, "host_hotspots");
     json_begin_array(j);
     for (size_t i = 0; i < n; i++)
-        json_hotspot(j, &h[i]);
+        json_hotspot(j, &h[i], with_calls);
     json_end_array(j);
 }
 
@@ -245,6 +248,10 @@ static void json_host(struct json_out *j, const struct report_view *v)
     json_kv_double(j, "interval_ms", h->interval_ms);
     json_kv_u64(j, "late", h->late);
     json_kv_double(j, "gpu_idle_ms_per_step", v->sampled_idle_ms);
+    if (h->sync_calls) {
+        json_kv_u64(j, "sync_calls", h->sync_calls);
+        json_kv_u64(j, "sync_calls_used", h->sync_calls_used);
+    }
     json_end_object(j);
     json_key(j, "host_hotspots");
     json_begin_object(j);
@@ -253,13 +260,14 @@ static void json_host(struct json_out *j, const struct report_view *v)
         json_key(j, ssa_cat_name(hc->cat));
         json_begin_array(j);
         for (size_t i = 0; i < hc->n; i++)
-            json_hotspot(j, &hc->v[i].h);
+            json_hotspot(j, &hc->v[i].h, h->sync_calls > 0);
         json_end_array(j);
     }
     json_end_object(j);
 }
 
-static void json_findings(struct json_out *j, const struct ssa_findings *f, int has_samples)
+static void json_findings(struct json_out *j, const struct ssa_findings *f, int has_samples,
+                          int with_calls)
 {
     /* alternative_to: the id of a finding above whose fix removes the same time */
     json_key(j, "findings");
@@ -278,7 +286,7 @@ static void json_findings(struct json_out *j, const struct ssa_findings *f, int 
         json_kv_string(j, "estimate", x->estimate);
         json_kv_string(j, "fix", x->fix);
         if (x->alternative_to) json_kv_string(j, "alternative_to", x->alternative_to);
-        if (has_samples) json_hotspot_array(j, x->hot, x->n_hot);
+        if (has_samples) json_hotspot_array(j, x->hot, x->n_hot, with_calls);
         json_end_object(j);
     }
     json_end_array(j);
@@ -384,7 +392,7 @@ static void json_process_object(struct json_out *j, const struct report_view *v,
     if (v->has_samples) json_host(j, v);
     json_per_step_means(j, &v->s);
     json_program(j, &r->program);
-    json_findings(j, &v->f, v->has_samples);
+    json_findings(j, &v->f, v->has_samples, v->r->host.sync_calls > 0);
     report_env_json(j, &v->env);
     json_top_kernels(j, r);
     if (verbose) json_step_list(j, r);

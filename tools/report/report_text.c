@@ -290,6 +290,10 @@ static void text_host(FILE *out, const struct report_view *v, int verbose)
                     hotspot_text(where, sizeof where, &h->v[i], (size_t)text_cols - HOST_PREFIX));
         }
     }
+    if (v->r->host.n_sites)
+        fprintf(out, "  %-10s %s\n", "",
+                "(sync: the lines of the synchronising calls caught while they blocked; smpl "
+                "counts the calls)");
 }
 
 /* Kernel time by class (-v only: the breakdown above already splits compute by class). */
