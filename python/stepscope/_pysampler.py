@@ -14,6 +14,12 @@ sample, and each sample says how late it was (lag_us). A native reader of CPytho
 structures would not need the GIL, but needs per-version struct offsets for 3.10-3.12; walking
 in Python cost 50-100 us per tick with the caches cold from the training step, in C a few.
 
+Synchronising calls (PY_CALL records): where the collector sees CUDA API calls as they start
+(STEPSCOPE_API=callbacks), the wait between ticks is a wait for a thread blocked in a stream,
+device or event synchronize (sync_wait, in C, without the GIL); one such thread still blocked
+100 us after its call began is snapshotted alone, at most once per mean interval, so the line
+of a short `.item()` is known however seldom a tick lands in it.
+
 Rules kept here: nothing runs without an injection variable (a plain run pays nothing); the
 thread never records in a process the collector does not record (a fork()ed child has no
 sampler); no reference to a frame outlives a sample (a frame keeps its locals, i.e. tensors,

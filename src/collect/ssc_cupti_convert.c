@@ -99,11 +99,11 @@
     X(cuMemsetD16Async) X(cuMemsetD16Async_ptsz) X(cuMemsetD32Async) X(cuMemsetD32Async_ptsz)  \
     X(cuMemsetD2D8_v2) X(cuMemsetD2D8Async) X(cuMemsetD2D32_v2) X(cuMemsetD2D32Async)
 
-/* cuMemCreate/cuMemMap/cuMemRelease are kept: PyTorch's expandable segments allocate so. */
 #define SSC_DRIVER_SYNC(X)                                                                     \
     X(cuCtxSynchronize) X(cuCtxSynchronize_v2) X(cuStreamSynchronize)                          \
     X(cuStreamSynchronize_ptsz) X(cuEventSynchronize)
 
+/* cuMemCreate/cuMemMap/cuMemRelease are kept: PyTorch's expandable segments allocate so. */
 #define SSC_DRIVER_OTHER(X)                                                                    \
     X(cuStreamWaitEvent)                                                                       \
     X(cuStreamWaitEvent_ptsz) X(cuMemAlloc_v2) X(cuMemFree_v2) X(cuMemAllocPitch_v2)           \

@@ -144,10 +144,8 @@ static void check_sites(const struct ssa_result *r)
     CHECK_EQ_U64(h[0].sync_calls, 0);
 }
 
-static void test_sites(void)
+static void test_sites(const char *path)
 {
-    const char *path = ss_test_path("syncsite.sstrace");
-    write_trace(path);
     for (unsigned flags = 0; flags <= SSA_COMPACT; flags += SSA_COMPACT) {
         struct ssa_opts o = {0};
         struct ssa_result *r = NULL;
@@ -158,8 +156,22 @@ static void test_sites(void)
     }
 }
 
-int main(void)
+/* ana_test_syncsite FIXTURES_DIR: the trace written now, and the committed copy the golden
+ * outputs and the fuzzers' seeds come from (tests/fixtures/synthetic-syncsite.sstrace).
+ * ana_test_syncsite --write PATH: writes that copy. */
+int main(int argc, char **argv)
 {
-    test_sites();
+    if (argc == 3 && strcmp(argv[1], "--write") == 0) {
+        write_trace(argv[2]);
+        return 0;
+    }
+    const char *path = ss_test_path("syncsite.sstrace");
+    write_trace(path);
+    test_sites(path);
+    if (argc > 1) {
+        char fixture[1024];
+        snprintf(fixture, sizeof fixture, "%s/synthetic-syncsite.sstrace", argv[1]);
+        test_sites(fixture);
+    }
     return ss_test_result();
 }
