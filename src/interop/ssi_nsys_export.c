@@ -157,7 +157,9 @@ int64_t xp_string(struct xp *x, const char *s, size_t n)
     size_t j = h & (x->cap_strs - 1);
     for (; x->strs[j].hash; j = (j + 1) & (x->cap_strs - 1)) {
         const struct xp_str *e = &x->strs[j];
-        if (e->hash == h && e->len == n && memcmp(x->arena + e->off, s, n) == 0) return e->id;
+        /* an empty string may be all the arena holds: it is never allocated then */
+        if (e->hash == h && e->len == n && (n == 0 || memcmp(x->arena + e->off, s, n) == 0))
+            return e->id;
     }
     size_t off;
     if ((x->rc = arena_add(x, s, n, &off)) != 0) return 0;
