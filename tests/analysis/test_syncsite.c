@@ -93,12 +93,15 @@ static void step_sync(struct synth *s, uint64_t k, uint64_t o)
 static void host_step(struct synth *s, uint64_t k)
 {
     uint64_t o = step_begin(k), end = k ? o + STEP_NS : o + WARM_NS;
+    /* as the public markers write a step: a STEP record and an NVTX "step" range */
     synth_step(s, SST_STEP_BEGIN, o, k, TID);
+    synth_nvtx(s, SST_REC_NVTX_PUSH, o, TID, s->domain, s->step_msg, 1, k);
     synth_kernel(s, "elementwise_kernel", o, o + 7 * MS);
     step_sync(s, k, o);
     for (uint64_t j = 0; j < (end - o) / MS; j++)
         synth_pysample(s, TID, o + j * MS + 500 * US, S_TRAIN);
     if (k == 4) other_sync(s, o); /* another thread's: its samples do not count */
+    synth_nvtx(s, SST_REC_NVTX_POP, end, TID, s->domain, 0, 0, 0);
     synth_step(s, SST_STEP_END, end, k, TID);
 }
 

@@ -291,9 +291,7 @@ static void text_host(FILE *out, const struct report_view *v, int verbose)
         }
     }
     if (v->r->host.n_sites)
-        fprintf(out, "  %-10s %s\n", "",
-                "(sync: the lines of the synchronising calls caught while they blocked; smpl "
-                "counts the calls)");
+        fprintf(out, "  %-10s %s\n", "", "(sync: lines of the sync calls; smpl = calls)");
 }
 
 /* Kernel time by class (-v only: the breakdown above already splits compute by class). */
