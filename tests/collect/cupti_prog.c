@@ -192,7 +192,9 @@ static void *sync_waiter(void *arg)
     (void)arg;
     uint32_t tid = 0, corr = 0;
     atomic_store(&g_waiter_ready, 1);
-    int rc = g_host->sync_wait(2000000000ull, 100000, &tid, &corr); /* 2 s, 100 us */
+    /* 20 ms: far beyond what a loaded machine can stretch a call that does not wait (a
+     * preemption between its entry and exit callbacks) */
+    int rc = g_host->sync_wait(2000000000ull, 20000000ull, &tid, &corr);
     printf("waited %d %u %u\n", rc, rc == 1 ? tid : 0, rc == 1 ? corr : 0);
     return NULL;
 }
@@ -202,18 +204,15 @@ static void sleep_us(long us)
     struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
     nanosleep(&ts, NULL);
 }
-static void short_wait(void)
-{
-    sleep_us(10);
-}
 static void long_wait(void)
 {
-    sleep_us(30000);
+    sleep_us(60000);
 }
 
-/* A sampler waits for a synchronising call; a short one (10 us) goes unreported, a long one
- * (30 ms, with its driver twin inside) is reported by its thread and runtime correlation id. A
- * launch is no sync. Under activity records the wait says at once that it cannot work. */
+/* A sampler waits for a synchronising call blocked 20 ms: one that does not wait goes
+ * unreported, a long one (60 ms, with its driver twin inside) is reported by its thread and
+ * runtime correlation id. A launch, however long, is no sync. Under activity records the wait
+ * says at once that it cannot work. */
 static int sync_site_case(void)
 {
     if (cuda_init() != 0) return 1;
@@ -226,7 +225,7 @@ static int sync_site_case(void)
         sleep_us(100);
     sleep_us(50000); /* inside sync_wait by now */
     fake_cupti_call_mid(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0, long_wait);
-    fake_cupti_call_mid(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 0, short_wait);
+    fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 0);
     uint32_t corr =
         fake_cupti_call_mid(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
                             CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 0, long_wait);

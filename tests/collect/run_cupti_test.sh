@@ -187,8 +187,8 @@ cb_calls)
 sync_site | sync_site_activity)
     # The sampler's wait for a synchronising call (ssc_syncsite.c through the shim's table):
     # with callbacks it reports the long sync (its thread, the runtime call's correlation id),
-    # not the short one nor the launch before; with activity records it cannot see calls start
-    # and says so (SS_ENOTSUP) at once.
+    # not the one before that does not wait, nor the long launch before that; with activity
+    # records it cannot see calls start and says so (SS_ENOTSUP) at once.
     api=callbacks; [ "$CASE" = sync_site_activity ] && api=activity
     STEPSCOPE_API=$api "$BIN" record -o "$OUT" -- "$PROG" sync_site >"$W/out.txt" 2>"$W/err"
     [ $? = 0 ] || fail "exit status"
