@@ -214,7 +214,7 @@ int ssa_host_call_stack(struct ssa_hostacc *h, const struct ssa_result *res,
 int ssa_host_call_api(struct ssa_hostacc *h, const struct ssa_result *res,
                       const struct sst_rec_api *api, enum ssa_step_group g);
 int ssa_host_sites_finish(struct ssa_hostacc *h, struct ssa_result *res);
-void ssa_host_sites_free(struct ssa_hostacc *h);
+void ssa_host_sites_free(struct ssa_hostacc *h); /* its memory; ssa_hostacc_free clears h */
 /* The flame graph of the cells' GPU-idle time (ssa_hotspot.c). 0 or SS_ENOMEM. */
 int ssa_host_flame_build(struct ssa_host *h);
 

@@ -20,8 +20,9 @@
 
 struct ssa_hcall {
     uint64_t snap_ns, start_ns, end_ns;
-    uint32_t stack, tid_snap, tid_api;
-    uint8_t have_snap, have_api, group;
+    uint32_t stack; /* index + 1; 0 until the PY_CALL is in */
+    uint32_t tid_snap, tid_api;
+    uint8_t have_api, group;
 };
 
 struct ssa_hsite {
@@ -67,10 +68,11 @@ static struct ssa_hsite *site_of(struct ssa_hostacc *h, uint32_t stack, uint8_t 
     return &h->sites[h->n_sites++];
 }
 
-/* Both halves are in: one call of its stack, when it is what it claims to be. */
+/* Both halves are in: one call of its stack, when it is what it claims to be (whether its
+ * step is steady is known after pass 2: ssa_host_sites_finish). */
 static int join(struct ssa_hostacc *h, const struct ssa_result *res, const struct ssa_hcall *x)
 {
-    if (!x->stack || x->group == SSA_GROUP_WARMUP || x->tid_snap != x->tid_api) return 0;
+    if (x->tid_snap != x->tid_api) return 0;
     if (x->snap_ns < x->start_ns || x->snap_ns > x->end_ns) return 0; /* taken after it */
     if (!ssa_host_counts(h, res, x->tid_api)) return 0;
     struct ssa_hsite *s = site_of(h, x->stack, x->group);
@@ -85,8 +87,8 @@ int ssa_host_call_stack(struct ssa_hostacc *h, const struct ssa_result *res,
 {
     int err = 0;
     struct ssa_hcall *x = call_of(h, c->correlation, &err);
-    if (!x || x->have_snap) return err;
-    x->have_snap = 1, x->snap_ns = c->ts_ns, x->stack = stack, x->tid_snap = c->tid;
+    if (!x || x->stack || !stack) return err;
+    x->snap_ns = c->ts_ns, x->stack = stack, x->tid_snap = c->tid;
     return x->have_api ? join(h, res, x) : 0;
 }
 
@@ -98,7 +100,7 @@ int ssa_host_call_api(struct ssa_hostacc *h, const struct ssa_result *res,
     if (!x || x->have_api || api->end_ns < api->start_ns) return err;
     x->have_api = 1, x->start_ns = api->start_ns, x->end_ns = api->end_ns;
     x->tid_api = api->tid, x->group = (uint8_t)g;
-    return x->have_snap ? join(h, res, x) : 0;
+    return x->stack ? join(h, res, x) : 0;
 }
 
 /* ---- after pass 2 ---- */
@@ -143,6 +145,4 @@ void ssa_host_sites_free(struct ssa_hostacc *h)
     ssa_idmap_free(&h->call_ix);
     free(h->calls);
     free(h->sites);
-    h->calls = NULL, h->sites = NULL;
-    h->py_calls = 0, h->n_sites = h->cap_sites = 0;
 }

@@ -334,6 +334,7 @@ static void count_probe_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbi
  * a runtime call is not opened): the sampler may want the line that issued it. */
 static void note_sync_site(const struct ssc_api_event *ev)
 {
+    if (!atomic_load_explicit(&ssc_g_sync_wanted, memory_order_relaxed)) return;
     int sync = ev->domain == SST_API_RUNTIME ? ssc_cupti_runtime_sync(ev->cbid)
                                              : ssc_cupti_driver_sync(ev->cbid);
     if (!sync) return;

@@ -25,7 +25,7 @@
 #include "util/ss_error.h"
 
 static _Atomic int g_live;         /* ssc_syncsite_live */
-static _Atomic int g_wanted;       /* a sampler asked: entries are published from then on */
+_Atomic int ssc_g_sync_wanted;     /* a sampler asked: entries are published from then on */
 static _Atomic int g_waiting;      /* the sampler sleeps on g_entries now: wake it */
 static _Atomic uint32_t g_entries; /* futex word, bumped at each published entry */
 static _Atomic uint64_t g_who;     /* tid << 32 | correlation of the latest call; 0: none */
@@ -45,7 +45,7 @@ static uint64_t who_of(uint32_t tid, uint32_t correlation)
 
 void ssc_syncsite_enter(uint32_t tid, uint32_t correlation, uint64_t now_ns)
 {
-    if (!atomic_load_explicit(&g_wanted, memory_order_relaxed)) return;
+    if (!atomic_load_explicit(&ssc_g_sync_wanted, memory_order_relaxed)) return;
     atomic_store(&g_since, now_ns);
     atomic_store(&g_who, who_of(tid, correlation));
     atomic_fetch_add(&g_entries, 1);
@@ -59,10 +59,9 @@ void ssc_syncsite_exit(uint32_t tid, uint32_t correlation)
         atomic_compare_exchange_strong(&g_who, &mine, 0);
 }
 
-static void sleep_ns(uint64_t ns)
+static struct timespec timespec_of(uint64_t ns)
 {
-    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-    nanosleep(&ts, NULL);
+    return (struct timespec){(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
 }
 
 /* Sleeps on the futex until an entry after `seen` or until the deadline. */
@@ -70,8 +69,7 @@ static void wait_entry(uint32_t seen, uint64_t deadline)
 {
     uint64_t now = sst_now_ns();
     if (now >= deadline) return;
-    uint64_t left = deadline - now;
-    struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+    struct timespec ts = timespec_of(deadline - now);
     atomic_store(&g_waiting, 1);
     if (atomic_load(&g_entries) == seen)
         syscall(SYS_futex, &g_entries, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
@@ -84,7 +82,10 @@ static int still_blocked(uint64_t who, uint64_t since, uint64_t min_block_ns, ui
 {
     uint64_t ripe = since + min_block_ns, now = sst_now_ns();
     if (ripe > deadline) return 0;
-    if (ripe > now) sleep_ns(ripe - now);
+    if (ripe > now) {
+        struct timespec ts = timespec_of(ripe - now);
+        nanosleep(&ts, NULL);
+    }
     return atomic_load(&g_who) == who;
 }
 
@@ -92,7 +93,7 @@ int ssc_syncsite_wait(uint64_t timeout_ns, uint64_t min_block_ns, uint32_t *tid,
                       uint32_t *correlation)
 {
     if (!atomic_load(&g_live)) return SS_ENOTSUP;
-    atomic_store(&g_wanted, 1);
+    atomic_store(&ssc_g_sync_wanted, 1);
     uint64_t deadline = sst_now_ns() + timeout_ns;
     while (atomic_load(&g_live) && sst_now_ns() < deadline) {
         uint32_t seen = atomic_load(&g_entries);

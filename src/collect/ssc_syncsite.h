@@ -13,6 +13,10 @@
  * start. */
 SSC_HIDDEN void ssc_syncsite_live(int on);
 
+/* Nonzero once a sampler asked for synchronising calls: until then the callbacks skip them
+ * with this one load (ssc_cupti.c, on every recorded call). */
+SSC_HIDDEN extern _Atomic int ssc_g_sync_wanted;
+
 /* On the program's thread, from the callbacks: thread tid entered (exit: left) the
  * synchronising call with this correlation id at now_ns. Never blocks; without a sampler that
  * asked for them, two relaxed loads. */

@@ -199,14 +199,9 @@ static void *sync_waiter(void *arg)
     return NULL;
 }
 
-static void sleep_us(long us)
-{
-    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-    nanosleep(&ts, NULL);
-}
 static void long_wait(void)
 {
-    sleep_us(60000);
+    usleep(60000);
 }
 
 /* A sampler waits for a synchronising call blocked 20 ms: one that does not wait goes
@@ -222,8 +217,8 @@ static int sync_site_case(void)
     pthread_t t;
     if (pthread_create(&t, NULL, sync_waiter, NULL) != 0) return 1;
     while (!atomic_load(&g_waiter_ready))
-        sleep_us(100);
-    sleep_us(50000); /* inside sync_wait by now */
+        usleep(100);
+    usleep(50000); /* inside sync_wait by now */
     fake_cupti_call_mid(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0, long_wait);
     fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 0);
     uint32_t corr =

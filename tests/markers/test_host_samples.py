@@ -573,9 +573,11 @@ SYNC_CALLS = PRELUDE + textwrap.dedent("""\
 def sync_calls_fake_cupti():
     """With API calls from our own callbacks, a thread blocked in a synchronising call gets a
     PY_CALL record: its stack at the line that issued the call, its correlation id the call's
-    (the short calls, 10 us, get none); with API activity records none, and the trace says why."""
+    (a short call only when it blocked 100 us anyway); with API activity records none, and the
+    trace says why."""
     fake = os.environ.get("STEPSCOPE_TEST_FAKE_CUPTI_DIR")
     if not fake:
+        print("skipped: no fake CUPTI (built only where CUPTI is)")
         return SKIP
     helper_dir = os.path.join(TMP, "site-packages")
     os.makedirs(helper_dir, exist_ok=True)
