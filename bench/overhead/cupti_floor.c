@@ -33,7 +33,17 @@
  * windows against its odd ones. At exit the floor prints the synchronize count
  * (2 x windows when the parity held).
  *
- * CUPTI_FLOOR_VERBOSE=1 prints the records and callbacks seen at exit.
+ * CUPTI_FLOOR_VERBOSE=1 prints the records and callbacks seen at exit, one line each
+ * ("cupti_floor: N records", "cupti_floor: N timed callbacks"); the client always says which
+ * kinds it was asked for ("cupti_floor: kinds LIST"): run_overhead.py checks both lines.
+ *
+ * Stairs (an in-process split of CUPTI's cost, kind by kind): cupti_floor_stair(LIST), exported,
+ * switches on more kinds mid-run (activity kinds and callbacks; per-call API records take only
+ * at start). The framework harness calls it (BENCH_STAIRS, bench/workloads/frameworks/
+ * harness.py) at step boundaries, after a synchronize, and times each stair: what each kind
+ * adds is the difference between consecutive stairs of one process, free of the 10-40 %
+ * process-to-process noise of host-bound programs. Kinds are only ever added: switching a
+ * kind off leaves most of its cost in place (docs/performance.md).
  */
 #include <cupti.h>
 #include <stdatomic.h>
@@ -176,6 +186,7 @@ static void CUPTIAPI floor_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Ca
 
 static void start_callbacks(const char *list)
 {
+    if (floor_cb_mode != CB_NONE) return; /* one subscription: the first stair that asks */
     floor_cb_mode = named(list, "callbacks-all") ? CB_ALL
                     : named(list, "callbacks-ts") ? CB_KEEP_TS
                     : named(list, "callbacks")    ? CB_KEEP
@@ -206,16 +217,30 @@ static void floor_at_exit(void)
     if (floor_alternate)
         fprintf(stderr, "cupti_floor: %llu cudaDeviceSynchronize calls\n",
                 (unsigned long long)atomic_load(&floor_syncs));
-    if (getenv("CUPTI_FLOOR_VERBOSE"))
-        fprintf(stderr, "cupti_floor: %llu records, %llu timed callbacks\n", floor_records,
+    if (getenv("CUPTI_FLOOR_VERBOSE")) {
+        fprintf(stderr, "cupti_floor: %llu records\n", floor_records);
+        fprintf(stderr, "cupti_floor: %llu timed callbacks\n",
                 (unsigned long long)atomic_load(&floor_callbacks));
+    }
+}
+
+/* One more stair: the kinds (and callbacks) named in list are switched on, now. Called by the
+ * program between steps, on its own thread (harness.py, BENCH_STAIRS). Returns 0. */
+EXPORT int cupti_floor_stair(const char *list)
+{
+    if (!list) return 0;
+    enable_kinds(list);
+    start_callbacks(list);
+    fprintf(stderr, "cupti_floor: stair %s\n", list);
+    return 0;
 }
 
 EXPORT int InitializeInjection(void)
 {
     const char *list = getenv("CUPTI_FLOOR_KINDS");
-    if (!list || !*list || named(list, "full"))
-        list = "kernel,memcpy,memset,sync,runtime,driver,memory,overhead";
+    if (!list || !*list) list = "full";
+    fprintf(stderr, "cupti_floor: kinds %s\n", list);
+    if (named(list, "full")) list = "kernel,memcpy,memset,sync,runtime,driver,memory,overhead";
     if (cuptiActivityRegisterCallbacks(floor_buffer_requested, floor_buffer_completed) !=
         CUPTI_SUCCESS)
         return 1;

@@ -111,6 +111,8 @@ PROGRAMS = [
        "torch._dynamo.mark_dynamic(x, 0)",
        variants={"bad": ["--recompile"], "fixed": ["--recompile", "--fix"]}, est_s=30.0,
        record=["--steps", "60"], cpu=COMPILE_CPU),
+    fw("alloc_transformer", "alloc_transformer.py", "torch.cuda.empty_cache() after every step",
+       "no empty_cache() in the loop", est_s=12.0),
     fw("heldout_resnet50", "heldout_resnet50.py", "DataLoader(num_workers=0), per-sample "
        "RandomResizedCrop", "num_workers=6, pin_memory, persistent_workers", held_out=True,
        needs=("torchvision",), est_s=14.0),

@@ -17,6 +17,13 @@ Conventions (the same as bench/overhead/models.py and bench/workloads/python/tra
   users run it, so its cost is measured on the same program, and reports how many GPU
   kernels it recorded (a profiler that recorded nothing must not look cheap).
 
+- BENCH_STAIRS="K0|K1|K2|..." (with bench/overhead/cupti_floor.c injected): the timed steps are
+  cut into as many stairs; K0 names what was on from the start, and at each later stair the
+  program synchronizes and asks the floor client to switch K1, K2, ... on as well
+  (cupti_floor_stair). The result's "stairs" time each one (its first STAIR_SKIP steps left out:
+  CUPTI instruments on the first launches after a switch), so consecutive stairs of one process
+  give what each kind adds (bench/overhead/stairs.py).
+
 None of these programs imports stepscope.
 """
 import json
@@ -94,6 +101,45 @@ def count_profiled_kernels(prof):
     return n
 
 
+STAIR_SKIP = 3
+
+
+class Stairs:
+    """BENCH_STAIRS: more CUPTI kinds switched on at fixed step counts (see the module's
+    docstring). Each stair's time is measured between two synchronizes."""
+
+    def __init__(self, spec, steps, dev):
+        import ctypes
+        self.kinds = [k for k in spec.split("|")]
+        self.per = max(STAIR_SKIP + 2, steps // len(self.kinds))
+        self.dev = dev
+        lib = ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"])  # the floor, already loaded
+        self.switch = lib.cupti_floor_stair
+        self.switch.argtypes = [ctypes.c_char_p]
+        self.done, self.index, self.count, self.t_skip = [], 0, 0, None
+
+    def step(self):
+        """After each timed step: the stair's clock, and the next stair's switch when this
+        step ended one (the step marks then hold the synchronize and the switch)."""
+        self.count += 1
+        if self.count == STAIR_SKIP:
+            synchronize(self.dev)
+            self.t_skip = time.perf_counter()
+        if self.count < self.per or self.index + 1 >= len(self.kinds):
+            return
+        self.close()
+        self.index += 1
+        self.switch(self.kinds[self.index].encode())
+        self.count, self.t_skip = 0, None
+
+    def close(self):
+        synchronize(self.dev)
+        t = time.perf_counter()
+        if self.t_skip is not None and self.count > STAIR_SKIP:
+            self.done.append({"kinds": self.kinds[self.index], "steps": self.count - STAIR_SKIP,
+                              "ms_per_step": (t - self.t_skip) * 1e3 / (self.count - STAIR_SKIP)})
+
+
 class Clock:
     """The timed window: start() after the warm-up steps, step() at the end of each timed step,
     stop() after the last. One synchronize at start and one at stop."""
@@ -104,6 +150,8 @@ class Clock:
         self.marks = []
         self.prof = None
         self.profiled_kernels = None
+        spec = os.environ.get("BENCH_STAIRS")
+        self.stairs = Stairs(spec, args.steps, dev) if spec else None
 
     def start(self):
         synchronize(self.dev)
@@ -120,10 +168,14 @@ class Clock:
     def step(self):
         if self.t0 is not None and self.t1 is None:
             self.marks.append(time.perf_counter())
+            if self.stairs:
+                self.stairs.step()
 
     def stop(self):
         synchronize(self.dev)
         self.t1 = time.perf_counter()
+        if self.stairs:
+            self.stairs.close()
         if self.prof is not None:
             self.prof.__exit__(None, None, None)
             self.profiled_kernels = count_profiled_kernels(self.prof)
@@ -169,6 +221,8 @@ def finish(args, program, clock, planted, fix, **extra):
         "torch": torch.__version__, "torch_profiler": bool(args.torch_profiler),
         "profiled_kernels": clock.profiled_kernels,
     }
+    if clock.stairs:
+        out["stairs"] = clock.stairs.done
     out.update(extra)
     line = json.dumps(out, sort_keys=False)
     sys.stderr.write("%s: %s %.3f ms/step over %d steps\n"
