@@ -119,6 +119,16 @@ static const struct {
     {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
 };
 
+/* "-name" in a stair's list switches the kind off again (does its cost go with it?). */
+static void disable_kinds(const char *list)
+{
+    char off[32];
+    for (size_t i = 0; i < sizeof floor_kinds / sizeof floor_kinds[0]; i++) {
+        snprintf(off, sizeof off, "-%s", floor_kinds[i].name);
+        if (named(list, off)) cuptiActivityDisable(floor_kinds[i].kind);
+    }
+}
+
 static void enable_kinds(const char *list)
 {
     for (size_t i = 0; i < sizeof floor_kinds / sizeof floor_kinds[0]; i++) {
@@ -229,6 +239,7 @@ static void floor_at_exit(void)
 EXPORT int cupti_floor_stair(const char *list)
 {
     if (!list) return 0;
+    disable_kinds(list);
     enable_kinds(list);
     start_callbacks(list);
     fprintf(stderr, "cupti_floor: stair %s\n", list);

@@ -12,6 +12,8 @@ plain run of the same repetition:
               recorded, then CUPTI detached); checked like full
   X-cb        configuration X with STEPSCOPE_API=callbacks (API calls through CUPTI callbacks
               with our timestamps instead of CUPTI's API activity records)
+  X-extra     configuration X with STEPSCOPE_CUPTI_EXTRA=sync,memory,overhead (full mode's
+              kinds until 2026-12-04)
   outside     stepscope record --capture seconds:3600-3601 (never inside the window)
   floor       a bare CUPTI client with the same activity kinds (bench/overhead/cupti_floor.c)
   torchprof   torch.profiler around the timed steps
@@ -124,6 +126,10 @@ def command(config, workload, args, scratch):
     if config.endswith("-cb"):
         config = config[:-len("-cb")]
         env["STEPSCOPE_API"] = "callbacks"
+    if config.endswith("-extra"):
+        # full mode as it was until 2026-12-04: SYNCHRONIZATION, MEMORY2, OVERHEAD too
+        config = config[:-len("-extra")]
+        env["STEPSCOPE_CUPTI_EXTRA"] = "sync,memory,overhead"
     if config == "plain":
         return prog, env
     if config == "full":
@@ -173,7 +179,7 @@ def command(config, workload, args, scratch):
 
 def base_config(config):
     """The configuration without its -nonvtx/-attached/-noshim modifiers."""
-    for suffix in ("-nonvtx", "-attached", "-noshim", "-cb"):
+    for suffix in ("-nonvtx", "-attached", "-noshim", "-cb", "-extra"):
         if config.endswith(suffix):
             config = config[:-len(suffix)]
     return config

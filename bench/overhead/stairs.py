@@ -30,6 +30,9 @@ CLIMB = ["kernel", "memcpy,memset", "sync", "memory", "overhead", "callbacks-ts"
 LADDERS = {
     "base": ("none", ["none", "none"] + CLIMB),
     "api": ("runtime-keep,driver-keep", ["api", "api"] + CLIMB),
+    # whether switching a kind off gives its cost back (then sampled windows would be cheap)
+    "toggle": ("memcpy,memset,runtime-keep,driver-keep",
+               ["api", "api", "kernel", "-kernel", "kernel", "-kernel", "sync", "-sync"]),
 }
 
 

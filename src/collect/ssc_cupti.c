@@ -516,16 +516,19 @@ static void detach_settle_locked(void)
 
 /* ---- activity kinds -------------------------------------------------------------- */
 
-/* Full mode records everything. Light mode keeps what finds host-side bottlenecks at the
- * least cost: API calls (launches, syncs, copies, allocations, with their host durations) and
- * copies (bytes, pageable or pinned). On the H200's launch-bound CNN (docs/benchmarks.md)
- * light mode with memset, synchronization and MEMORY2 records as well cost 1.25x, with API
- * and copy records alone 1.03-1.12x (noisy runs). The analysis needs none of the three in
- * light mode: API records carry the host side of syncs and allocations, and memsets matter
- * only next to kernel records. */
-static const CUpti_ActivityKind k_full_only[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2};
+/* Full mode records kernels, memsets, copies and API calls. Light mode keeps what finds
+ * host-side bottlenecks at the least cost: API calls (launches, syncs, copies, allocations, with
+ * their host durations) and copies (bytes, pageable or pinned).
+ * SYNCHRONIZATION, MEMORY2 and OVERHEAD records are opt-in (STEPSCOPE_CUPTI_EXTRA): measured
+ * kind by kind inside one process on the H200 (2026-12-04, bench/overhead/stairs.py), the
+ * SYNCHRONIZATION kind alone slowed an eager per-parameter-AdamW MLP by 27-30 % and a timm
+ * ViT by 14-20 %, MEMORY2 a further 2-9 %, OVERHEAD 1-4 %, while the analysis reads none of
+ * them: API records carry the host side of every sync and allocation. */
+static const CUpti_ActivityKind k_full_only[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                                 CUPTI_ACTIVITY_KIND_MEMSET};
+static const CUpti_ActivityKind k_extra[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+                                             CUPTI_ACTIVITY_KIND_MEMORY2,
+                                             CUPTI_ACTIVITY_KIND_OVERHEAD};
 static const CUpti_ActivityKind k_both[] = {CUPTI_ACTIVITY_KIND_MEMCPY,
                                             CUPTI_ACTIVITY_KIND_MEMCPY2};
 
@@ -547,7 +550,8 @@ static const struct {
     {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
     {"graph", CUPTI_ACTIVITY_KIND_GRAPH_TRACE},
 };
-static uint64_t g_kinds_off; /* bit (1 << kind) for each kind left off */
+static uint64_t g_kinds_off;   /* bit (1 << kind) for each kind left off */
+static uint64_t g_kinds_extra; /* bit (1 << kind) for each opt-in kind asked for */
 
 static int name_in_list(const char *list, const char *name)
 {
@@ -557,13 +561,24 @@ static int name_in_list(const char *list, const char *name)
     return 0;
 }
 
+/* The kinds a comma list names, as bits (1 << kind). */
+static uint64_t kinds_named(const char *list)
+{
+    uint64_t bits = 0;
+    for (size_t i = 0; list && i < sizeof k_kind_names / sizeof k_kind_names[0]; i++)
+        if (name_in_list(list, k_kind_names[i].name)) bits |= 1ull << k_kind_names[i].kind;
+    return bits;
+}
+
+/* STEPSCOPE_CUPTI_OFF (kinds left off) and STEPSCOPE_CUPTI_EXTRA=sync,memory,overhead (the
+ * opt-in kinds of full mode), read once at start; ENV collector.cupti_extra says which. */
 static void read_kinds_off(void)
 {
-    const char *list = getenv("STEPSCOPE_CUPTI_OFF");
-    g_kinds_off = 0;
-    if (!list) return;
-    for (size_t i = 0; i < sizeof k_kind_names / sizeof k_kind_names[0]; i++)
-        if (name_in_list(list, k_kind_names[i].name)) g_kinds_off |= 1ull << k_kind_names[i].kind;
+    uint64_t extra_ok = 0;
+    for (size_t i = 0; i < sizeof k_extra / sizeof k_extra[0]; i++)
+        extra_ok |= 1ull << k_extra[i];
+    g_kinds_off = kinds_named(getenv("STEPSCOPE_CUPTI_OFF"));
+    g_kinds_extra = kinds_named(getenv("STEPSCOPE_CUPTI_EXTRA")) & extra_ok;
 }
 
 static int kind_off(CUpti_ActivityKind k)
@@ -676,6 +691,8 @@ static CUptiResult set_kinds(int on)
         CUptiResult r = set_kind(k_full_only[i], on);
         if (first == CUPTI_SUCCESS) first = r;
     }
+    for (size_t i = 0; full && i < sizeof(k_extra) / sizeof(k_extra[0]); i++)
+        if ((g_kinds_extra >> k_extra[i]) & 1) set_kind(k_extra[i], on); /* best effort */
     for (size_t i = 0; i < sizeof(k_both) / sizeof(k_both[0]); i++) {
         CUptiResult r = set_kind(k_both[i], on);
         if (first == CUPTI_SUCCESS) first = r;
@@ -765,6 +782,18 @@ static void write_cupti_version(void)
     write_env("cupti.version", val);
 }
 
+/* ENV collector.cupti_extra: the opt-in kinds recorded in full mode ("none" by default). */
+static void write_extra_env(void)
+{
+    char val[64] = "";
+    for (size_t i = 0; i < sizeof k_kind_names / sizeof k_kind_names[0]; i++) {
+        if (!((g_kinds_extra >> k_kind_names[i].kind) & 1)) continue;
+        if (val[0]) strncat(val, ",", sizeof val - strlen(val) - 1);
+        strncat(val, k_kind_names[i].name, sizeof val - strlen(val) - 1);
+    }
+    write_env("collector.cupti_extra", val[0] ? val : "none");
+}
+
 /* STEPSCOPE_API=activity|callbacks|auto (unset: SSC_API_DEFAULT). */
 #define SSC_API_DEFAULT SSC_API_ACTIVITY
 static enum ssc_api_method read_api_method(void)
@@ -800,6 +829,7 @@ static void read_config(void)
     g_graph_level = read_graph_level();
     write_env("collector.api", k_api_method_names[g_api_method]);
     write_env("collector.graphs", g_graph_level ? "graph" : "node");
+    write_extra_env();
     pthread_atfork(NULL, NULL, api_after_fork_child);
 }
 
