@@ -46,6 +46,17 @@ class HostApiV2(HostApiV1):
     ]
 
 
+class HostApiV3(HostApiV2):
+    """Version 3 appends the native frame reader: learner() (the builtin stepscope_learn, or
+    None), native_start(hz, skip_tid), native_stop()."""
+
+    _fields_ = [
+        ("learner", _F(ctypes.py_object)),
+        ("native_start", _F(_INT, _U32, _U32)),
+        ("native_stop", _F(_INT)),
+    ]
+
+
 class NotOurs(Exception):
     """The library in the injection variable is loaded but is not a collector we can use."""
 
@@ -87,8 +98,10 @@ def find(paths):
         if api.version < VERSION or api.size < ctypes.sizeof(HostApiV1):
             raise NotOurs("%s: host API version %d size %d, this shim needs version %d" % (
                 path, api.version, api.size, VERSION))
-        if api.version >= 2 and api.size >= ctypes.sizeof(HostApiV2):
-            api = ctypes.cast(table, ctypes.POINTER(HostApiV2)).contents
+        for version, cls in ((3, HostApiV3), (2, HostApiV2)):
+            if api.version >= version and api.size >= ctypes.sizeof(cls):
+                api = ctypes.cast(table, ctypes.POINTER(cls)).contents
+                break
         api._lib = lib  # noqa: SLF001 - keeps the handle with the table
         return api
     return None

@@ -1,5 +1,15 @@
 """Host stack samples: where each Python thread of the program is, ~100 times a second.
 
+Native reading first (issue #28): the collector reads the interpreter's frames itself, without
+the GIL, from a thread of its own (src/collect/ssc_pynative.c), once it knows CPython's struct
+layout — from _Py_DebugOffsets on 3.13, learned on 3.11/3.12 from what the public API says
+about the frames of _Learn below (src/collect/ssc_pylearn.c), and checked against them. Then
+samples land on the line running at that instant, also inside C calls that hold the GIL, and
+each CUDA call that blocks gets the line that made it (PY_CALL, in the collector's CUPTI
+callback). This thread then only names threads, once a second. Where the layout cannot be had
+(Python 3.10, a check failing, process_vm_readv forbidden), or STEPSCOPE_PYFRAMES=gil, the
+sampler below takes sys._current_frames() under the GIL, as before:
+
 A thread of ours wakes at a randomised interval (mean 1/rate: no aliasing with a periodic
 training step), takes sys._current_frames() — one snapshot of every thread's Python stack,
 taken under the GIL — and hands it to the collector (src/collect/ssc_pyhost.c, bound in
@@ -44,6 +54,7 @@ FIND_FAST_S, FIND_SLOW_S, FIND_FAST_FOR_S = 0.1, 1.0, 30.0
 EXIT_WAIT_S = 1.0
 PAUSED_WAIT_S = 0.05
 NAMES_EVERY = 64
+NATIVE_NAMES_S = 0.1  # native mode: how often this thread looks for new threads to name
 _SS_EINVAL = -3  # src/util/ss_error.h: what sample_frames says once the collector stopped
 # A thread blocked in a synchronising CUDA call this long after the call's entry gets one
 # snapshot of its own (a PY_CALL record: the line that issued the sync, docs/trace-format.md);
@@ -157,6 +168,7 @@ class Sampler:
         self._done = _thread.allocate_lock()  # held by the thread while it runs
         self._wake = _thread.allocate_lock()  # held; released to end a wait early
         self._said = set()
+        self.native = False  # the collector samples natively (this thread only names threads)
 
     # ---- control (any thread) ----
 
@@ -192,8 +204,8 @@ class Sampler:
         on the H200, torch.compile(mode="reduce-overhead") failed under sampling with
         "graph recording observed an input tensor deallocate during graph recording that did
         not occur during replay". Called with the GIL held, so no tick is in flight."""
-        if self._stop or self._graphs:
-            return
+        if self._stop or self._graphs or self.native:
+            return  # the native reader makes no Python object: graph capture is not disturbed
         self._graphs = True
         self.say(NOTE_INFO, "stopped at the first CUDA graph capture (samples could change when "
                             "tensors are freed, which graph capture checks)")
@@ -286,7 +298,10 @@ class Sampler:
         self._sampling = True
         if self._stop or api.begin(self.hz, version, len(version)) != 0:
             return
-        self._loop(api)
+        if self._start_native(api):
+            self._loop_native(api)
+        else:
+            self._loop(api)
         if api.recording():
             api.capture(0, CAP_EXIT if self._stop or self._graphs else CAP_ERROR)
 
@@ -345,6 +360,47 @@ class Sampler:
             if now - due > period_ns:  # fell behind (GIL held long): no burst of late ticks
                 due = now
 
+    def _start_native(self, api):
+        """Has the collector learn the frame layout and start its own sampler; False (said
+        once, as a NOTICE) when it cannot."""
+        why = native_problem(api, self._environ)
+        if why is None:
+            why = _Learn(api.learner()).run()
+        if why == 0 and api.native_start(self.hz, _thread.get_native_id()) == 0:
+            self.native = True
+            self.ticks += 1  # sampling has begun (the ticks are the collector's now)
+            return True
+        self.say(NOTE_INFO, "sampled under the GIL: %s" % (why if why else "the collector's "
+                                                             "sampler did not start"))
+        return False
+
+    def _loop_native(self, api):
+        """The collector samples; this thread names new threads and follows pauses. As in
+        _loop, no Python function of ours runs between waking and the trace check."""
+        names = ThreadNames(api)
+        wake = self._wake
+        sampling = True
+        while True:
+            if wake.acquire(True, PAUSED_WAIT_S if self._paused else NATIVE_NAMES_S):
+                wake.release()  # woken by stop_at_exit: stay woken
+            if _gettrace() is not None or _getprofile() is not None:
+                _settrace(None)
+                _setprofile(None)
+            if self._stop:
+                break
+            if self._paused == sampling:  # a benchmark switched us off or on
+                sampling = not sampling
+                if sampling:
+                    api.native_start(self.hz, _thread.get_native_id())
+                else:
+                    api.native_stop()
+                api.capture(1 if sampling else 0, CAP_WINDOW)
+            if _thread._count() != self._threads_seen:
+                self._threads_seen = _thread._count()
+                names.update()
+        names.update()  # threads started since the last look
+        api.native_stop()
+
     @staticmethod
     def _sync_args(api):
         """The collector's sync_wait (version 2 of its table) and its two out-arguments, or
@@ -381,6 +437,49 @@ class Sampler:
             self._threads_seen = _thread._count()
             names.update()
         return True
+
+
+class _Learn:
+    """The frames the collector learns CPython's layout from (ssc_pylearn.c): methods (their
+    qualified names differ from their names), entered through map() (a C call: 3.12 puts a
+    shim frame there, which the learning must see between two known frames), and the learning
+    call made twice, the second time one frame deeper (a field that still points at the
+    current frame is the current-frame field, not a stale copy)."""
+
+    SAMPLES = ("stepscope", "\xe9t\xe9", "\u20ac\u2030", b"\x00stepscope\xff")
+
+    def __init__(self, learn):
+        self.learn = learn
+
+    def run(self):
+        """0 when learned, else why not (str)."""
+        if self.learn is None:
+            return "this Python lacks what the learning needs (3.11+)"
+        return list(map(self._a, (0,)))[0]
+
+    def _a(self, _):
+        return self._b()
+
+    def _b(self):
+        first = self._c()
+        return self._d() if first == 1 else first
+
+    def _c(self):
+        return self.learn(sys._getframe(), *self.SAMPLES)
+
+    def _d(self):
+        return self._c()
+
+
+def native_problem(api, environ=os.environ):
+    """Why the collector cannot read frames natively here, or None."""
+    if environ.get("STEPSCOPE_PYFRAMES", "").strip().lower() == "gil":
+        return "STEPSCOPE_PYFRAMES=gil"
+    if getattr(api, "learner", None) is None:
+        return "the collector is older than this shim"
+    if sys.version_info[:2] < (3, 11):
+        return "Python %d.%d (native reading needs 3.11+)" % sys.version_info[:2]
+    return None
 
 
 SAMPLER = None

@@ -36,7 +36,7 @@ struct block {
 
 /* The collector's own cost in one kind (COST records): added to by one thread only, read by
  * the writer. */
-#define SSC_COST_KINDS 7 /* enum sst_cost_kind is 1..6 */
+#define SSC_COST_KINDS SST_COST_KIND_LIMIT /* enum sst_cost_kind starts at 1 */
 struct cost_ctr {
     _Atomic uint64_t events, timed, ns;
 };

@@ -100,6 +100,16 @@ void ssc_notice(uint16_t code, uint8_t level, const char *msg)
     notice_record(code, level, msg);
 }
 
+void ssc_env_record(const char *key, const char *value, size_t value_len)
+{
+    uint32_t k = ssc_intern(key, strlen(key)), v = ssc_intern(value, value_len);
+    struct sst_rec_env *r = ssc_rec_reserve(SST_REC_ENV, sizeof *r);
+    if (!r) return;
+    r->key = k;
+    r->value = v;
+    ssc_rec_commit(r);
+}
+
 /* ---- what another tool keeps ------------------------------------------------------------ */
 
 void ssc_capture_record(int on, uint8_t reason, uint16_t what)

@@ -71,6 +71,9 @@ SSC_HIDDEN void ssc_capture_record(int on, uint8_t reason, uint16_t what);
 /* Counts records lost outside the buffers (e.g. CUPTI's own drops) for a DROPPED record. */
 SSC_HIDDEN void ssc_count_dropped(uint8_t source, uint16_t rec_type, uint64_t count);
 
+/* An ENV record key=value (value_len bytes) from any thread, like ssc_rec_reserve. */
+SSC_HIDDEN void ssc_env_record(const char *key, const char *value, size_t value_len);
+
 /* Says msg once on stderr ("stepscope: ...") per code, and writes a NOTICE record. */
 SSC_HIDDEN void ssc_notice(uint16_t code, uint8_t level, const char *msg);
 

@@ -394,12 +394,7 @@ static void name_category(nvtxDomainHandle_t d, uint32_t category, const char *n
     char key[160];
     snprintf(key, sizeof key, "nvtx.category.%s.%u",
              dom ? ssc_str_text(dom->name, NULL) : "default", category);
-    uint32_t k = ssc_intern(key, strlen(key)), v = ssc_intern(name, len);
-    struct sst_rec_env *r = ssc_rec_reserve(SST_REC_ENV, sizeof *r);
-    if (!r) return;
-    r->key = k;
-    r->value = v;
-    ssc_rec_commit(r);
+    ssc_env_record(key, name, len);
 }
 
 static void NVTX_API cb_name_category_a(uint32_t category, const char *name)

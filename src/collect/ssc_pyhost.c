@@ -29,6 +29,7 @@
  * was never recorded stays without a trace). A frame or stack whose record could not be
  * written (memory cap) is not interned, so it is defined again the next time it is seen.
  */
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -37,14 +38,18 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "collect/ssc_core.h"
+#include "collect/ssc_pylearn.h"
+#include "collect/ssc_pynative.h"
 #include "collect/ssc_syncsite.h"
 #include "util/ss_error.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define API_VERSION 2u /* 2: sync_wait, and stepscope_sample's PY_CALL form */
+#define API_VERSION 3u /* 2: sync_wait, stepscope_sample's PY_CALL form; 3: the native reader */
 #define SAMPLER_THREAD_NAME "ss-pysampler" /* the analysis knows the sampler by it */
 #define MAX_NOTICES 16                      /* NOTICE records the sampler may write */
 #define MAX_TEXT 4096                       /* longest function, file or thread name kept */
@@ -68,6 +73,11 @@ struct stepscope_host_api_v1 {
     /* version 2; called WITHOUT the GIL (ctypes CFUNCTYPE): ssc_syncsite_wait */
     int (*sync_wait)(uint64_t timeout_ns, uint64_t min_block_ns, uint32_t *tid,
                      uint32_t *correlation);
+    /* version 3: the native reader (ssc_pynative.c). learner: new reference to the builtin
+     * stepscope_learn, or NULL; native_start/stop: its sampler thread (0 or an ss_error) */
+    void *(*learner)(void);
+    int (*native_start)(uint32_t hz, uint32_t skip_tid);
+    int (*native_stop)(void);
 };
 
 static _Atomic int g_notices;
@@ -117,6 +127,14 @@ struct cpython {
     unsigned long long (*as_ull)(pyobj *o);
     pyobj *(*from_long)(long v);
     pyobj *(*new_function)(void *method_def, pyobj *self, pyobj *module);
+    /* for the native reader only (bind_learning; absent before 3.11: no learning) */
+    void *(*ts_get)(void);                  /* PyThreadState_Get */
+    void *(*interp_get)(void);              /* PyInterpreterState_Get */
+    void *(*interp_head)(void *interp);     /* PyInterpreterState_ThreadHead */
+    void *(*ts_next)(void *ts);             /* PyThreadState_Next */
+    void *(*this_ts)(void);                 /* PyGILState_GetThisThreadState */
+    const char *(*utf8)(pyobj *s, ssize_t *n); /* PyUnicode_AsUTF8AndSize */
+    pyobj *(*str_new)(const char *s);       /* PyUnicode_FromString */
 };
 static struct cpython g_py;
 static int g_py_bound; /* 1 bound, -1 missing symbols */
@@ -147,6 +165,19 @@ static int bind_symbols(void)
     BIND(new_function, "PyCFunction_NewEx");
     *(void **)&g_py.frame_lasti = dlsym(RTLD_DEFAULT, "PyFrame_GetLasti"); /* may be absent */
     return 0;
+}
+
+/* The functions only the learning needs; 0 when all are there. */
+static int bind_learning(void)
+{
+    BIND(ts_get, "PyThreadState_Get");
+    BIND(interp_get, "PyInterpreterState_Get");
+    BIND(interp_head, "PyInterpreterState_ThreadHead");
+    BIND(ts_next, "PyThreadState_Next");
+    BIND(this_ts, "PyGILState_GetThisThreadState");
+    BIND(utf8, "PyUnicode_AsUTF8AndSize");
+    BIND(str_new, "PyUnicode_FromString");
+    return g_py.frame_lasti ? 0 : -1;
 }
 
 /* Called with the GIL held, so never concurrently. */
@@ -204,7 +235,10 @@ struct table {
     uint32_t used;
 };
 static struct table g_pos, g_lines;
-static uint32_t g_next_frame = 1, g_next_stack = 1;
+static uint32_t g_next_frame = 1, g_next_stack = 1; /* under g_tab_mu */
+/* Frame ids and the stack table are shared with the native reader (ssc_pynative.c), whose
+ * sampler and call sites run without the GIL: one lock, never held across a CPython call. */
+static pthread_mutex_t g_tab_mu = PTHREAD_MUTEX_INITIALIZER;
 static int g_cleared_said;
 
 static uint32_t slot_hash(const pyobj *code, int64_t sub)
@@ -248,7 +282,7 @@ static struct slot *table_find(struct table *t, const pyobj *code, int64_t sub)
     return table_room(t) ? probe(t->slots, t->mask, code, sub) : NULL;
 }
 
-static void say_cleared(const char *what)
+void ssc_pyh_say_cleared(const char *what)
 {
     if (g_cleared_said++) return;
     char msg[200];
@@ -274,6 +308,24 @@ static uint32_t next_id(uint32_t *counter)
     return id;
 }
 
+uint32_t ssc_pyh_frame_record(const char *func, size_t fn, const char *file, size_t fl, long line,
+                              long first)
+{
+    /* strings first: their STRING records must precede the frame that uses them */
+    uint32_t fid_s = intern_text(func, fn), file_s = intern_text(file, fl);
+    struct sst_rec_py_frame *r = reserve(SST_REC_PY_FRAME, sizeof *r);
+    if (!r) return 0;
+    pthread_mutex_lock(&g_tab_mu);
+    r->id = next_id(&g_next_frame);
+    pthread_mutex_unlock(&g_tab_mu);
+    r->function = fid_s;
+    r->file = file_s;
+    r->line = line > 0 ? (uint32_t)line : 0;
+    r->first_line = first > 0 ? (uint32_t)first : 0;
+    ssc_rec_commit(r);
+    return r->id;
+}
+
 /* Writes a PY_FRAME record for code at line; the frame id, or 0 when it was not written. */
 static uint32_t frame_define(pyobj *code, int line)
 {
@@ -281,18 +333,7 @@ static uint32_t frame_define(pyobj *code, int line)
     size_t fn = attr_utf8(code, "co_qualname", func, sizeof func);
     if (fn == 0) fn = attr_utf8(code, "co_name", func, sizeof func); /* 3.10 */
     size_t fl = attr_utf8(code, "co_filename", file, sizeof file);
-    long first = attr_long(code, "co_firstlineno");
-    /* strings first: their STRING records must precede the frame that uses them */
-    uint32_t fid_s = intern_text(func, fn), file_s = intern_text(file, fl);
-    struct sst_rec_py_frame *r = reserve(SST_REC_PY_FRAME, sizeof *r);
-    if (!r) return 0;
-    r->id = next_id(&g_next_frame);
-    r->function = fid_s;
-    r->file = file_s;
-    r->line = line > 0 ? (uint32_t)line : 0;
-    r->first_line = first > 0 ? (uint32_t)first : 0;
-    ssc_rec_commit(r);
-    return r->id;
+    return ssc_pyh_frame_record(func, fn, file, fl, line, attr_long(code, "co_firstlineno"));
 }
 
 /* The frame id of (code, line), defining it when new; 0 when it could not be written. */
@@ -315,7 +356,7 @@ static uint32_t frame_id(pyobj *frame)
     uint32_t id = 0;
     int64_t at = frame_offset(frame);
     if (g_pos.used >= POS_CAP) {
-        say_cleared("frames");
+        ssc_pyh_say_cleared("frames");
         frames_clear();
     }
     struct slot *s = code ? table_find(&g_pos, code, at) : NULL;
@@ -367,7 +408,7 @@ static struct stack_slot *stack_probe(struct stack_slot *slots, uint32_t mask, u
 
 static void stacks_clear(void)
 {
-    say_cleared("stacks");
+    ssc_pyh_say_cleared("stacks");
     free(g_stacks);
     free(g_pool);
     g_stacks = NULL;
@@ -413,8 +454,9 @@ static uint32_t stack_define(const uint32_t *fids, uint32_t depth, uint16_t flag
     return r->id;
 }
 
-/* The stack id of fids (leaf first), defining it when new; 0 when it could not be. */
-static uint32_t stack_id(const uint32_t *fids, uint32_t depth, uint16_t flags)
+/* The stack id of fids (leaf first), defining it when new; 0 when it could not be. Under
+ * g_tab_mu. */
+static uint32_t stack_id_locked(const uint32_t *fids, uint32_t depth, uint16_t flags)
 {
     uint64_t h = stack_hash(fids, depth, flags);
     struct stack_slot *s = g_stacks ? stack_probe(g_stacks, g_stacks_mask, h, fids, depth, flags)
@@ -428,6 +470,14 @@ static uint32_t stack_id(const uint32_t *fids, uint32_t depth, uint16_t flags)
     *s = (struct stack_slot){h, id, g_pool_used, (uint16_t)depth, flags};
     g_pool_used += depth;
     g_stacks_used++;
+    return id;
+}
+
+uint32_t ssc_pyh_stack_id(const uint32_t *fids, uint32_t depth, uint16_t flags)
+{
+    pthread_mutex_lock(&g_tab_mu);
+    uint32_t id = stack_id_locked(fids, depth, flags);
+    pthread_mutex_unlock(&g_tab_mu);
     return id;
 }
 
@@ -460,7 +510,7 @@ static uint32_t walk(pyobj *top)
     }
     uint16_t flags = f ? SST_PYSTACK_TRUNCATED : 0;
     if (f) g_py.decref(f);
-    return stack_id(fids, depth, flags);
+    return ssc_pyh_stack_id(fids, depth, flags);
 }
 
 #define MAX_THREADS 256 /* threads sampled per tick; more are left out */
@@ -602,16 +652,176 @@ static void *api_sampler(void)
     return g_py.new_function(&k_sample_def, NULL, NULL);
 }
 
+/* ---- learning the frame layout (the native reader) ---------------------------------------- */
+
+/* stepscope_learn(frame, ascii, latin1, ucs2, bytes), called twice by the shim from frames one
+ * level apart, with the GIL: what CPython's public API says about the calling thread's frames
+ * and about four sample objects goes to ssc_pylearn.c. Returns 1 after the first call, 0 once
+ * the layout is learned and checked (the native reader is then ready), or a str: why not. */
+
+static void env_record(const char *key, const char *value, size_t value_len);
+
+#define HOLD_MAX (SSC_PYL_FRAMES * 5 + 4) /* per frame: code, 3 attributes, the next frame */
+struct hold { /* the references the anchors' addresses stay valid through */
+    pyobj *o[HOLD_MAX];
+    int n;
+};
+
+static pyobj *held(struct hold *h, pyobj *o)
+{
+    if (o && h->n < HOLD_MAX) h->o[h->n++] = o;
+    else if (o) g_py.decref(o), o = NULL;
+    if (g_py.err_occurred()) g_py.err_clear();
+    return o;
+}
+
+static uint64_t type_basicsize(pyobj *o, struct hold *h, uint64_t *type)
+{
+    pyobj *cls = held(h, g_py.getattr(o, "__class__"));
+    *type = (uint64_t)(uintptr_t)cls;
+    return cls ? (uint64_t)attr_long(cls, "__basicsize__") : 0;
+}
+
+static int gather_frame(pyobj *f, struct ssc_pyl_frame *out, struct hold *h)
+{
+    pyobj *code = held(h, g_py.frame_code(f));
+    if (!code) return -1;
+    out->frame_obj = (uint64_t)(uintptr_t)f;
+    out->code = (uint64_t)(uintptr_t)code;
+    out->filename = (uint64_t)(uintptr_t)held(h, g_py.getattr(code, "co_filename"));
+    out->qualname = (uint64_t)(uintptr_t)held(h, g_py.getattr(code, "co_qualname"));
+    out->linetable = (uint64_t)(uintptr_t)held(h, g_py.getattr(code, "co_linetable"));
+    out->first_line = (int32_t)attr_long(code, "co_firstlineno");
+    out->lasti = g_py.frame_lasti(f);
+    out->line = g_py.frame_line(f);
+    return 0;
+}
+
+static const char *text_of(pyobj *s)
+{
+    ssize_t n = 0;
+    const char *t = s ? g_py.utf8(s, &n) : NULL;
+    if (g_py.err_occurred()) g_py.err_clear();
+    return t;
+}
+
+static void gather_objects(pyobj *const *args, struct ssc_pyl_anchors *a)
+{
+    char *b = NULL;
+    ssize_t n = 0;
+    a->ascii = (uint64_t)(uintptr_t)args[1], a->ascii_text = text_of(args[1]);
+    a->ascii_len = a->ascii_text ? strlen(a->ascii_text) : 0;
+    a->latin1 = (uint64_t)(uintptr_t)args[2], a->latin1_utf8 = text_of(args[2]);
+    a->ucs2 = (uint64_t)(uintptr_t)args[3], a->ucs2_utf8 = text_of(args[3]);
+    a->bytes = (uint64_t)(uintptr_t)args[4];
+    if (g_py.bytes_view(args[4], &b, &n) != 0) g_py.err_clear(), n = 0;
+    a->bytes_data = (const uint8_t *)b, a->bytes_len = (size_t)n;
+}
+
+/* Fills a from the calling thread (frame: its leaf, the caller of stepscope_learn). */
+static int gather(pyobj *const *args, struct ssc_pyl_anchors *a, struct hold *h)
+{
+    pyobj *f = args[0];
+    memset(a, 0, sizeof *a);
+    for (int i = 0; f && i < SSC_PYL_FRAMES; i++, a->n_frames++) {
+        if (gather_frame(f, &a->frames[i], h) != 0) return -1;
+        f = held(h, g_py.frame_back(f));
+    }
+    a->frame_obj_size = type_basicsize(args[0], h, &(uint64_t){0});
+    a->code_basicsize = type_basicsize((pyobj *)(uintptr_t)a->frames[0].code, h, &a->code_type);
+    a->ts = (uint64_t)(uintptr_t)g_py.ts_get();
+    a->interp = (uint64_t)(uintptr_t)g_py.interp_get();
+    a->head = (uint64_t)(uintptr_t)g_py.interp_head((void *)(uintptr_t)a->interp);
+    a->head_next = (uint64_t)(uintptr_t)g_py.ts_next((void *)(uintptr_t)a->head);
+    a->tid = ssc_gettid();
+    gather_objects(args, a);
+    return a->ascii_text && a->latin1_utf8 && a->ucs2_utf8 && a->bytes_data ? 0 : -1;
+}
+
+static int self_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+    (void)ctx;
+    struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+}
+
+static struct ssc_pyl_state g_learn;
+
+/* Both ways to a layout; 0 with *source set, 1 after a first call, -1 with *why. */
+static int learn_layout(const struct ssc_pyl_anchors *a, struct ssc_pyr_layout *l,
+                        const char **source, const char **why)
+{
+    const struct ssc_pyr_mem m = {self_read, NULL};
+    uint64_t runtime = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "_PyRuntime");
+    if (g_learn.calls > 0 && ssc_pyl_from_debug_offsets(runtime, a, &m, l, why) == 0)
+        return *source = "_Py_DebugOffsets", 0;
+    int rc = ssc_pyl_learn(a, &m, &g_learn, l, why);
+    if (rc == 0) *source = "learned from the interpreter";
+    return rc;
+}
+
+static pyobj *learn_result(int rc, const char *source, const char *why)
+{
+    char msg[160];
+    if (rc >= 0) {
+        if (rc == 0) {
+            snprintf(msg, sizeof msg, "native (%s)", source);
+            env_record("python.frames", msg, strlen(msg));
+        }
+        return g_py.from_long(rc);
+    }
+    return g_py.str_new(why);
+}
+
+static pyobj *fast_learn(pyobj *self, pyobj *const *args, ssize_t nargs)
+{
+    (void)self;
+    struct ssc_pyl_anchors a;
+    struct ssc_pyr_layout l;
+    struct hold h = {.n = 0};
+    const char *why = "stepscope_learn(frame, ascii, latin1, ucs2, bytes) takes five arguments",
+               *source = NULL;
+    int rc = -1;
+    if (nargs == 5 && !ssc_pyn_ready()) {
+        why = "the interpreter could not be described";
+        if (gather(args, &a, &h) == 0) rc = learn_layout(&a, &l, &source, &why);
+        if (rc == 0) ssc_pyn_set_layout(&l, a.interp, g_py.this_ts, source);
+    }
+    for (int i = 0; i < h.n; i++)
+        g_py.decref(h.o[i]);
+    return learn_result(rc, source, why);
+}
+
+static struct py_method_def k_learn_def = {
+    "stepscope_learn", (void *)fast_learn, PY_METH_FASTCALL,
+    "stepscope_learn(frame, ascii, latin1, ucs2, bytes): 1 (call again one frame deeper), 0 "
+    "(the native reader is ready) or why not"};
+
+static void *api_learner(void)
+{
+    static int learning = -1;
+    if (cpython_bind() < 0) return NULL;
+    if (learning < 0) learning = bind_learning() == 0;
+    return learning ? g_py.new_function(&k_learn_def, NULL, NULL) : NULL;
+}
+
+static int api_native_start(uint32_t hz, uint32_t skip_tid)
+{
+    return api_recording() ? ssc_pyn_start(hz, skip_tid) : SS_EINVAL;
+}
+
+static int api_native_stop(void)
+{
+    ssc_pyn_stop();
+    return 0;
+}
+
 /* ---- the sampler's life ---------------------------------------------------------------- */
 
+/* Only while the collector records: the shim never starts it. */
 static void env_record(const char *key, const char *value, size_t value_len)
 {
-    uint32_t k = ssc_intern(key, strlen(key)), v = ssc_intern(value, value_len);
-    struct sst_rec_env *r = reserve(SST_REC_ENV, sizeof *r);
-    if (!r) return;
-    r->key = k;
-    r->value = v;
-    ssc_rec_commit(r);
+    if (api_recording()) ssc_env_record(key, value, value_len);
 }
 
 static int api_begin(uint32_t hz, const char *python, uint32_t python_len)
@@ -707,6 +917,9 @@ static const struct stepscope_host_api_v1 k_api = {
     .thread_name = api_thread_name,
     .notice = api_notice,
     .sync_wait = api_sync_wait,
+    .learner = api_learner,
+    .native_start = api_native_start,
+    .native_stop = api_native_stop,
 };
 
 /* The one entry point besides the two injection functions (stepscope.map). */

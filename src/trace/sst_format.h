@@ -530,6 +530,9 @@ enum sst_cost_kind {
     SST_COST_WRITER = 4,        /* one writer round, less the conversion it did itself */
     SST_COST_THREAD_NAME = 5,   /* reading a thread's name from /proc */
     SST_COST_CUPTI_CONTROL = 6, /* switching CUPTI (window edges, hand-over, detach) */
+    SST_COST_PY_STACK = 7,      /* reading Python stacks without the GIL: a CUDA call's site on
+                                 * the program's thread, a sample on the native sampler's */
+    SST_COST_KIND_LIMIT         /* one past the last kind */
 };
 struct sst_rec_cost {
     struct sst_rec_header h;

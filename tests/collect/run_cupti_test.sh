@@ -36,6 +36,11 @@ $(diff "$W/want.txt" "$W/got.txt" | head -20)"
 count_between() { sed -n "${2},${3}p" "$LOG" | grep -c "$1"; }
 
 export LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" FAKE_CUPTI_LOG="$LOG"
+# These cases check how API activity records are switched (per call, whole domains); the
+# default is callbacks since 2026-12-04 (their cb_* twins check those).
+case $CASE in profiler | profiler_before_cuda | detach | detach_off | detach_idle)
+    export STEPSCOPE_API=activity ;;
+esac
 case $CASE in
 profiler | profiler_before_cuda)
     arg=; [ "$CASE" = profiler_before_cuda ] && arg=before

@@ -55,10 +55,10 @@ class Trace:
     def of(self, kind):
         return [r for r in self.records if r["type"] == kind]
 
-    def env(self, key):
+    def env(self, key, default=None):
         """The key's last value (a later ENV record of a key says what it came to)."""
         values = [r["value"] for r in self.of("env") if r["key"] == key]
-        return values[-1] if values else None
+        return values[-1] if values else default
 
     def thread_tid(self, name):
         return next((r["tid"] for r in self.of("thread") if r["name"] == name), None)
@@ -275,9 +275,10 @@ def samples_rate_and_off():
 
 
 def graph_capture_stops_samples():
-    """The first CUDA graph capture stops the sampler for good (its snapshots could move when
-    tensors die, which graph capture checks: torch.compile's reduce-overhead mode failed under
-    sampling on the H200); the capture itself still happens."""
+    """Under the GIL sampler (STEPSCOPE_PYFRAMES=gil), the first CUDA graph capture stops it
+    for good (its snapshots could move when tensors die, which graph capture checks:
+    torch.compile's reduce-overhead mode failed under sampling on the H200); the native reader
+    makes no Python object and samples on. The capture itself happens either way."""
     code = PRELUDE + textwrap.dedent("""\
         time.sleep(0.3)
         import torch.cuda.graphs as graphs
@@ -286,19 +287,24 @@ def graph_capture_stops_samples():
         time.sleep(0.4)
         print(t_capture, graphs.captures)
         """)
-    r = record(code, "graph_capture")
-    check_clean(r)
-    t_capture, captures = (int(x) for x in r.out.split())
-    t = r.main()
-    before = [s for s in t.samples() if s["t"] < t_capture]
-    after = [s for s in t.samples() if s["t"] > t_capture]
-    check(captures == 1, "the program's capture ran", r)
-    check(len(before) >= 5, "samples before the capture (%d)" % len(before), r)
-    check(not after, "no sample after the capture began (%d)" % len(after), r)
-    caps = t.py_capture()
-    check(caps and caps[-1]["state"] == "off", "PY_STACKS off at the capture", r)
-    check(any("first CUDA graph capture" in n.get("message", "") for n in t.of("notice")),
-          "a notice says why", r)
+    for mode in ("gil", "native"):
+        r = record(code, "graph_capture_" + mode, env={"STEPSCOPE_PYFRAMES": mode})
+        check_clean(r)
+        t_capture, captures = (int(x) for x in r.out.split())
+        t = r.main()
+        before = [s for s in t.samples() if s["t"] < t_capture]
+        after = [s for s in t.samples() if s["t"] > t_capture]
+        check(captures == 1, "the program's capture ran", r)
+        check(len(before) >= 5, "samples before the capture (%d)" % len(before), r)
+        stopped = any("first CUDA graph capture" in n.get("message", "") for n in t.of("notice"))
+        if mode == "native":
+            check(t.env("python.frames", "").startswith("native"), "read natively", r)
+            check(len(after) >= 5 and not stopped, "native: samples go on (%d)" % len(after), r)
+            continue
+        check(not after, "no sample after the capture began (%d)" % len(after), r)
+        caps = t.py_capture()
+        check(caps and caps[-1]["state"] == "off", "PY_STACKS off at the capture", r)
+        check(stopped, "a notice says why", r)
 
 
 def no_collector_costs_nothing():
