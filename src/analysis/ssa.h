@@ -89,6 +89,8 @@ enum ssa_api_class {
 enum ssa_api_class ssa_api_class(uint8_t domain, uint32_t cbid);
 /* The name (sst_cbid_name) of a call the analysis classes; NULL for every other call. */
 const char *ssa_api_name(uint8_t domain, uint32_t cbid);
+/* 1 for the allocation calls that give memory back (cudaFree, cuMemFree, cuMemRelease, ...). */
+int ssa_api_frees(uint8_t domain, uint32_t cbid);
 /* 1 for cudaGraphLaunch / cuGraphLaunch (and their _ptsz forms). */
 int ssa_is_graph_launch(uint8_t domain, uint32_t cbid);
 
@@ -521,10 +523,10 @@ struct ssa_hotspot {
     double ms_per_step;     /* sampled time per steady step, less the recording's own cost of
                              * the launches the samples stand for (GPU-idle ones) */
     double raw_ms_per_step; /* as sampled */
-    uint64_t samples;       /* samples behind it; for sync sites, the calls */
-    uint64_t sync_calls;    /* synchronising calls caught at this line (PY_CALL records): its
-                             * `sync` time is the category's, shared out by the time they
-                             * blocked; 0 for sampled lines */
+    uint64_t samples;       /* samples behind it; for call sites, the calls */
+    uint64_t sync_calls;    /* blocking CUDA calls caught at this line (PY_CALL records: syncs,
+                             * allocations, frees): its `sync`/`alloc` time is the category's,
+                             * shared out by the time they blocked; 0 for sampled lines */
 };
 #define SSA_CAT_BIT(c) (1u << (c))
 #define SSA_IDLE_CATS (((1u << SSA_CAT_COUNT) - 1u) & ~((1u << SSA_CAT_FIRST_IDLE) - 1u))

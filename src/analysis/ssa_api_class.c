@@ -13,6 +13,7 @@
  */
 #include <pthread.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "ssa.h"
 #include "trace/sst_cbid.h"
@@ -175,6 +176,17 @@ enum ssa_api_class ssa_api_class(uint8_t domain, uint32_t cbid)
 const char *ssa_api_name(uint8_t domain, uint32_t cbid)
 {
     return ssa_api_class(domain, cbid) != SSA_API_OTHER ? sst_cbid_name(domain, cbid) : NULL;
+}
+
+int ssa_api_frees(uint8_t domain, uint32_t cbid)
+{
+    /* the allocation class's calls that give memory back, by their CUPTI names */
+    static const char *const verbs[] = {"Free", "Unregister", "Release", "Unmap"};
+    const char *name = ssa_api_class(domain, cbid) == SSA_API_ALLOC ? sst_cbid_name(domain, cbid)
+                                                                     : NULL;
+    for (size_t i = 0; name && i < sizeof verbs / sizeof verbs[0]; i++)
+        if (strstr(name, verbs[i])) return 1;
+    return 0;
 }
 
 int ssa_is_graph_launch(uint8_t domain, uint32_t cbid)

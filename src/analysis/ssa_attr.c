@@ -877,11 +877,13 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
         break;
     case SSA_API_SYNC:
         st->n.syncs++, st->n.sync_api_ns += d;
-        if (ssa_host_call_api(&a->sc->host, a->res, api, ssa_steps_group(a->sc, i)))
+        if (ssa_host_call_api(&a->sc->host, a->res, api, ssa_steps_group(a->sc, i), SSA_CAT_SYNC))
             a->err = SS_ENOMEM;
         break;
     case SSA_API_ALLOC:
         st->n.allocs++, st->n.alloc_api_ns += d;
+        if (ssa_host_call_api(&a->sc->host, a->res, api, ssa_steps_group(a->sc, i), SSA_CAT_ALLOC))
+            a->err = SS_ENOMEM;
         break;
     default:
         st->n.other_api++;
@@ -957,7 +959,7 @@ static void attr_python(struct attr *a, const struct sst_rec_header *h)
         a->err = SS_ENOMEM;
 }
 
-/* Where a thread blocked in a synchronising call was (ssa_syncsite.c). */
+/* Where a thread blocked in a CUDA call was (ssa_syncsite.c). */
 static void attr_call(struct attr *a, const struct sst_rec_header *h)
 {
     struct sst_rec_py_call c;

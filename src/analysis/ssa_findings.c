@@ -818,9 +818,9 @@ static void name_code(const struct fctx *c, const struct rule_code *code, struct
                  where[1], f->hot[1].ms_per_step);
     else
         snprintf(list, sizeof list, "%s %.2f ms/step", where[0], f->hot[0].ms_per_step);
-    /* lines named from the synchronising calls themselves are not samples */
+    /* lines named from the blocking calls themselves are not samples */
     append(f->evidence, sizeof f->evidence,
-           f->hot[0].sync_calls ? "; Python lines of the syncs: " : "; Python samples: ");
+           f->hot[0].sync_calls ? "; Python lines of the calls: " : "; Python samples: ");
     append(f->evidence, sizeof f->evidence, list);
     if (code->replace) f->fix[0] = '\0';
     append(f->fix, sizeof f->fix, code->lead);

@@ -194,8 +194,11 @@ static int keep_cells(struct ssa_hostacc *h, struct ssa_result *res)
     for (size_t i = 0; i < h->n_cells; i++) {
         const struct ssa_hcell *c = &h->cells[i];
         if (!ssa_host_group_steady(h, res, CELL_GROUP(c->key))) continue;
-        out->cells[n++] = (struct ssa_host_cell){CELL_STACK(c->key), CELL_CAT(c->key), c->samples,
-                                                 c->ns, c->launches};
+        out->cells[n++] = (struct ssa_host_cell){.stack = CELL_STACK(c->key),
+                                                 .cat = CELL_CAT(c->key),
+                                                 .samples = c->samples,
+                                                 .ns = c->ns,
+                                                 .launches = c->launches};
     }
     qsort(out->cells, n, sizeof *out->cells, cmp_cell);
     size_t m = 0;
@@ -225,6 +228,7 @@ int ssa_host_finish(struct ssa_hostacc *h, struct ssa_result *res)
     ssa_pystream_take(h->py, &out->tab);
     int rc = keep_cells(h, res);
     if (!rc) rc = ssa_host_sites_finish(h, res);
+    if (!rc) rc = ssa_host_sites_apply(res);
     return rc ? rc : ssa_host_flame_build(out);
 }
 

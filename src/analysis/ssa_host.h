@@ -117,6 +117,7 @@ char *ssa_pyframe_label(const struct ssa_pyframe *f, int short_file, char *buf, 
 struct ssa_host_cell {
     uint32_t stack; /* index into tab.stacks */
     uint8_t cat;    /* enum ssa_cat: the timeline's category at the sample's instant */
+    uint32_t calls; /* > 0: a call site's cell (ssa_host_sites_apply), samples = calls */
     uint32_t samples;
     uint64_t ns;       /* summed weights */
     double launches; /* launch calls (any thread) the samples stand for: what the recording's
@@ -135,10 +136,12 @@ struct ssa_flame_node {
 };
 #define SSA_FLAME_MAX_NODES 20000 /* the rest of a larger graph is left out (said in n_cut) */
 
-/* Where the synchronising calls were issued (PY_CALL records joined to their API records by
- * correlation id, ssa_syncsite.c): one per stack, over the steady steps. */
+/* Where the blocking CUDA calls were issued (PY_CALL records joined to their API records by
+ * correlation id, ssa_syncsite.c): one per stack and kind, over the steady steps. */
 struct ssa_host_site {
     uint32_t stack;      /* index into tab.stacks */
+    uint8_t cat;         /* SSA_CAT_SYNC or SSA_CAT_ALLOC: the call's class */
+    uint8_t free;        /* the calls free memory (cudaFree, cuMemFree, ...) */
     uint32_t calls;      /* calls caught there */
     uint64_t blocked_ns; /* the time those calls blocked the host (their API records) */
 };

@@ -46,39 +46,18 @@ static uint32_t stack_line(const struct ssa_host *h, uint32_t stack, uint32_t *l
     return st->user ? st->user - 1 : st->lib ? st->lib - 1 : NO_FRAME;
 }
 
-/* The `sync` category from the sites of the synchronising calls, when the trace has them: its
- * time (sync_ns over the steady steps) shared out by the time each site's calls blocked. The
- * sampler's ticks seldom land in a short sync; the sites see every call they caught. */
-static size_t collect_sites(const struct ssa_host *h, double sync_ns, struct spot *v)
+/* The cells of the categories in cats, each as its (line, library frame). The categories
+ * with call sites have their sites' cells (ssa_host_sites_apply): one truth for every view. */
+static size_t collect_spots(const struct ssa_host *h, uint32_t cats, struct spot *v)
 {
-    uint64_t blocked = 0;
     size_t n = 0;
-    for (size_t i = 0; i < h->n_sites; i++)
-        blocked += h->sites[i].blocked_ns;
-    for (size_t i = 0; i < h->n_sites; i++) {
-        const struct ssa_host_site *x = &h->sites[i];
-        uint32_t lib, frame = stack_line(h, x->stack, &lib);
-        if (frame == NO_FRAME) continue;
-        double share = blocked ? (double)x->blocked_ns / (double)blocked : 0;
-        v[n++] = (struct spot){frame, lib, (uint64_t)(share * sync_ns), 0, x->calls, x->calls};
-    }
-    return n;
-}
-
-/* The cells of the categories in cats, each as its (line, library frame); the sync category
- * from the sync sites instead when there are any (collect_sites). */
-static size_t collect_spots(const struct ssa_host *h, uint32_t cats, double sync_ns,
-                            struct spot *v)
-{
-    int by_sites = h->n_sites && (cats & SSA_CAT_BIT(SSA_CAT_SYNC));
-    size_t n = by_sites ? collect_sites(h, sync_ns, v) : 0;
     for (size_t i = 0; i < h->n_cells; i++) {
         const struct ssa_host_cell *c = &h->cells[i];
-        if (!(cats & SSA_CAT_BIT(c->cat)) || (by_sites && c->cat == SSA_CAT_SYNC)) continue;
+        if (!(cats & SSA_CAT_BIT(c->cat))) continue;
         uint32_t lib, frame = stack_line(h, c->stack, &lib);
         if (frame == NO_FRAME) continue; /* an empty stack */
         int idle = c->cat >= SSA_CAT_FIRST_IDLE;
-        v[n++] = (struct spot){frame, lib, c->ns, idle ? c->launches : 0, c->samples, 0};
+        v[n++] = (struct spot){frame, lib, c->ns, idle ? c->launches : 0, c->samples, c->calls};
     }
     return n;
 }
@@ -111,12 +90,11 @@ size_t ssa_host_hotspots(const struct ssa_result *r, const struct ssa_summary *s
                          struct ssa_hotspot *out, size_t max)
 {
     const struct ssa_host *h = &r->host;
-    size_t cap = h->n_cells + h->n_sites;
+    size_t cap = h->n_cells;
     if (!cap || !s->steps || !max) return 0;
     struct spot *v = malloc(cap * sizeof *v);
     struct ssa_hotspot *all = malloc(cap * sizeof *all);
-    double sync_ns = s->cat_ms[SSA_CAT_SYNC] * 1e6 * (double)s->steps;
-    size_t n = v && all ? collect_spots(h, cats, sync_ns, v) : 0, m = 0;
+    size_t n = v && all ? collect_spots(h, cats, v) : 0, m = 0;
     if (n) qsort(v, n, sizeof *v, cmp_spot);
     for (size_t i = 0; i < n;) {
         size_t j = i;

@@ -204,16 +204,24 @@ int ssa_host_finish(struct ssa_hostacc *h, struct ssa_result *res);
  * none of whose steps had samples has no known fate: no). */
 int ssa_host_group_steady(const struct ssa_hostacc *h, const struct ssa_result *res, unsigned g);
 void ssa_hostacc_free(struct ssa_hostacc *h);
-/* Where synchronising calls were issued (ssa_syncsite.c). Pass 1: a PY_CALL record. Pass 2:
+/* Where blocking CUDA calls were issued (ssa_syncsite.c). Pass 1: a PY_CALL record. Pass 2:
  * the PY_CALL (its stack as the stream interned it, index + 1) and the API record of a
- * synchronising call inside step i of group g; the two with one correlation id make one call
- * of that stack. After pass 2: the steady ones into res->host.sites. 0 or SS_ENOMEM. */
+ * synchronising or allocating call (cat: SSA_CAT_SYNC / SSA_CAT_ALLOC) inside step i of group
+ * g; the two with one correlation id make one call of that stack. After pass 2: the steady ones
+ * into res->host.sites, and into the cells of their categories (ssa_host_sites_apply). 0 or
+ * SS_ENOMEM. */
 int ssa_host_note_call(struct ssa_hostacc *h, const struct sst_rec_py_call *c);
 int ssa_host_call_stack(struct ssa_hostacc *h, const struct ssa_result *res,
                         const struct sst_rec_py_call *c, uint32_t stack);
 int ssa_host_call_api(struct ssa_hostacc *h, const struct ssa_result *res,
-                      const struct sst_rec_api *api, enum ssa_step_group g);
+                      const struct sst_rec_api *api, enum ssa_step_group g, int cat);
 int ssa_host_sites_finish(struct ssa_hostacc *h, struct ssa_result *res);
+/* The categories the sites name (sync, alloc) take their lines from the sites instead of the
+ * samples: each category's steady time shared out by the time each site's calls blocked — for
+ * alloc, only the frees' sites when the steady steps freed (a caching allocator allocates
+ * again because something emptied it: the free is the cause, the allocation its victim).
+ * Rewrites res->host.cells, which every view reads. 0 or SS_ENOMEM. */
+int ssa_host_sites_apply(struct ssa_result *res);
 void ssa_host_sites_free(struct ssa_hostacc *h); /* its memory; ssa_hostacc_free clears h */
 /* The flame graph of the cells' GPU-idle time (ssa_hotspot.c). 0 or SS_ENOMEM. */
 int ssa_host_flame_build(struct ssa_host *h);

@@ -433,9 +433,11 @@ static void p_notice(struct rec_sink *s, const struct sst_rec_header *h)
 /* The collector's own cost (enum sst_cost_kind), named here: only `dump` prints it. */
 static const char *cost_kind_name(uint8_t k)
 {
-    static const char *const names[] = {NULL,     "api_callback", "nvtx_callback", "cupti_convert",
-                                        "writer", "thread_name",  "cupti_control"};
-    return k < sizeof names / sizeof names[0] ? names[k] : NULL;
+    static const char *const names[] = {
+        NULL,          "api_callback", "nvtx_callback", "cupti_convert",
+        "writer",      "thread_name",  "cupti_control", "py_stack"};
+    _Static_assert(sizeof names / sizeof names[0] == SST_COST_KIND_LIMIT, "a name per cost kind");
+    return k < SST_COST_KIND_LIMIT ? names[k] : NULL;
 }
 
 static void p_cost(struct rec_sink *s, const struct sst_rec_header *h)

@@ -172,6 +172,8 @@ void report_host_md(FILE *f, const struct report_view *v, int verbose);
 void report_host_html(FILE *f, const struct report_view *v);
 /* The HTML fill colour of a category (report_html.c). */
 const char *report_cat_fill(int cat);
+/* "sync", "alloc" or "sync, alloc": the categories whose lines come from call sites. */
+const char *report_site_cats(const struct ssa_host *h);
 
 /* The data of a process section's charts (report_html_data.c): a JSON document in a
  * <script type="application/json" class="ss-data"> element, read by the page's script;

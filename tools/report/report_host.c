@@ -33,9 +33,17 @@ void report_host_md(FILE *f, const struct report_view *v, int verbose)
         }
     }
     if (v->r->host.n_sites)
-        fputs("\n`sync`: the lines of the synchronising calls caught while they blocked (the "
-              "samples column counts the calls).\n",
-              f);
+        fprintf(f, "\n`%s`: the lines of the CUDA calls caught while they blocked (the "
+                   "samples column counts the calls).\n",
+                report_site_cats(&v->r->host));
+}
+
+const char *report_site_cats(const struct ssa_host *h)
+{
+    int sync = 0, alloc = 0;
+    for (size_t i = 0; i < h->n_sites; i++)
+        sync |= h->sites[i].cat == SSA_CAT_SYNC, alloc |= h->sites[i].cat == SSA_CAT_ALLOC;
+    return sync && alloc ? "sync, alloc" : alloc ? "alloc" : "sync";
 }
 
 /* ---- HTML: the table ---- */

@@ -291,7 +291,8 @@ static void text_host(FILE *out, const struct report_view *v, int verbose)
         }
     }
     if (v->r->host.n_sites)
-        fprintf(out, "  %-10s %s\n", "", "(sync: lines of the sync calls; smpl = calls)");
+        fprintf(out, "  %-10s (%s: lines of the calls; smpl = calls)\n", "",
+                report_site_cats(&v->r->host));
 }
 
 /* Kernel time by class (-v only: the breakdown above already splits compute by class). */
