@@ -54,7 +54,23 @@ class HostApiV3(HostApiV2):
         ("learner", _F(ctypes.py_object)),
         ("native_start", _F(_INT, _U32, _U32)),
         ("native_stop", _F(_INT)),
+        ("start", _F(_INT)),
     ]
+
+
+def load_and_start(paths):
+    """In the process `record` ran (STEPSCOPE_ROOT_PID): loads the collector from the first
+    injection path that is ours and starts it, as CUDA or NVTX would have. True when it
+    records."""
+    for path in paths:
+        try:
+            ctypes.PyDLL(path, mode=os.RTLD_NOW)
+            api = find([path])
+        except (OSError, NotOurs):
+            continue
+        if api is not None and getattr(api, "start", None) and api.start() == 1:
+            return True
+    return False
 
 
 class NotOurs(Exception):

@@ -169,6 +169,9 @@ class Sampler:
         self._wake = _thread.allocate_lock()  # held; released to end a wait early
         self._said = set()
         self.native = False  # the collector samples natively (this thread only names threads)
+        # the process `record` ran: the sampler loads and starts the collector itself when
+        # neither CUDA nor NVTX has after a moment (a script that never imports torch)
+        self.root = environ.get("STEPSCOPE_ROOT_PID", "") == str(os.getpid())
 
     # ---- control (any thread) ----
 
@@ -281,6 +284,8 @@ class Sampler:
                 return None
             if api is not None and api.recording():
                 return api
+            if api is None and self.root and _collector.load_and_start(self.paths):
+                continue  # a program without CUDA or NVTX: started here (issue #28)
             fast = time.monotonic() - started < FIND_FAST_FOR_S
             self._sleep(FIND_FAST_S if fast else FIND_SLOW_S)
         return None

@@ -1,7 +1,8 @@
 """Start-up part of the shim: chain the pre-existing sitecustomize, then wait for torch.
 
 Kept light on purpose: programs that never import torch pay for this module and one meta-path
-finder, nothing else (no ctypes, no threading, no torch patches).
+finder, nothing else (no ctypes, no threading, no torch patches) — except the one process that
+`stepscope record` started itself (STEPSCOPE_ROOT_PID), whose stacks are sampled from the start.
 """
 import os
 import sys
@@ -19,12 +20,25 @@ def start(stub_file):
     if os.environ.get("STEPSCOPE_PYSHIM", "1").strip() == "0":
         return
     try:
+        if os.environ.get("STEPSCOPE_ROOT_PID", "") == str(os.getpid()):
+            _sample_from_start()
+    except Exception as exc:  # noqa: BLE001
+        sys.stderr.write(_PREFIX + "%s\n" % (exc,))
+    try:
         if "torch" in sys.modules:  # imported by a chained sitecustomize or a .pth file
             _torch_loaded()
         else:
             sys.meta_path.insert(0, _TorchFinder())
     except Exception as exc:  # noqa: BLE001
         sys.stderr.write(_PREFIX + "%s\n" % (exc,))
+
+
+def _sample_from_start():
+    """The process `stepscope record` ran: its Python stacks are sampled from the start,
+    whether or not it ever imports torch (issue #28: a plain script's host time too)."""
+    from stepscope import _pysampler
+
+    _pysampler.start_from_env()
 
 
 # ---- chaining: run the sitecustomize that Python would have run without us ----

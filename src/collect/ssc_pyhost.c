@@ -78,6 +78,9 @@ struct stepscope_host_api_v1 {
     void *(*learner)(void);
     int (*native_start)(uint32_t hz, uint32_t skip_tid);
     int (*native_stop)(void);
+    /* starts the collector in this process (the one `record` ran, loaded by the shim itself
+     * because it calls neither CUDA nor NVTX): 1 when it records */
+    int (*start)(void);
 };
 
 static _Atomic int g_notices;
@@ -816,6 +819,11 @@ static int api_native_stop(void)
     return 0;
 }
 
+static int api_start(void)
+{
+    return ssc_core_ensure();
+}
+
 /* ---- the sampler's life ---------------------------------------------------------------- */
 
 /* Only while the collector records: the shim never starts it. */
@@ -920,6 +928,7 @@ static const struct stepscope_host_api_v1 k_api = {
     .learner = api_learner,
     .native_start = api_native_start,
     .native_stop = api_native_stop,
+    .start = api_start,
 };
 
 /* The one entry point besides the two injection functions (stepscope.map). */

@@ -122,9 +122,10 @@ const struct ssi_exporter *ssi_exporter_find(const char *name);
 /* Collapsed stacks of the Python stack samples (flamegraph.pl, speedscope) to f: all = 0, the
  * GPU-idle time of res (the training and autograd threads, steady steps; a root frame per
  * category); all = 1, every sample of every thread read from r (a root frame per thread).
- * Values in microseconds. 0 (with a warning in warn when the trace has no samples) or a
- * negative ss_error. (ssi_folded.c, docs/export.md) */
+ * Values in microseconds. 0, or a negative ss_error with its line in msg: SS_EEMPTY when there
+ * is nothing to fold (no samples; no GPU-idle time sampled), so that no empty file is written.
+ * (ssi_folded.c, docs/export.md) */
 int ssi_folded_write(struct sst_reader *r, const struct ssa_result *res, int all, FILE *f,
-                     char *warn, size_t cap);
+                     char *msg, size_t cap);
 
 #endif

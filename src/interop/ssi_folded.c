@@ -45,6 +45,10 @@ static void put_stack(FILE *f, const struct ssa_pytab *t, uint32_t stack)
 static int write_idle(const struct ssa_result *res, FILE *f)
 {
     const struct ssa_host *h = &res->host;
+    uint64_t idle_us = 0;
+    for (size_t i = 0; i < h->n_cells; i++)
+        if (h->cells[i].cat >= SSA_CAT_FIRST_IDLE) idle_us += (h->cells[i].ns + 500) / 1000;
+    if (!idle_us) return SS_EEMPTY; /* nothing to fold: said by ssi_folded_write */
     for (int cat = SSA_CAT_FIRST_IDLE; cat < SSA_CAT_COUNT; cat++)
         for (size_t i = 0; i < h->n_cells; i++) {
             const struct ssa_host_cell *c = &h->cells[i];
@@ -172,6 +176,10 @@ static int write_all(struct sst_reader *r, const struct ssa_result *res, FILE *f
     }
     if (rc == 0) ssa_pystream_flush(p, fold_sample, &a), rc = a.err;
     if (rc == 0 && a.n) qsort(a.v, a.n, sizeof *a.v, cmp_entry);
+    uint64_t total_us = 0;
+    for (size_t i = 0; rc == 0 && i < a.n; i++)
+        total_us += (a.v[i].ns + 500) / 1000;
+    if (rc == 0 && !total_us) rc = SS_EEMPTY;
     for (size_t i = 0; rc == 0 && i < a.n; i++) {
         uint64_t us = (a.v[i].ns + 500) / 1000;
         if (!us) continue;
@@ -184,16 +192,26 @@ static int write_all(struct sst_reader *r, const struct ssa_result *res, FILE *f
     return rc;
 }
 
-int ssi_folded_write(struct sst_reader *r, const struct ssa_result *res, int all, FILE *f,
-                     char *warn, size_t cap)
+/* An export with nothing in it is an error, not an empty file (issue #28). */
+static void say_empty(const struct ssa_result *res, int all, char *msg, size_t cap)
 {
-    if (warn && cap) warn[0] = '\0';
-    int rc = all ? sst_reader_rewind(r) : 0;
+    if (!res->host.samples)
+        snprintf(msg, cap, "the trace has no Python stack samples: nothing to fold (record a "
+                           "Python program with the shim's sampler on)");
+    else
+        snprintf(msg, cap, all ? "no sample stands for any time: nothing to fold"
+                               : "no sampled GPU-idle time in the steady steps: nothing to fold "
+                                 "(--samples all folds every sample)");
+}
+
+int ssi_folded_write(struct sst_reader *r, const struct ssa_result *res, int all, FILE *f,
+                     char *msg, size_t cap)
+{
+    if (msg && cap) msg[0] = '\0';
+    int rc = !res->host.samples ? SS_EEMPTY : all ? sst_reader_rewind(r) : 0;
     if (rc == 0) rc = all ? write_all(r, res, f) : write_idle(res, f);
-    if (rc < 0 && warn && cap) snprintf(warn, cap, "cannot read the trace: %s", ss_strerror(rc));
-    if (rc == 0 && warn && cap && !res->host.samples)
-        snprintf(warn, cap, "warning: the trace has no Python stack samples: nothing to fold "
-                            "(record a Python program with the shim's sampler on)");
+    if (rc == SS_EEMPTY && msg && cap) say_empty(res, all, msg, cap);
+    else if (rc < 0 && msg && cap) snprintf(msg, cap, "cannot read the trace: %s", ss_strerror(rc));
     return rc;
 }
 

@@ -793,7 +793,57 @@ def compile_marks_real():
     return 0
 
 
+# A plain script (no torch, no NVTX: `record` started it, so the shim samples it from the
+# start) with one long C call that holds the GIL, then pure Python. sum() over a range runs in
+# C without releasing the GIL; its length is scaled to ~0.5 s on this machine.
+GIL_LINE_PROG = textwrap.dedent("""\
+    import time
+    from stepscope import _pysampler  # started at start-up: wait for its first sample
+    _end = time.time() + 5
+    while time.time() < _end and not (_pysampler.SAMPLER and _pysampler.SAMPLER.ticks):
+        time.sleep(0.01)
+    t = time.perf_counter(); sum(range(2000000)); per = (time.perf_counter() - t) / 2000000
+    n = int(0.5 / max(per, 1e-9))
+    def phase():
+        t0 = time.monotonic_ns()
+        total = sum(range(n))  # GIL LINE
+        t1 = time.monotonic_ns()
+        end = time.monotonic() + 0.3
+        while time.monotonic() < end:  # PYTHON LINE
+            pass
+        return t0, t1
+    t0, t1 = phase()
+    print(t0, t1)
+    """)
+
+
+def native_gil_line():
+    """The native reader samples a line that holds the GIL in a long C call where it runs (the
+    GIL sampler could only sample after the call, on the next line); and a script that never
+    imports torch nor calls NVTX is sampled (issue #28)."""
+    got = {}
+    for mode in ("native", "gil"):
+        r = record(GIL_LINE_PROG, "gil_line_" + mode, env={"STEPSCOPE_PYFRAMES": mode},
+                   fake_torch=False)
+        check_clean(r)
+        t0, t1 = (int(x) for x in r.out.split())
+        t = r.main()
+        check(t.samples(), "%s: a plain script is sampled" % mode, r)
+        inside = [s for s in t.samples() if t0 < s["t"] < t1]
+        at_line = [s for s in inside if t.stack(s)[0][2] == lines_of(GIL_LINE_PROG, "GIL LINE")]
+        got[mode] = (len(inside), len(at_line))
+        if mode == "native":
+            check(t.env("python.frames", "").startswith("native"), "read natively", r)
+            expect = (t1 - t0) / 1e9 * 100
+            check(len(at_line) >= 0.5 * expect and len(at_line) == len(inside),
+                  "native: the samples during the call are at its line (%d of %d, ~%.0f "
+                  "expected)" % (len(at_line), len(inside), expect), r)
+    check(got["gil"][1] <= 0.2 * max(got["native"][1], 1),
+          "the GIL sampler could not sample inside the call (%s)" % got)
+
+
 CASES = {f.__name__: f for f in (
+    native_gil_line,
     samples_main_and_worker, samples_other_pythons, samples_rate_and_off,
     no_collector_costs_nothing, unsupported_python, thread_churn, fork_child,
     dataloader_workers, exit_while_sampling, switch_interval, trace_users, deep_recursion,

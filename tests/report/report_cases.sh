@@ -400,9 +400,11 @@ assert 39 * 7000 < plant < 39 * 14000, plant    # 11.2 ms/step sampled over the 
 assert all(l.startswith("MainThread (tid 3953);") for l in every), every[:2]
 assert sum(int(l.rsplit(" ", 1)[1]) for l in every) > sum(int(l.rsplit(" ", 1)[1]) for l in idle)
 PYEOF
-    "$ss" export -q --format folded -o "$work/none.folded" "$w0" 2>"$work/err" ||
-        fail "folded without samples: exit $?"
-    [ ! -s "$work/none.folded" ] && grep -q 'no Python stack samples' "$work/err" ||
+    # nothing to fold is an error (issue #28): exit 1, one line, no file written
+    "$ss" export -q --format folded -o "$work/none.folded" "$w0" 2>"$work/err"; [ $? -eq 1 ] ||
+        fail "folded without samples: want exit 1"
+    [ ! -e "$work/none.folded" ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+        grep -q 'no Python stack samples: nothing to fold' "$work/err" ||
         fail "folded without samples: $(cat "$work/err")"
     "$ss" export --format folded --samples some "$loop" 2>"$work/err"; [ $? -eq 2 ] ||
         fail "--samples some: want 2"
