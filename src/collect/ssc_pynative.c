@@ -318,8 +318,11 @@ int ssc_pyn_start(uint32_t hz, uint32_t skip_tid)
     return rc;
 }
 
+static void say_calls(int final);
+
 void ssc_pyn_stop(void)
 {
+    if (atomic_load(&g_ready)) say_calls(1);
     pthread_mutex_lock(&g_ctl);
     int running = g_running;
     g_stop = 1;
@@ -335,13 +338,14 @@ static _Atomic int g_api_live;
 static pthread_mutex_t g_said_mu = PTHREAD_MUTEX_INITIALIZER;
 static int g_said = -1; /* under g_said_mu: the last state written */
 
-/* ENV pyshim.sync_calls: "off: why" once the reader is ready, "on" once blocking calls get
- * their lines (the last value counts; the callbacks going off at exit change nothing). */
-static void say_calls(void)
+/* ENV pyshim.sync_calls: "on" once blocking calls get their lines; "off: why" when the sampler
+ * stops and they never did (final: records of two threads reach the file in no set order, so
+ * "off" is never written before an "on" could follow). */
+static void say_calls(int final)
 {
     int on = atomic_load(&g_ready) && atomic_load(&g_api_live);
     pthread_mutex_lock(&g_said_mu);
-    if ((on && g_said != 1) || (!on && g_said == -1)) {
+    if ((on && g_said != 1) || (!on && final && g_said == -1)) {
         const char *v = on ? "on"
                            : "off: API calls are not seen as they return (CUDA not started, or "
                              "recorded from CUPTI's activity records: STEPSCOPE_API=activity)";
@@ -354,7 +358,7 @@ static void say_calls(void)
 void ssc_pyn_api_live(int on)
 {
     atomic_store(&g_api_live, on);
-    if (atomic_load(&g_ready)) say_calls();
+    if (atomic_load(&g_ready)) say_calls(0);
 }
 
 /* ---- set-up ----------------------------------------------------------------------------------- */
@@ -380,7 +384,7 @@ void ssc_pyn_set_layout(const struct ssc_pyr_layout *l, uint64_t interp,
     atomic_store(&g_pid, getpid());
     if (!atfork_done++) pthread_atfork(NULL, NULL, after_fork_child);
     atomic_store_explicit(&g_ready, 1, memory_order_release);
-    say_calls();
+    say_calls(0);
 }
 
 int ssc_pyn_ready(void)
