@@ -111,7 +111,10 @@ static int capture_applies(const struct ssa_scan *sc, int late)
  * loaded but CUPTI idle or gone (as fast as plain: docs/benchmarks.md), both marked on the
  * host by the same markers. The first SSA_BASELINE_SKIP steps of the run (warm-up) and the
  * first step after the window (the GPU drains what the window queued) are left out, and so
- * is every step when another tool took CUPTI over (its own cost is in those steps). */
+ * is every step when another tool took CUPTI over (its own cost is in those steps). Steps after
+ * the window do not count when CUPTI stayed attached (ENV cupti.detached "off":
+ * STEPSCOPE_CUPTI_DETACH=0, or "failed"): with its kinds off it still costs most of what it did
+ * inside, and such a baseline would price the recording at nearly nothing. */
 #define SSA_BASELINE_SKIP 3
 #define SSA_BASELINE_MIN 5
 
@@ -135,13 +138,17 @@ static int measure_cost(const struct ssa_scan *sc, struct ssa_result *res)
     uint64_t *in = malloc(res->n_steps * sizeof *in), *out = malloc(res->n_steps * sizeof *out);
     if (!in || !out) return free(in), free(out), SS_ENOMEM;
     size_t n_in = 0, n_out = 0;
-    int prev_in = 0;
+    int prev_in = 0, seen_in = 0;
+    const char *det = ssa_env_value(&res->env, "cupti.detached");
+    int detached = !det || (strcmp(det, "off") != 0 && strcmp(det, "failed") != 0);
     for (size_t i = 0; i < res->n_steps; i++) {
         const struct ssa_step_brief *b = &res->briefs[i];
-        int rec = step_recorded(sc, b);
+        int rec = step_recorded(sc, b), clean = !seen_in || detached;
         if (rec && i >= SSA_BASELINE_SKIP) in[n_in++] = b->end_ns - b->begin_ns;
-        if (!rec && !prev_in && i >= SSA_BASELINE_SKIP) out[n_out++] = b->end_ns - b->begin_ns;
+        if (!rec && !prev_in && clean && i >= SSA_BASELINE_SKIP)
+            out[n_out++] = b->end_ns - b->begin_ns;
         prev_in = rec;
+        seen_in |= rec;
     }
     if (n_in >= SSA_BASELINE_MIN && n_out >= SSA_BASELINE_MIN) {
         quartiles(in, n_in, res->rec_q);

@@ -842,6 +842,7 @@ static void read_config(void)
     read_kinds_off();
     const char *d = getenv("STEPSCOPE_CUPTI_DETACH");
     g_detach_off = d && strcmp(d, "0") == 0;
+    if (g_detach_off) write_env("cupti.detached", "off"); /* the steps after a window pay too */
     g_api_method = read_api_method();
     g_graph_level = read_graph_level();
     write_env("collector.api", k_api_method_names[g_api_method]);
