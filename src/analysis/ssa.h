@@ -27,30 +27,56 @@
  * wins. GPU-busy categories come first (compute before comm before copies, so copies and
  * NCCL count only where nothing computes), then the host's state for GPU-idle time: the
  * highest-priority state of any host thread of the process at that instant. The names are part of
- * the JSON schema (docs/report-json.md). */
+ * the JSON schema (docs/report-json.md).
+ *
+ * One row per category holds everything per category, so a row that lacks one does not
+ * build: X(ID, "name", glyph, ansi, "fill", argb, "description") — the name (JSON, text), the
+ * text report's bar character and its ANSI background colour (on a terminal), the HTML
+ * report's fill colour, the NVTXT export's ARGB colour, one phrase for people. The writers
+ * expand this macro into their own tables (tools/report/, src/interop/ssi_nvtxt.c); the
+ * analysis reads only the names and descriptions. */
 #define SSA_CATS(X)                                                                                \
-    X(GEMM_TC, "compute.gemm_tc", "GEMM/conv, tensor cores (bf16/fp16/fp8)")                       \
-    X(GEMM_FP32, "compute.gemm_fp32", "GEMM/conv in fp32/tf32 or on CUDA cores")                   \
-    X(ATTENTION, "compute.attention", "attention kernels")                                         \
-    X(OPTIMIZER, "compute.optimizer", "optimizer kernels")                                         \
-    X(REDUCTION, "compute.reduction", "reductions, norms, softmax, pooling")                       \
-    X(ELEMENTWISE, "compute.elementwise", "elementwise, copies and fills as kernels")              \
-    X(COMPUTE_OTHER, "compute.other", "other kernels")                                             \
-    X(COMM, "comm", "NCCL communication not hidden under compute")                                 \
-    X(COPY_H2D, "copy.h2d", "host-to-device copies not hidden under kernels")                      \
-    X(COPY_D2H, "copy.d2h", "device-to-host copies not hidden under kernels")                      \
-    X(COPY_D2D, "copy.d2d", "device-to-device copies not hidden under kernels")                    \
-    X(COPY_P2P, "copy.p2p", "peer copies not hidden under kernels")                                \
-    X(COPY_OTHER, "copy.other", "other copies not hidden under kernels")                           \
-    X(MEMSET, "memset", "memsets not hidden under kernels or copies")                              \
-    X(DATA, "data", "GPU idle, a host thread in data loading")                                     \
-    X(SYNC, "sync", "GPU idle, a host thread blocked in a synchronising call")                     \
-    X(ALLOC, "alloc", "GPU idle, a host thread in cudaMalloc/cudaFree/host alloc")                 \
-    X(LAUNCH, "launch", "GPU idle, a host thread in a kernel/copy launch API")                     \
-    X(HOST, "host", "GPU idle, host threads doing other CPU work")
+    X(GEMM_TC, "compute.gemm_tc", 'G', 42, "#2e7d32", 0xFF6AA84Fu,                                 \
+      "GEMM/conv, tensor cores (bf16/fp16/fp8)")                                                   \
+    X(GEMM_FP32, "compute.gemm_fp32", 'F', 43, "#9e9d24", 0xFF6AA84Fu,                             \
+      "GEMM/conv in fp32/tf32 or on CUDA cores")                                                   \
+    X(ATTENTION, "compute.attention", 'A', 46, "#00838f", 0xFF6AA84Fu,                             \
+      "attention kernels")                                                                         \
+    X(OPTIMIZER, "compute.optimizer", 'O', 45, "#6a1b9a", 0xFF6AA84Fu,                             \
+      "optimizer kernels")                                                                         \
+    X(REDUCTION, "compute.reduction", 'R', 44, "#1565c0", 0xFF6AA84Fu,                             \
+      "reductions, norms, softmax, pooling")                                                       \
+    X(ELEMENTWISE, "compute.elementwise", 'E', 44, "#42a5f5", 0xFF6AA84Fu,                         \
+      "elementwise, copies and fills as kernels")                                                  \
+    X(COMPUTE_OTHER, "compute.other", 'K', 47, "#78909c", 0xFF6AA84Fu,                             \
+      "other kernels")                                                                             \
+    X(COMM, "comm", 'N', 45, "#ad1457", 0xFF8E7CC3u,                                               \
+      "NCCL communication not hidden under compute")                                               \
+    X(COPY_H2D, "copy.h2d", 'h', 41, "#e65100", 0xFFE69138u,                                       \
+      "host-to-device copies not hidden under kernels")                                            \
+    X(COPY_D2H, "copy.d2h", 'd', 41, "#ef6c00", 0xFFE69138u,                                       \
+      "device-to-host copies not hidden under kernels")                                            \
+    X(COPY_D2D, "copy.d2d", 'x', 41, "#f9a825", 0xFFE69138u,                                       \
+      "device-to-device copies not hidden under kernels")                                          \
+    X(COPY_P2P, "copy.p2p", 'p', 41, "#ff7043", 0xFFE69138u,                                       \
+      "peer copies not hidden under kernels")                                                      \
+    X(COPY_OTHER, "copy.other", 'y', 41, "#d84315", 0xFFE69138u,                                   \
+      "other copies not hidden under kernels")                                                     \
+    X(MEMSET, "memset", 'm', 47, "#8d6e63", 0xFF996633u,                                           \
+      "memsets not hidden under kernels or copies")                                                \
+    X(DATA, "data", 'D', 101, "#c62828", 0xFFCC0000u,                                              \
+      "GPU idle, a host thread in data loading")                                                   \
+    X(SYNC, "sync", 'S', 103, "#f06292", 0xFFF1C232u,                                              \
+      "GPU idle, a host thread blocked in a synchronising call")                                   \
+    X(ALLOC, "alloc", 'M', 105, "#ba68c8", 0xFFC27BA0u,                                            \
+      "GPU idle, a host thread in cudaMalloc/cudaFree/host alloc")                                 \
+    X(LAUNCH, "launch", 'L', 106, "#4dd0e1", 0xFF3D85C6u,                                          \
+      "GPU idle, a host thread in a kernel/copy launch API")                                       \
+    X(HOST, "host", '.', 100, "#bdbdbd", 0xFF999999u,                                              \
+      "GPU idle, host threads doing other CPU work")
 
 enum ssa_cat {
-#define SSA_X_ENUM(id, name, text) SSA_CAT_##id,
+#define SSA_X_ENUM(id, name, glyph, ansi, fill, argb, text) SSA_CAT_##id,
     SSA_CATS(SSA_X_ENUM)
 #undef SSA_X_ENUM
         SSA_CAT_COUNT

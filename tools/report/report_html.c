@@ -21,12 +21,13 @@
 #include "report_html_assets.h"
 #include "text_esc.h"
 
-/* One fill colour per category (enum ssa_cat order): greens/blues for compute, warm for
- * copies and communication, greys/pinks for GPU idle. */
+/* One fill colour per category (the fill column of SSA_CATS): greens/blues for compute, warm
+ * for copies and communication, greys/pinks for GPU idle. */
 static const char *const cat_fill[SSA_CAT_COUNT] = {
-    "#2e7d32", "#9e9d24", "#00838f", "#6a1b9a", "#1565c0", "#42a5f5", "#78909c",
-    "#ad1457", "#e65100", "#ef6c00", "#f9a825", "#ff7043", "#d84315", "#8d6e63",
-    "#c62828", "#f06292", "#ba68c8", "#4dd0e1", "#bdbdbd"};
+#define HTML_X_FILL(id, name, glyph, ansi, fill, argb, text) [SSA_CAT_##id] = fill,
+    SSA_CATS(HTML_X_FILL)
+#undef HTML_X_FILL
+};
 
 const char *report_cat_fill(int cat)
 {

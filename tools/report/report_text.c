@@ -19,11 +19,17 @@
 #define BAR_WIDTH 64
 #define SMALL_CAT_PCT 0.5 /* without -v, rows below this share are summed in one */
 
-/* One character and one ANSI background colour per category for the bar. */
-static const char cat_glyph[SSA_CAT_COUNT] = {'G', 'F', 'A', 'O', 'R', 'E', 'K', 'N', 'h', 'd',
-                                              'x', 'p', 'y', 'm', 'D', 'S', 'M', 'L', '.'};
-static const int cat_color[SSA_CAT_COUNT] = {42, 43, 46, 45, 44,  44,  47,  45,  41, 41,
-                                             41, 41, 41, 47, 101, 103, 105, 106, 100};
+/* One character and one ANSI background colour per category for the bar (SSA_CATS). */
+static const char cat_glyph[SSA_CAT_COUNT] = {
+#define TEXT_X_GLYPH(id, name, glyph, ansi, fill, argb, text) [SSA_CAT_##id] = glyph,
+    SSA_CATS(TEXT_X_GLYPH)
+#undef TEXT_X_GLYPH
+};
+static const int cat_color[SSA_CAT_COUNT] = {
+#define TEXT_X_ANSI(id, name, glyph, ansi, fill, argb, text) [SSA_CAT_##id] = ansi,
+    SSA_CATS(TEXT_X_ANSI)
+#undef TEXT_X_ANSI
+};
 
 /* ---- text ---- */
 
