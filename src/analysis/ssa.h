@@ -507,7 +507,7 @@ const char *ssa_rec_recorder(int basis);
 /* Per-launch cost of the collector on a launch-bound CNN training step (cuDNN convolutions,
  * batch norm, SGD; 67 launches per step), measured on the H200 machine on 2026-11-30 inside
  * one process: the capture window's steps against the steps before it (run_overhead.py
- * full-win / light-win, bench/gpu/results/2026-11-30d; docs/benchmarks.md). Medians of 5 runs;
+ * full-win / light-win, 066c412:bench/gpu/results/2026-11-30d; docs/performance.md). Medians of 5 runs;
  * their spread is wide (full 3.9-15.8 us, light -3.5-7.4 us): the VM's host is noisy. One
  * tiny kernel per launch (models.py --workload launch) costs less: 2.7 and 1.1 us. */
 #define SSA_REC_US_FULL 6.7
@@ -522,7 +522,7 @@ const char *ssa_rec_recorder(int basis);
 #define SSA_REC_US_FULL_HI 19.0
 /* A window that opens mid-run records API calls by whole domain (CUPTI takes per-call settings
  * only before CUDA starts; src/collect/README.md), which costs more: the same CNN, full-win /
- * light-win of bench/gpu/results/2026-11-30g, medians of 4 runs (full 6.9-15.2, light
+ * light-win of 066c412:bench/gpu/results/2026-11-30g, medians of 4 runs (full 6.9-15.2, light
  * 9.9-15.8 us). */
 #define SSA_REC_US_FULL_WINDOW 10.4
 #define SSA_REC_US_LIGHT_WINDOW 12.9
@@ -531,7 +531,7 @@ const char *ssa_rec_recorder(int basis);
  * plain over 205 launches: 16 us (the held-out cnn_jpeg-none shows 33: 24.6 against 10.9 over
  * 422 launches, its host ops denser; so this is a lower bound); `nsys profile -t cuda,nvtx` on
  * the nsys fixtures mlp-none (8.22 against 5.24, 202 launches) and wide-none (6.80 against
- * 4.85, 131 launches): 15 us (tests/fixtures/workloads/truth.json; docs/benchmarks.md). */
+ * 4.85, 131 launches): 15 us (tests/fixtures/workloads/truth.json; docs/performance.md). */
 #define SSA_REC_US_KINETO 16.0
 #define SSA_REC_US_NSYS 15.0
 #define SSA_AHEAD_MIN_LAUNCHES 4.0 /* per step, to judge at all */

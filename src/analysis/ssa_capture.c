@@ -110,7 +110,7 @@ static int capture_applies(const struct ssa_scan *sc, int late)
 
 /* The recording's own cost, measured in this trace (issue #18): the window's steps ran
  * recorded, those before it opened or after CUPTI was detached ran with the collector
- * loaded but CUPTI idle or gone (as fast as plain: docs/benchmarks.md), both marked on the
+ * loaded but CUPTI idle or gone (as fast as plain: docs/performance.md), both marked on the
  * host by the same markers. The first SSA_BASELINE_SKIP steps of the run (warm-up) and the
  * first step after the window (the GPU drains what the window queued) are left out, and so
  * is every step when another tool took CUPTI over (its own cost is in those steps). */
