@@ -622,6 +622,9 @@ struct ssa_findings {
 /* peer: where r stands in its job (ssa_ranks_peer), NULL when reported alone. */
 void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const struct ssa_peer *peer,
               struct ssa_findings *out);
+/* The id of the i-th rule of the table (ssa_findings.c), NULL past the last: the tests check
+ * that every rule is documented and tested (tests/analysis/test_tables.c). */
+const char *ssa_finding_rule_id(size_t i);
 
 /* ---- ranks of a multi-GPU job (ssa_ranks.c): the per-rank results compared ----
  *

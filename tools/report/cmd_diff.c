@@ -45,15 +45,8 @@ static const char diff_options[] =
     "error.\n";
 
 /* The usage text; the formats come from the format table (report.h). */
-static void usage(FILE *f)
-{
-    char names[64];
-    report_format_names(names, sizeof names, "|", "|");
-    fprintf(f, "usage: stepscope diff BEFORE AFTER [--format %s] [-o FILE]\n", names);
-    fputs(diff_about, f);
-    report_format_help(f, 1);
-    fputs(diff_options, f);
-}
+static const struct report_usage usage = {"diff BEFORE AFTER", "[-o FILE]", diff_about,
+                                          diff_options, 1};
 
 /* Medians closer than this share are "no change" whatever the spread: below the run-to-run
  * drift of one machine. */
@@ -170,7 +163,7 @@ static int parse_diff_args(int argc, char **argv, struct diff_args *d)
     cli_opt_reset();
     for (int c; (c = cli_getopt(VERB, argc, argv, "f:o:qh", longopts)) != -1;) {
         if (c == 'h') {
-            usage(stdout);
+            report_usage_print(stdout, &usage);
             return -1;
         }
         if (c == '?') return CLI_EXIT_USAGE;

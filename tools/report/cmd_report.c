@@ -74,15 +74,8 @@ static const char report_options[] =
     "error (also when FILE is one of the traces).\n";
 
 /* The usage text; the formats come from the format table (report.h). */
-static void usage(FILE *f)
-{
-    char names[64];
-    report_format_names(names, sizeof names, "|", "|");
-    fprintf(f, "usage: stepscope report TRACE|DIR... [--format %s] [-o FILE] [-v]\n", names);
-    fputs(report_about, f);
-    report_format_help(f, 0);
-    fputs(report_options, f);
-}
+static const struct report_usage usage = {"report TRACE|DIR...", "[-o FILE] [-v]", report_about,
+                                          report_options, 0};
 
 #define VERB "report"
 
@@ -435,7 +428,7 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o, const
     cli_opt_reset();
     for (int c; (c = cli_getopt(VERB, argc, argv, "f:o:vj:qh", longopts)) != -1;) {
         if (c == 'h') {
-            usage(stdout);
+            report_usage_print(stdout, &usage);
             return -1;
         }
         if (c == '?') return CLI_EXIT_USAGE;

@@ -132,9 +132,16 @@ const struct report_format *report_format_find(const char *name);
 /* The names joined by sep, the last two by last ("text, json, md or html" with ", " and
  * " or "), into buf (cut at cap). */
 void report_format_names(char *buf, size_t cap, const char *sep, const char *last);
-/* The --format option's help lines (diff: diff_help), as `report --help` and `diff --help`
- * print them. */
-void report_format_help(FILE *f, int diff);
+/* The usage text of a verb that takes --format (report, diff): "usage: stepscope OPERANDS
+ * [--format a|b|c] MORE", then about, the --format option's help lines (the rows' diff_help
+ * with diff), then options. */
+struct report_usage {
+    const char *operands; /* "report TRACE|DIR..." */
+    const char *more;     /* after the formats: "[-o FILE] [-v]" */
+    const char *about, *options;
+    int diff;
+};
+void report_usage_print(FILE *f, const struct report_usage *u);
 /* The analysis mode a report with options o needs: its format's flags, verbose_flags with -v. */
 unsigned report_ssa_flags(const struct report_opts *o);
 

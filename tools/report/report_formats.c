@@ -1,7 +1,7 @@
 /*
  * report_formats.c — the table of report formats, generated from REPORT_FORMATS (report.h):
- * what `report -f` and `diff -f` look up, the names their usage errors list, the --format
- * help both print, and the analysis mode each format needs.
+ * what `report -f` and `diff -f` look up, the names their usage errors list, the usage text
+ * with the --format help both print, and the analysis mode each format needs.
  */
 #include <string.h>
 
@@ -56,7 +56,7 @@ static void help_word(FILE *f, const char *w, size_t len, size_t *col)
 }
 
 /* Every format's help words ("text (default), json (...) or html (...)"), word-wrapped. */
-void report_format_help(FILE *f, int diff)
+static void format_help(FILE *f, int diff)
 {
     size_t col = HELP_INDENT;
     fputs(HELP_LEAD, f);
@@ -72,6 +72,16 @@ void report_format_help(FILE *f, int diff)
         }
     }
     fputc('\n', f);
+}
+
+void report_usage_print(FILE *f, const struct report_usage *u)
+{
+    char names[64];
+    report_format_names(names, sizeof names, "|", "|");
+    fprintf(f, "usage: stepscope %s [--format %s] %s\n", u->operands, names, u->more);
+    fputs(u->about, f);
+    format_help(f, u->diff);
+    fputs(u->options, f);
 }
 
 unsigned report_ssa_flags(const struct report_opts *o)
