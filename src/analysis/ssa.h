@@ -507,8 +507,8 @@ const char *ssa_rec_recorder(int basis);
 /* Per-launch cost of the collector on a launch-bound CNN training step (cuDNN convolutions,
  * batch norm, SGD; 67 launches per step), measured on the H200 machine on 2026-11-30 inside
  * one process: the capture window's steps against the steps before it (run_overhead.py
- * full-win / light-win, 066c412:bench/gpu/results/2026-11-30d; docs/performance.md). Medians of 5 runs;
- * their spread is wide (full 3.9-15.8 us, light -3.5-7.4 us): the VM's host is noisy. One
+ * full-win / light-win, 066c412:bench/gpu/results/2026-11-30d; docs/performance.md). Medians
+ * of 5 runs; their spread is wide (full 3.9-15.8 us, light -3.5-7.4 us): the VM's host is noisy. One
  * tiny kernel per launch (models.py --workload launch) costs less: 2.7 and 1.1 us. */
 #define SSA_REC_US_FULL 6.7
 #define SSA_REC_US_LIGHT 2.0

@@ -6,10 +6,11 @@ What a recipe of docs/design.md asks beside the table's row, which builds clean 
                  every row has its file (the man page: install.man_help)
   report format  every row of REPORT_FORMATS (the names `report --help` and `diff --help`
                  list) writes a report of one trace, with -v, of a two-rank job, with an
-                 unreadable input in it (named in the output), and a diff; and
-                 docs/report-json.md describes it ("`--format NAME`")
+                 unreadable input in it (named in the output), and a diff; docs/report-json.md
+                 describes it ("`--format NAME`") and the man pages of report and diff name it
   export format  every row of SSI_EXPORTERS (`export --help`) is described in docs/export.md
-                 or docs/interop.md (interop.exporters runs every row)
+                 or docs/interop.md and named in export's man page (interop.exporters runs
+                 every row)
 Exit 0, or 1 with one line per gap.
 """
 import glob
@@ -49,6 +50,15 @@ def check_verbs(ss, root):
         fail("verb %s has no tools/*/cmd_%s.c" % (v, v))
 
 
+def man_page(root, verb):
+    return open(os.path.join(root, "docs", "man", "stepscope-%s.1.scd" % verb),
+                encoding="utf-8").read()
+
+
+def named(text, word):
+    return re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(word), text) is not None
+
+
 def check_report_format(ss, root, fmt, doc):
     fx = os.path.join(root, "tests", "fixtures")
     one = os.path.join(fx, "synthetic-small.sstrace")
@@ -68,6 +78,9 @@ def check_report_format(ss, root, fmt, doc):
             fail("report format %s: the unreadable input is not named in the report" % fmt)
     if "`--format %s`" % fmt not in doc:
         fail("report format %s is not described in docs/report-json.md" % fmt)
+    for verb in ("report", "diff"):
+        if not named(man_page(root, verb), fmt):
+            fail("report format %s is not in docs/man/stepscope-%s.1.scd" % (fmt, verb))
 
 
 def check_exports(ss, root):
@@ -79,6 +92,8 @@ def check_exports(ss, root):
     for name in names:
         if "`%s`" % name not in docs:
             fail("export format %s is not described in docs/export.md or docs/interop.md" % name)
+        if not named(man_page(root, "export"), name):
+            fail("export format %s is not in docs/man/stepscope-export.1.scd" % name)
 
 
 def main():

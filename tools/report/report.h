@@ -75,7 +75,7 @@ static inline double ms(uint64_t ns)
     return (double)ns / 1e6;
 }
 
-/* ---- the document and the writer table ---- */
+/* ---- the document, the writers and the format table ---- */
 
 /* What one report holds beyond its sections: the job, how many sections, what is missing. */
 struct report_doc {

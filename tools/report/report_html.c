@@ -575,8 +575,8 @@ static void html_diff_categories(FILE *f, const struct diff_view *d)
         if (d->cat_shown[c])
             fprintf(f, "<tr><td><span class=\"sw\" style=\"background:%s\"></span>%s</td>"
                        "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
-                       "<td class=\"n\">%+.3f</td></tr>\n", report_cat_fill(c), ssa_cat_name(c), x, y,
-                    y - x);
+                       "<td class=\"n\">%+.3f</td></tr>\n",
+                    report_cat_fill(c), ssa_cat_name(c), x, y, y - x);
     }
     fputs("</tbody>\n</table>\n", f);
 }

@@ -1,6 +1,6 @@
 /*
  * report_view.h — what a report shows of one trace, computed once (report_view_build) from
- * the analysis result; every writer (text, json, md, html: the writer table of report.h)
+ * the analysis result; every writer (text, json, md, html: the format table of report.h)
  * takes it const and computes nothing of its own. Writers read the view's numbers and the
  * analysis's constant name tables (ssa_cat_name and the like); no other ssa_ function.
  */
