@@ -248,7 +248,6 @@ fi
 
 # ---- 4. conflict with nsys ----------------------------------------------------------------
 if [ -n "$NSYS" ] && [ -x "$NSYS" ]; then
-    ROOT=$ROOT . "$ROOT/bench/gpu/nsys_env.sh"
     D=$OUTDIR/conflict
     under "$D" "$NSYS" profile -t cuda -o "$D/nsys" --force-overwrite true "$OUTDIR/work"; rc=$?
     [ $rc -eq 0 ] && pass "conflict: exit 0" || fail "conflict: exit $rc"

@@ -6,13 +6,14 @@
 #
 # Writes DEST/h200-cnn-launchbound.sstrace (small CNN, launch-bound, Python shim steps),
 # DEST/h200-gpubound-bf16.sstrace (large bf16 MLP), their `stepscope info` output and the
-# nsys comparison; tests/fixtures/README.md lists the files. Needs bench/gpu/nsys_env.sh.
+# nsys comparison; tests/fixtures/README.md lists the files. Needs Nsight Systems ($NSYS, else
+# nsys on PATH).
 set -u
 DEST=${1:?destination folder}
 ROOT=$PWD
 PY=${PY:-/opt/torch/.venv/bin/python3}
 SS=$ROOT/build-gpu/stepscope
-. "$ROOT/bench/gpu/nsys_env.sh"
+NSYS=${NSYS:-$(command -v nsys)}
 mkdir -p "$DEST"
 fails=0
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """kineto_import_bench.py — speed and peak memory of `stepscope import` on a large synthetic
 torch.profiler (Kineto) trace (issue #6). Too slow for CI: run by hand, put the numbers in
-docs/benchmarks.md with the date, machine and command.
+docs/performance.md with the date, machine and command.
 
     python3 bench/interop/kineto_import_bench.py BUILD_DIR [--events N] [--gzip] [--reps R]
                                                  [--work DIR] [--report]

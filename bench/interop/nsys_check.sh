@@ -4,8 +4,7 @@
 #
 #   bash bench/interop/nsys_check.sh OUTDIR        (from the repository root)
 #
-# Needs: bench/gpu/nsys_env.sh (sets NSYS; libdw from .carry, see ../shared/gpu/nsys-libs.sh),
-# a stepscope build in build-gpu/ (made here when missing: needs libsqlite3-dev, zlib, yajl),
+# Needs: Nsight Systems ($NSYS, else nsys on PATH), a stepscope build in build-gpu/ (made here when missing: needs libsqlite3-dev, zlib, yajl),
 # python3 with its sqlite3 module, and for part 3 torch at $PY.
 #
 # 1. Every fixture (tests/fixtures/h200-*.sstrace, tests/fixtures/workloads/traces/*.sstrace;
@@ -35,13 +34,9 @@ rm -f "$OUT/stats-refused.txt"
 fails=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
-if [ ! -f "$ROOT/bench/gpu/nsys_env.sh" ]; then
-    echo "FAIL bench/gpu/nsys_env.sh is missing: cannot find nsys"
-    exit 1
-fi
-. "$ROOT/bench/gpu/nsys_env.sh"
+NSYS=${NSYS:-$(command -v nsys)}
 if [ -z "${NSYS:-}" ] || [ ! -x "$NSYS" ]; then
-    echo "FAIL NSYS='${NSYS:-}' is not an executable (bench/gpu/nsys_env.sh)"
+    echo "FAIL NSYS='${NSYS:-}' is not an executable (set NSYS, or put nsys on PATH)"
     exit 1
 fi
 "$NSYS" --version > "$OUT/nsys-version.txt" 2>&1 || { echo "FAIL $NSYS --version"; exit 1; }

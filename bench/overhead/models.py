@@ -100,7 +100,7 @@ def main():
     if args.pin_main and hasattr(os, "sched_setaffinity"):
         # Only the calling thread: CUDA's and the collector's threads, created before, keep
         # the wider set. Where the launching thread lands set the step time of the CNN by
-        # up to 45 % between otherwise identical runs (docs/benchmarks.md).
+        # up to 45 % between otherwise identical runs (docs/performance.md).
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     prof = None
     if args.torch_profiler:

@@ -28,7 +28,7 @@ plain run of the same repetition:
               process-to-process noise of host-bound runs on the GPU VM. Per run, the mean
               window inside the capture and after it, each over the mean window before it
               ("inside_vs_before", "after_vs_before"; per launch: (ratio - 1) x ms/step before /
-              launches per step — docs/benchmarks.md, "Per-launch cost"). The windows after
+              launches per step — docs/performance.md, "Recording cost"). The windows after
               are kept apart: on 2026-11-30 the cost stayed after the window closed
               (kinds off, CUPTI attached); since then the collector detaches CUPTI there
   full-head   stepscope record --capture steps:0-B, B = the end of the first third of the timed
@@ -402,7 +402,7 @@ def markdown(results):
 
 
 def nsys_environment(args):
-    """nsys's environment (libdw from .carry, its host folder on PATH): run_truth.nsys_env."""
+    """nsys's environment (its host folder on PATH): run_truth.nsys_env."""
     import run_truth
     return run_truth.nsys_env(args.nsys) if args.nsys else dict(os.environ)
 

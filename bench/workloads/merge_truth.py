@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Merges the truth.json of several run_truth.py batches (e.g. one per GPU under
-bench/gpu/jobs.py) into one list, in the case order of cases.py; a case found in several files
+"""Merges the truth.json of several run_truth.py batches (e.g. one per GPU of a machine, run at
+the same time) into one list, in the case order of cases.py; a case found in several files
 takes the last file's entry. Each entry gets `source` (the file it came from).
 
     python3 bench/workloads/merge_truth.py -o truth.json A/truth.json B/truth.json ...

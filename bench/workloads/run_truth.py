@@ -251,12 +251,8 @@ def timed_run(args, cfg, rep, out, budget):
 
 
 def nsys_env(nsys):
-    """The environment ../shared/gpu/nsys-libs.sh describes: libdw from .carry, host dir."""
+    """nsys's environment: its host folder (linux-desktop-*) on PATH for its helpers."""
     env = dict(os.environ)
-    libs = os.path.join(REPO, ".carry", "nsys-libs", "usr", "lib", "x86_64-linux-gnu")
-    if os.path.isdir(libs):
-        env["LD_LIBRARY_PATH"] = libs + (":" + env["LD_LIBRARY_PATH"]
-                                         if env.get("LD_LIBRARY_PATH") else "")
     host = os.path.dirname(os.path.dirname(os.path.abspath(nsys)))
     for d in sorted(glob.glob(os.path.join(host, "linux-desktop-*"))):
         env["PATH"] = d + os.pathsep + env.get("PATH", "")
@@ -399,7 +395,7 @@ def write_truth(out, cases, case_map, configs, args, skipped_cases):
 
 # ----------------------------------------------------------------------------- packing
 
-PACK_PART = 15 * 1024 * 1024  # the device tool returns files of at most 16 MiB, 8 in all
+PACK_PART = 15 * 1024 * 1024  # parts small enough to copy back from the GPU machine one by one
 
 
 def pack(out, dest):
@@ -425,7 +421,7 @@ def pack(out, dest):
                 tar.add(os.path.join(out, m), arcname=m)
         written += split_file(path)
     if len(written) > 8:
-        log("WARNING: %d packed files; the device tool returns 8 at most" % len(written))
+        log("WARNING: %d packed files (more than 8)" % len(written))
     return written
 
 
@@ -486,7 +482,7 @@ def parse_args(argv):
     ap.add_argument("--min-combo-ratio", type=float, default=2.0)
     ap.add_argument("--pack", metavar="DIR",
                     help="at the end, pack the results into a few .tar.xz files in DIR "
-                         "(for the device tool's $OUT: 8 files of 16 MiB at most)")
+                         "(parts of at most 15 MiB)")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     args = ap.parse_args(argv)
     if args.quick:

@@ -27,30 +27,56 @@
  * wins. GPU-busy categories come first (compute before comm before copies, so copies and
  * NCCL count only where nothing computes), then the host's state for GPU-idle time: the
  * highest-priority state of any host thread of the process at that instant. The names are part of
- * the JSON schema (docs/report-json.md). */
+ * the JSON schema (docs/report-json.md).
+ *
+ * One row per category holds everything per category, so a row that lacks one does not
+ * build: X(ID, "name", glyph, ansi, "fill", argb, "description") — the name (JSON, text), the
+ * text report's bar character and its ANSI background colour (on a terminal), the HTML
+ * report's fill colour, the NVTXT export's ARGB colour, one phrase for people. The writers
+ * expand this macro into their own tables (tools/report/, src/interop/ssi_nvtxt.c); the
+ * analysis reads only the names and descriptions. */
 #define SSA_CATS(X)                                                                                \
-    X(GEMM_TC, "compute.gemm_tc", "GEMM/conv, tensor cores (bf16/fp16/fp8)")                       \
-    X(GEMM_FP32, "compute.gemm_fp32", "GEMM/conv in fp32/tf32 or on CUDA cores")                   \
-    X(ATTENTION, "compute.attention", "attention kernels")                                         \
-    X(OPTIMIZER, "compute.optimizer", "optimizer kernels")                                         \
-    X(REDUCTION, "compute.reduction", "reductions, norms, softmax, pooling")                       \
-    X(ELEMENTWISE, "compute.elementwise", "elementwise, copies and fills as kernels")              \
-    X(COMPUTE_OTHER, "compute.other", "other kernels")                                             \
-    X(COMM, "comm", "NCCL communication not hidden under compute")                                 \
-    X(COPY_H2D, "copy.h2d", "host-to-device copies not hidden under kernels")                      \
-    X(COPY_D2H, "copy.d2h", "device-to-host copies not hidden under kernels")                      \
-    X(COPY_D2D, "copy.d2d", "device-to-device copies not hidden under kernels")                    \
-    X(COPY_P2P, "copy.p2p", "peer copies not hidden under kernels")                                \
-    X(COPY_OTHER, "copy.other", "other copies not hidden under kernels")                           \
-    X(MEMSET, "memset", "memsets not hidden under kernels or copies")                              \
-    X(DATA, "data", "GPU idle, a host thread in data loading")                                     \
-    X(SYNC, "sync", "GPU idle, a host thread blocked in a synchronising call")                     \
-    X(ALLOC, "alloc", "GPU idle, a host thread in cudaMalloc/cudaFree/host alloc")                 \
-    X(LAUNCH, "launch", "GPU idle, a host thread in a kernel/copy launch API")                     \
-    X(HOST, "host", "GPU idle, host threads doing other CPU work")
+    X(GEMM_TC, "compute.gemm_tc", 'G', 42, "#2e7d32", 0xFF6AA84Fu,                                 \
+      "GEMM/conv, tensor cores (bf16/fp16/fp8)")                                                   \
+    X(GEMM_FP32, "compute.gemm_fp32", 'F', 43, "#9e9d24", 0xFF6AA84Fu,                             \
+      "GEMM/conv in fp32/tf32 or on CUDA cores")                                                   \
+    X(ATTENTION, "compute.attention", 'A', 46, "#00838f", 0xFF6AA84Fu,                             \
+      "attention kernels")                                                                         \
+    X(OPTIMIZER, "compute.optimizer", 'O', 45, "#6a1b9a", 0xFF6AA84Fu,                             \
+      "optimizer kernels")                                                                         \
+    X(REDUCTION, "compute.reduction", 'R', 44, "#1565c0", 0xFF6AA84Fu,                             \
+      "reductions, norms, softmax, pooling")                                                       \
+    X(ELEMENTWISE, "compute.elementwise", 'E', 44, "#42a5f5", 0xFF6AA84Fu,                         \
+      "elementwise, copies and fills as kernels")                                                  \
+    X(COMPUTE_OTHER, "compute.other", 'K', 47, "#78909c", 0xFF6AA84Fu,                             \
+      "other kernels")                                                                             \
+    X(COMM, "comm", 'N', 45, "#ad1457", 0xFF8E7CC3u,                                               \
+      "NCCL communication not hidden under compute")                                               \
+    X(COPY_H2D, "copy.h2d", 'h', 41, "#e65100", 0xFFE69138u,                                       \
+      "host-to-device copies not hidden under kernels")                                            \
+    X(COPY_D2H, "copy.d2h", 'd', 41, "#ef6c00", 0xFFE69138u,                                       \
+      "device-to-host copies not hidden under kernels")                                            \
+    X(COPY_D2D, "copy.d2d", 'x', 41, "#f9a825", 0xFFE69138u,                                       \
+      "device-to-device copies not hidden under kernels")                                          \
+    X(COPY_P2P, "copy.p2p", 'p', 41, "#ff7043", 0xFFE69138u,                                       \
+      "peer copies not hidden under kernels")                                                      \
+    X(COPY_OTHER, "copy.other", 'y', 41, "#d84315", 0xFFE69138u,                                   \
+      "other copies not hidden under kernels")                                                     \
+    X(MEMSET, "memset", 'm', 47, "#8d6e63", 0xFF996633u,                                           \
+      "memsets not hidden under kernels or copies")                                                \
+    X(DATA, "data", 'D', 101, "#c62828", 0xFFCC0000u,                                              \
+      "GPU idle, a host thread in data loading")                                                   \
+    X(SYNC, "sync", 'S', 103, "#f06292", 0xFFF1C232u,                                              \
+      "GPU idle, a host thread blocked in a synchronising call")                                   \
+    X(ALLOC, "alloc", 'M', 105, "#ba68c8", 0xFFC27BA0u,                                            \
+      "GPU idle, a host thread in cudaMalloc/cudaFree/host alloc")                                 \
+    X(LAUNCH, "launch", 'L', 106, "#4dd0e1", 0xFF3D85C6u,                                          \
+      "GPU idle, a host thread in a kernel/copy launch API")                                       \
+    X(HOST, "host", '.', 100, "#bdbdbd", 0xFF999999u,                                              \
+      "GPU idle, host threads doing other CPU work")
 
 enum ssa_cat {
-#define SSA_X_ENUM(id, name, text) SSA_CAT_##id,
+#define SSA_X_ENUM(id, name, glyph, ansi, fill, argb, text) SSA_CAT_##id,
     SSA_CATS(SSA_X_ENUM)
 #undef SSA_X_ENUM
         SSA_CAT_COUNT
@@ -481,8 +507,8 @@ const char *ssa_rec_recorder(int basis);
 /* Per-launch cost of the collector on a launch-bound CNN training step (cuDNN convolutions,
  * batch norm, SGD; 67 launches per step), measured on the H200 machine on 2026-11-30 inside
  * one process: the capture window's steps against the steps before it (run_overhead.py
- * full-win / light-win, bench/gpu/results/2026-11-30d; docs/benchmarks.md). Medians of 5 runs;
- * their spread is wide (full 3.9-15.8 us, light -3.5-7.4 us): the VM's host is noisy. One
+ * full-win / light-win, 066c412:bench/gpu/results/2026-11-30d; docs/performance.md). Medians
+ * of 5 runs; their spread is wide (full 3.9-15.8 us, light -3.5-7.4 us): the VM's host is noisy. One
  * tiny kernel per launch (models.py --workload launch) costs less: 2.7 and 1.1 us. */
 #define SSA_REC_US_FULL 6.7
 #define SSA_REC_US_LIGHT 2.0
@@ -496,7 +522,7 @@ const char *ssa_rec_recorder(int basis);
 #define SSA_REC_US_FULL_HI 19.0
 /* A window that opens mid-run records API calls by whole domain (CUPTI takes per-call settings
  * only before CUDA starts; src/collect/README.md), which costs more: the same CNN, full-win /
- * light-win of bench/gpu/results/2026-11-30g, medians of 4 runs (full 6.9-15.2, light
+ * light-win of 066c412:bench/gpu/results/2026-11-30g, medians of 4 runs (full 6.9-15.2, light
  * 9.9-15.8 us). */
 #define SSA_REC_US_FULL_WINDOW 10.4
 #define SSA_REC_US_LIGHT_WINDOW 12.9
@@ -505,7 +531,7 @@ const char *ssa_rec_recorder(int basis);
  * plain over 205 launches: 16 us (the held-out cnn_jpeg-none shows 33: 24.6 against 10.9 over
  * 422 launches, its host ops denser; so this is a lower bound); `nsys profile -t cuda,nvtx` on
  * the nsys fixtures mlp-none (8.22 against 5.24, 202 launches) and wide-none (6.80 against
- * 4.85, 131 launches): 15 us (tests/fixtures/workloads/truth.json; docs/benchmarks.md). */
+ * 4.85, 131 launches): 15 us (tests/fixtures/workloads/truth.json; docs/performance.md). */
 #define SSA_REC_US_KINETO 16.0
 #define SSA_REC_US_NSYS 15.0
 #define SSA_AHEAD_MIN_LAUNCHES 4.0 /* per step, to judge at all */
@@ -596,6 +622,9 @@ struct ssa_findings {
 /* peer: where r stands in its job (ssa_ranks_peer), NULL when reported alone. */
 void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const struct ssa_peer *peer,
               struct ssa_findings *out);
+/* The id of the i-th rule of the table (ssa_findings.c), NULL past the last: the tests check
+ * that every rule is documented and tested (tests/analysis/test_tables.c). */
+const char *ssa_finding_rule_id(size_t i);
 
 /* ---- ranks of a multi-GPU job (ssa_ranks.c): the per-rank results compared ----
  *

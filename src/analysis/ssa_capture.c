@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ssa_internal.h"
+#include "trace/sst_window.h"
 #include "util/ss_error.h"
 
 int ssa_capture_note(struct ssa_scan *sc, const struct sst_rec_capture *c)
@@ -33,13 +34,14 @@ int ssa_capture_note(struct ssa_scan *sc, const struct sst_rec_capture *c)
 }
 
 /* 1 when the collector's window opened after the start (ENV collector.capture "steps:A-B" or
- * "seconds:A-B" with A > 0): its START record then says CUPTI started, not that it recorded. */
+ * "seconds:A-B" with A > 0, in the grammar the collector read it with: src/trace/sst_window.h):
+ * its START record then says CUPTI started, not that it recorded. */
 static int window_opens_late(const struct ssa_result *r)
 {
     const char *v = ssa_env_value(&r->env, "collector.capture");
-    const char *colon = v ? strchr(v, ':') : NULL;
-    if (!colon || (strncmp(v, "steps:", 6) != 0 && strncmp(v, "seconds:", 8) != 0)) return 0;
-    return strtod(colon + 1, NULL) > 0;
+    struct sst_window w;
+    if (!v || sst_window_parse(v, &w) != 0) return 0;
+    return (w.kind == SST_WINDOW_STEPS || w.kind == SST_WINDOW_SECONDS) && w.from > 0;
 }
 
 static int cmp_event(const void *x, const void *y)
@@ -108,7 +110,7 @@ static int capture_applies(const struct ssa_scan *sc, int late)
 
 /* The recording's own cost, measured in this trace (issue #18): the window's steps ran
  * recorded, those before it opened or after CUPTI was detached ran with the collector
- * loaded but CUPTI idle or gone (as fast as plain: docs/benchmarks.md), both marked on the
+ * loaded but CUPTI idle or gone (as fast as plain: docs/performance.md), both marked on the
  * host by the same markers. The first SSA_BASELINE_SKIP steps of the run (warm-up) and the
  * first step after the window (the GPU drains what the window queued) are left out, and so
  * is every step when another tool took CUPTI over (its own cost is in those steps). Steps after

@@ -1,8 +1,8 @@
 /*
  * ssa_env.h — the environment checks: key/value facts in, pass/warn/fail and the fix out.
  *
- * One table of checks (ssa_env_checks[], ssa_env.c) judged by pure functions: no I/O, no
- * getenv. The facts are the keys of the trace's ENV records (docs/trace-format.md:
+ * One table of checks (SSA_ENV_CHECKS below, ssa_env_checks.c) judged by pure functions: no
+ * I/O, no getenv. The facts are the keys of the trace's ENV records (docs/trace-format.md:
  * "env.CUDA_LAUNCH_BLOCKING", "rlimit_nofile", "driver_version"...) plus a few numbers read
  * off the rest of the trace (child processes, kernels). Two gatherers feed the same table:
  * `stepscope report` from a trace (ssa_env_facts_of) and `stepscope doctor` from the live
@@ -71,13 +71,38 @@ struct ssa_env_verdict {
     char fix[SSA_ENV_FIX_MAX];     /* one line for warn and fail; empty otherwise */
 };
 
+/* The checks, one row each: X(ID, id, "title"). id is stable (the report's JSON, doctor's
+ * --json, scripts); its judge is judge_<id> in ssa_env_checks.c (a row without one does not
+ * build). The report judges every row on the trace's facts; doctor runs the rows it names by
+ * SSA_ENV_CHECK_ID on this machine's facts (tools/doctor/doctor_checks.c), so neither spells
+ * an id of the other. docs/doctor.md lists them. */
+#define SSA_ENV_CHECKS(X)                                                                          \
+    X(LAUNCH_BLOCKING, launch_blocking, "CUDA_LAUNCH_BLOCKING not left on")                        \
+    X(DRIVER_RUNTIME, driver_runtime, "CUDA runtime not newer than the driver")                    \
+    X(CUDNN, cudnn, "cuDNN loaded and used for convolutions")                                      \
+    X(OPEN_FILES, open_files, "ulimit -n for DataLoader workers")                                  \
+    X(CPU_CORES, cpu_cores, "CPU cores for DataLoader workers")                                    \
+    X(DATALOADER_WORKERS, dataloader_workers, "DataLoader worker processes vs usable CPUs")        \
+    X(OMP_THREADS, omp_threads, "OMP_NUM_THREADS within the usable CPUs")                          \
+    X(VISIBLE_DEVICES, visible_devices, "CUDA_VISIBLE_DEVICES leaves GPUs visible")                \
+    X(NCCL_ENV, nccl_env, "NCCL_* settings that slow communication")                               \
+    X(ALLOC_CONF, alloc_conf, "PyTorch CUDA allocator settings")
+
+enum ssa_env_check_id {
+#define SSA_X_CHECK_ID(ID, id, title) SSA_ENV_CHECK_##ID,
+    SSA_ENV_CHECKS(SSA_X_CHECK_ID)
+#undef SSA_X_CHECK_ID
+        SSA_ENV_N_CHECKS
+};
+
 struct ssa_env_check {
-    const char *id;    /* stable, shared with doctor: "launch_blocking", "open_files"... */
+    const char *id;    /* the row's id: "launch_blocking", "open_files"... */
     const char *title; /* for people */
     void (*judge)(const struct ssa_env_facts *f, struct ssa_env_verdict *v);
 };
 #define SSA_ENV_MAX_CHECKS 16 /* room callers may reserve for one verdict per check */
-extern const struct ssa_env_check ssa_env_checks[];
+_Static_assert(SSA_ENV_N_CHECKS <= SSA_ENV_MAX_CHECKS, "room for every check");
+extern const struct ssa_env_check ssa_env_checks[SSA_ENV_N_CHECKS]; /* in enum order */
 extern const size_t ssa_env_n_checks;
 /* The check with this id, or NULL. */
 const struct ssa_env_check *ssa_env_check_find(const char *id);

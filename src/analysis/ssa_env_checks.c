@@ -224,7 +224,7 @@ static void judge_cpu_cores(const struct ssa_env_facts *f, struct ssa_env_verdic
             online ? online : "?", usable, usable - 1);
 }
 
-static void judge_workers(const struct ssa_env_facts *f, struct ssa_env_verdict *v)
+static void judge_dataloader_workers(const struct ssa_env_facts *f, struct ssa_env_verdict *v)
 {
     long usable = usable_cpus(f), n = f->children;
     char fix[SSA_ENV_FIX_MAX];
@@ -377,7 +377,7 @@ static void nccl_variable(const struct ssa_env_facts *f, const char *name, const
     append(v->fix, sizeof v->fix, "; ", "%s", fix);
 }
 
-static void judge_nccl(const struct ssa_env_facts *f, struct ssa_env_verdict *v)
+static void judge_nccl_env(const struct ssa_env_facts *f, struct ssa_env_verdict *v)
 {
     size_t set = 0;
     if (!f->variables) {
@@ -425,21 +425,12 @@ static void judge_alloc_conf(const struct ssa_env_facts *f, struct ssa_env_verdi
         say(v, SSA_ENV_PASS, NULL, "PYTORCH_CUDA_ALLOC_CONF not set");
 }
 
-const struct ssa_env_check ssa_env_checks[] = {
-    {"launch_blocking", "CUDA_LAUNCH_BLOCKING not left on", judge_launch_blocking},
-    {"driver_runtime", "CUDA runtime not newer than the driver", judge_driver_runtime},
-    {"cudnn", "cuDNN loaded and used for convolutions", judge_cudnn},
-    {"open_files", "ulimit -n for DataLoader workers", judge_open_files},
-    {"cpu_cores", "CPU cores for DataLoader workers", judge_cpu_cores},
-    {"dataloader_workers", "DataLoader worker processes vs usable CPUs", judge_workers},
-    {"omp_threads", "OMP_NUM_THREADS within the usable CPUs", judge_omp_threads},
-    {"visible_devices", "CUDA_VISIBLE_DEVICES leaves GPUs visible", judge_visible_devices},
-    {"nccl_env", "NCCL_* settings that slow communication", judge_nccl},
-    {"alloc_conf", "PyTorch CUDA allocator settings", judge_alloc_conf},
+const struct ssa_env_check ssa_env_checks[SSA_ENV_N_CHECKS] = {
+#define SSA_X_CHECK(ID, id, title) [SSA_ENV_CHECK_##ID] = {#id, title, judge_##id},
+    SSA_ENV_CHECKS(SSA_X_CHECK)
+#undef SSA_X_CHECK
 };
-const size_t ssa_env_n_checks = sizeof ssa_env_checks / sizeof ssa_env_checks[0];
-_Static_assert(sizeof ssa_env_checks / sizeof ssa_env_checks[0] <= SSA_ENV_MAX_CHECKS,
-               "room for every check");
+const size_t ssa_env_n_checks = SSA_ENV_N_CHECKS;
 
 const struct ssa_env_check *ssa_env_check_find(const char *id)
 {

@@ -790,6 +790,11 @@ static const struct rule rules[] = {
 };
 #undef BIT
 
+const char *ssa_finding_rule_id(size_t i)
+{
+    return i < sizeof rules / sizeof rules[0] ? rules[i].id : NULL;
+}
+
 /* Appends text at the end of buf (cut to fit). */
 static void append(char *buf, size_t cap, const char *text)
 {

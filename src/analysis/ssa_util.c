@@ -313,7 +313,7 @@ uint64_t ssa_quantile_u64(uint64_t *v, size_t n, double q)
 const char *ssa_cat_name(int cat)
 {
     static const char *const names[] = {
-#define SSA_X_NAME(id, name, text) name,
+#define SSA_X_NAME(id, name, glyph, ansi, fill, argb, text) name,
         SSA_CATS(SSA_X_NAME)
 #undef SSA_X_NAME
     };
@@ -323,7 +323,7 @@ const char *ssa_cat_name(int cat)
 const char *ssa_cat_description(int cat)
 {
     static const char *const texts[] = {
-#define SSA_X_TEXT(id, name, text) text,
+#define SSA_X_TEXT(id, name, glyph, ansi, fill, argb, text) text,
         SSA_CATS(SSA_X_TEXT)
 #undef SSA_X_TEXT
     };

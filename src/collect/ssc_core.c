@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collect/ssc_core.h"
+#include "trace/sst_window.h"
 #include "util/ss_error.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -199,28 +200,20 @@ static void capture_auto(struct ssc_config *c)
     c->window_to = (uint64_t)n - 1;
 }
 
-/* "steps:A-B" / "seconds:A-B" / "all" / "auto". Returns 0, or -1 when malformed. */
+/* STEPSCOPE_CAPTURE through the grammar record checks it with (src/trace/sst_window.h).
+ * Returns 0, or -1 when malformed (c then captures all). */
 static int parse_capture(const char *s, struct ssc_config *c)
 {
-    double a, b;
-    int used = 0;
-    c->window = SSC_WINDOW_ALL;
-    if (strcmp(s, "all") == 0) return 0;
-    if (strcmp(s, "auto") == 0) return capture_auto(c), 0;
-    if (sscanf(s, "steps:%lf-%lf%n", &a, &b, &used) == 2 && !s[used] && a >= 0 && b >= a) {
-        c->window = SSC_WINDOW_STEPS;
-        c->window_from = (uint64_t)a;
-        c->window_to = (uint64_t)b;
-        return 0;
-    }
-    if (sscanf(s, "seconds:%lf-%lf%n", &a, &b, &used) == 2 && !s[used] && a >= 0 && b > a &&
-        b < 1e9) {
-        c->window = SSC_WINDOW_SECONDS;
-        c->window_from = (uint64_t)(a * 1e9);
-        c->window_to = (uint64_t)(b * 1e9);
-        return 0;
-    }
-    return -1;
+    static const int kinds[] = {[SST_WINDOW_ALL] = SSC_WINDOW_ALL,
+                                [SST_WINDOW_STEPS] = SSC_WINDOW_STEPS,
+                                [SST_WINDOW_SECONDS] = SSC_WINDOW_SECONDS};
+    struct sst_window w;
+    int rc = sst_window_parse(s, &w);
+    if (w.kind == SST_WINDOW_AUTO) return capture_auto(c), 0;
+    c->window = kinds[w.kind];
+    c->window_from = w.from;
+    c->window_to = w.to;
+    return rc ? -1 : 0;
 }
 
 /* The capture window's switch: GPU activity only (NVTX and host samples are always recorded). */

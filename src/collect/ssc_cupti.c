@@ -456,7 +456,7 @@ static void api_callbacks_off(void)
 /* ---- dynamic detach after the capture window ----------------------------------------- */
 
 /* Switching the kinds off at the window's end leaves most of CUPTI's per-launch cost in place
- * (H200, docs/benchmarks.md); only cuptiFinalize removes its hooks. CUPTI's advice is to call
+ * (H200, docs/performance.md); only cuptiFinalize removes its hooks. CUPTI's advice is to call
  * it at the exit of a CUDA API call: called from our own thread it races with the program's
  * CUPTI-hooked calls (Kineto crashed so in cuptiActivityFlushAll). So the writer subscribes
  * to every API call and the first exit on a program thread flushes and finalises. */

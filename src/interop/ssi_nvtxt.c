@@ -205,16 +205,17 @@ static void write_header(struct nt *t, const char *in_path, const struct ssa_res
 
 /* ---- steps and their attribution ---- */
 
-/* ARGB per category family: compute green, comm purple, copies orange, memset brown, then the
- * GPU-idle causes: data red, sync yellow, alloc pink, launch blue, host grey. */
+/* ARGB per category: the argb column of SSA_CATS (compute green, comm purple, copies orange,
+ * memset brown, then the GPU-idle causes: data red, sync yellow, alloc pink, launch blue, host
+ * grey). */
 static uint32_t cat_color(int c)
 {
-    if (c < SSA_CAT_COMM) return 0xFF6AA84Fu;
-    if (c == SSA_CAT_COMM) return 0xFF8E7CC3u;
-    if (c < SSA_CAT_MEMSET) return 0xFFE69138u;
-    static const uint32_t idle[] = {0xFF996633u, 0xFFCC0000u, 0xFFF1C232u,
-                                    0xFFC27BA0u, 0xFF3D85C6u, 0xFF999999u};
-    return idle[c - SSA_CAT_MEMSET];
+    static const uint32_t argb[SSA_CAT_COUNT] = {
+#define SSI_X_ARGB(id, name, glyph, ansi, fill, argb, text) [SSA_CAT_##id] = argb,
+        SSA_CATS(SSI_X_ARGB)
+#undef SSI_X_ARGB
+    };
+    return argb[c];
 }
 
 static void push(struct nt *t, uint32_t tid, uint64_t ts, int cat, uint32_t color, const char *msg)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Accuracy gates of where the host time goes (issue #20) on the planted host-time programs.
 
-Reads the truth measured on the H200 (bench/gpu/results/2026-12-01/truth-host/host_truth.json:
+Reads the truth measured on the H200 (tests/fixtures/h200-1201/truth-host.json:
 per plant the file, function and line of the planted code, the GPU-idle category it should land
 in, and the measured bad->fixed saving over 3 repetitions) and runs `stepscope report --format
 json` on the recordings of each program, bad and fixed (tests/fixtures/h200-1201/core/
@@ -39,7 +39,7 @@ import gatelib
 from gatelib import report
 
 SAVING_REL = 0.20
-TRUTH = "bench/gpu/results/2026-12-01/truth-host/host_truth.json"
+TRUTH = "tests/fixtures/h200-1201/truth-host.json"
 CORE = "tests/fixtures/h200-1201/core"
 HELDOUT = "tests/fixtures/h200-1201/samples/cnn-samples.sstrace"
 PLANT_GATES = ("top", "line", "saving", "fixed")

@@ -3,7 +3,7 @@
 
 The programs (bench/workloads/c/train_cabi.c over libtorch's C ABI, bench/workloads/cxx/
 train_cxx.cpp over its C++ API) were timed plain and recorded on the H200 on 2026-12-01:
-tests/fixtures/h200-1201/truth-native.json (made from bench/gpu/results/2026-12-01/extra/
+tests/fixtures/h200-1201/truth-native.json (made from 066c412:bench/gpu/results/2026-12-01/extra/
 truth-c/truth.json and the record-core logs: plain ms/step of each case bad and fixed, the
 recorded run's own timing, the trace). Gates, per case:
 

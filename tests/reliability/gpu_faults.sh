@@ -5,7 +5,7 @@
 #   bash tests/reliability/gpu_faults.sh nsys kill  # some
 #
 # Uses the build in $BUILD (default build-gpu-rel/, built here when it lacks stepscope,
-# libstepscope.so or rel_check; on the GPU machine source bench/gpu/deps.sh first), then runs tests/reliability/gpu_prog.py (torch on CUDA)
+# libstepscope.so or rel_check), then runs tests/reliability/gpu_prog.py (torch on CUDA)
 # once alone and once under `stepscope record` per case, and checks that its stdout and exit
 # status are the same, and what the trace must show (rel_check, `stepscope info`):
 #   kill        SIGKILL mid-run: exit 137, trace readable, last kernel <= 1 s before the kill
@@ -23,9 +23,8 @@
 #               trace is absent (nsys holds both variables) or marked with no kernel
 #   nsys_cuda   the same with `nsys profile -t cuda` (nsys may leave NVTX to us)
 # Prints PASS/FAIL per case; exits 1 if any failed. Results go to docs/reliability.md.
-# Output under ${OUT:-/tmp/ss-gpu-faults}. Needs the torch venv of BRIEF.md (PY=...) and, for
-# the nsys case, bench/gpu/nsys_env.sh's Nsight Systems. As a job of bench/gpu/jobs.py:
-#   faults | 1 | build | . bench/gpu/deps.sh; OUT=$JOB_OUT BUILD=build-gpu bash tests/reliability/gpu_faults.sh > $JOB_OUT/faults.log 2>&1
+# Output under ${OUT:-/tmp/ss-gpu-faults}. Needs a python with torch on CUDA (PY=...) and, for
+# the nsys cases, Nsight Systems ($NSYS, else nsys on PATH).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUTDIR=${OUT:-/tmp/ss-gpu-faults}
@@ -205,8 +204,7 @@ run_case() {
         check profiler 0 && expect "torch.profiler saw no kernel" grep -qx "profiler saw CUDA kernels: yes" "$W/rec.out"
         ;;
     nsys | nsys_cuda)
-        # shellcheck source=/dev/null
-        . "$ROOT/bench/gpu/nsys_env.sh"
+        NSYS=${NSYS:-$(command -v nsys)}
         local trace=cuda,nvtx # nsys_cuda: NVTX may stay ours, so our library loads beside nsys's
         [ "$c" = nsys_cuda ] && trace=cuda
         # What nsys hands its program (kept with the logs): the injection variables that

@@ -89,7 +89,7 @@ static void print_text(const struct dr_result *res, const int counts[DR_N_STATUS
     printf("%-4s  %-15s  %s\n", "STAT", "CHECK", "VALUE  [fix]");
     for (size_t i = 0; i < dr_n_checks; i++) {
         text_escape_to(value, sizeof value, res[i].value); /* values quote outside programs */
-        printf("%-4s  %-15s  %s", dr_status_name(res[i].status), dr_checks[i].id, value);
+        printf("%-4s  %-15s  %s", dr_status_name(res[i].status), dr_check_id(&dr_checks[i]), value);
         if (res[i].fix[0]) printf("  [fix: %s]", text_escape_to(fix, sizeof fix, res[i].fix));
         printf("\n");
     }
@@ -115,8 +115,8 @@ static void print_json(const struct doctor_opts *o, const struct dr_result *res,
     json_begin_array(&j);
     for (size_t i = 0; i < dr_n_checks; i++) {
         json_begin_object(&j);
-        json_kv_string(&j, "id", dr_checks[i].id);
-        json_kv_string(&j, "title", dr_checks[i].title);
+        json_kv_string(&j, "id", dr_check_id(&dr_checks[i]));
+        json_kv_string(&j, "title", dr_check_title(&dr_checks[i]));
         json_kv_string(&j, "status", dr_status_name(res[i].status));
         json_kv_string(&j, "value", res[i].value);
         json_kv_string(&j, "fix", res[i].fix[0] ? res[i].fix : NULL);
@@ -140,7 +140,7 @@ int cmd_doctor(int argc, char **argv)
     ctx.multi_node = o.multi_node;
     int counts[DR_N_STATUS] = {0};
     for (size_t i = 0; i < dr_n_checks; i++) {
-        dr_checks[i].run(&ctx, &res[i]);
+        dr_check_run(&dr_checks[i], &ctx, &res[i]);
         counts[res[i].status]++;
     }
     if (o.json)

@@ -6,13 +6,16 @@
  * on this machine and fills a dr_result (status, what it saw, and for warn/fail the fix in
  * one line). Checks never fail the program: whatever they cannot read becomes a skip or a
  * fail with the reason in the value. docs/doctor.md lists them. The checks that a trace's
- * environment record can answer too are judged by src/analysis/ssa_env_checks.c, for both
- * doctor and `stepscope report`.
+ * environment record can answer too are rows of SSA_ENV_CHECKS (src/analysis/ssa_env.h),
+ * judged by src/analysis/ssa_env_checks.c for both doctor and `stepscope report`; doctor's
+ * table names them by number (DR_SHARED).
  */
 #ifndef DOCTOR_H
 #define DOCTOR_H
 
 #include <stddef.h>
+
+#include "analysis/ssa_env.h"
 
 enum dr_status { DR_PASS, DR_WARN, DR_FAIL, DR_SKIP, DR_N_STATUS };
 
@@ -38,14 +41,28 @@ struct dr_ctx {
     long runtime_version; /* runtime checks found them (0: none) for driver_runtime */
 };
 
+/* A row of the table: doctor's own check (DR_OWN), or one that a trace can answer too, a row
+ * of SSA_ENV_CHECKS (src/analysis/ssa_env.h) named here by its number (DR_SHARED): its id and
+ * title come from there and it is judged there, on this machine's facts (doctor_env.c), unless
+ * the row gives its own title or run (driver_runtime's words for a skip; cudnn, which here
+ * asks whether cuDNN loads). */
 struct dr_check {
-    const char *id;    /* stable, for --json and scripts: "cuda_driver" */
-    const char *title; /* for people */
-    void (*run)(struct dr_ctx *c, struct dr_result *r);
+    const char *id;    /* stable, for --json and scripts: "cuda_driver"; NULL: shared's */
+    const char *title; /* for people; NULL: shared's */
+    void (*run)(struct dr_ctx *c, struct dr_result *r); /* NULL: shared's judge, live */
+    int shared;        /* enum ssa_env_check_id, or DR_NOT_SHARED */
 };
+#define DR_NOT_SHARED (-1)
+#define DR_OWN(id, title, run) {id, title, run, DR_NOT_SHARED}
+#define DR_SHARED(ID) {NULL, NULL, NULL, SSA_ENV_CHECK_##ID}
 
 extern const struct dr_check dr_checks[];
 extern const size_t dr_n_checks;
+
+/* A row's id and title (its own, else its shared check's), and running it into r. */
+const char *dr_check_id(const struct dr_check *k);
+const char *dr_check_title(const struct dr_check *k);
+void dr_check_run(const struct dr_check *k, struct dr_ctx *c, struct dr_result *r);
 
 /* "pass", "warn", "fail", "skip". */
 const char *dr_status_name(int status);
@@ -71,15 +88,10 @@ int dr_which(const char *name, char *buf, size_t cap);
  * several machines. */
 int dr_env_says_multi_node(void);
 
-/* The checks shared with `stepscope report` (src/analysis/ssa_env.h), judged on this
- * machine's facts gathered live (tools/doctor_env.c): one per id of ssa_env_checks[]. */
-void dr_check_launch_blocking(struct dr_ctx *c, struct dr_result *r);
+/* A shared check (enum ssa_env_check_id) judged on this machine's facts gathered live
+ * (doctor_env.c). */
+void dr_judge_shared(struct dr_ctx *c, struct dr_result *r, int shared);
+/* driver_runtime: the shared judge, with doctor's words for a skip. */
 void dr_check_driver_runtime(struct dr_ctx *c, struct dr_result *r);
-void dr_check_open_files(struct dr_ctx *c, struct dr_result *r);
-void dr_check_cpu_cores(struct dr_ctx *c, struct dr_result *r);
-void dr_check_omp_threads(struct dr_ctx *c, struct dr_result *r);
-void dr_check_visible_devices(struct dr_ctx *c, struct dr_result *r);
-void dr_check_nccl_env(struct dr_ctx *c, struct dr_result *r);
-void dr_check_alloc_conf(struct dr_ctx *c, struct dr_result *r);
 
 #endif

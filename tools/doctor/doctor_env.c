@@ -4,7 +4,8 @@
  * The judging is src/analysis/ssa_env_checks.c's, shared with the report; here are only the
  * facts, gathered live under the same keys the collector writes into a trace's environment
  * record (docs/trace-format.md, "env"): the variables, RLIMIT_NOFILE, the CPU counts, and
- * the driver and runtime versions the cuda_driver and cuda_runtime checks found.
+ * the driver and runtime versions the cuda_driver and cuda_runtime checks found; and how a
+ * row of doctor's table is run and named (its own check, or a shared one).
  */
 #include "doctor.h"
 
@@ -97,64 +98,41 @@ static void live_facts(const struct dr_ctx *c, struct live_facts *d)
         fact_num(d, "runtime_version", (unsigned long long)c->runtime_version);
 }
 
-/* Judges the shared check id on this machine's facts into r. */
-static void judge_live(struct dr_ctx *c, struct dr_result *r, const char *id)
+void dr_judge_shared(struct dr_ctx *c, struct dr_result *r, int shared)
 {
     static struct live_facts d; /* 32 KiB: not on the stack */
     struct ssa_env_verdict v;
-    const struct ssa_env_check *check = ssa_env_check_find(id);
-    if (!check) {
-        dr_set(r, DR_SKIP, NULL, "no shared check '%s'", id);
-        return;
-    }
     live_facts(c, &d);
-    check->judge(&d.f, &v);
+    ssa_env_checks[shared].judge(&d.f, &v);
     if (v.status == DR_SKIP && strncmp(v.value, "not recorded", 12) == 0)
         dr_set(r, DR_SKIP, NULL, "not readable here%s", v.value + 12);
     else
         dr_set(r, v.status, v.fix[0] ? v.fix : NULL, "%s", v.value);
 }
 
-void dr_check_launch_blocking(struct dr_ctx *c, struct dr_result *r)
-{
-    judge_live(c, r, "launch_blocking");
-}
-
 void dr_check_driver_runtime(struct dr_ctx *c, struct dr_result *r)
 {
-    judge_live(c, r, "driver_runtime");
+    dr_judge_shared(c, r, SSA_ENV_CHECK_DRIVER_RUNTIME);
     if (r->status == DR_SKIP)
         dr_set(r, DR_SKIP, NULL,
                "no driver and runtime version to compare (see cuda_driver, "
                "cuda_runtime)");
 }
 
-void dr_check_open_files(struct dr_ctx *c, struct dr_result *r)
+const char *dr_check_id(const struct dr_check *k)
 {
-    judge_live(c, r, "open_files");
+    return k->id ? k->id : ssa_env_checks[k->shared].id;
 }
 
-void dr_check_cpu_cores(struct dr_ctx *c, struct dr_result *r)
+const char *dr_check_title(const struct dr_check *k)
 {
-    judge_live(c, r, "cpu_cores");
+    return k->title ? k->title : ssa_env_checks[k->shared].title;
 }
 
-void dr_check_omp_threads(struct dr_ctx *c, struct dr_result *r)
+void dr_check_run(const struct dr_check *k, struct dr_ctx *c, struct dr_result *r)
 {
-    judge_live(c, r, "omp_threads");
-}
-
-void dr_check_visible_devices(struct dr_ctx *c, struct dr_result *r)
-{
-    judge_live(c, r, "visible_devices");
-}
-
-void dr_check_nccl_env(struct dr_ctx *c, struct dr_result *r)
-{
-    judge_live(c, r, "nccl_env");
-}
-
-void dr_check_alloc_conf(struct dr_ctx *c, struct dr_result *r)
-{
-    judge_live(c, r, "alloc_conf");
+    if (k->run)
+        k->run(c, r);
+    else
+        dr_judge_shared(c, r, k->shared);
 }

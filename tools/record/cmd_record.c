@@ -1,10 +1,7 @@
 /*
  * cmd_record.c — `stepscope record`: run a program with the collector injected.
  *
- *   stepscope record [-o DIR] [--capture auto|all|steps:A-B|seconds:A-B] [--mode full|light]
- *                    [--no-python-shim] [--memory-cap SIZE] [--sample-hz N] [--host-samples HZ|off]
- *                    [-q] [--no-report]
- *                    -- PROGRAM [ARGS...]
+ *   stepscope record [OPTIONS] [--] PROGRAM [ARGS...]    (the options: RECORD_OPTIONS below)
  *
  * It checks the output folder before starting anything (a run that cannot be recorded is
  * refused, not wasted), points CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH at
@@ -17,7 +14,8 @@
  * forwarded once, Ctrl-Z stops mirrored), and exits as the program did. Then it prints on
  * stderr where the traces are, a short summary read back from them and the text report of
  * the started process's trace (--no-report: without it). The collector's
- * settings travel in STEPSCOPE_* environment variables (read in src/collect/ssc_core.c).
+ * settings travel in STEPSCOPE_* environment variables (read in src/collect/ssc_core.c), each
+ * named by its option's row.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -38,62 +36,76 @@
 #include "report.h"
 #include "text_esc.h"
 #include "trace/sst_reader.h"
+#include "trace/sst_window.h"
 #include "util/ss_error.h"
 
 #define VERB "record"
 
-struct record_opts {
-    const char *out_dir; /* NULL: ./stepscope-<timestamp> */
-    const char *capture;
-    const char *mode;
-    const char *memory_cap;
-    const char *sample_hz;
-    const char *host_samples; /* the shim's Python stack samples: a rate in Hz, or off */
-    int no_shim;
-    int quiet;
-    int no_report;
+/* ---- the options: one table -------------------------------------------------------------
+ *
+ * Every option of record is one row: X(ID, short, "long", "ARG", "ENV", "default", ok, "must",
+ * "help"). From the rows come the help text, getopt's tables, the checks made before the
+ * program starts and the environment the collector and the Python shim read their settings
+ * from (src/collect/ssc_core.c, python/).
+ *   short    its one-letter form, 0 for none
+ *   ARG      the argument's name in the help; NULL: a switch
+ *   ENV      the STEPSCOPE_* variable it sets (a switch: to 1); NULL: none
+ *   default  ENV's value when the option is not given; NULL: left unset (the collector's own)
+ *   ok       checks the argument (NULL: any); must: what the error says it must be
+ *   help     its lines in --help, '\n' between them
+ * The collector repeats the checks (it is also run without record); failing early is kinder. */
+#define RECORD_OPTIONS(X)                                                                          \
+    X(OUTPUT, 'o', "output", "DIR", "STEPSCOPE_OUTPUT_DIR", NULL, NULL, NULL,                      \
+      "output folder, made with its parents (mode 0700)\n"                                         \
+      "(default ./stepscope-<timestamp>/)")                                                        \
+    X(CAPTURE, 0, "capture", "SPEC", "STEPSCOPE_CAPTURE", "auto", valid_capture,                   \
+      "auto, all, steps:A-B or seconds:A-B",                                                       \
+      "auto | all | steps:A-B | seconds:A-B (default auto: the\n"                                  \
+      "first 100 steps, then CUPTI detached; the steps after\n"                                    \
+      "them measure the recording's own cost; the whole run\n"                                     \
+      "when the program marks no steps); GPU activity inside\n"                                    \
+      "the window only, CUPTI detached after it")                                                  \
+    X(MODE, 0, "mode", "MODE", "STEPSCOPE_MODE", "full", valid_mode, "full or light",              \
+      "full | light (light: API calls, copies) (default full)")                                    \
+    X(NO_SHIM, 0, "no-python-shim", NULL, NULL, NULL, NULL, NULL,                                  \
+      "do not put the Python step/data markers on PYTHONPATH")                                     \
+    X(MEMORY_CAP, 0, "memory-cap", "SIZE", "STEPSCOPE_MEMORY_CAP", NULL, valid_size,               \
+      "a size such as 64M", "buffered records per process before dropping (64M)")                  \
+    X(SAMPLE_HZ, 0, "sample-hz", "N", "STEPSCOPE_SAMPLE_HZ", NULL, valid_sample_hz,                \
+      "a number from 0 to 1000", "host samples per second, 0 for none (default 10)")               \
+    X(HOST_SAMPLES, 0, "host-samples", "HZ", "STEPSCOPE_HOST_SAMPLES", NULL, valid_host_hz,        \
+      "off or 1 to 1000 (Hz)",                                                                     \
+      "the Python stacks sampled per second (1-1000), or off\n"                                    \
+      "(default 100; Python programs, through the shim)")                                          \
+    X(QUIET, 'q', "quiet", NULL, "STEPSCOPE_QUIET", NULL, NULL, NULL,                              \
+      "no summary and no report after the run")                                                    \
+    X(NO_REPORT, 0, "no-report", NULL, NULL, NULL, NULL, NULL,                                     \
+      "no report after the run (the summary stays)")                                               \
+    X(HELP, 'h', "help", NULL, NULL, NULL, NULL, NULL, "this text")
+
+enum record_option_id {
+#define REC_X_ENUM(ID, sh, name, arg, env, dflt, ok, must, help) REC_##ID,
+    RECORD_OPTIONS(REC_X_ENUM)
+#undef REC_X_ENUM
+        REC_N_OPTIONS
 };
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: stepscope record [OPTIONS] [--] PROGRAM [ARGS...]\n"
-               "\n"
-               "Runs PROGRAM with the stepscope collector injected and writes one trace per\n"
-               "process into the output folder. Exits with PROGRAM's exit status. The options\n"
-               "end at PROGRAM (or at '--'). A first Ctrl-C or SIGTERM is passed to PROGRAM; a\n"
-               "second within 3 s of record saying it still runs sends SIGKILL.\n"
-               "\n"
-               "  -o, --output DIR       output folder, made with its parents (mode 0700)\n"
-               "                         (default ./stepscope-<timestamp>/)\n"
-               "      --capture SPEC     auto | all | steps:A-B | seconds:A-B (default auto: the\n"
-               "                         first 100 steps, then CUPTI detached; the steps after\n"
-               "                         them measure the recording's own cost; the whole run\n"
-               "                         when the program marks no steps); GPU activity inside\n"
-               "                         the window only, CUPTI detached after it\n"
-               "      --mode MODE        full | light (light: API calls, copies) (default full)\n"
-               "      --no-python-shim   do not put the Python step/data markers on PYTHONPATH\n"
-               "      --memory-cap SIZE  buffered records per process before dropping (64M)\n"
-               "      --sample-hz N      host samples per second, 0 for none (default 10)\n"
-               "      --host-samples HZ  the Python stacks sampled per second (1-1000), or off\n"
-               "                         (default 100; Python programs, through the shim)\n"
-               "  -q, --quiet            no summary and no report after the run\n"
-               "      --no-report        no report after the run (the summary stays)\n"
-               "  -h, --help             this text\n");
-}
+/* What was given: each option's argument ("1" for a switch), NULL when not given. */
+struct record_opts {
+    const char *v[REC_N_OPTIONS];
+};
 
-/* ---- option checks (the collector repeats them; failing early is kinder) ---------------- */
+/* ---- option checks ---------------------------------------------------------------------- */
 
 static int valid_capture(const char *s)
 {
-    double a, b;
-    int used = 0;
-    if (strcmp(s, "all") == 0 || strcmp(s, "auto") == 0) return 1;
-    if (sscanf(s, "steps:%lf-%lf%n", &a, &b, &used) == 2 && !s[used])
-        return a >= 0 && b >= a && a == (double)(uint64_t)a && b == (double)(uint64_t)b;
-    used = 0;
-    if (sscanf(s, "seconds:%lf-%lf%n", &a, &b, &used) == 2 && !s[used])
-        return a >= 0 && b > a && b < 1e9;
-    return 0;
+    struct sst_window w;
+    return sst_window_parse(s, &w) == 0;
+}
+
+static int valid_mode(const char *s)
+{
+    return strcmp(s, "full") == 0 || strcmp(s, "light") == 0;
 }
 
 static int valid_size(const char *s)
@@ -114,47 +126,116 @@ static int valid_size(const char *s)
     return *end == '\0';
 }
 
-static int check_opts(const struct record_opts *o)
+static int valid_sample_hz(const char *s)
 {
     uint64_t hz;
-    if (o->capture && !valid_capture(o->capture))
-        return cli_usage_error(VERB, "--capture must be auto, all, steps:A-B or seconds:A-B, not '%s'",
-                               o->capture);
-    if (o->mode && strcmp(o->mode, "full") != 0 && strcmp(o->mode, "light") != 0)
-        return cli_usage_error(VERB, "--mode must be full or light, not '%s'", o->mode);
-    if (o->memory_cap && !valid_size(o->memory_cap))
-        return cli_usage_error(VERB, "--memory-cap must be a size such as 64M, not '%s'",
-                               o->memory_cap);
-    if (o->sample_hz && (cli_parse_u64(o->sample_hz, &hz) != 0 || hz > 1000))
-        return cli_usage_error(VERB, "--sample-hz must be a number from 0 to 1000, not '%s'",
-                               o->sample_hz);
-    if (o->host_samples && strcmp(o->host_samples, "off") != 0 &&
-        (cli_parse_u64(o->host_samples, &hz) != 0 || hz < 1 || hz > 1000))
-        return cli_usage_error(VERB, "--host-samples must be off or 1 to 1000 (Hz), not '%s'",
-                               o->host_samples);
-    if (o->host_samples && o->no_shim) /* the samples are the shim's: nothing would take it */
+    return cli_parse_u64(s, &hz) == 0 && hz <= 1000;
+}
+
+static int valid_host_hz(const char *s)
+{
+    uint64_t hz;
+    return strcmp(s, "off") == 0 || (cli_parse_u64(s, &hz) == 0 && hz >= 1 && hz <= 1000);
+}
+
+struct record_option {
+    int short_name;
+    const char *name, *arg, *env, *dflt;
+    int (*ok)(const char *value);
+    const char *must, *help;
+};
+
+static const struct record_option k_options[REC_N_OPTIONS] = {
+#define REC_X_ROW(ID, sh, name, arg, env, dflt, ok, must, help)                                    \
+    [REC_##ID] = {sh, name, arg, env, dflt, ok, must, help},
+    RECORD_OPTIONS(REC_X_ROW)
+#undef REC_X_ROW
+};
+
+#define HELP_COLUMN 25 /* where the options' descriptions start */
+
+/* One option's help: "  -o, --output DIR       output folder..." and its further lines. */
+static void usage_option(FILE *f, const struct record_option *x)
+{
+    char name[64];
+    snprintf(name, sizeof name, "--%s%s%s", x->name, x->arg ? " " : "", x->arg ? x->arg : "");
+    if (x->short_name)
+        fprintf(f, "  -%c, %-17s  ", x->short_name, name);
+    else
+        fprintf(f, "      %-17s  ", name);
+    for (const char *p = x->help; *p;) {
+        size_t n = strcspn(p, "\n");
+        fprintf(f, "%s%.*s\n", p == x->help ? "" : "                         ", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: stepscope record [OPTIONS] [--] PROGRAM [ARGS...]\n"
+               "\n"
+               "Runs PROGRAM with the stepscope collector injected and writes one trace per\n"
+               "process into the output folder. Exits with PROGRAM's exit status. The options\n"
+               "end at PROGRAM (or at '--'). A first Ctrl-C or SIGTERM is passed to PROGRAM; a\n"
+               "second within 3 s of record saying it still runs sends SIGKILL.\n"
+               "\n");
+    for (size_t i = 0; i < REC_N_OPTIONS; i++)
+        usage_option(f, &k_options[i]);
+}
+
+/* Every given argument through its row's check, then what only rows together can say. */
+static int check_opts(const struct record_opts *o)
+{
+    for (size_t i = 0; i < REC_N_OPTIONS; i++) {
+        const struct record_option *x = &k_options[i];
+        if (x->ok && o->v[i] && !x->ok(o->v[i]))
+            return cli_usage_error(VERB, "--%s must be %s, not '%s'", x->name, x->must, o->v[i]);
+    }
+    if (o->v[REC_HOST_SAMPLES] && o->v[REC_NO_SHIM]) /* the samples are the shim's */
         return cli_usage_error(VERB, "--host-samples needs the Python shim (no --no-python-shim)");
     return CLI_EXIT_OK;
+}
+
+/* getopt's val of a row: its letter, else 256 + its index. */
+static int option_val(size_t i)
+{
+    return k_options[i].short_name ? k_options[i].short_name : 256 + (int)i;
+}
+
+/* The row of getopt's answer c, or -1 (an unknown option, already said). */
+static int option_of(int c)
+{
+    for (size_t i = 0; i < REC_N_OPTIONS; i++)
+        if (option_val(i) == c) return (int)i;
+    return -1;
+}
+
+/* getopt's tables from the rows: longopts (REC_N_OPTIONS + 1) and "+o:qh". */
+static void getopt_tables(struct option *longopts, char *shortopts, size_t cap)
+{
+    size_t n = 0;
+    shortopts[n++] = '+'; /* options end at the first operand: the program */
+    for (size_t i = 0; i < REC_N_OPTIONS; i++) {
+        const struct record_option *x = &k_options[i];
+        longopts[i] = (struct option){x->name, x->arg ? required_argument : no_argument, NULL,
+                                      option_val(i)};
+        if (x->short_name && n + 3 < cap) shortopts[n++] = (char)x->short_name;
+        if (x->short_name && x->arg && n + 2 < cap) shortopts[n++] = ':';
+    }
+    longopts[REC_N_OPTIONS] = (struct option){NULL, 0, NULL, 0};
+    shortopts[n] = '\0';
 }
 
 /* One option of record into o: 0, -1 after --help, or an exit status. */
 static int record_option(int c, struct record_opts *o)
 {
-    switch (c) {
-    case 'o': o->out_dir = optarg; break;
-    case 'c': o->capture = optarg; break;
-    case 'm': o->mode = optarg; break;
-    case 'M': o->memory_cap = optarg; break;
-    case 's': o->sample_hz = optarg; break;
-    case 'H': o->host_samples = optarg; break;
-    case 'n': o->no_shim = 1; break;
-    case 'q': o->quiet = 1; break;
-    case 'R': o->no_report = 1; break;
-    case 'h':
+    int i = option_of(c);
+    if (i < 0) return CLI_EXIT_USAGE;
+    if (i == REC_HELP) {
         usage(stdout);
         return cli_finish_stdout(VERB) == 0 ? -1 : CLI_EXIT_FAIL;
-    default: return CLI_EXIT_USAGE;
     }
+    o->v[i] = k_options[i].arg ? optarg : "1";
     return 0;
 }
 
@@ -162,24 +243,16 @@ static int record_option(int c, struct record_opts *o)
  * Returns CLI_EXIT_OK with *prog_at set, or an exit status. */
 static int parse_args(int argc, char **argv, struct record_opts *o, int *prog_at)
 {
-    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
-                                             {"capture", required_argument, NULL, 'c'},
-                                             {"mode", required_argument, NULL, 'm'},
-                                             {"memory-cap", required_argument, NULL, 'M'},
-                                             {"sample-hz", required_argument, NULL, 's'},
-                                             {"host-samples", required_argument, NULL, 'H'},
-                                             {"no-python-shim", no_argument, NULL, 'n'},
-                                             {"quiet", no_argument, NULL, 'q'},
-                                             {"no-report", no_argument, NULL, 'R'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    struct option longopts[REC_N_OPTIONS + 1];
+    char shortopts[2 * REC_N_OPTIONS + 2];
+    getopt_tables(longopts, shortopts, sizeof shortopts);
     /* options end at "--" or at the first operand (the program), as nsys profile's do */
     int dd = 1;
     while (dd < argc && strcmp(argv[dd], "--") != 0)
         dd++;
     cli_opt_reset();
     int c;
-    while ((c = cli_getopt(VERB, dd, argv, "+o:qh", longopts)) != -1) {
+    while ((c = cli_getopt(VERB, dd, argv, shortopts, longopts)) != -1) {
         int rc = record_option(c, o);
         if (rc) return rc;
     }
@@ -454,18 +527,25 @@ static int set_injection(const struct injection *in, const char *lib)
                              lib);
 }
 
+/* Each row's variable: the option's value, else the row's default (else left as it is). */
+static int set_option_variables(const struct record_opts *o)
+{
+    int rc = 0;
+    for (size_t i = 0; i < REC_N_OPTIONS; i++) {
+        const struct record_option *x = &k_options[i];
+        const char *value = o->v[i] ? o->v[i] : x->dflt;
+        if (x->env && value) rc |= setenv(x->env, value, 1);
+    }
+    return rc;
+}
+
 static int set_environment(const struct record_opts *o, const char *out_abs, const char *lib,
                            const struct injection *in)
 {
-    int rc = set_injection(in, lib);
-    rc |= setenv("STEPSCOPE_OUTPUT_DIR", out_abs, 1);
-    rc |= setenv("STEPSCOPE_CAPTURE", o->capture ? o->capture : "auto", 1);
-    rc |= setenv("STEPSCOPE_MODE", o->mode ? o->mode : "full", 1);
-    if (o->memory_cap) rc |= setenv("STEPSCOPE_MEMORY_CAP", o->memory_cap, 1);
-    if (o->sample_hz) rc |= setenv("STEPSCOPE_SAMPLE_HZ", o->sample_hz, 1);
-    if (o->host_samples) rc |= setenv("STEPSCOPE_HOST_SAMPLES", o->host_samples, 1);
-    if (o->quiet) rc |= setenv("STEPSCOPE_QUIET", "1", 1);
-    if (!o->no_shim) rc |= prepend_pythonpath() | set_markers_lib(lib);
+    struct record_opts said = *o;
+    said.v[REC_OUTPUT] = out_abs; /* the collector gets the folder resolved */
+    int rc = set_injection(in, lib) | set_option_variables(&said);
+    if (!o->v[REC_NO_SHIM]) rc |= prepend_pythonpath() | set_markers_lib(lib);
     if (rc != 0) cli_error(VERB, NULL, "cannot set the environment: %s", strerror(errno));
     return rc;
 }
@@ -688,10 +768,10 @@ static int prepare(const struct record_opts *o, char *out_abs, size_t cap, int *
         say_foreign(&in); /* even with -q: the user asked for a trace and gets none */
         return 0;
     }
-    if (prepare_out_dir(o->out_dir, out_abs, cap) != 0 ||
+    if (prepare_out_dir(o->v[REC_OUTPUT], out_abs, cap) != 0 ||
         set_environment(o, out_abs, lib, &in) != 0)
         return -1;
-    if (!o->quiet) say_foreign(&in);
+    if (!o->v[REC_QUIET]) say_foreign(&in);
     return 1;
 }
 
@@ -703,9 +783,9 @@ int cmd_record(int argc, char **argv)
     if (rc != CLI_EXIT_OK) return rc < 0 ? CLI_EXIT_OK : rc;
     if ((rc = check_program(argv[prog_at])) != 0) return rc; /* before any folder is made */
     char dflt[64], out_abs[PATH_MAX];
-    if (!o.out_dir) {
+    if (!o.v[REC_OUTPUT]) {
         default_out_dir(dflt, sizeof dflt);
-        o.out_dir = dflt;
+        o.v[REC_OUTPUT] = dflt;
     }
     int cuda_foreign = 0;
     int injected = prepare(&o, out_abs, sizeof out_abs, &cuda_foreign);
@@ -719,12 +799,14 @@ int cmd_record(int argc, char **argv)
      * of a big trace takes a while) stops us, it is not forwarded to a program that is gone */
     int status = record_job_run(argv + prog_at, &child);
     if (status < 0) return free_names(&before), CLI_EXIT_FAIL;
-    if (!o.quiet) say_how_it_ended(status, &t0);
-    int traces = !injected ? 0 : o.quiet ? each_new_trace(out_abs, &before, NULL)
+    int quiet = o.v[REC_QUIET] != NULL;
+    if (!quiet) say_how_it_ended(status, &t0);
+    int traces = !injected ? 0 : quiet ? each_new_trace(out_abs, &before, NULL)
                                          : summarise(out_abs, &before, cuda_foreign);
-    if (injected && traces == 0) remove_made_dirs(o.out_dir); /* no empty folder left behind */
+    if (injected && traces == 0) remove_made_dirs(o.v[REC_OUTPUT]); /* no empty folder left */
     /* the report never changes the exit status: a problem is one line on stderr */
-    if (!o.quiet && !o.no_report && traces) report_after_record(stderr, out_abs, child, &before);
+    if (!quiet && !o.v[REC_NO_REPORT] && traces)
+        report_after_record(stderr, out_abs, child, &before);
     free_names(&before);
     return exit_like(status);
 }

@@ -25,8 +25,7 @@
 
 #define VERB "diff"
 
-static const char diff_usage[] =
-    "usage: stepscope diff BEFORE AFTER [--format text|json|md|html] [-o FILE]\n"
+static const char diff_about[] =
     "\n"
     "Analyses two traces (before and after a change) and prints, per category, the\n"
     "ms/step before -> after and the change, the step-time speed-up (median, and mean),\n"
@@ -34,9 +33,9 @@ static const char diff_usage[] =
     "\n"
     "The verdict is faster, slower, or no change when the medians differ by less than\n"
     "the noise of the two runs' step times.\n"
-    "\n"
-    "  -f, --format FMT   text (default), json (docs/report-json.md, \"stepscope.diff\"),\n"
-    "                     md (Markdown) or html (one self-contained page)\n"
+    "\n";
+
+static const char diff_options[] =
     "  -o, --output FILE  write the result to FILE (written whole, then put in place)\n"
     "      --force        replace a read-only FILE\n"
     "  -q, --quiet        no 'wrote FILE (SIZE)' line\n" REPORT_STEP_HELP
@@ -44,6 +43,10 @@ static const char diff_usage[] =
     "\n"
     "Exit status: 0 done, 1 a trace could not be read or has no analysable step, 2 usage\n"
     "error.\n";
+
+/* The usage text; the formats come from the format table (report.h). */
+static const struct report_usage usage = {"diff BEFORE AFTER", "[-o FILE]", diff_about,
+                                          diff_options, 1};
 
 /* Medians closer than this share are "no change" whatever the spread: below the run-to-run
  * drift of one machine. */
@@ -136,8 +139,14 @@ enum { OPT_FORCE = 1000 };
 
 static int parse_format(const char *s, struct diff_args *d)
 {
-    d->w = report_writer_find(s);
-    return d->w ? 0 : cli_usage_error(VERB, "unknown format '%s' (%s)", s, report_writer_names());
+    const struct report_format *fmt = report_format_find(s);
+    char names[64];
+    if (fmt) {
+        d->w = fmt->writer;
+        return 0;
+    }
+    report_format_names(names, sizeof names, ", ", " or ");
+    return cli_usage_error(VERB, "unknown format '%s' (%s)", s, names);
 }
 
 static int parse_diff_args(int argc, char **argv, struct diff_args *d)
@@ -150,11 +159,11 @@ static int parse_diff_args(int argc, char **argv, struct diff_args *d)
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     memset(d, 0, sizeof *d);
-    d->w = &report_writer_text;
+    d->w = report_formats[0].writer; /* the first row: the default */
     cli_opt_reset();
     for (int c; (c = cli_getopt(VERB, argc, argv, "f:o:qh", longopts)) != -1;) {
         if (c == 'h') {
-            fputs(diff_usage, stdout);
+            report_usage_print(stdout, &usage);
             return -1;
         }
         if (c == '?') return CLI_EXIT_USAGE;

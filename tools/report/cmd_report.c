@@ -7,14 +7,15 @@
  * one screen. -v adds the top kernels and the per-step table. --format json writes the
  * schema of docs/report-json.md, md Markdown, html one self-contained page. After the
  * breakdown come the ranked findings (src/analysis/ssa_findings.c). The writers are in
- * report_*.c; this file parses the options, expands folders into their traces, orders
- * the processes (GPU activity first) and writes -o FILE through FILE.tmp and a rename, so
- * a report that failed half-way is never left under the name asked for.
+ * report_FORMAT.c, found in the format table (report.h); this file parses the options,
+ * expands folders into their traces, orders the processes (GPU activity first), builds each
+ * section's view and drives the writer, and writes -o FILE whole before putting it in place,
+ * so a report that failed half-way is never left under the name asked for.
  *
  * Several traces are analysed at once, on up to one thread per online CPU (at most 64; -j):
  * each result lands in its argument's slot, so the output does not depend on which finished
  * first. Over the traces of a multi-GPU job (ranks of one world size: torchrun), the ranks
- * are compared first (src/analysis/ssa_ranks.c, printed by report_ranks.c): the straggler,
+ * are compared first (src/analysis/ssa_ranks.c; the ranks view of report_view.c): the straggler,
  * why and its price; each rank's result is annotated so that its comm finding does not count
  * waiting for the straggler as communication.
  *
@@ -43,8 +44,7 @@
 #include "util/ss_error.h"
 #include "util/ss_out.h"
 
-static const char report_usage[] =
-    "usage: stepscope report TRACE|DIR... [--format text|json|md|html] [-o FILE] [-v]\n"
+static const char report_about[] =
     "\n"
     "Splits every training step of each TRACE into where its time went: GPU busy by\n"
     "kernel class, exposed copies and communication, and GPU idle blamed on what the\n"
@@ -55,11 +55,9 @@ static const char report_usage[] =
     "a multi-GPU job (torchrun: one trace per rank) are compared first: per rank its step\n"
     "time, GPU busy, NCCL and exposed communication; the straggler, why, and what the\n"
     "other ranks wait for it (over 8 ranks only its and the median rank's sections: -v).\n"
-    "\n"
-    "  -f, --format FMT   text (default), json (docs/report-json.md), md (Markdown) or\n"
-    "                     html (one self-contained page to explore: every step by\n"
-    "                     category, a zoomable timeline of the median and the slowest\n"
-    "                     step, findings linked to it, sortable tables)\n"
+    "\n";
+
+static const char report_options[] =
     "  -o, --output FILE  write the report to FILE (written whole, then put in place;\n"
     "                     - for stdout); a read-only FILE is kept unless --force\n"
     "      --force        replace a read-only FILE\n"
@@ -74,6 +72,10 @@ static const char report_usage[] =
     "Exit status: 0 every trace was analysed (a truncated one too: the report says so),\n"
     "1 a trace could not be read or less than 90 % of its records could (damage), 2 usage\n"
     "error (also when FILE is one of the traces).\n";
+
+/* The usage text; the formats come from the format table (report.h). */
+static const struct report_usage usage = {"report TRACE|DIR...", "[-o FILE] [-v]", report_about,
+                                          report_options, 0};
 
 #define VERB "report"
 
@@ -300,6 +302,19 @@ static void write_section(struct report_sink *k, const struct report_writer *w,
     free(v);
 }
 
+/* The ranks of a multi-GPU job: their view, then the writer. */
+static void write_ranks(struct report_sink *k, const struct report_writer *w)
+{
+    struct report_ranks_view *t = malloc(sizeof *t);
+    if (!t) {
+        cli_error(VERB, NULL, "out of memory");
+        return;
+    }
+    report_ranks_view_build(t, k->d->job, k->d->rs, k->d->hidden);
+    w->ranks(k, t);
+    free(t);
+}
+
 static void write_body(struct report_sink *k, const struct report_writer *w,
                        const struct inputs *in, const struct doc_plan *p)
 {
@@ -319,7 +334,7 @@ static void write_body(struct report_sink *k, const struct report_writer *w,
 static void write_report(FILE *f, const struct inputs *in, const struct report_opts *o,
                          int as_array)
 {
-    const struct report_writer *w = report_writer_at(o->format);
+    const struct report_writer *w = report_formats[o->format].writer;
     struct doc_plan p;
     if (plan_doc(in, o, as_array, &p) != 0) {
         cli_error(VERB, NULL, "out of memory");
@@ -329,7 +344,7 @@ static void write_report(FILE *f, const struct inputs *in, const struct report_o
     struct report_sink k = {.f = f, .o = o, .d = &p.d};
     if (w->all_inputs || p.d.n_sections) { /* nothing readable: nothing written */
         if (w->begin) w->begin(&k);
-        if (in->job.n >= 2 && w->ranks) w->ranks(&k);
+        if (in->job.n >= 2 && w->ranks) write_ranks(&k, w);
         if (w->sections) w->sections(&k);
         write_body(&k, w, in, &p);
         if (w->end) w->end(&k);
@@ -375,11 +390,14 @@ static int use_color(void)
 
 static int parse_format(const char *s, struct report_opts *o)
 {
-    int i = report_writer_index(s);
-    if (i < 0)
-        return cli_usage_error(VERB, "unknown format '%s' (%s)", s, report_writer_names());
-    o->format = i;
-    return 0;
+    const struct report_format *fmt = report_format_find(s);
+    char names[64];
+    if (fmt) {
+        o->format = (int)(fmt - report_formats);
+        return 0;
+    }
+    report_format_names(names, sizeof names, ", ", " or ");
+    return cli_usage_error(VERB, "unknown format '%s' (%s)", s, names);
 }
 
 static int parse_jobs(const char *s, struct report_opts *o)
@@ -410,7 +428,7 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o, const
     cli_opt_reset();
     for (int c; (c = cli_getopt(VERB, argc, argv, "f:o:vj:qh", longopts)) != -1;) {
         if (c == 'h') {
-            fputs(report_usage, stdout);
+            report_usage_print(stdout, &usage);
             return -1;
         }
         if (c == '?') return CLI_EXIT_USAGE;

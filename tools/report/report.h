@@ -1,14 +1,17 @@
 /*
- * report.h — `stepscope report` and `stepscope diff`: the writer table and what the writers
+ * report.h — `stepscope report` and `stepscope diff`: the format table and what the writers
  * share.
  *
  * The analysis (src/analysis/ssa.h) produces a struct ssa_result per trace; report_view.h
- * turns it into the view a report shows, once; a writer prints views. There is one writer per
- * format, each a const struct report_writer of function pointers (like uftrace's
- * uftrace_dump_ops), found by name in one table (report_writer_find): report_text.c,
- * report_json.c (docs/report-json.md), report_md.c, report_html.c. The verb (cmd_report.c)
- * drives them: begin, the ranks of a multi-GPU job, one section per process, the traces that
- * could not be read, end; `diff` (cmd_diff.c) hands the same writers its own view. Every
+ * turns it into the view a report shows, once; a writer prints views. Each format is one file
+ * holding all of its sections (report_text.c, report_json.c: docs/report-json.md,
+ * report_md.c, report_html.c with its charts' data in report_html_data.c) and one const
+ * struct report_writer of function pointers (like uftrace's uftrace_dump_ops), and one row of
+ * REPORT_FORMATS below: the enum, the table the verbs look formats up in (report_formats.c),
+ * the names in usage errors and the --format help all come from the rows. The verb
+ * (cmd_report.c) drives a writer: begin, the ranks of a multi-GPU job, one section per
+ * process, the traces that could not be read, end; `diff` (cmd_diff.c) hands the same
+ * writers its own view. Writers include report.h and report_view.h, never one another. Every
  * string from a trace goes through the format's escaper (src/util/text_esc.h, json_out.h).
  */
 #ifndef REPORT_H
@@ -22,10 +25,37 @@
 #include "json_out.h"
 #include "report_view.h"
 
-enum report_format { REPORT_TEXT = 0, REPORT_JSON, REPORT_MD, REPORT_HTML };
+/* One row per report format: X(ID, name, flags, verbose_flags, help, diff_help).
+ *   ID            enum report_format_id: REPORT_ID
+ *   name          -f NAME; the writer is report_writer_NAME (report_NAME.c: a row without
+ *                 its writer does not link)
+ *   flags         what ssa_analyze_reader must keep for the format (SSA_COMPACT: about 40
+ *                 bytes per step, issue #5's memory goal; html adds the timeline's steps
+ *                 and the run chart's bins)
+ *   verbose_flags the same with -v (0: full mode, for the per-step detail the step briefs
+ *                 lack: text's step table, json's step list)
+ *   help          its words in `report --help`, diff_help in `diff --help` (the first row is
+ *                 the default) */
+#define REPORT_FORMATS(X)                                                                          \
+    X(TEXT, text, SSA_COMPACT, 0, "text (default)", "text (default)")                              \
+    X(JSON, json, SSA_COMPACT, 0, "json (docs/report-json.md)",                                    \
+      "json (docs/report-json.md, \"stepscope.diff\")")                                            \
+    X(MD, md, SSA_COMPACT, SSA_COMPACT, "md (Markdown)", "md (Markdown)")                          \
+    X(HTML, html, SSA_COMPACT | SSA_TIMELINE | SSA_STEP_BINS,                                      \
+      SSA_COMPACT | SSA_TIMELINE | SSA_STEP_BINS,                                                  \
+      "html (one self-contained page to explore: every step by category, a zoomable timeline "     \
+      "of the median and the slowest step, findings linked to it, sortable tables)",               \
+      "html (one self-contained page)")
+
+enum report_format_id {
+#define REPORT_X_ENUM(ID, name, flags, verbose_flags, help, diff_help) REPORT_##ID,
+    REPORT_FORMATS(REPORT_X_ENUM)
+#undef REPORT_X_ENUM
+        REPORT_FORMAT_COUNT
+};
 
 struct report_opts {
-    int format; /* enum report_format */
+    int format; /* enum report_format_id: its row in report_formats[] */
     int verbose, color;
     unsigned width; /* text: columns (report_text_cols); below REPORT_TEXT_MIN_COLS: that */
     unsigned jobs; /* report: traces analysed at once (0: one per online CPU, at most 64) */
@@ -45,7 +75,7 @@ static inline double ms(uint64_t ns)
     return (double)ns / 1e6;
 }
 
-/* ---- the document and the writer table ---- */
+/* ---- the document, the writers and the format table ---- */
 
 /* What one report holds beyond its sections: the job, how many sections, what is missing. */
 struct report_doc {
@@ -70,13 +100,12 @@ struct report_sink {
 struct diff_view; /* cmd_diff.c: two sides, their pairing of findings, the verdict */
 
 struct report_writer {
-    const char *name;
     /* json: every input in argument order, an unreadable one as an error entry in its place
      * (unreadable() gets it alone); the others: processes with GPU activity first, hidden
      * rank sections left out, the unreadable ones listed together at the end */
     int all_inputs;
     void (*begin)(struct report_sink *k);
-    void (*ranks)(struct report_sink *k);
+    void (*ranks)(struct report_sink *k, const struct report_ranks_view *v); /* job->n >= 2 */
     void (*sections)(struct report_sink *k); /* after ranks, before the first section */
     void (*process)(struct report_sink *k, const struct report_view *v);
     void (*unreadable)(struct report_sink *k, const char *const *paths, size_t n);
@@ -84,16 +113,37 @@ struct report_writer {
     void (*diff)(FILE *f, const struct diff_view *d);
 };
 
-extern const struct report_writer report_writer_text, report_writer_json, report_writer_md,
-    report_writer_html;
+#define REPORT_X_WRITER(ID, name, flags, verbose_flags, help, diff_help)                           \
+    extern const struct report_writer report_writer_##name;
+REPORT_FORMATS(REPORT_X_WRITER)
+#undef REPORT_X_WRITER
 
-/* The writer named name ("text", "json", "md", "html") and its enum report_format, or NULL
- * and -1; the writer of a format. (report_load.c: the one table) */
-const struct report_writer *report_writer_find(const char *name);
-int report_writer_index(const char *name);
-const struct report_writer *report_writer_at(int format);
-/* "text, json, md or html", for usage errors. */
-const char *report_writer_names(void);
+/* A row of REPORT_FORMATS, as the verbs use it (report_formats.c). */
+struct report_format {
+    const char *name;
+    unsigned flags, verbose_flags;
+    const char *help, *diff_help;
+    const struct report_writer *writer;
+};
+extern const struct report_format report_formats[REPORT_FORMAT_COUNT]; /* enum order */
+
+/* The format named name, or NULL. */
+const struct report_format *report_format_find(const char *name);
+/* The names joined by sep, the last two by last ("text, json, md or html" with ", " and
+ * " or "), into buf (cut at cap). */
+void report_format_names(char *buf, size_t cap, const char *sep, const char *last);
+/* The usage text of a verb that takes --format (report, diff): "usage: stepscope OPERANDS
+ * [--format a|b|c] MORE", then about, the --format option's help lines (the rows' diff_help
+ * with diff), then options. */
+struct report_usage {
+    const char *operands; /* "report TRACE|DIR..." */
+    const char *more;     /* after the formats: "[-o FILE] [-v]" */
+    const char *about, *options;
+    int diff;
+};
+void report_usage_print(FILE *f, const struct report_usage *u);
+/* The analysis mode a report with options o needs: its format's flags, verbose_flags with -v. */
+unsigned report_ssa_flags(const struct report_opts *o);
 
 /* ---- shared with diff and record ---- */
 
@@ -122,12 +172,6 @@ int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts
 int report_load(const char *verb, const char *path, const struct ssa_opts *opts, unsigned flags,
                 struct ssa_result **out);
 
-/* The analysis mode a report with options o needs: SSA_COMPACT (about 40 bytes per step,
- * issue #5's memory goal) unless it prints per-step detail that the step briefs lack —
- * the -v step table (text) and step list (json) — then 0, full mode. html: compact with the
- * timeline's steps (SSA_TIMELINE) and the per-step bins of its run chart (SSA_STEP_BINS). */
-unsigned report_ssa_flags(const struct report_opts *o);
-
 /* One trace's report on f in o->format, through the writer table (the fuzzers' way in). */
 void report_write_single(FILE *f, const struct ssa_result *r, const struct report_opts *o);
 
@@ -140,50 +184,9 @@ void report_text_one(FILE *f, const struct ssa_result *r, const struct report_op
 #define REPORT_TEXT_MAX_COLS 1000
 unsigned report_text_cols(int fd);
 
-/* Writes text after label, word-wrapped 2 columns short of the width, escaped. */
-void report_text_wrapped(FILE *f, const char *label, const char *text);
-
-/* The ranks section of a multi-rank job (report_ranks.c; job->n >= 2, rs the results given
- * to ssa_ranks_analyze). Text, md and html print it before the per-process sections and say
- * that `omitted` rank sections are left out (-v shows them); json writes the value of the
- * top-level "ranks" key (docs/report-json.md). */
-void report_ranks_text(FILE *f, const struct ssa_job *job, const struct ssa_result *const *rs,
-                       size_t omitted);
-void report_ranks_md(FILE *f, const struct ssa_job *job, const struct ssa_result *const *rs,
-                     size_t omitted);
-void report_ranks_html(FILE *f, const struct ssa_job *job, const struct ssa_result *const *rs,
-                       size_t omitted);
-void report_ranks_json(struct json_out *j, const struct ssa_job *job,
-                       const struct ssa_result *const *rs);
-#define REPORT_RANKS_ALL 16    /* more ranks: the table shows the 5 slowest and 5 fastest */
-#define REPORT_RANK_SECTIONS 8 /* more ranks: only the straggler's and median's sections */
-
-/* The environment block of each format (report_env.c), from the view's judged checks. */
-void report_env_text(FILE *f, const struct report_env *e, int verbose);
-void report_env_md(FILE *f, const struct report_env *e, int verbose);
-void report_env_html(FILE *f, const struct report_env *e, int verbose);
-void report_env_json(struct json_out *j, const struct report_env *e);
-
-/* Where the GPU-idle host time is in the code (report_host.c): Markdown's table of the
- * view's hotspots (REPORT_HOST_SHORT per category unless verbose), HTML's table and flame
- * graph. Nothing without Python stack samples. */
-#define REPORT_HOST_SHORT 3
-void report_host_md(FILE *f, const struct report_view *v, int verbose);
-void report_host_html(FILE *f, const struct report_view *v);
-/* The HTML fill colour of a category (report_html.c). */
-const char *report_cat_fill(int cat);
-/* "sync", "alloc" or "sync, alloc": the categories whose lines come from call sites. */
-const char *report_site_cats(const struct ssa_host *h);
-
-/* The data of a process section's charts (report_html_data.c): a JSON document in a
- * <script type="application/json" class="ss-data"> element, read by the page's script;
- * nothing when the view has neither a run chart nor a timeline. */
+/* The data of a process section's charts: a JSON document in a <script
+ * type="application/json" class="ss-data"> element, read by the page's script; nothing when the
+ * view has neither a run chart nor a timeline. The HTML writer's own (report_html_data.c). */
 void report_html_data(FILE *f, const struct report_view *v);
-
-/* HTML's page around the sections (report_html.c): the style sheet, and the script that
- * draws the charts, sorts the tables and links findings to the timeline; title is escaped.
- * diff uses them too. */
-void report_html_begin(FILE *f, const char *title);
-void report_html_end(FILE *f);
 
 #endif

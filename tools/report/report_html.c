@@ -1,8 +1,10 @@
 /*
  * report_html.c — `stepscope report --format html`: ONE self-contained file to explore (no
- * network, nothing fetched): per process the headline, the breakdown of the step by category,
- * the ranked findings, a chart of every step of the run, a timeline of the median and the
- * slowest step, the host-time hotspots (report_host.c), the top kernels and the environment.
+ * network, nothing fetched), every section of it: per process the headline, the breakdown of
+ * the step by category, the ranked findings, a chart of every step of the run, a timeline of
+ * the median and the slowest step, where the GPU-idle host time is in the code (a table and a
+ * flame graph), the top kernels and the environment checks; before them the ranks of a
+ * multi-GPU job; diff's page.
  *
  * The page is static HTML plus two inlined assets, report_html.css and report_html.js (turned
  * into C arrays at build time: report_html_assets.h). The script draws the run chart and the
@@ -21,19 +23,7 @@
 #include "report_html_assets.h"
 #include "text_esc.h"
 
-/* One fill colour per category (enum ssa_cat order): greens/blues for compute, warm for
- * copies and communication, greys/pinks for GPU idle. */
-static const char *const cat_fill[SSA_CAT_COUNT] = {
-    "#2e7d32", "#9e9d24", "#00838f", "#6a1b9a", "#1565c0", "#42a5f5", "#78909c",
-    "#ad1457", "#e65100", "#ef6c00", "#f9a825", "#ff7043", "#d84315", "#8d6e63",
-    "#c62828", "#f06292", "#ba68c8", "#4dd0e1", "#bdbdbd"};
-
-const char *report_cat_fill(int cat)
-{
-    return cat >= 0 && cat < SSA_CAT_COUNT ? cat_fill[cat] : "#9e9e9e";
-}
-
-void report_html_begin(FILE *f, const char *title)
+static void html_page_begin(FILE *f, const char *title)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -47,7 +37,7 @@ void report_html_begin(FILE *f, const char *title)
             report_html_css);
 }
 
-void report_html_end(FILE *f)
+static void html_page_end(FILE *f)
 {
     fprintf(f, "</main>\n<script>\n%s</script>\n</body>\n</html>\n", report_html_js);
 }
@@ -178,7 +168,7 @@ static void html_bar(FILE *f, const uint64_t *ns, const char *what)
         fprintf(f,
                 "<rect x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
                 "<title>%s: %.3f ms (%.1f %%)</title></rect>\n",
-                x, w, SVG_H, cat_fill[c], ssa_cat_name(c), ms(ns[c]),
+                x, w, SVG_H, report_cat_fill(c), ssa_cat_name(c), ms(ns[c]),
                 100.0 * (double)ns[c] / (double)total);
         x += w;
     }
@@ -204,7 +194,7 @@ static void html_breakdown(FILE *f, const struct report_view *v)
                 "<tr class=\"cat\" data-cats=\"%d\"><td><span class=\"sw\" "
                 "style=\"background:%s\"></span>%s</td><td class=\"n\">%.3f</td>"
                 "<td class=\"n\">%.1f</td><td>%s</td></tr>\n",
-                c, cat_fill[c], ssa_cat_name(c), x, s->cat_pct[c], ssa_cat_description(c));
+                c, report_cat_fill(c), ssa_cat_name(c), x, s->cat_pct[c], ssa_cat_description(c));
     }
     fprintf(f,
             "</tbody>\n<tfoot><tr><th>total</th><td class=\"n\">%.3f</td><td class=\"n\">"
@@ -252,6 +242,187 @@ static void html_findings(FILE *f, const struct report_view *v)
     for (size_t i = 0; i < v->f.n; i++)
         html_finding_row(f, v, i);
     fputs("</tbody>\n</table>\n", f);
+}
+
+/* ---- where the GPU-idle host time is in the code: the table ---- */
+
+/* Every row names its category, so that the table sorts by any column. */
+static void html_hotspots(FILE *f, const struct report_view *v)
+{
+    fputs("<table class=\"sortable\">\n<thead><tr><th>category</th><th class=\"n\">ms/step</th>"
+          "<th class=\"n\">samples</th><th>where</th><th>library frame</th></tr></thead>\n"
+          "<tbody>\n",
+          f);
+    for (size_t c = 0; c < v->n_hostcats; c++) {
+        const struct report_hostcat *h = &v->hostcats[c];
+        for (size_t i = 0; i < h->n; i++) {
+            fprintf(f,
+                    "<tr><td><span class=\"sw\" style=\"background:%s\"></span>%s</td>"
+                    "<td class=\"n\">%.2f</td><td class=\"n\">%" PRIu64 "</td><td><code>",
+                    report_cat_fill(h->cat), ssa_cat_name(h->cat), h->v[i].h.ms_per_step,
+                    h->v[i].h.samples);
+            html_escaped(f, h->v[i].where);
+            fputs("</code></td><td><code>", f);
+            if (h->v[i].h.lib) html_escaped(f, h->v[i].h.lib->function);
+            fputs("</code></td></tr>\n", f);
+        }
+    }
+    fputs("</tbody>\n</table>\n", f);
+}
+
+/* ---- ... and the flame graph (inline SVG, no script) ---- */
+
+#define FL_W 900.0
+#define FL_ROW 16
+#define FL_MAX_ROWS 64     /* deeper frames are not drawn (said below the graph) */
+#define FL_MIN_PX 1.0      /* narrower boxes (and what they hold) are not drawn */
+#define FL_CHAR_PX 7.0     /* about one character of the 11px font */
+#define FL_LABEL_CHARS 200 /* a box's label is cut to its width, at most this long */
+
+/* The colour of a box: categories in the report's colours, then user code warm, libraries
+ * cool, the standard library grey. */
+static const char *box_fill(const struct ssa_pytab *t, const struct ssa_flame_node *n)
+{
+    if (!n->frame) return n->depth ? report_cat_fill(n->cat) : "#9e9e9e";
+    switch (t->frames[n->frame - 1].kind) {
+    case SSA_PYF_USER:
+        return "#ffb74d";
+    case SSA_PYF_LIBRARY:
+        return "#90caf9";
+    default:
+        return "#cfd8dc";
+    }
+}
+
+static void node_label(const struct ssa_pytab *t, const struct ssa_flame_node *n, char *buf,
+                       size_t cap)
+{
+    if (n->frame)
+        ssa_pyframe_label(&t->frames[n->frame - 1], 1, buf, cap);
+    else
+        snprintf(buf, cap, "%s", n->depth ? ssa_cat_name(n->cat) : "GPU idle (all categories)");
+}
+
+/* The first `chars` bytes of s, cut back to a whole UTF-8 sequence. */
+static size_t cut_utf8(const char *s, size_t chars)
+{
+    size_t n = strlen(s);
+    if (n <= chars) return n;
+    while (chars > 0 && ((unsigned char)s[chars] & 0xc0) == 0x80)
+        chars--;
+    return chars;
+}
+
+static void flame_box(FILE *f, const struct report_view *v, const struct ssa_flame_node *n,
+                      double x, double w, int rows)
+{
+    const struct ssa_pytab *t = &v->r->host.tab;
+    char label[512], text[FL_LABEL_CHARS + 4];
+    node_label(t, n, label, sizeof label);
+    int y = (rows - 1 - n->depth) * FL_ROW; /* the root at the bottom */
+    double steps = (double)v->s.steps, all = (double)v->r->host.flame[0].ns;
+    fputs("<g><title>", f);
+    html_escaped(f, label);
+    fprintf(f, ": %.3f ms/step (%.1f %% of the sampled GPU-idle time)</title>",
+            (double)n->ns / 1e6 / steps, 100.0 * (double)n->ns / all);
+    fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>", x, y, w,
+            FL_ROW - 1, box_fill(t, n));
+    size_t fit = w > 3 * FL_CHAR_PX ? (size_t)(w / FL_CHAR_PX) - 1 : 0;
+    if (fit > FL_LABEL_CHARS) fit = FL_LABEL_CHARS;
+    if (fit >= 3) {
+        size_t k = cut_utf8(label, fit);
+        memcpy(text, label, k);
+        strcpy(text + k, k < strlen(label) ? ".." : "");
+        fprintf(f, "<text x=\"%.2f\" y=\"%d\">", x + 2, y + FL_ROW - 4);
+        html_escaped(f, text);
+        fputs("</text>", f);
+    }
+    fputs("</g>\n", f);
+}
+
+/* The graph's rows: its deepest node drawn, plus one. */
+static int flame_rows(const struct ssa_host *h)
+{
+    int rows = 1;
+    for (size_t i = 0; i < h->n_flame; i++)
+        if (h->flame[i].depth + 1 > rows) rows = h->flame[i].depth + 1;
+    return rows < FL_MAX_ROWS ? rows : FL_MAX_ROWS;
+}
+
+/* Pre-order: a node starts where its parent does, after its earlier siblings (next[d]). */
+static void flame_svg(FILE *f, const struct report_view *v)
+{
+    const struct ssa_host *h = &v->r->host;
+    int rows = flame_rows(h);
+    double next[FL_MAX_ROWS + 1] = {0}, scale = FL_W / (double)h->flame[0].ns;
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%d\" "
+            "role=\"img\" aria-label=\"flame graph of GPU-idle host time\" "
+            "font-family=\"monospace\" font-size=\"11\">\n",
+            FL_W, rows * FL_ROW);
+    for (size_t i = 0; i < h->n_flame;) {
+        const struct ssa_flame_node *n = &h->flame[i];
+        double x = next[n->depth], w = (double)n->ns * scale;
+        next[n->depth] = x + w;
+        if (w < FL_MIN_PX || n->depth >= FL_MAX_ROWS) {
+            i += n->subtree; /* too narrow or too deep: its subtree too */
+            continue;
+        }
+        next[n->depth + 1] = x;
+        flame_box(f, v, n, x, w, rows);
+        i++;
+    }
+    fputs("</svg>\n", f);
+}
+
+static void html_host(FILE *f, const struct report_view *v)
+{
+    if (!v->n_hostcats) return;
+    const struct ssa_host *h = &v->r->host;
+    fputs("<h3>Where the GPU-idle host time is in the code</h3>\n<p class=\"note\">From "
+          "Python stack samples of the training thread; ms/step without stepscope's own cost "
+          "per launch.</p>\n",
+          f);
+    html_hotspots(f, v);
+    if (!h->n_flame) return;
+    fprintf(f,
+            "<p class=\"note\">Flame graph of the sampled GPU-idle host time (%" PRIu64
+            " samples): the categories at the bottom, then the Python frames from the "
+            "outermost call up; user code orange, libraries blue, the standard library grey; "
+            "hover for times.%s</p>\n",
+            v->sampled_idle_samples,
+            h->flame_cut_ns ? " Some deep or rare stacks are left out (node cap)." : "");
+    flame_svg(f, v);
+}
+
+/* ---- the environment checks (doctor's, judged on the trace's record: report_view.c) ---- */
+
+/* Every check, in a table folded away unless some check warns or fails (or verbose). */
+static void html_env(FILE *f, const struct report_env *b, int verbose)
+{
+    fputs("<h3>Environment</h3>\n<p class=\"note\">", f);
+    if (!b->recorded) {
+        fputs("not recorded in the trace</p>\n", f);
+        return;
+    }
+    fputs(b->counts_said, f);
+    fputs(" (the checks of <code>stepscope doctor</code>, from the trace's environment "
+          "record)</p>\n",
+          f);
+    fprintf(f, "<details%s><summary>every check</summary>\n<table class=\"sortable\">\n"
+               "<thead><tr><th>status</th><th>check</th><th>value</th><th>fix</th></tr>"
+               "</thead>\n<tbody>\n", verbose || b->notable ? " open" : "");
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ssa_env_verdict *v = &b->v[i];
+        int bad = report_env_notable(v);
+        fprintf(f, "<tr><td>%s%s%s</td><td>%s</td><td>", bad ? "<b>" : "",
+                ssa_env_status_name(v->status), bad ? "</b>" : "", ssa_env_checks[i].id);
+        html_escaped(f, v->value);
+        fputs("</td><td><code>", f);
+        html_escaped(f, v->fix[0] ? v->fix : NULL);
+        fputs("</code></td></tr>\n", f);
+    }
+    fputs("</tbody>\n</table>\n</details>\n", f);
 }
 
 /* The containers the script draws the run chart and the timeline in, and their data. */
@@ -313,7 +484,7 @@ static void html_process(struct report_sink *k, const struct report_view *v)
     fputs("<section>\n", f);
     html_identity(f, v);
     if (!v->s.steps) {
-        report_env_html(f, &v->env, k->o->verbose);
+        html_env(f, &v->env, k->o->verbose);
         fputs("<p>nothing to attribute: the trace has no timed records inside a step</p>\n"
               "</section>\n",
               f);
@@ -322,9 +493,65 @@ static void html_process(struct report_sink *k, const struct report_view *v)
     html_breakdown(f, v);
     html_findings(f, v);
     html_charts(f, v);
-    report_host_html(f, v);
+    html_host(f, v);
     html_top_kernels(f, v->r);
-    report_env_html(f, &v->env, k->o->verbose);
+    html_env(f, &v->env, k->o->verbose);
+    fputs("</section>\n", f);
+}
+
+/* ---- the ranks of a multi-GPU job (report_view.c says what; here how) ---- */
+
+static void html_rank_row(FILE *f, const struct report_ranks_view *t, size_t row)
+{
+    const struct ssa_rank *k = &t->job->ranks[t->rows[row]];
+    if (!k->usable) {
+        fprintf(f,
+                "<tr><td></td><td class=\"n\">%d</td><td colspan=\"6\">not compared (no "
+                "steady steps from step markers)</td><td><code>",
+                (int)k->rank);
+    } else {
+        fprintf(f,
+                "<tr><td>%c</td><td class=\"n\">%d</td><td class=\"n\">%.2f</td>"
+                "<td class=\"n\">%.1f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td>"
+                "<td class=\"n\">%.0f %%</td><td>%s %.2f</td><td><code>",
+                t->mark[row], (int)k->rank, k->step_ms, k->busy_pct, k->nccl_ms, k->comm_ms,
+                k->overlap_pct, ssa_cat_name(k->top_cat), k->top_ms);
+    }
+    html_escaped(f, t->rs[k->input]->path);
+    fputs("</code></td></tr>\n", f);
+}
+
+static void html_para(FILE *f, const char *open, const char *text)
+{
+    fputs(open, f);
+    html_escaped(f, text);
+    fputs("</p>\n", f);
+}
+
+static void html_ranks(struct report_sink *k, const struct report_ranks_view *t)
+{
+    FILE *f = k->f;
+    fprintf(f, "<section>\n<h2>Ranks: %s</h2>\n", t->head);
+    if (t->notes[0]) html_para(f, "<p class=\"note\">", t->notes);
+    /* sortable when every rank has its row (no "ranks between" line) */
+    fprintf(f, "<table%s>\n<thead><tr><th></th><th class=\"n\">rank</th><th class=\"n\">step ms"
+               "</th><th class=\"n\">GPU busy %%</th><th class=\"n\">NCCL ms</th><th class=\"n\">"
+               "exposed comm ms</th><th class=\"n\">overlapped</th><th>largest non-comm, ms</th>"
+               "<th>trace</th></tr></thead>\n<tbody>\n", t->elided ? "" : " class=\"sortable\"");
+    for (size_t i = 0; i < t->n_rows; i++)
+        if (t->rows[i] == REPORT_RANK_BETWEEN)
+            fputs("<tr><td></td><td colspan=\"8\">&hellip; ranks between, by non-comm time "
+                  "(--format json lists all)</td></tr>\n",
+                  f);
+        else
+            html_rank_row(f, t, i);
+    fputs("</tbody>\n</table>\n<p class=\"note\">ms per step; S: straggler, m: median rank.</p>\n",
+          f);
+    html_para(f, "<p><b>straggler:</b> ", t->straggler);
+    if (t->waiting[0]) html_para(f, "<p><b>waiting:</b> ", t->waiting);
+    if (t->omitted)
+        fprintf(f, "<p class=\"note\">%zu rank sections omitted (-v shows them).</p>\n",
+                t->omitted);
     fputs("</section>\n", f);
 }
 
@@ -348,16 +575,16 @@ static void html_diff_categories(FILE *f, const struct diff_view *d)
         if (d->cat_shown[c])
             fprintf(f, "<tr><td><span class=\"sw\" style=\"background:%s\"></span>%s</td>"
                        "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
-                       "<td class=\"n\">%+.3f</td></tr>\n", cat_fill[c], ssa_cat_name(c), x, y,
-                    y - x);
+                       "<td class=\"n\">%+.3f</td></tr>\n",
+                    report_cat_fill(c), ssa_cat_name(c), x, y, y - x);
     }
     fputs("</tbody>\n</table>\n", f);
 }
 
-void report_html_diff(FILE *f, const struct diff_view *d)
+static void html_diff(FILE *f, const struct diff_view *d)
 {
     const struct diff_side *b = &d->b, *a = &d->a;
-    report_html_begin(f, "diff");
+    html_page_begin(f, "diff");
     fputs("<section>\n<h2><code>", f);
     html_escaped(f, b->path);
     fputs("</code> → <code>", f);
@@ -372,18 +599,13 @@ void report_html_diff(FILE *f, const struct diff_view *d)
           "</thead>\n<tbody>\n", f);
     for (size_t i = 0; i < d->n_pairs; i++) html_diff_finding(f, &d->pairs[i]);
     fputs("</tbody>\n</table>\n</section>\n", f);
-    report_html_end(f);
+    html_page_end(f);
 }
 
 
 static void html_begin(struct report_sink *k)
 {
-    report_html_begin(k->f, k->d->title);
-}
-
-static void html_ranks(struct report_sink *k)
-{
-    report_ranks_html(k->f, k->d->job, k->d->rs, k->d->hidden);
+    html_page_begin(k->f, k->d->title);
 }
 
 static void html_unreadable(struct report_sink *k, const char *const *paths, size_t n)
@@ -400,16 +622,15 @@ static void html_unreadable(struct report_sink *k, const char *const *paths, siz
 
 static void html_end(struct report_sink *k)
 {
-    report_html_end(k->f);
+    html_page_end(k->f);
 }
 
 
 const struct report_writer report_writer_html = {
-    .name = "html",
     .begin = html_begin,
     .ranks = html_ranks,
     .process = html_process,
     .unreadable = html_unreadable,
     .end = html_end,
-    .diff = report_html_diff,
+    .diff = html_diff,
 };

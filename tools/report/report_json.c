@@ -1,6 +1,7 @@
 /*
- * report_json.c — `stepscope report --format json`: one object per trace, the schema of
- * docs/report-json.md (keys are only ever added within a version).
+ * report_json.c — the JSON format, every section of it (the schema of docs/report-json.md;
+ * keys are only ever added within a version): one object per trace, the "ranks" object of a
+ * multi-GPU job, diff's "stepscope.diff" object.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -378,6 +379,24 @@ static void json_step_list(struct json_out *j, const struct ssa_result *r)
     json_end_array(j);
 }
 
+/* Every check of the view (docs/report-json.md, "environment"); values quote the trace. */
+static void json_env(struct json_out *j, const struct report_env *b)
+{
+    json_key(j, "environment");
+    json_begin_array(j);
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ssa_env_verdict *v = &b->v[i];
+        json_begin_object(j);
+        json_kv_string(j, "id", ssa_env_checks[i].id);
+        json_kv_string(j, "title", ssa_env_checks[i].title);
+        json_kv_string(j, "status", ssa_env_status_name(v->status));
+        json_kv_string(j, "value", v->value);
+        json_kv_string(j, "fix", v->fix[0] ? v->fix : NULL);
+        json_end_object(j);
+    }
+    json_end_array(j);
+}
+
 static void json_process_object(struct json_out *j, const struct report_view *v, int verbose)
 {
     const struct ssa_result *r = v->r;
@@ -393,9 +412,91 @@ static void json_process_object(struct json_out *j, const struct report_view *v,
     json_per_step_means(j, &v->s);
     json_program(j, &r->program);
     json_findings(j, &v->f, v->has_samples, v->r->host.sync_calls > 0);
-    report_env_json(j, &v->env);
+    json_env(j, &v->env);
     json_top_kernels(j, r);
     if (verbose) json_step_list(j, r);
+    json_end_object(j);
+}
+
+/* ---- the ranks of a multi-GPU job: the top-level "ranks" object ---- */
+
+static void json_spread(struct json_out *j, const char *key, const struct ssa_spread *s)
+{
+    json_key(j, key);
+    json_begin_object(j);
+    json_kv_double(j, "p10", s->p10);
+    json_kv_double(j, "median", s->p50);
+    json_kv_double(j, "p90", s->p90);
+    json_end_object(j);
+}
+
+static void json_rank(struct json_out *j, const struct ssa_rank *k, const struct ssa_result *r)
+{
+    json_begin_object(j);
+    json_kv_i64(j, "rank", k->rank);
+    json_kv_string(j, "file", r->path);
+    json_kv_u64(j, "pid", r->pid);
+    json_kv_bool(j, "compared", k->usable);
+    json_kv_double(j, "step_mean_ms", k->step_ms);
+    json_kv_double(j, "step_median_ms", k->median_ms);
+    json_kv_double(j, "gpu_busy_pct", k->busy_pct);
+    json_kv_double(j, "nccl_kernel_ms_per_step", k->nccl_ms);
+    json_kv_double(j, "exposed_comm_ms_per_step", k->comm_ms);
+    json_kv_double(j, "overlapped_pct", k->overlap_pct);
+    json_kv_double(j, "noncomm_ms_per_step", k->noncomm_ms);
+    json_kv_string(j, "largest_noncomm_category", ssa_cat_name(k->top_cat));
+    json_kv_double(j, "largest_noncomm_ms_per_step", k->top_ms);
+    json_kv_double(j, "waiting_ms_per_step", k->wait_ms);
+    json_end_object(j);
+}
+
+static void json_straggler(struct json_out *j, const struct ssa_job *job,
+                           const struct ssa_result *const *rs)
+{
+    json_key(j, "straggler");
+    if (!job->has_straggler) {
+        json_null(j);
+        return;
+    }
+    const struct ssa_rank *s = &job->ranks[job->straggler];
+    json_begin_object(j);
+    json_kv_i64(j, "rank", s->rank);
+    json_kv_string(j, "file", rs[s->input]->path);
+    json_kv_string(j, "why_category", ssa_cat_name(job->why_cat));
+    json_kv_double(j, "why_excess_ms_per_step", job->why_ms);
+    json_kv_double(j, "price_ms_per_step", job->price_ms);
+    json_kv_double(j, "price_pct", s->step_ms > 0 ? 100 * job->price_ms / s->step_ms : 0);
+    json_end_object(j);
+}
+
+static void json_ranks(struct json_out *j, const struct ssa_job *job,
+                       const struct ssa_result *const *rs)
+{
+    json_begin_object(j);
+    json_kv_i64(j, "world_size", job->world_size);
+    json_kv_u64(j, "ranks", job->n);
+    json_kv_u64(j, "compared", job->n_usable);
+    json_kv_u64(j, "missing", job->missing);
+    json_kv_u64(j, "duplicates", job->duplicates);
+    json_kv_u64(j, "other_jobs", job->other_jobs);
+    int two = job->n_usable >= 2;
+    json_key(j, "slowest_rank");
+    two ? json_i64(j, job->ranks[job->straggler].rank) : json_null(j);
+    json_key(j, "median_rank");
+    two ? json_i64(j, job->ranks[job->reference].rank) : json_null(j);
+    json_straggler(j, job, rs);
+    json_key(j, "quantiles");
+    json_begin_object(j);
+    json_spread(j, "step_ms", &job->step_ms);
+    json_spread(j, "noncomm_ms_per_step", &job->noncomm_ms);
+    json_spread(j, "exposed_comm_ms_per_step", &job->comm_ms);
+    json_spread(j, "waiting_ms_per_step", &job->wait_ms);
+    json_end_object(j);
+    json_key(j, "list");
+    json_begin_array(j);
+    for (size_t i = 0; i < job->n; i++)
+        json_rank(j, &job->ranks[i], rs[job->ranks[i].input]);
+    json_end_array(j);
     json_end_object(j);
 }
 
@@ -426,7 +527,7 @@ static void json_diff_finding(struct json_out *j, const struct diff_pair *p)
     json_end_object(j);
 }
 
-void report_json_diff(FILE *f, const struct diff_view *d)
+static void json_diff(FILE *f, const struct diff_view *d)
 {
     const struct diff_side *b = &d->b, *a = &d->a;
     struct json_out j;
@@ -472,10 +573,10 @@ static void json_w_begin(struct report_sink *k)
     json_kv_u64(&k->j, "version", 1);
 }
 
-static void json_w_ranks(struct report_sink *k)
+static void json_w_ranks(struct report_sink *k, const struct report_ranks_view *t)
 {
     json_key(&k->j, "ranks");
-    report_ranks_json(&k->j, k->d->job, k->d->rs);
+    json_ranks(&k->j, t->job, t->rs);
 }
 
 static void json_w_sections(struct report_sink *k)
@@ -509,7 +610,6 @@ static void json_w_end(struct report_sink *k)
 
 
 const struct report_writer report_writer_json = {
-    .name = "json",
     .all_inputs = 1,
     .begin = json_w_begin,
     .ranks = json_w_ranks,
@@ -517,5 +617,5 @@ const struct report_writer report_writer_json = {
     .process = json_w_process,
     .unreadable = json_w_unreadable,
     .end = json_w_end,
-    .diff = report_json_diff,
+    .diff = json_diff,
 };

@@ -1,6 +1,6 @@
 /*
  * report_load.c — what report, diff and record share: opening and analysing one trace
- * (report_load), the analysis mode a report needs, and the step options of both verbs.
+ * (report_load) and the step options of both verbs.
  */
 #include <errno.h>
 #include <regex.h>
@@ -27,14 +27,6 @@ int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
         return -1;
     }
     return 0;
-}
-
-unsigned report_ssa_flags(const struct report_opts *o)
-{
-    /* html: compact, plus the timeline's steps kept whole with their lanes, and bins */
-    if (o->format == REPORT_HTML) return SSA_COMPACT | SSA_TIMELINE | SSA_STEP_BINS;
-    int per_step_detail = o->verbose && (o->format == REPORT_TEXT || o->format == REPORT_JSON);
-    return per_step_detail ? 0u : SSA_COMPACT;
 }
 
 static int parse_rec_cost(const char *verb, const char *arg, struct ssa_opts *o)
@@ -77,33 +69,3 @@ int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts
     }
 }
 
-
-/* ---- the writer table ---- */
-
-/* In enum report_format order. */
-static const struct report_writer *const k_writers[] = {&report_writer_text, &report_writer_json,
-                                                        &report_writer_md, &report_writer_html};
-#define N_WRITERS (sizeof k_writers / sizeof k_writers[0])
-
-int report_writer_index(const char *name)
-{
-    for (size_t i = 0; i < N_WRITERS; i++)
-        if (strcmp(name, k_writers[i]->name) == 0) return (int)i;
-    return -1;
-}
-
-const struct report_writer *report_writer_find(const char *name)
-{
-    int i = report_writer_index(name);
-    return i < 0 ? NULL : k_writers[i];
-}
-
-const struct report_writer *report_writer_at(int format)
-{
-    return format >= 0 && (size_t)format < N_WRITERS ? k_writers[format] : k_writers[0];
-}
-
-const char *report_writer_names(void)
-{
-    return "text, json, md or html";
-}

@@ -1,7 +1,9 @@
 /*
- * report_md.c — `stepscope report --format md`: the headline, the breakdown table and the
- * ranked findings as Markdown (for a pull request or a wiki). Strings from the trace go
- * through md_escaped(): Markdown renders inline HTML, so they are HTML-escaped too.
+ * report_md.c — the Markdown format, every section of it (for a pull request or a wiki): per
+ * process the headline, the environment checks, the breakdown table, where the host time is in
+ * the code and the ranked findings; before them the ranks of a multi-GPU job; diff's tables.
+ * Strings from the trace go through md_escaped(): Markdown renders inline HTML, so they are
+ * HTML-escaped too.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -77,6 +79,57 @@ static void md_breakdown(FILE *f, const struct ssa_result *r, const struct ssa_s
     fprintf(f, "| **total** | %.3f | 100.0 | |\n", per_step ? ms(s->mean_ns) : ms(s->total_ns));
 }
 
+/* The warn and fail checks (every check with verbose), in a table; values quote the trace. */
+static void md_env(FILE *f, const struct report_env *b, int verbose)
+{
+    fputs("\n### Environment\n\n", f);
+    if (!b->recorded) {
+        fputs("Not recorded in the trace.\n", f);
+        return;
+    }
+    fputs(b->counts_said, f);
+    fputs(" (the checks of `stepscope doctor`, from the trace's environment record)\n", f);
+    if (!verbose && !b->notable) return;
+    fputs("\n| status | check | value | fix |\n|---|---|---|---|\n", f);
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ssa_env_verdict *v = &b->v[i];
+        if (!verbose && !report_env_notable(v)) continue;
+        fprintf(f, "| %s | `%s` | ", ssa_env_status_name(v->status), ssa_env_checks[i].id);
+        md_escaped(f, v->value);
+        fputs(" | ", f);
+        md_escaped(f, v->fix[0] ? v->fix : NULL);
+        fputs(" |\n", f);
+    }
+}
+
+/* Where the GPU-idle host time is in the code: per category the user's lines the Python stack
+ * samples fell on (issue #20). Nothing without samples. */
+static void md_host(FILE *f, const struct report_view *v, int verbose)
+{
+    if (!v->n_hostcats) return;
+    fputs("\n### Where the GPU-idle host time is in the code\n\n"
+          "From Python stack samples of the training thread; ms/step without stepscope's own "
+          "cost per launch.\n\n| category | ms/step | samples | where | library frame |\n"
+          "|---|---:|---:|---|---|\n",
+          f);
+    for (size_t c = 0; c < v->n_hostcats; c++) {
+        const struct report_hostcat *h = &v->hostcats[c];
+        size_t shown = verbose || h->n < REPORT_HOST_SHORT ? h->n : REPORT_HOST_SHORT;
+        for (size_t i = 0; i < shown; i++) {
+            fprintf(f, "| %s | %.2f | %" PRIu64 " | ", i ? "" : ssa_cat_name(h->cat),
+                    h->v[i].h.ms_per_step, h->v[i].h.samples);
+            md_escaped(f, h->v[i].where);
+            fputs(" | ", f);
+            if (h->v[i].h.lib) md_escaped(f, h->v[i].h.lib->function);
+            fputs(" |\n", f);
+        }
+    }
+    if (v->site_cats)
+        fprintf(f, "\n`%s`: the lines of the CUDA calls caught while they blocked (the "
+                   "samples column counts the calls).\n",
+                v->site_cats);
+}
+
 static void md_findings(FILE *f, const struct report_view *v, int verbose)
 {
     const struct ssa_findings *fs = &v->f;
@@ -104,15 +157,51 @@ static void md_process(struct report_sink *k, const struct report_view *v)
 {
     FILE *f = k->f;
     md_headline(f, v);
-    report_env_md(f, &v->env, k->o->verbose);
+    md_env(f, &v->env, k->o->verbose);
     if (!v->s.steps) {
         fputs("\nNothing to attribute: the trace has no timed records inside a step.\n\n", f);
         return;
     }
     md_breakdown(f, v->r, &v->s);
-    report_host_md(f, v, k->o->verbose);
+    md_host(f, v, k->o->verbose);
     md_findings(f, v, k->o->verbose);
     fputc('\n', f);
+}
+
+/* ---- the ranks of a multi-GPU job (report_view.c says what; here how) ---- */
+
+static void md_rank_row(FILE *f, const struct report_ranks_view *t, size_t row)
+{
+    const struct ssa_rank *k = &t->job->ranks[t->rows[row]];
+    if (!k->usable)
+        fprintf(f, "| | %d | | | | | | not compared (no steady steps) | ", (int)k->rank);
+    else
+        fprintf(f, "| %c | %d | %.2f | %.1f | %.2f | %.2f | %.0f %% | %s %.2f | ", t->mark[row],
+                (int)k->rank, k->step_ms, k->busy_pct, k->nccl_ms, k->comm_ms, k->overlap_pct,
+                ssa_cat_name(k->top_cat), k->top_ms);
+    md_escaped(f, t->rs[k->input]->path);
+    fputs(" |\n", f);
+}
+
+static void md_ranks(struct report_sink *k, const struct report_ranks_view *t)
+{
+    FILE *f = k->f;
+    fprintf(f, "## Ranks: %s\n\n", t->head);
+    if (t->notes[0]) md_escaped(f, t->notes), fputs("\n\n", f);
+    fputs("| | rank | step ms | GPU busy % | NCCL ms | exposed comm ms | overlapped | largest "
+          "non-comm, ms | trace |\n|---|---:|---:|---:|---:|---:|---:|---|---|\n",
+          f);
+    for (size_t i = 0; i < t->n_rows; i++)
+        if (t->rows[i] == REPORT_RANK_BETWEEN)
+            fputs("| | ... | | | | | | ranks between, by non-comm time | |\n", f);
+        else
+            md_rank_row(f, t, i);
+    fputs("\nms per step; S: straggler, m: median rank. **Straggler**: ", f);
+    md_escaped(f, t->straggler);
+    if (t->waiting[0]) fputs(". **Waiting**: ", f), md_escaped(f, t->waiting);
+    fputc('.', f);
+    if (t->omitted) fprintf(f, " %zu rank sections omitted (-v shows them).", t->omitted);
+    fputs("\n\n", f);
 }
 
 /* ---- stepscope diff ---- */
@@ -124,7 +213,7 @@ static void md_diff_finding(FILE *f, const struct diff_pair *p)
     fputs(" |\n", f);
 }
 
-void report_md_diff(FILE *f, const struct diff_view *d)
+static void md_diff(FILE *f, const struct diff_view *d)
 {
     const struct diff_side *b = &d->b, *a = &d->a;
     fputs("## stepscope diff: ", f);
@@ -158,11 +247,6 @@ static void md_begin(struct report_sink *k)
     if (n > 1) fprintf(k->f, "# stepscope report: %zu processes\n\n", n);
 }
 
-static void md_ranks(struct report_sink *k)
-{
-    report_ranks_md(k->f, k->d->job, k->d->rs, k->d->hidden);
-}
-
 static void md_unreadable(struct report_sink *k, const char *const *paths, size_t n)
 {
     fprintf(k->f, "## Traces that could not be read\n\n%zu of %zu (why: on stderr):\n\n", n,
@@ -176,10 +260,9 @@ static void md_unreadable(struct report_sink *k, const char *const *paths, size_
 
 
 const struct report_writer report_writer_md = {
-    .name = "md",
     .begin = md_begin,
     .ranks = md_ranks,
     .process = md_process,
     .unreadable = md_unreadable,
-    .diff = report_md_diff,
+    .diff = md_diff,
 };

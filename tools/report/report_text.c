@@ -1,7 +1,9 @@
 /*
- * report_text.c — the text report of one analysed trace (`stepscope report`, and the end of
- * `stepscope record`): headline, stacked bar, category table, kernel classes, findings;
- * -v adds the top kernels and the per-step table. Every string from the trace is escaped.
+ * report_text.c — the text format, every section of it (`stepscope report`, `stepscope diff`,
+ * and the end of `stepscope record`): per process the headline, the environment checks, the
+ * stacked bar, the category table, where the host time is in the code, the findings (-v adds
+ * the kernel classes, the top kernels and the per-step table); before them the ranks of a
+ * multi-GPU job; diff's tables. Every string from the trace is escaped.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -19,11 +21,17 @@
 #define BAR_WIDTH 64
 #define SMALL_CAT_PCT 0.5 /* without -v, rows below this share are summed in one */
 
-/* One character and one ANSI background colour per category for the bar. */
-static const char cat_glyph[SSA_CAT_COUNT] = {'G', 'F', 'A', 'O', 'R', 'E', 'K', 'N', 'h', 'd',
-                                              'x', 'p', 'y', 'm', 'D', 'S', 'M', 'L', '.'};
-static const int cat_color[SSA_CAT_COUNT] = {42, 43, 46, 45, 44,  44,  47,  45,  41, 41,
-                                             41, 41, 41, 47, 101, 103, 105, 106, 100};
+/* One character and one ANSI background colour per category for the bar (SSA_CATS). */
+static const char cat_glyph[SSA_CAT_COUNT] = {
+#define TEXT_X_GLYPH(id, name, glyph, ansi, fill, argb, text) [SSA_CAT_##id] = glyph,
+    SSA_CATS(TEXT_X_GLYPH)
+#undef TEXT_X_GLYPH
+};
+static const int cat_color[SSA_CAT_COUNT] = {
+#define TEXT_X_ANSI(id, name, glyph, ansi, fill, argb, text) [SSA_CAT_##id] = ansi,
+    SSA_CATS(TEXT_X_ANSI)
+#undef TEXT_X_ANSI
+};
 
 /* ---- text ---- */
 
@@ -290,9 +298,8 @@ static void text_host(FILE *out, const struct report_view *v, int verbose)
                     hotspot_text(where, sizeof where, &h->v[i], (size_t)text_cols - HOST_PREFIX));
         }
     }
-    if (v->r->host.n_sites)
-        fprintf(out, "  %-10s (%s: lines of the calls; smpl = calls)\n", "",
-                report_site_cats(&v->r->host));
+    if (v->site_cats)
+        fprintf(out, "  %-10s (%s: lines of the calls; smpl = calls)\n", "", v->site_cats);
 }
 
 /* Kernel time by class (-v only: the breakdown above already splits compute by class). */
@@ -443,11 +450,6 @@ static void text_wrapped(FILE *out, const char *label, const char *text)
     fputc('\n', out);
 }
 
-void report_text_wrapped(FILE *f, const char *label, const char *text)
-{
-    text_wrapped(f, label, text);
-}
-
 /* Ranked findings: title, saving, evidence, the fix (src/analysis/ssa_findings.c). */
 static void text_findings(FILE *out, const struct report_view *v, int verbose)
 {
@@ -472,6 +474,31 @@ static void text_findings(FILE *out, const struct report_view *v, int verbose)
     if (shown < f->n) fprintf(out, "  (%zu more with -v)\n", f->n - shown);
 }
 
+/* ---- the environment checks (doctor's, judged on the trace's record: report_view.c) ---- */
+
+/* The warn and fail lines (every check with verbose); values quote the trace: escaped. */
+static void text_env(FILE *f, const struct report_env *b, int verbose)
+{
+    char label[32], line[SSA_ENV_VALUE_MAX + 64];
+    fputs("  env        ", f);
+    if (!b->recorded) {
+        fputs("no environment record in the trace\n", f);
+        return;
+    }
+    fputs(b->counts_said, f);
+    fputs(verbose ? " (doctor's checks on\n             the trace's record)\n"
+                  : " (-v lists every check)\n",
+          f);
+    for (size_t i = 0; i < b->n; i++) {
+        const struct ssa_env_verdict *v = &b->v[i];
+        if (!verbose && !report_env_notable(v)) continue;
+        snprintf(label, sizeof label, "    [%s] ", ssa_env_status_name(v->status));
+        snprintf(line, sizeof line, "%s: %s", ssa_env_checks[i].id, v->value);
+        text_wrapped(f, label, line);
+        if (v->fix[0]) text_wrapped(f, "           fix: ", v->fix);
+    }
+}
+
 /* What stands before the breakdown: whose GPU activity this is. */
 static void text_gpu_note(FILE *out, const struct report_view *v)
 {
@@ -489,7 +516,7 @@ static void text_section(FILE *out, const struct report_view *v, const struct re
     const struct ssa_summary *s = &v->s;
     text_set_cols(o);
     text_identity(out, v);
-    report_env_text(out, &v->env, o->verbose);
+    text_env(out, &v->env, o->verbose);
     text_steps_line(out, v);
     if (!s->steps) {
         fprintf(out, "  nothing to attribute: the trace has no timed records inside a step\n");
@@ -513,6 +540,64 @@ void report_text_one(FILE *f, const struct ssa_result *r, const struct report_op
     struct report_view v;
     report_view_build(&v, r, NULL);
     text_section(f, &v, o);
+}
+
+/* ---- the ranks of a multi-GPU job (report_view.c says what; here how) ---- */
+
+static void text_rank_row(FILE *f, const struct ssa_rank *k, char mark)
+{
+    if (!k->usable) {
+        fprintf(f, "     %4d  no steady steps from step markers: not compared\n", (int)k->rank);
+        return;
+    }
+    fprintf(f, "  %c  %4d %8.2f %6.1f %8.2f %8.2f %6.0f%%  %s %.2f\n", mark, (int)k->rank,
+            k->step_ms, k->busy_pct, k->nccl_ms, k->comm_ms, k->overlap_pct,
+            ssa_cat_name(k->top_cat), k->top_ms);
+}
+
+static void text_quantiles(FILE *f, const struct ssa_job *j)
+{
+    char head[40];
+    snprintf(head, sizeof head, "over %zu ranks", j->n_usable);
+    fprintf(f, "\n  %-19s %8s %8s %8s\n", head, "p10", "median", "p90");
+    const struct ssa_spread *v[] = {&j->step_ms, &j->noncomm_ms, &j->comm_ms, &j->wait_ms};
+    const char *name[] = {"step ms", "non-comm ms", "exposed comm ms", "  of it waiting"};
+    for (int i = 0; i < 4; i++)
+        fprintf(f, "  %-19s %8.2f %8.2f %8.2f\n", name[i], v[i]->p10, v[i]->p50, v[i]->p90);
+}
+
+static void text_rank_table(FILE *f, const struct report_ranks_view *t)
+{
+    fprintf(f, "\n     %4s %8s %6s %8s %8s %7s  %s\n", "rank", "step ms", "busy %", "nccl ms",
+            "exp.comm", "overlap", "largest non-comm, ms");
+    for (size_t i = 0; i < t->n_rows; i++)
+        if (t->rows[i] == REPORT_RANK_BETWEEN)
+            fprintf(f, "     ...  (ranks between, by non-comm time: --format json lists all)\n");
+        else
+            text_rank_row(f, &t->job->ranks[t->rows[i]], t->mark[i]);
+    fprintf(f, "  ms per step. S: straggler, m: median rank. exp.comm: NCCL not under compute\n");
+}
+
+static void text_ranks(struct report_sink *k, const struct report_ranks_view *t)
+{
+    FILE *f = k->f;
+    text_set_cols(k->o);
+    fprintf(f, "stepscope ranks: %s\n", t->head);
+    if (t->notes[0]) text_wrapped(f, "  note       ", t->notes);
+    text_rank_table(f, t);
+    if (t->job->n > REPORT_RANKS_ALL) text_quantiles(f, t->job);
+    fputc('\n', f);
+    text_wrapped(f, "  straggler  ", t->straggler);
+    if (t->waiting[0]) text_wrapped(f, "  waiting    ", t->waiting);
+    if (t->omitted) {
+        char note[120];
+        snprintf(note, sizeof note,
+                 "%zu rank sections omitted (-v shows them); the straggler's and the median "
+                 "rank's follow",
+                 t->omitted);
+        text_wrapped(f, "  sections   ", note);
+    }
+    fputc('\n', f);
 }
 
 /* ---- stepscope diff ---- */
@@ -572,7 +657,7 @@ static void diff_findings(FILE *f, const struct diff_view *d)
     for (size_t i = 0; i < d->n_pairs; i++) diff_one_finding(f, &d->pairs[i]);
 }
 
-void report_text_diff(FILE *f, const struct diff_view *d)
+static void text_diff(FILE *f, const struct diff_view *d)
 {
     diff_headline(f, d);
     diff_categories(f, d);
@@ -586,12 +671,6 @@ static void text_process(struct report_sink *k, const struct report_view *v)
 {
     if (k->index) fputc('\n', k->f);
     text_section(k->f, v, k->o);
-}
-
-static void text_ranks(struct report_sink *k)
-{
-    text_set_cols(k->o);
-    report_ranks_text(k->f, k->d->job, k->d->rs, k->d->hidden);
 }
 
 /* The traces that could not be read, in the report itself: output that looks complete must
@@ -609,9 +688,8 @@ static void text_unreadable(struct report_sink *k, const char *const *paths, siz
 
 
 const struct report_writer report_writer_text = {
-    .name = "text",
     .ranks = text_ranks,
     .process = text_process,
     .unreadable = text_unreadable,
-    .diff = report_text_diff,
+    .diff = text_diff,
 };

@@ -21,9 +21,13 @@ static void judge_env(const struct ssa_result *r, struct report_env *b)
     for (size_t i = 0; i < ssa_env_n_checks && i < SSA_ENV_MAX_CHECKS; i++) {
         ssa_env_checks[i].judge(&f, &b->v[i]);
         b->counts[b->v[i].status]++;
+        b->notable |= report_env_notable(&b->v[i]);
         b->n++;
     }
     b->recorded = (size_t)b->counts[SSA_ENV_SKIP] < b->n;
+    snprintf(b->counts_said, sizeof b->counts_said, "%d pass, %d warn, %d fail, %d skip",
+             b->counts[SSA_ENV_PASS], b->counts[SSA_ENV_WARN], b->counts[SSA_ENV_FAIL],
+             b->counts[SSA_ENV_SKIP]);
 }
 
 /* The other tool's injection library that `record` left in place, or "another CUPTI
@@ -183,6 +187,16 @@ static int program_text(const struct ssa_program *p, char *buf, size_t size)
     return 1;
 }
 
+/* "sync", "alloc" or "sync, alloc": the categories whose lines come from call sites. */
+static const char *site_cats(const struct ssa_host *h)
+{
+    int sync = 0, alloc = 0;
+    if (!h->n_sites) return NULL;
+    for (size_t i = 0; i < h->n_sites; i++)
+        sync |= h->sites[i].cat == SSA_CAT_SYNC, alloc |= h->sites[i].cat == SSA_CAT_ALLOC;
+    return sync && alloc ? "sync, alloc" : alloc ? "alloc" : "sync";
+}
+
 /* The GPU-idle categories that samples fell in, the most time first, with their lines. */
 static void host_categories(struct report_view *v)
 {
@@ -236,6 +250,133 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     v->has_graphs = v->per_step && graphs_text(&v->s, v->graphs, sizeof v->graphs);
     v->has_program = program_text(&r->program, v->program, sizeof v->program);
     host_categories(v);
+    v->site_cats = site_cats(&r->host);
+}
+
+/* ---- the ranks of a multi-GPU job: what every format says, which rows ---- */
+
+static const struct ssa_rank *rank_at(const struct ssa_job *j, size_t i)
+{
+    return &j->ranks[i];
+}
+
+static void say_notes(const struct ssa_job *j, char *buf, size_t cap)
+{
+    int n = 0;
+    buf[0] = 0;
+    if (j->missing)
+        n += snprintf(buf + n, cap - (size_t)n, "%zu rank%s without a trace here. ", j->missing,
+                      j->missing == 1 ? "" : "s");
+    if (j->duplicates && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n,
+                      "%zu trace%s repeat a rank number (another run?): the first is compared. ",
+                      j->duplicates, j->duplicates == 1 ? "" : "s");
+    if (j->other_jobs && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n,
+                      "%zu rank trace%s of another world size: reported per process only. ",
+                      j->other_jobs, j->other_jobs == 1 ? "" : "s");
+    if (j->n_usable < j->n && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n,
+                 "%zu rank%s without steady steps from step markers: not compared.",
+                 j->n - j->n_usable, j->n - j->n_usable == 1 ? "" : "s");
+}
+
+static void say_straggler(const struct ssa_job *j, char *buf, size_t cap)
+{
+    if (j->n_usable < 2) {
+        snprintf(buf, cap, "fewer than 2 ranks with steady steps: nothing to compare");
+        return;
+    }
+    const struct ssa_rank *s = rank_at(j, j->straggler), *m = rank_at(j, j->reference);
+    if (!j->has_straggler) {
+        snprintf(buf, cap,
+                 "none: rank %d, the slowest, does %.2f ms/step more work outside "
+                 "communication than rank %d, the median, under %.0f %% of the step",
+                 (int)s->rank, j->price_ms > 0 ? j->price_ms : 0, (int)m->rank,
+                 SSA_STRAGGLER_MIN_PCT);
+        return;
+    }
+    snprintf(buf, cap,
+             "rank %d does %.2f ms/step more work outside communication than the median rank, "
+             "rank %d, most of it %s (+%.2f ms/step: %s); the other ranks wait about %.2f ms/step "
+             "(%.0f %% of the step) for it in the collectives",
+             (int)s->rank, j->price_ms, (int)m->rank, ssa_cat_name(j->why_cat), j->why_ms,
+             ssa_cat_description(j->why_cat), j->price_ms,
+             s->step_ms > 0 ? 100 * j->price_ms / s->step_ms : 0);
+}
+
+static void say_waiting(const struct ssa_job *j, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (j->n_usable < 2) return;
+    const struct ssa_rank *s = rank_at(j, j->straggler), *m = rank_at(j, j->reference);
+    if (m->comm_ms <= 0) return;
+    if (!j->has_straggler) {
+        snprintf(buf, cap,
+                 "rank %d (median) exposes %.2f ms/step of comm, not waiting for a straggler: "
+                 "communication not hidden under compute (finding comm_not_overlapped)",
+                 (int)m->rank, m->comm_ms);
+        return;
+    }
+    int mostly = m->wait_ms >= 0.5 * m->comm_ms;
+    snprintf(buf, cap,
+             "rank %d (median) exposes %.2f ms/step of comm, %.2f of it waiting for rank %d%s%d%s",
+             (int)m->rank, m->comm_ms, m->wait_ms, (int)s->rank,
+             mostly ? ": speed up rank " : "; the rest is communication not hidden (rank ",
+             (int)s->rank,
+             mostly ? " (its findings), not the network" : " excepted: comm_not_overlapped)");
+}
+
+/* Every rank by number, or the edges of the non-comm order with REPORT_RANK_BETWEEN rows. */
+static void table_rows(const struct ssa_job *j, struct report_ranks_view *v)
+{
+    size_t n = 0, *rows = v->rows;
+    if (j->n <= REPORT_RANKS_ALL) {
+        for (size_t i = 0; i < j->n; i++)
+            rows[n++] = i;
+        v->n_rows = n;
+        return;
+    }
+    size_t u = j->n_usable, mid = 1 + (u - 2) / 2; /* the reference's place in job->order */
+    for (size_t k = 0; k < u; k++) {
+        int edge = k < REPORT_RANKS_EDGE || k + REPORT_RANKS_EDGE >= u || k == mid;
+        if (edge)
+            rows[n++] = j->order[k];
+        else if (n && rows[n - 1] != REPORT_RANK_BETWEEN)
+            rows[n++] = REPORT_RANK_BETWEEN, v->elided++;
+    }
+    v->n_rows = n;
+}
+
+static char rank_mark(const struct ssa_job *j, size_t i)
+{
+    if (j->n_usable < 2 || i == REPORT_RANK_BETWEEN) return ' ';
+    return i == j->straggler && j->has_straggler ? 'S' : i == j->reference ? 'm' : ' ';
+}
+
+void report_ranks_view_build(struct report_ranks_view *v, const struct ssa_job *job,
+                             const struct ssa_result *const *rs, size_t omitted)
+{
+    memset(v, 0, sizeof *v);
+    v->job = job, v->rs = rs, v->omitted = omitted;
+    snprintf(v->head, sizeof v->head, "%zu of %d ranks of one job (world size %d)", job->n,
+             (int)job->world_size, (int)job->world_size);
+    say_notes(job, v->notes, sizeof v->notes);
+    say_straggler(job, v->straggler, sizeof v->straggler);
+    say_waiting(job, v->waiting, sizeof v->waiting);
+    table_rows(job, v);
+    for (size_t i = 0; i < v->n_rows; i++)
+        v->mark[i] = rank_mark(job, v->rows[i]);
+}
+
+const char *report_cat_fill(int cat)
+{
+    static const char *const fill[SSA_CAT_COUNT] = {
+#define VIEW_X_FILL(id, name, glyph, ansi, fill, argb, text) [SSA_CAT_##id] = fill,
+        SSA_CATS(VIEW_X_FILL)
+#undef VIEW_X_FILL
+    };
+    return cat >= 0 && cat < SSA_CAT_COUNT ? fill[cat] : "#9e9e9e";
 }
 
 char *report_kernel_name(const char *raw, size_t max_chars)

@@ -1,6 +1,6 @@
 /*
  * report_view.h — what a report shows of one trace, computed once (report_view_build) from
- * the analysis result; every writer (text, json, md, html: the writer table of report.h)
+ * the analysis result; every writer (text, json, md, html: the format table of report.h)
  * takes it const and computes nothing of its own. Writers read the view's numbers and the
  * analysis's constant name tables (ssa_cat_name and the like); no other ssa_ function.
  */
@@ -8,6 +8,7 @@
 #define REPORT_VIEW_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "analysis/ssa.h"
 #include "analysis/ssa_env.h"
@@ -18,12 +19,21 @@
 struct report_env {
     size_t n;
     int counts[SSA_ENV_N_STATUS];
-    int recorded; /* some check found its facts in the trace */
-    struct ssa_env_verdict v[SSA_ENV_MAX_CHECKS];
+    char counts_said[80]; /* "N pass, N warn, N fail, N skip" */
+    int recorded;         /* some check found its facts in the trace */
+    int notable;          /* some check warns or fails: shown without -v */
+    struct ssa_env_verdict v[SSA_ENV_MAX_CHECKS]; /* in the order of ssa_env_checks[] */
 };
 
+/* A check that found something (warn or fail): the only ones text and md show without -v. */
+static inline int report_env_notable(const struct ssa_env_verdict *v)
+{
+    return v->status == SSA_ENV_WARN || v->status == SSA_ENV_FAIL;
+}
+
 /* Where one GPU-idle category's host time went: the user's lines (ssa_host_hotspots). */
-#define REPORT_HOTSPOTS 10 /* kept per category; the text report shows 3 (-v: all) */
+#define REPORT_HOTSPOTS 10 /* kept per category */
+#define REPORT_HOST_SHORT 3 /* shown per category by text and md without -v */
 struct report_hotspot {
     struct ssa_hotspot h;
     char where[192]; /* "function (file:57,56)": the file by its name, the hottest lines;
@@ -99,9 +109,41 @@ struct report_view {
     double sampled_idle_ms; /* the samples' GPU-idle time per steady step: near the timeline's
                              * GPU-idle time when the weights are right */
     uint64_t sampled_idle_samples; /* the samples of that time: the flame graph's */
+    /* the categories whose lines come from the call sites of blocked CUDA calls (PY_CALL):
+     * "sync", "alloc" or "sync, alloc"; NULL when the trace has none */
+    const char *site_cats;
     size_t n_hostcats;
     struct report_hostcat hostcats[REPORT_HOSTCATS];
 };
+
+/* The ranks section of a multi-rank job (job->n >= 2), computed once for every format: the
+ * sentences (numbers, rank numbers and category names only: no string from a trace) and the
+ * table's rows. Over REPORT_RANKS_ALL ranks the table shows the slowest and fastest
+ * REPORT_RANKS_EDGE, the median rank, and "ranks between" rows. */
+#define REPORT_RANKS_ALL 16    /* more ranks: the table shows the 5 slowest and 5 fastest */
+#define REPORT_RANKS_EDGE 5
+#define REPORT_RANK_SECTIONS 8 /* more ranks: only the straggler's and median's sections */
+#define REPORT_RANK_ROWS_MAX (REPORT_RANKS_ALL + 2 * REPORT_RANKS_EDGE + 3)
+#define REPORT_RANK_BETWEEN SIZE_MAX /* a row that stands for the ranks between */
+struct report_ranks_view {
+    const struct ssa_job *job;         /* borrowed */
+    const struct ssa_result *const *rs; /* the results given to ssa_ranks_analyze (borrowed) */
+    size_t omitted;                    /* rank sections left out (-v shows them) */
+    char head[120];
+    char notes[240];     /* ranks missing, repeated, of another job, not compared; or "" */
+    char straggler[480]; /* the straggler, why, its price; or why there is none */
+    char waiting[320];   /* what the median rank's exposed comm is; or "" */
+    size_t n_rows, elided; /* elided: rows that are REPORT_RANK_BETWEEN */
+    size_t rows[REPORT_RANK_ROWS_MAX]; /* indices into job->ranks, or REPORT_RANK_BETWEEN */
+    char mark[REPORT_RANK_ROWS_MAX];   /* per row: 'S' straggler, 'm' median rank, ' ' */
+};
+
+/* Fills v for job (job->n >= 2) over rs; borrows both. Nothing is allocated. */
+void report_ranks_view_build(struct report_ranks_view *v, const struct ssa_job *job,
+                             const struct ssa_result *const *rs, size_t omitted);
+
+/* The HTML fill colour of a category (the fill column of SSA_CATS; grey out of range). */
+const char *report_cat_fill(int cat);
 
 /* Fills v from r (and its peer in a multi-rank job, NULL when reported alone). v borrows r,
  * which must outlive it; nothing is allocated. */

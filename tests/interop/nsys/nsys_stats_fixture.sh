@@ -2,7 +2,7 @@
 # The real `nsys stats` (Nsight Systems 2025.3.2, on the H200 machine, 2026-11-30) read
 # stepscope's nsys-sqlite export of these fixtures; its CSVs are committed in
 # tests/fixtures/interop/nsys-stats/ (made by bench/interop/nsys_check.sh, job nsys-chk of
-# bench/gpu/plan-next.txt). Here, without nsys: the fixture is exported again and the committed
+# 066c412:bench/gpu/plan-next.txt). Here, without nsys: the fixture is exported again and the committed
 # CSVs are compared with the trace by bench/interop/nsys_compare.py — kernel instances exact and
 # time per kernel name within 0.1 %, copy/memset counts and bytes, API calls per name, NVTX
 # ranges. A change of the exporter or the trace reader that nsys would read differently fails.

@@ -1,0 +1,107 @@
+/*
+ * test_tables.c — the analysis's tables are whole where the compiler cannot tell: what a
+ * recipe of docs/design.md asks beside the table's row, which builds clean when forgotten.
+ *
+ *   category (SSA_CATS)        its name in docs/report-json.md's category table
+ *   finding rule (rules[])     its row in docs/report-json.md's what-if table ("| `id` |"),
+ *                              and a test that names it (a .c file of tests/analysis/)
+ *   environment check          its id in docs/doctor.md
+ *     (SSA_ENV_CHECKS)
+ *
+ * argv[1] is tests/fixtures (as for every analysis test); the tree is two folders up.
+ */
+#include "ss_test.h"
+
+#include <dirent.h>
+
+#include "analysis/ssa.h"
+#include "analysis/ssa_env.h"
+
+#define FILE_MAX (1u << 22)
+
+/* path's text (NUL-terminated, malloc'ed: the caller frees), or NULL. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = f ? malloc(FILE_MAX + 1) : NULL;
+    size_t n = buf ? fread(buf, 1, FILE_MAX, f) : 0;
+    if (f) fclose(f);
+    if (buf) buf[n] = '\0';
+    return buf;
+}
+
+/* 1 when text holds before + word + after. */
+static int holds(const char *text, const char *before, const char *word, const char *after)
+{
+    char needle[256];
+    snprintf(needle, sizeof needle, "%s%s%s", before, word, after);
+    return text && strstr(text, needle) != NULL;
+}
+
+/* Every .c file of tests/analysis/, one after the other in one buffer (the caller frees). */
+static char *analysis_tests(const char *root)
+{
+    char dir[1100], path[2048];
+    snprintf(dir, sizeof dir, "%.1000s/tests/analysis", root);
+    DIR *d = opendir(dir);
+    char *all = calloc(1, 1);
+    size_t len = 0;
+    for (struct dirent *e; d && all && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n < 3 || strcmp(e->d_name + n - 2, ".c") != 0) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        char *one = slurp(path);
+        size_t k = one ? strlen(one) : 0;
+        char *grown = realloc(all, len + k + 1);
+        if (grown) memcpy(grown + len, one ? one : "", k + 1), all = grown, len += k;
+        free(one);
+    }
+    if (d) closedir(d);
+    return all;
+}
+
+static void check_categories(const char *report_json)
+{
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        if (!holds(report_json, "`", ssa_cat_name(c), "`"))
+            SS_FAIL_AT("category %s is not in docs/report-json.md", ssa_cat_name(c));
+}
+
+static void check_rules(const char *report_json, const char *tests)
+{
+    size_t n = 0;
+    for (const char *id; (id = ssa_finding_rule_id(n)) != NULL; n++) {
+        if (!holds(report_json, "| `", id, "` |"))
+            SS_FAIL_AT("finding %s has no row in docs/report-json.md's what-if table", id);
+        if (!holds(tests, "\"", id, "\""))
+            SS_FAIL_AT("finding %s is named by no test in tests/analysis/", id);
+    }
+    CHECK(n > 0 && n <= SSA_MAX_FINDINGS);
+}
+
+static void check_env(const char *doctor_md)
+{
+    for (size_t i = 0; i < ssa_env_n_checks; i++)
+        if (!holds(doctor_md, "`", ssa_env_checks[i].id, "`"))
+            SS_FAIL_AT("environment check %s is not in docs/doctor.md", ssa_env_checks[i].id);
+}
+
+int main(int argc, char **argv)
+{
+    char root[1024], path[1100];
+    REQUIRE(argc > 1);
+    snprintf(root, sizeof root, "%.1000s/../..", argv[1]);
+    snprintf(path, sizeof path, "%.1000s/docs/report-json.md", root);
+    char *report_json = slurp(path);
+    snprintf(path, sizeof path, "%.1000s/docs/doctor.md", root);
+    char *doctor_md = slurp(path);
+    char *tests = analysis_tests(root);
+    REQUIRE(report_json && doctor_md && tests && strlen(tests) > 0);
+    check_categories(report_json);
+    check_rules(report_json, tests);
+    check_env(doctor_md);
+    free(report_json);
+    free(doctor_md);
+    free(tests);
+    return ss_test_result();
+}
