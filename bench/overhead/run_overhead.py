@@ -401,6 +401,29 @@ def markdown(results):
     return "\n".join(lines)
 
 
+def cost_check(raw, results):
+    """The report's own-cost line against this run's truth, per auto run (issue #27): the
+    recorded steps' median less the cost the report states, against the plain runs' median.
+    Rows: (workload, basis, stated ms/step, recorded median, plain median, error %)."""
+    rows = []
+    for r in raw:
+        rep = r.get("check_report")
+        plain = results.get(r["workload"], {}).get("plain", {}).get("ms_median")
+        if r.get("config") != "auto" or not rep or not plain:
+            continue
+        est = rep["recorded_median_ms"] - rep["ms_per_step"]
+        rows.append((r["workload"], rep["basis"], rep["ms_per_step"], rep["recorded_median_ms"],
+                     plain, 100.0 * (est / plain - 1.0)))
+    return rows
+
+
+def cost_markdown(rows):
+    lines = ["| workload | basis | recording ms/step (report) | recorded median | plain median "
+             "| (recorded - recording) vs plain |", "|---|---|---|---|---|---|"]
+    lines += ["| %s | %s | %.3f | %.3f | %.3f | %+.1f %% |" % row for row in rows]
+    return "\n".join(lines)
+
+
 def nsys_environment(args):
     """nsys's environment (its host folder on PATH): run_truth.nsys_env."""
     import run_truth
@@ -518,6 +541,10 @@ def main():
                     w, c, [round(x, 3) for x in r], r and round(statistics.median(r), 3)))
         save(args, results)  # after every program: an interrupted batch keeps what it did
     print(markdown(results))
+    rows = cost_check(args.raw, results)
+    if rows:
+        print("\nThe report's recording line against this run (auto runs):")
+        print(cost_markdown(rows))
     save(args, results)
 
 
