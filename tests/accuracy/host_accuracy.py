@@ -40,7 +40,7 @@ from gatelib import report
 
 SAVING_REL = 0.20
 TRUTH = "tests/fixtures/h200-1201/truth-host.json"
-CORE = "tests/fixtures/h200-1201/core"
+CORE = "tests/fixtures/h200-1204/host"  # recorded with the native frame reader (issue #28)
 HELDOUT = "tests/fixtures/h200-1201/samples/cnn-samples.sstrace"
 PLANT_GATES = ("top", "line", "saving", "fixed")
 HELDOUT_GATES = ("heldout:idle", "heldout:workers")
