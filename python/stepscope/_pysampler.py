@@ -177,6 +177,11 @@ class Sampler:
 
     def start(self):
         import atexit
+        # threading must be imported here, on the thread that starts us (the main thread), not
+        # first by our thread (ThreadNames does): the thread that imports threading becomes its
+        # main thread, and interpreter shutdown then waits for ours forever (a hang at exit,
+        # seen when the sampler starts at site time, before the program imports threading)
+        import threading  # noqa: F401
 
         from stepscope import _collector
 

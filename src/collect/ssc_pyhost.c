@@ -741,20 +741,13 @@ static int gather(pyobj *const *args, struct ssc_pyl_anchors *a, struct hold *h)
     return a->ascii_text && a->latin1_utf8 && a->ucs2_utf8 && a->bytes_data ? 0 : -1;
 }
 
-static int self_read(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-    (void)ctx;
-    struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
-}
-
 static struct ssc_pyl_state g_learn;
 
 /* Both ways to a layout; 0 with *source set, 1 after a first call, -1 with *why. */
 static int learn_layout(const struct ssc_pyl_anchors *a, struct ssc_pyr_layout *l,
                         const char **source, const char **why)
 {
-    const struct ssc_pyr_mem m = {self_read, NULL};
+    const struct ssc_pyr_mem m = {ssc_pyn_read_self, NULL};
     uint64_t runtime = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "_PyRuntime");
     if (g_learn.calls > 0 && ssc_pyl_from_debug_offsets(runtime, a, &m, l, why) == 0)
         return *source = "_Py_DebugOffsets", 0;

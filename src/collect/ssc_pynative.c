@@ -55,14 +55,15 @@ static uint64_t g_interp;
 static void *(*g_this_ts)(void);
 static _Atomic pid_t g_pid;
 
-static int read_self(void *ctx, uint64_t addr, void *buf, size_t n)
+int ssc_pyn_read_self(void *ctx, uint64_t addr, void *buf, size_t n)
 {
     (void)ctx;
+    pid_t pid = atomic_load_explicit(&g_pid, memory_order_relaxed);
     struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
-    return process_vm_readv(atomic_load(&g_pid), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+    return process_vm_readv(pid ? pid : getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
 }
 
-static const struct ssc_pyr_mem g_mem = {read_self, NULL};
+static const struct ssc_pyr_mem g_mem = {ssc_pyn_read_self, NULL};
 
 /* ---- frame interning: (code, lasti) -> frame id ------------------------------------------ */
 
@@ -243,7 +244,7 @@ static uint32_t g_hz, g_skip_tid;
 
 static int read_u64(uint64_t addr, uint64_t *v)
 {
-    return read_self(NULL, addr, v, sizeof *v);
+    return ssc_pyn_read_self(NULL, addr, v, sizeof *v);
 }
 
 /* One tick: every thread state of the interpreter, each thread's stack now. */

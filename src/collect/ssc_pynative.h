@@ -25,6 +25,10 @@ SSC_HIDDEN void ssc_pyh_say_cleared(const char *what);
 
 /* ---- ssc_pynative.c ---- */
 
+/* Reads n bytes of our own memory at addr into buf through process_vm_readv (an unmapped or
+ * racing address is an error, never a fault): 0 or -1. An ssc_pyr_read_fn. */
+SSC_HIDDEN int ssc_pyn_read_self(void *ctx, uint64_t addr, void *buf, size_t n);
+
 /* Whether API calls reach our CUPTI callbacks now (ssc_cupti.c, as they switch): with the
  * native reader ready, blocking calls then get their lines; ENV pyshim.sync_calls says so. */
 SSC_HIDDEN void ssc_pyn_api_live(int on);
