@@ -110,13 +110,12 @@ static struct nslot *nfind(struct ntable *t, uint64_t code, int64_t sub)
     return nprobe(t->slots, t->mask, code, sub);
 }
 
-/* Defines the frame of code c (at addr) at line; its id or 0. */
-static uint32_t define_frame(uint64_t addr, const struct ssc_pyr_code *c, int line)
+/* Defines the frame of code c at line; its id or 0. */
+static uint32_t define_frame(const struct ssc_pyr_code *c, int line)
 {
     char func[MAX_TEXT], file[MAX_TEXT];
     size_t fn = ssc_pyr_str(&g_l, &g_mem, c->qualname, func, sizeof func);
     size_t fl = ssc_pyr_str(&g_l, &g_mem, c->filename, file, sizeof file);
-    (void)addr;
     return ssc_pyh_frame_record(func, fn, file, fl, line, c->first_line);
 }
 
@@ -126,7 +125,7 @@ static uint32_t line_id(uint64_t addr, const struct ssc_pyr_code *c, int line)
     struct nslot *s = nfind(&g_lines, addr, line);
     if (!s) return 0;
     if (s->id && s->check == c->linetable) return s->id;
-    uint32_t id = define_frame(addr, c, line);
+    uint32_t id = define_frame(c, line);
     if (!id) return 0;
     if (!s->id) g_lines.used++;
     *s = (struct nslot){addr, c->linetable, line, id};
