@@ -59,6 +59,21 @@ struct ssi_export_in;
 int ssi_nsys_export_reader(const struct ssi_export_in *in, const char *out_path, char *err,
                            size_t errlen);
 
+/* Compressed inputs (ssi_decompress.c, issue #29). */
+enum ssi_compression { SSI_COMP_NONE = 0, SSI_COMP_GZIP, SSI_COMP_ZSTD, SSI_COMP_XZ };
+/* The compression a file's first bytes announce (SSI_COMP_NONE: none known). */
+int ssi_compression_of(const void *head, size_t n);
+/* "gzip", "zstd", "xz" (static). */
+const char *ssi_compression_name(int comp);
+/* The first up to cap bytes of a gzip file, decompressed; how many (0: none). */
+int ssi_gzip_head(const char *path, void *buf, size_t cap);
+/* Decompresses in_path into a new temporary file (*out_path, owned, tracked for removal on
+ * signals; NULL on error). 0, or an ss_error with one line in err ("is xz-compressed and ..."):
+ * SS_ENOTSUP when this build lacks the library, SS_ETRUNC, SS_ECORRUPT, SS_ETOOBIG (past 64
+ * GiB, a decompression bomb). */
+int ssi_decompress_to_temp(const char *in_path, int comp, char **out_path, char *err,
+                           size_t errlen);
+
 /* Any supported input -> a path the analysis can read. A native trace is returned as is
  * (*out_path = strdup(in_path), *is_temp = 0); a foreign one is imported into a new file
  * under $TMPDIR (or /tmp) made with mkstemp, *is_temp = 1: the caller unlinks it when done

@@ -142,16 +142,48 @@ static int is_foreign(int fmt)
     return fmt == SSI_FMT_KINETO_JSON || fmt == SSI_FMT_KINETO_GZ || fmt == SSI_FMT_SQLITE;
 }
 
+/* A compressed input that is not a gzipped Kineto JSON (read by its importer as it is):
+ * decompressed into a temporary file, then opened as if given so (once: a file compressed
+ * twice is named as such). The decompressed file is the result when it is a native trace, and
+ * is removed once imported otherwise. */
+static int open_compressed(const char *in_path, int comp, int *fd, char **out_path,
+                           int *is_temp, char *err, size_t errlen);
+
+static int compression_to_unpack(const char *in_path, const unsigned char *b, size_t n)
+{
+    int comp = ssi_compression_of(b, n);
+    unsigned char head[64];
+    if (comp != SSI_COMP_GZIP) return comp;
+    int k = ssi_gzip_head(in_path, head, sizeof head);
+    int inner = ssi_detect_bytes(head, (size_t)k);
+    return inner == SSI_FMT_KINETO_JSON || inner == SSI_FMT_OWN_JSON ? SSI_COMP_NONE : comp;
+}
+
+static int open_plain(const char *in_path, int *fd, char **out_path, int *is_temp, char *err,
+                      size_t errlen, int depth);
+
 int ssi_open_input(const char *in_path, int *fd, char **out_path, int *is_temp, char *err,
                    size_t errlen)
 {
     char scratch[8];
     if (!err || !errlen) err = scratch, errlen = sizeof scratch;
     err[0] = '\0';
+    return open_plain(in_path, fd, out_path, is_temp, err, errlen, 0);
+}
+
+static int open_plain(const char *in_path, int *fd, char **out_path, int *is_temp, char *err,
+                      size_t errlen, int depth)
+{
     *out_path = NULL, *is_temp = 0, *fd = open(in_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (*fd < 0) return ss_from_errno(errno);
     unsigned char b[64];
     ssize_t n = pread(*fd, b, sizeof b, 0);
+    int comp = n > 0 ? compression_to_unpack(in_path, b, (size_t)n) : SSI_COMP_NONE;
+    if (comp != SSI_COMP_NONE) {
+        close(*fd), *fd = -1;
+        if (depth) return snprintf(err, errlen, "is compressed twice"), SS_ENOTSUP;
+        return open_compressed(in_path, comp, fd, out_path, is_temp, err, errlen);
+    }
     int fmt = n < 0 ? ss_from_errno(errno) : ssi_detect_bytes(b, (size_t)n);
     if (fmt == SSI_FMT_OWN_JSON) fmt = SS_EINVAL, snprintf(err, errlen, "%s", SSI_OWN_JSON_REFUSAL);
     if (fmt < 0 || is_foreign(fmt)) close(*fd), *fd = -1;
@@ -164,6 +196,26 @@ int ssi_open_input(const char *in_path, int *fd, char **out_path, int *is_temp, 
     /* a native trace, or something the reader will name in its own words (bad magic...) */
     if (!(*out_path = strdup(in_path))) return close(*fd), *fd = -1, SS_ENOMEM;
     return 0;
+}
+
+static int open_compressed(const char *in_path, int comp, int *fd, char **out_path,
+                           int *is_temp, char *err, size_t errlen)
+{
+    char *raw = NULL;
+    int rc = ssi_decompress_to_temp(in_path, comp, &raw, err, errlen);
+    if (rc) return rc;
+    rc = open_plain(raw, fd, out_path, is_temp, err, errlen, 1);
+    if (rc == 0 && !*is_temp && ssi_detect(raw) != SSI_FMT_SSTRACE) {
+        close(*fd), *fd = -1, free(*out_path), *out_path = NULL;
+        snprintf(err, errlen, "is %s-compressed, and what it holds is no stepscope trace, nsys "
+                 "SQLite export or Kineto JSON", ssi_compression_name(comp));
+        rc = SS_ENOTTRACE;
+    } else if (rc == 0 && !*is_temp) { /* a native trace: the decompressed file is the input */
+        *is_temp = 1;
+        return free(raw), 0;
+    }
+    unlink(raw), ss_tmp_untrack_path(raw), free(raw);
+    return rc;
 }
 
 int ssi_open_any(const char *in_path, char **out_path, int *is_temp, char *err, size_t errlen)

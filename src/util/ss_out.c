@@ -173,6 +173,21 @@ static int resolve_target(const char *path, char *out, size_t cap, char *err, si
     return fail(err, ecap, SS_ELOOP, ss_strerror(SS_ELOOP));
 }
 
+/* The process's umask: mkstemp makes its file 0600, and a new output should have the mode any
+ * new file of the user gets (0644 under the usual 022; an HTML report shared on a team drive
+ * must be readable). Read once: umask() can only be read by setting it. */
+static mode_t process_umask(void)
+{
+    static int known;
+    static mode_t mask;
+    if (!known) {
+        mask = umask(022);
+        umask(mask);
+        known = 1;
+    }
+    return mask;
+}
+
 /* A temporary file made with mkstemp from the pattern; tracked for removal on signals. */
 static int make_tmp(struct ss_out *o, const char *pattern)
 {
@@ -294,6 +309,7 @@ int ss_out_begin(struct ss_out *o, const char *path, unsigned flags, char *err, 
         ss_out_abort(o);
         return fd;
     }
+    if (!o->replaces && !o->in_place) (void)fchmod(fd, 0666 & ~process_umask());
     if (o->replaces && !o->in_place) {
         (void)fchmod(fd, o->old.st_mode & 07777);
         if (o->old.st_uid != geteuid() || o->old.st_gid != getegid())

@@ -468,6 +468,35 @@ assert d["time_span_ns"] == {"first": 0, "last": 2**64 - 1, "duration": 2**64 - 
 ' out
 }
 
+# Compressed inputs (issue #29): a trace and an nsys export compressed with gzip, xz or zstd
+# read as if given plainly (the same report); what is not readable named with its compression.
+case_compressed() {
+    mk normal t.sst
+    run "$SS" info t.sst
+    expect_rc 0 "info plain"
+    sed 1d out >plain.txt
+    gzip -c t.sst >t.sst.gz && xz -c t.sst >t.sst.xz || fail "gzip/xz"
+    local formats="gz xz"
+    if command -v zstd >/dev/null; then zstd -q -c t.sst >t.sst.zst && formats="$formats zst"; fi
+    for z in $formats; do
+        run "$SS" info "t.sst.$z"
+        expect_rc 0 "info t.sst.$z"
+        sed 1d out | cmp -s - plain.txt || fail "info of t.sst.$z differs from the plain trace's"
+    done
+    echo "not a trace" | xz >junk.xz
+    run "$SS" info junk.xz
+    expect_rc 1 "info junk.xz"
+    expect_one_error_line "info junk.xz"
+    expect_err "is xz-compressed, and what it holds is no stepscope trace"
+    head -c 200 t.sst.gz >cut.gz
+    run "$SS" report cut.gz
+    expect_rc 1 "report cut.gz"
+    expect_one_error_line "report cut.gz"
+    expect_err "is gzip-compressed and cut short"
+    [ -z "$(ls "${TMPDIR:-/tmp}" | grep "stepscope-unpacked-" | head -1)" ] ||
+        echo "note: temporary files of other runs in ${TMPDIR:-/tmp}" >&2
+}
+
 declare -F "case_$CASE" >/dev/null || fail "no such case"
 "case_$CASE"
 echo "ok [$CASE]"

@@ -79,13 +79,20 @@ outputs)
     one_line "folder"
     run 1 "a missing parent" "$ss" export -o "$work/no/such/x.json" "$work/t.sstrace"
     one_line "missing parent"
-    # new files are 0600; a replaced file keeps its mode
-    run 0 "new report" "$ss" report -q -o "$work/new.txt" "$work/t.sstrace"
-    run 0 "new export" "$ss" export -q -f nsys-sqlite -o "$work/new.sqlite" "$work/t.sstrace"
-    run 0 "new import" "$ss" import -q -o "$work/new.sstrace" "$kin"
-    for f in new.txt new.sqlite new.sstrace; do
-        [ "$(stat -c %a "$work/$f")" = 600 ] || fail "$f: mode $(stat -c %a "$work/$f")"
+    # new files follow the umask (issue #29: a report shared on a team drive must be
+    # readable; 0600 before), still written whole and renamed; a replaced file keeps its mode
+    for mask in 022:644 077:600; do
+        umask "${mask%:*}"
+        rm -f "$work/new.txt" "$work/new.sqlite" "$work/new.sstrace"
+        run 0 "new report" "$ss" report -q -o "$work/new.txt" "$work/t.sstrace"
+        run 0 "new export" "$ss" export -q -f nsys-sqlite -o "$work/new.sqlite" "$work/t.sstrace"
+        run 0 "new import" "$ss" import -q -o "$work/new.sstrace" "$kin"
+        for f in new.txt new.sqlite new.sstrace; do
+            [ "$(stat -c %a "$work/$f")" = "${mask#*:}" ] ||
+                fail "$f under umask ${mask%:*}: mode $(stat -c %a "$work/$f")"
+        done
     done
+    umask 022
     echo x >"$work/shared.txt" && chmod 640 "$work/shared.txt"
     run 0 "replace" "$ss" report -q -o "$work/shared.txt" "$work/t.sstrace"
     [ "$(stat -c %a "$work/shared.txt")" = 640 ] || fail "replaced file lost its mode"
