@@ -100,10 +100,21 @@ bad_inputs)
 truncated)
     size=$(stat -c %s "$w0")
     head -c $((size / 2)) "$w0" >"$work/half.sstrace"
-    out=$("$ss" report "$work/half.sstrace") || fail "half: exit $?"
+    # a cut trace: said first, steps by period flagged, exit 1 unless accepted (issue #29)
+    out=$("$ss" report "$work/half.sstrace" 2>"$work/err"); rc=$?
+    [ $rc -eq 1 ] && [ "$(wc -l <"$work/err")" -eq 1 ] || fail "half: exit $rc, $(cat "$work/err")"
+    [ "$(sed -n 2p <<<"$out" | cut -c1-12)" = "  INCOMPLETE" ] || fail "half: not said first: $out"
     grep -q 'truncated' <<<"$out" || fail "half: state not said: $out"
+    # the issue's example: cut to 30000 bytes, steps by period in the fragment, said so
+    head -c 30000 "$w0" >"$work/cut.sstrace"
+    out=$("$ss" report --accept-damage "$work/cut.sstrace") || fail "cut: exit $?"
+    grep -q 'found by period' <<<"$out" || fail "cut: period steps not flagged: $out"
+    out=$("$ss" report --accept-damage "$work/half.sstrace") || fail "half accepted: exit $?"
+    "$ss" report --accept-damage --format json "$work/half.sstrace" |
+        grep -q '"incomplete": true' || fail "half: JSON incomplete not true"
+    "$ss" report --format json "$w0" | grep -q '"incomplete": false' || fail "whole: incomplete"
     head -c 200 "$w0" >"$work/head.sstrace"
-    out=$("$ss" report "$work/head.sstrace") || fail "head: exit $?"
+    out=$("$ss" report --accept-damage "$work/head.sstrace") || fail "head: exit $?"
     grep -q 'no step markers' <<<"$out" || fail "head: $out"
     ;;
 *) fail "unknown case $case_name" ;;

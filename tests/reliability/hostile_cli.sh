@@ -121,7 +121,9 @@ out_is_input)
 diff)
     head -c 64 "$t0" >"$work/cut.sstrace"
     run 1 "diff against a cut trace" "$ss" diff "$t0" "$work/cut.sstrace"
-    one_line "cut"; said "cut" "no step that could be analysed"
+    one_line "cut"; said "cut" "the trace has no end"  # incomplete: refused (issue #29)
+    run 1 "diff, cut accepted" "$ss" diff --accept-damage "$t0" "$work/cut.sstrace"
+    said "cut, accepted" "no step that could be analysed"
     ! grep -qi nan "$work/out" || fail "NaN printed"
     run 0 "self" "$ss" diff "$t0" "$t0"
     grep -q "no change" "$work/out" || fail "a trace against itself: $(head -4 "$work/out")"

@@ -38,11 +38,13 @@ static const char diff_about[] =
 static const char diff_options[] =
     "  -o, --output FILE  write the result to FILE (written whole, then put in place)\n"
     "      --force        replace a read-only FILE\n"
+    "      --accept-damage  compare although a trace is incomplete (records lost, or no\n"
+    "                     end: killed, cut); said on stderr either way\n"
     "  -q, --quiet        no 'wrote FILE (SIZE)' line\n" REPORT_STEP_HELP
     "  -h, --help         this text\n"
     "\n"
-    "Exit status: 0 done, 1 a trace could not be read or has no analysable step, 2 usage\n"
-    "error.\n";
+    "Exit status: 0 done, 1 a trace could not be read, is incomplete (without\n"
+    "--accept-damage) or has no analysable step, 2 usage error.\n";
 
 /* The usage text; the formats come from the format table (report.h). */
 static const struct report_usage usage = {"diff BEFORE AFTER", "[-o FILE]", diff_about,
@@ -132,10 +134,11 @@ struct diff_args {
     const struct report_writer *w; /* its diff() */
     const char *out;
     unsigned out_flags;
+    int accept_damage;
     struct ssa_opts ssa;
 };
 
-enum { OPT_FORCE = 1000 };
+enum { OPT_FORCE = 1000, OPT_ACCEPT_DAMAGE };
 
 static int parse_format(const char *s, struct diff_args *d)
 {
@@ -154,6 +157,7 @@ static int parse_diff_args(int argc, char **argv, struct diff_args *d)
     static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"force", no_argument, NULL, OPT_FORCE},
+                                             {"accept-damage", no_argument, NULL, OPT_ACCEPT_DAMAGE},
                                              {"quiet", no_argument, NULL, 'q'},
                                              REPORT_STEP_LONGOPTS,
                                              {"help", no_argument, NULL, 'h'},
@@ -173,6 +177,7 @@ static int parse_diff_args(int argc, char **argv, struct diff_args *d)
         if (c == 'o') d->out = optarg;
         if (c == 'q') cli_quiet = 1;
         if (c == OPT_FORCE) d->out_flags |= SS_OUT_FORCE;
+        if (c == OPT_ACCEPT_DAMAGE) d->accept_damage = 1;
     }
     if (argc - optind != 2) return cli_usage_error(VERB, "want two traces: BEFORE AFTER");
     if (d->out && !*d->out) return cli_usage_error(VERB, "empty --output file name");
@@ -180,11 +185,16 @@ static int parse_diff_args(int argc, char **argv, struct diff_args *d)
     return 0;
 }
 
-static int load_side(struct diff_side *x, const char *path, const struct ssa_opts *opts)
+/* One side; an incomplete trace is refused (one line) unless accepted, and said either way. */
+static int load_side(struct diff_side *x, const char *path, const struct diff_args *d)
 {
     x->path = path;
     /* summaries and findings only: the compact analysis (issue #5's memory goal) */
-    if (report_load(VERB, path, opts, SSA_COMPACT, &x->r) != 0) return -1;
+    if (report_load(VERB, path, &d->ssa, SSA_COMPACT, &x->r) != 0) return -1;
+    if (report_incomplete(x->r)) {
+        report_say_incomplete(VERB, path, x->r);
+        if (!d->accept_damage) return -1;
+    }
     ssa_summarize(x->r, &x->s);
     if (!x->s.steps || !x->s.median_ns) {
         cli_error(VERB, path, "has no step that could be analysed (%s): nothing to compare",
@@ -217,8 +227,7 @@ int cmd_diff(int argc, char **argv)
         return rc;
     struct diff_view *v = calloc(1, sizeof *v); /* two sides' findings: large */
     if (!v) return cli_error(VERB, NULL, "out of memory"), CLI_EXIT_FAIL;
-    if (load_side(&v->b, argv[optind], &d.ssa) != 0 ||
-        load_side(&v->a, argv[optind + 1], &d.ssa) != 0) {
+    if (load_side(&v->b, argv[optind], &d) != 0 || load_side(&v->a, argv[optind + 1], &d) != 0) {
         rc = CLI_EXIT_FAIL;
     } else if (diff_view_build(v), d.out) {
         struct diff_job j = {&d, v};

@@ -61,17 +61,17 @@ static const char report_options[] =
     "  -o, --output FILE  write the report to FILE (written whole, then put in place;\n"
     "                     - for stdout); a read-only FILE is kept unless --force\n"
     "      --force        replace a read-only FILE\n"
-    "      --accept-damage  exit 0 even when less than 90 % of a trace's records could be\n"
-    "                     read (the report says how much was lost either way)\n"
+    "      --accept-damage  exit 0 even when a trace is incomplete: records lost, or no end\n"
+    "                     (killed, cut); the report says so at its top either way\n"
     "  -q, --quiet        no 'wrote FILE (SIZE)' line\n"
     "  -v, --verbose      also the top kernels and a table of every step, and the section\n"
     "                     of every rank\n"
     "  -j, --jobs N       analyse up to N traces at once (default: one per online CPU,\n"
     "                     at most 64)\n" REPORT_STEP_HELP "  -h, --help         this text\n"
     "\n"
-    "Exit status: 0 every trace was analysed (a truncated one too: the report says so),\n"
-    "1 a trace could not be read or less than 90 % of its records could (damage), 2 usage\n"
-    "error (also when FILE is one of the traces).\n";
+    "Exit status: 0 every trace was analysed whole, 1 a trace could not be read or is\n"
+    "incomplete (records lost, or no end: --accept-damage), 2 usage error (also when FILE\n"
+    "is one of the traces).\n";
 
 /* The usage text; the formats come from the format table (report.h). */
 static const struct report_usage usage = {"report TRACE|DIR...", "[-o FILE] [-v]", report_about,
@@ -461,19 +461,15 @@ static int refuse_output_over_input(const char *out_file, const struct inputs *i
     return CLI_EXIT_OK;
 }
 
-/* A trace that lost more than REPORT_DAMAGE_FAIL of its records fails the report, loudly:
- * its numbers describe a fragment. */
+/* A report built from less than the whole trace fails, loudly (issue #29: a CI gate on the
+ * exit code must not pass on a fragment's numbers), unless --accept-damage. */
 static int check_damage(const struct inputs *in, const struct report_opts *o)
 {
     int status = CLI_EXIT_OK;
     for (size_t i = 0; i < in->n; i++) {
         const struct ssa_result *r = in->v[i].r;
-        if (!r || !r->damage.damaged || r->damage.read_fraction >= REPORT_DAMAGE_FAIL) continue;
-        if (o->accept_damage) continue;
-        cli_error(VERB, in->v[i].path,
-                  "only %.1f %% of the trace could be read: the report is of what was left "
-                  "(--accept-damage to accept it)",
-                  100.0 * r->damage.read_fraction);
+        if (!report_incomplete(r) || o->accept_damage) continue;
+        report_say_incomplete(VERB, in->v[i].path, r);
         status = CLI_EXIT_FAIL;
     }
     return status;

@@ -60,13 +60,9 @@ struct report_opts {
     unsigned width; /* text: columns (report_text_cols); below REPORT_TEXT_MIN_COLS: that */
     unsigned jobs; /* report: traces analysed at once (0: one per online CPU, at most 64) */
     unsigned out_flags; /* -o: SS_OUT_FORCE with --force (src/util/ss_out.h) */
-    int accept_damage;  /* exit 0 although a trace lost more than REPORT_DAMAGE_FAIL */
+    int accept_damage;  /* exit 0 although a trace is incomplete (report_incomplete) */
     struct ssa_opts ssa;
 };
-
-/* A trace of which less than this share of its records could be read fails the report
- * (exit 1) unless --accept-damage: its numbers are of a fragment. */
-#define REPORT_DAMAGE_FAIL 0.9
 
 #define TOP_KERNELS 10
 
@@ -171,6 +167,9 @@ int report_step_option(const char *verb, int c, const char *arg, struct ssa_opts
  * 0 with *out owned by the caller (ssa_result_free), or -1. (report_load.c) */
 int report_load(const char *verb, const char *path, const struct ssa_opts *opts, unsigned flags,
                 struct ssa_result **out);
+
+/* The one line that fails report and diff on an incomplete trace (report_incomplete). */
+void report_say_incomplete(const char *verb, const char *path, const struct ssa_result *r);
 
 /* One trace's report on f in o->format, through the writer table (the fuzzers' way in). */
 void report_write_single(FILE *f, const struct ssa_result *r, const struct report_opts *o);

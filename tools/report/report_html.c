@@ -125,7 +125,7 @@ static void html_identity(FILE *f, const struct report_view *v)
     html_escaped(f, r->path);
     fputs("</code></h2>\n", f);
     if (v->damaged) {
-        fputs("<p class=\"damaged\"><strong>DAMAGED trace</strong>: ", f);
+        fprintf(f, "<p class=\"damaged\"><strong>%s trace</strong>: ", v->damage_label);
         html_escaped(f, v->damage);
         fputs("</p>\n", f);
     }

@@ -51,6 +51,8 @@ static void json_process(struct json_out *j, const struct ssa_result *r)
         json_kv_double(j, "read_fraction", r->damage.read_fraction);
         json_end_object(j);
     }
+    json_key(j, "incomplete"); /* issue #29: damaged or truncated; report exits 1 then */
+    json_bool(j, report_incomplete(r));
     json_end_object(j);
 }
 

@@ -18,7 +18,7 @@ static void md_headline(FILE *f, const struct report_view *v)
     const struct ssa_summary *s = &v->s;
     fputs("## stepscope report: ", f);
     md_escaped(f, r->path);
-    if (v->damaged) fprintf(f, "\n\n> **DAMAGED trace**: %s", v->damage);
+    if (v->damaged) fprintf(f, "\n\n> **%s trace**: %s", v->damage_label, v->damage);
     fprintf(f, "\n\n- **process**: pid %" PRIu32, r->pid);
     if (r->rank >= 0 && r->world_size > 0)
         fprintf(f, ", rank %" PRId32 "/%" PRId32, r->rank, r->world_size);

@@ -76,9 +76,14 @@ static void text_identity(FILE *out, const struct report_view *v)
 {
     const struct ssa_result *r = v->r;
     char shown[1024];
-    fprintf(out, "stepscope report: %s",
+    fprintf(out, "stepscope report: %s\n",
             text_elide_path(shown, sizeof shown, r->path, (size_t)text_cols - 18));
-    fprintf(out, "\n  process    pid %" PRIu32, r->pid);
+    if (v->damaged) { /* first: a report of part of a trace must not read as a whole one */
+        char label[16];
+        snprintf(label, sizeof label, "  %-11s", v->damage_label);
+        text_wrapped(out, label, v->damage);
+    }
+    fprintf(out, "  process    pid %" PRIu32, r->pid);
     if (r->rank >= 0 && r->world_size > 0)
         fprintf(out, " rank %" PRId32 "/%" PRId32, r->rank, r->world_size);
     fprintf(out, ", %" PRIu32 " device%s", r->n_devices, r->n_devices == 1 ? "" : "s");
@@ -102,7 +107,6 @@ static void text_identity(FILE *out, const struct report_view *v)
     snprintf(trace + n, sizeof trace - (size_t)n, "%" PRIu64 " copies", r->memcpys);
     text_wrapped(out, "  trace      ", trace);
     if (v->has_program) text_wrapped(out, "  program    ", v->program);
-    if (v->damaged) text_wrapped(out, "  DAMAGED    ", v->damage);
     if (r->problems) {
         snprintf(trace, sizeof trace, "%" PRIu64 " problems, first: %s", r->problems,
                  r->first_problem);

@@ -105,10 +105,23 @@ static int rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
     return 1;
 }
 
+/* A trace that ends without its END chunk: what was written before the end is all there is. */
+static int incomplete_text(const struct ssa_result *r, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "%s: the trace has no end (the program was killed, or the file was cut): the "
+             "report is of what was written before%s",
+             r->state_line,
+             r->step_source == SSA_STEPS_DETECTED ? "; its steps were found by period in what is "
+                                                    "left, and the last may be a fragment"
+                                                  : "");
+    return 1;
+}
+
 static int damage_text(const struct ssa_result *r, char *buf, size_t size)
 {
     const struct sst_damage *d = &r->damage;
-    if (!d->damaged) return 0;
+    if (!d->damaged) return report_incomplete(r) ? incomplete_text(r, buf, size) : 0;
     if (d->records_expected)
         snprintf(buf, size,
                  "only %" PRIu64 " of the %" PRIu64 " records (%.1f %%) could be read: the "
@@ -243,6 +256,7 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     v->has_gpu = ssa_gpu_records(r) > 0;
     v->has_rec_cost = rec_cost_text(&v->s, v->rec_cost, sizeof v->rec_cost);
     v->damaged = damage_text(r, v->damage, sizeof v->damage);
+    v->damage_label = r->damage.damaged ? "DAMAGED" : "INCOMPLETE";
     step_notes(v, r);
     for (size_t i = 0; i < v->f.n; i++)
         for (size_t k = 0; k < v->f.n && v->f.v[i].alternative_to; k++)

@@ -13,6 +13,15 @@
 #include "analysis/ssa.h"
 #include "analysis/ssa_env.h"
 
+/* Whether a report of r is built from less than the whole trace (records or chunks lost, or
+ * the file ends without its END chunk: the program was killed or the file was cut; an import
+ * cut short): report and diff then exit 1 unless --accept-damage (issue #29), and every format
+ * says so at the top. */
+static inline int report_incomplete(const struct ssa_result *r)
+{
+    return r && (r->damage.damaged || r->truncated);
+}
+
 #define REPORT_OUTLIERS 10 /* kept in the view; the text report shows the first 3 */
 
 /* The environment checks of `stepscope doctor` judged on the trace's record. */
@@ -89,7 +98,8 @@ struct report_view {
     int has_gpu;             /* any kernel, copy or memset recorded */
     int has_rec_cost;        /* rec_cost: the sentence on stepscope's own cost */
     char rec_cost[256];
-    int damaged;             /* damage: the sentence on what was lost */
+    int damaged;             /* damage: the sentence on what was lost (report_incomplete) */
+    const char *damage_label; /* "DAMAGED" (records lost) or "INCOMPLETE" (no end) */
     char damage[256];
     /* Where the steps came from when it is not what the source's name says: graph launches
      * instead of markers, times measured on the GPU timeline, GPU records whose end CUPTI
