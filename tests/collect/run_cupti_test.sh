@@ -78,8 +78,13 @@ profiler | profiler_before_cuda)
     ;;
 conflict)
     FAKE_CUPTI_CONFLICT=1 "$BIN" record -o "$OUT" -- "$PROG" >"$W/out.txt" 2>"$W/err"
-    [ $? = 0 ] || fail "exit status"
+    # the program succeeded, the recording did not: 3, said with the cause (issue #29)
+    [ $? = 3 ] || fail "exit status"
     grep -q "another CUPTI client" "$W/err" || fail "no conflict notice"
+    grep -q "^stepscope record: the recording failed (.*another CUPTI client" "$W/err" ||
+        fail "record did not say the recording failed"
+    FAKE_CUPTI_CONFLICT=1 "$BIN" record -o "$OUT.2" -- sh -c "\"$PROG\"; exit 5" >/dev/null 2>&1
+    [ $? = 5 ] || fail "the program's own failure must win"
     ! grep -q "collector\|register_timestamp\|^enable" "$LOG" || fail "the collector used CUPTI despite the conflict"
     case "$(captures)" in *off:conflict*) ;; *) fail "no capture off:conflict record" ;; esac
     ;;

@@ -15,7 +15,7 @@ unset OMP_NUM_THREADS CUDA_VISIBLE_DEVICES PYTORCH_CUDA_ALLOC_CONF PYTORCH_NO_CU
 for v in $(env | sed -n 's/^\(NCCL_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 
 # Every check id, in table order (docs/doctor.md lists the same).
-CHECKS="cuda_driver cuda_runtime driver_runtime cudnn torch torch_settings launch_blocking
+CHECKS="cuda_driver cuda_runtime driver_runtime collector cudnn torch torch_settings launch_blocking
 omp_threads visible_devices nccl_env alloc_conf open_files tcp_buffers cpu_cores cpu_governor gpu
 data_fs data_free data_device data_read"
 

@@ -104,6 +104,18 @@ void cli_input_release(char *path, int is_temp);
 int cli_output_beside(const char *verb, const char *in, const char *suffix, const char **out,
                       unsigned *flags, char *buf, size_t cap);
 
+/* name in the installed layout (the collector's folder from this executable's) or beside the
+ * executable (the build tree), resolved into out: 0, or -1. (cli_collector.c) */
+int cli_find_companion(const char *name, char *out, size_t cap);
+/* The collector: $STEPSCOPE_LIB, else libstepscope.so found as cli_find_companion finds it;
+ * 0 with its real path in out, or -1. */
+int cli_find_collector(char *out, size_t cap);
+
+/* Whether the collector at lib loads here, tried in a child process: 0, or -1 with the cause
+ * in why (the library the loader missed, where it looked, another CUDA's CUPTI found there).
+ * (cli_collector.c) */
+int cli_collector_check(const char *lib, char *why, size_t cap);
+
 /* Closes the reader and removes a temporary import; safe on a trace that failed to open. */
 void cli_trace_close(struct cli_trace *t);
 

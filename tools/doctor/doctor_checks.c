@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analysis/ssa_env.h"
+#include "cmd.h"
 #include "doctor_data.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -128,6 +129,28 @@ static void check_cuda_runtime(struct dr_ctx *c, struct dr_result *r)
     }
     dr_set(r, DR_PASS, NULL, "CUDA runtime %s (%s)", ver, loaded_path(h, path, sizeof path));
     dlclose(h);
+}
+
+/* The collector with CUPTI, loaded in a child process as `record` does before it runs a
+ * program (issue #29): a CUDA driver skips an injection library it cannot load, unsaid. */
+static void check_collector(struct dr_ctx *c, struct dr_result *r)
+{
+    (void)c;
+    char lib[4096], why[4096];
+    if (cli_find_collector(lib, sizeof lib) != 0) {
+        dr_set(r, DR_SKIP, NULL, "no collector found (stepscope built without the CUDA toolkit, "
+                                 "or STEPSCOPE_LIB names none)");
+        return;
+    }
+    if (cli_collector_check(lib, why, sizeof why) != 0) {
+        dr_set(r, DR_FAIL,
+               "add the folder of the CUPTI that stepscope was built with (CUDA 13: "
+               "libcupti.so.13, in the CUDA toolkit's extras/CUPTI/lib64 or PyTorch's "
+               "nvidia/cu13/lib) to LD_LIBRARY_PATH",
+               "%s", why);
+        return;
+    }
+    dr_set(r, DR_PASS, NULL, "%s loads, with its CUPTI", lib);
 }
 
 static void check_cudnn(struct dr_ctx *c, struct dr_result *r)
@@ -396,6 +419,8 @@ const struct dr_check dr_checks[] = {
     DR_OWN("cuda_runtime", "CUDA runtime library (libcudart) on the loader path",
            check_cuda_runtime),
     {NULL, NULL, dr_check_driver_runtime, SSA_ENV_CHECK_DRIVER_RUNTIME},
+    DR_OWN("collector", "stepscope's collector and CUPTI load (what record injects)",
+           check_collector),
     /* the trace's cudnn check asks whether convolutions used it; here: can it be loaded */
     {NULL, "cuDNN loadable and its version", check_cudnn, SSA_ENV_CHECK_CUDNN},
     DR_OWN("torch", "python3's torch: version and CUDA/cuDNN/MKL build", check_torch),

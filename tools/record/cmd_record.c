@@ -170,14 +170,21 @@ static void usage_option(FILE *f, const struct record_option *x)
     }
 }
 
+/* record's own status when the program succeeded and the recording did not (issue #29): the
+ * program's status is never hidden, and a recording that failed is never a success. */
+#define REC_EXIT_RECORDING_FAILED 3
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: stepscope record [OPTIONS] [--] PROGRAM [ARGS...]\n"
                "\n"
                "Runs PROGRAM with the stepscope collector injected and writes one trace per\n"
-               "process into the output folder. Exits with PROGRAM's exit status. The options\n"
-               "end at PROGRAM (or at '--'). A first Ctrl-C or SIGTERM is passed to PROGRAM; a\n"
-               "second within 3 s of record saying it still runs sends SIGKILL.\n"
+               "process into the output folder. Exits with PROGRAM's exit status; with 3 when\n"
+               "PROGRAM succeeded but GPU activity could not be recorded (CUPTI unavailable or\n"
+               "held by another tool), and with 1, PROGRAM not run, when the collector cannot\n"
+               "be loaded (the cause is said). The options end at PROGRAM (or at '--'). A\n"
+               "first Ctrl-C or SIGTERM is passed to PROGRAM; a second within 3 s of record\n"
+               "saying it still runs sends SIGKILL.\n"
                "\n");
     for (size_t i = 0; i < REC_N_OPTIONS; i++)
         usage_option(f, &k_options[i]);
@@ -351,64 +358,16 @@ static void default_out_dir(char *buf, size_t cap)
 
 /* ---- environment of the program --------------------------------------------------------- */
 
-/* The directory holding the running stepscope executable. */
-static int exe_dir(char *buf, size_t cap)
-{
-    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
-    if (n <= 0) return -1;
-    buf[n] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (!slash) return -1;
-    *slash = '\0';
-    return 0;
-}
-
-/* Where an installed stepscope keeps the collector and the shim, from bin/ (tools/install/). */
-#ifndef STEPSCOPE_PKGLIB_REL
-#define STEPSCOPE_PKGLIB_REL "../lib/stepscope"
-#endif
-
-/* name in the installed layout (STEPSCOPE_PKGLIB_REL from this executable's folder: a copy
- * installed anywhere, also the pip wheel's), else beside the executable (the build tree).
- * 0 with the resolved path in out, or -1 when neither exists. */
-static int find_companion(const char *name, char *out, size_t cap)
-{
-    char dir[PATH_MAX], path[PATH_MAX + 64];
-    if (exe_dir(dir, sizeof dir) != 0) return -1;
-    const char *under[] = {"/" STEPSCOPE_PKGLIB_REL "/", "/"};
-    for (size_t i = 0; i < sizeof under / sizeof under[0]; i++) {
-        snprintf(path, sizeof path, "%s%s%s", dir, under[i], name);
-        char *r = realpath(path, NULL); /* bin/../lib/... shown as lib/... */
-        int fits = r && strlen(r) < cap;
-        if (fits) snprintf(out, cap, "%s", r);
-        free(r);
-        if (fits) return 0;
-    }
-    return -1;
-}
-
 /* libstepscope.so: $STEPSCOPE_LIB (the user's word wins, also over an installed copy), else
- * the installed layout, else the build tree. */
+ * the installed layout, else the build tree (cli_find_collector). */
 static int find_collector(char *out, size_t cap)
 {
+    if (cli_find_collector(out, cap) == 0) return 0;
     const char *env = getenv("STEPSCOPE_LIB");
-    char path[PATH_MAX + 32];
-    if (env && *env)
-        snprintf(path, sizeof path, "%s", env);
-    else if (find_companion("libstepscope.so", path, sizeof path) != 0)
-        path[0] = '\0';
-    char *r = path[0] ? realpath(path, NULL) : NULL;
-    if (!r || access(r, R_OK) != 0 || strlen(r) >= cap) {
-        cli_error(VERB, path[0] ? path : NULL,
-                  "collector library not found (looked in " STEPSCOPE_PKGLIB_REL " from "
-                  "stepscope's folder and beside it; was it built with the CUDA toolkit? "
-                  "STEPSCOPE_LIB names it)");
-        free(r);
-        return -1;
-    }
-    snprintf(out, cap, "%s", r);
-    free(r);
-    return 0;
+    cli_error(VERB, env && *env ? env : NULL,
+              "collector library not found (looked in its installed folder from stepscope's "
+              "folder and beside it; was it built with the CUDA toolkit? STEPSCOPE_LIB names it)");
+    return -1;
 }
 
 /* The Python shim folder: $STEPSCOPE_PYTHON_DIR, the installed layout's python/, else this
@@ -419,7 +378,7 @@ static int find_python_dir(char *out, size_t cap)
     struct stat st;
     if (env && *env) {
         snprintf(out, cap, "%s", env);
-    } else if (find_companion("python", out, cap) != 0) {
+    } else if (cli_find_companion("python", out, cap) != 0) {
 #ifdef STEPSCOPE_PYTHON_DIR_DEFAULT
         snprintf(out, cap, "%s", STEPSCOPE_PYTHON_DIR_DEFAULT);
 #else
@@ -619,6 +578,31 @@ static void summarise_file(const char *dir, const char *name)
     sst_reader_close(r);
 }
 
+/* ---- whether the recording itself failed (issue #29) ------------------------------------------ */
+
+/* The first trace of the run whose CUPTI could not record (unavailable: a failed start, a CUDA
+ * or driver mismatch, too few privileges; conflict: nsys or another tool held CUPTI), and the
+ * collector's own words for it. */
+static char g_cupti_failure[512];
+
+static void check_file(const char *dir, const char *name)
+{
+    char path[PATH_MAX + 256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct sst_reader *r;
+    const struct sst_rec_header *h;
+    if (g_cupti_failure[0] || sst_reader_open(path, NULL, &r) < 0) return;
+    while (!g_cupti_failure[0] && sst_reader_next(r, &h) == 1) {
+        struct sst_rec_notice n;
+        if (h->type != SST_REC_NOTICE) continue;
+        sst_rec_load(h, &n, sizeof n);
+        const char *msg = sst_reader_string(r, n.message, NULL);
+        if (n.code == SST_NOTICE_CUPTI_UNAVAILABLE || n.code == SST_NOTICE_CUPTI_CONFLICT)
+            snprintf(g_cupti_failure, sizeof g_cupti_failure, "%s: %s", name, msg ? msg : "?");
+    }
+    sst_reader_close(r);
+}
+
 /* ---- which traces are this run's ---------------------------------------------------------- */
 
 static int is_trace_file(const char *name)
@@ -759,8 +743,12 @@ static int check_program(const char *argv0)
  * saying why the run is refused. */
 static int prepare(const struct record_opts *o, char *out_abs, size_t cap, int *cuda_foreign)
 {
-    char lib[PATH_MAX];
+    char lib[PATH_MAX], why[4096];
     if (find_collector(lib, sizeof lib) != 0) return -1;
+    if (cli_collector_check(lib, why, sizeof why) != 0) { /* the driver would skip it unsaid */
+        cli_error(VERB, NULL, "%s; the program was not run", why);
+        return -1;
+    }
     struct injection in = {foreign_injection("CUDA_INJECTION64_PATH", lib),
                            foreign_injection("NVTX_INJECTION64_PATH", lib)};
     *cuda_foreign = in.cuda != NULL;
@@ -803,10 +791,18 @@ int cmd_record(int argc, char **argv)
     if (!quiet) say_how_it_ended(status, &t0);
     int traces = !injected ? 0 : quiet ? each_new_trace(out_abs, &before, NULL)
                                          : summarise(out_abs, &before, cuda_foreign);
+    if (injected) each_new_trace(out_abs, &before, check_file);
     if (injected && traces == 0) remove_made_dirs(o.v[REC_OUTPUT]); /* no empty folder left */
     /* the report never changes the exit status: a problem is one line on stderr */
     if (!quiet && !o.v[REC_NO_REPORT] && traces)
         report_after_record(stderr, out_abs, child, &before);
     free_names(&before);
+    if (g_cupti_failure[0] && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        /* the program's own failure always wins; a successful program recorded in vain is
+         * not a success of record's */
+        cli_error(VERB, NULL, "the recording failed (%s): GPU activity was not recorded; the "
+                  "program itself succeeded", g_cupti_failure);
+        return REC_EXIT_RECORDING_FAILED;
+    }
     return exit_like(status);
 }
