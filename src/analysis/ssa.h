@@ -129,6 +129,50 @@ int ssa_is_graph_launch(uint8_t domain, uint32_t cbid);
 /* Copy directions counted per step (index = enum sst_copy_kind clamped to OTHER). */
 #define SSA_COPY_KINDS 9
 
+/* How an optimizer's kernels were launched (ssa_optimizer_kind, from the kernel's name):
+ * the unfused_optimizer finding prices the difference. */
+enum ssa_opt_kind {
+    SSA_OPT_NONE = 0, /* not the optimizer's update (gradient clipping's norms, other kernels) */
+    SSA_OPT_SINGLE,   /* one elementwise kernel per parameter tensor and op (foreach=False) */
+    SSA_OPT_FOREACH,  /* multi_tensor_apply: one kernel per op over chunks of every tensor */
+    SSA_OPT_FUSED,    /* the whole update in one multi-tensor kernel (fused=True, apex) */
+    SSA_OPT_KINDS
+};
+/* The kind of an optimizer kernel; *adam: 1 when the op is one of the Adam family's (lerp,
+ * addcmul, addcdiv, sqrt: an SGD step has none). Any name: SSA_OPT_NONE for the rest. */
+enum ssa_opt_kind ssa_optimizer_kind(const char *name, int *adam);
+
+/* What the GPU-side findings read per step, besides the categories (ssa_attr.c):
+ * - the optimizer's kernels by enum ssa_opt_kind, and the GPU span from the start of the
+ *   first unfused one to the end of the last: its busy time and the GPU operations in it;
+ * - runs of back-to-back elementwise/reduction kernels (idle gaps < SSA_SHORT_GAP_NS inside
+ *   allowed) of two kernels or more, which a compiler fuses into one: their busy time, the
+ *   kernels in them, and of their time what fusion would save: all but the run's longest
+ *   kernel (one pass over the largest tensor);
+ * - GEMM/conv kernels launched with fewer thread blocks than the device has SMs, and the
+ *   SM time they leave idle: duration x (SMs - blocks) / SMs. */
+struct ssa_gpu_detail {
+    uint32_t opt_kernels[SSA_OPT_KINDS];
+    uint32_t opt_adam;
+    uint32_t opt_span_ops;
+    uint64_t opt_span_ns, opt_span_busy_ns;
+    uint32_t fusable_runs, fusable_kernels;
+    uint64_t fusable_busy_ns, fusable_ns;
+    uint32_t small_gemms;
+    uint64_t small_gemm_ns, gemm_idle_sm_ns;
+    /* the host's time waiting for the GPU: in launch calls that blocked (a full launch queue
+     * blocks the caller: SSA_LAUNCH_WAIT_NS or longer, less SSA_LAUNCH_CALL_NS each), and,
+     * at most the step in all, in synchronising calls */
+    uint64_t launch_wait_ns, host_wait_ns;
+};
+/* A launch call's own time when the launch queue has room, recorded in full mode (the
+ * collector's callbacks inside): 6.3-7.4 us per launch on average in the H200 fixtures'
+ * host-bound steps (mlp-none, mlp-launch, cnn_jpeg-none, eager_mlp-bad, hf_trainer_gpt2-fixed,
+ * timm_vit-fixed, cabi_data-bad). A call of SSA_LAUNCH_WAIT_NS or more waited for room in the
+ * queue (those of GPU-bound steps take milliseconds: a kernel's time). */
+#define SSA_LAUNCH_CALL_NS 7000u
+#define SSA_LAUNCH_WAIT_NS 100000u
+
 /* What rules need per step besides the exclusive times. Counts go to the step where the
  * event starts; durations are the events' own (not exclusive) durations. */
 struct ssa_step_counts {
@@ -180,6 +224,7 @@ struct ssa_step_counts {
      * no node records) with their GPU time */
     uint32_t graph_launches, graph_kernels, graph_records;
     uint64_t graph_kernel_ns, graph_record_ns;
+    struct ssa_gpu_detail gpu;
 };
 
 struct ssa_step {
@@ -323,6 +368,7 @@ struct ssa_result {
     int launch_blocking;         /* env.CUDA_LAUNCH_BLOCKING blocks: ssa_env_launch_blocking */
     struct ssa_env_record env;   /* every ENV key/value, host samples' children (ssa_env.h) */
     uint64_t kernel_devices;     /* bit d: this process ran kernels on device d (mod 64) */
+    uint32_t device_sms[64];     /* SMs of device d (mod 64) by its DEVICE record; 0 unknown */
 
     /* steps */
     int step_source;    /* enum ssa_step_source */
@@ -611,7 +657,7 @@ struct ssa_finding {
     size_t n_hot;
     struct ssa_hotspot hot[SSA_FINDING_HOTSPOTS];
 };
-#define SSA_MAX_FINDINGS 16 /* room for every rule of ssa_findings.c (asserted there), and more */
+#define SSA_MAX_FINDINGS 24 /* room for every rule of ssa_findings.c (asserted there), and more */
 #define SSA_FINDING_MIN_PCT 1.0 /* rules whose saving is below this share of the step are quiet */
 
 struct ssa_findings {

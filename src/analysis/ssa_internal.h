@@ -121,6 +121,7 @@ struct ssa_knstat {
     uint32_t name_id;
     uint8_t kclass;
     uint8_t kcat; /* ssa_kclass_cat(kclass): the sweep's category of its kernels */
+    uint8_t opt_kind, opt_adam; /* ssa_optimizer_kind of the name */
     uint64_t count, total_ns;
     uint32_t first_step, last_step; /* pass 2: step indexes where the name ran (+1; 0 none) */
     uint32_t rank; /* its index in res->knames (set when they are kept, before pass 2) */

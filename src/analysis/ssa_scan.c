@@ -81,8 +81,12 @@ static __attribute__((noinline)) struct ssa_knstat *add_kname(struct ssa_scan *s
     struct ssa_knstat *n = &sc->kn[sc->n_kn];
     memset(n, 0, sizeof *n);
     n->name_id = name;
-    n->kclass = (uint8_t)ssa_kernel_class(sst_reader_string(r, name, &len));
+    const char *text = sst_reader_string(r, name, &len);
+    int adam;
+    n->kclass = (uint8_t)ssa_kernel_class(text);
     n->kcat = (uint8_t)ssa_kclass_cat(n->kclass);
+    n->opt_kind = (uint8_t)ssa_optimizer_kind(text, &adam);
+    n->opt_adam = (uint8_t)adam;
     if (!ssa_idmap_put(&sc->kname_index, name, (uint32_t)sc->n_kn)) return NULL;
     sc->n_kn++;
     if (name < SSA_KN_DENSE) sc->kn_dense[name] = (uint32_t)sc->n_kn; /* index + 1 */
@@ -239,6 +243,7 @@ static void note_device(struct sst_reader *r, struct ssa_result *res,
                         const struct sst_rec_device *d)
 {
     if (!res->device_name) res->device_name = dup_string(r, d->name);
+    res->device_sms[d->device & 63] = d->sm_count;
     res->n_devices++;
 }
 

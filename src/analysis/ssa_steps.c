@@ -339,6 +339,19 @@ int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const str
     return 0;
 }
 
+static void gpu_detail_add(struct ssa_gpu_detail *s, const struct ssa_gpu_detail *k)
+{
+    for (int c = 0; c < SSA_OPT_KINDS; c++)
+        s->opt_kernels[c] += k->opt_kernels[c];
+    s->opt_adam += k->opt_adam, s->opt_span_ops += k->opt_span_ops;
+    s->opt_span_ns += k->opt_span_ns, s->opt_span_busy_ns += k->opt_span_busy_ns;
+    s->fusable_runs += k->fusable_runs, s->fusable_kernels += k->fusable_kernels;
+    s->fusable_busy_ns += k->fusable_busy_ns, s->fusable_ns += k->fusable_ns;
+    s->small_gemms += k->small_gemms, s->small_gemm_ns += k->small_gemm_ns;
+    s->gemm_idle_sm_ns += k->gemm_idle_sm_ns, s->host_wait_ns += k->host_wait_ns;
+    s->launch_wait_ns += k->launch_wait_ns;
+}
+
 static void step_add(struct ssa_step *sum, const struct ssa_step *st)
 {
     struct ssa_step_counts *s = &sum->n;
@@ -374,6 +387,7 @@ static void step_add(struct ssa_step *sum, const struct ssa_step *st)
     s->graph_launches += k->graph_launches, s->graph_kernels += k->graph_kernels;
     s->graph_records += k->graph_records;
     s->graph_kernel_ns += k->graph_kernel_ns, s->graph_record_ns += k->graph_record_ns;
+    gpu_detail_add(&s->gpu, &k->gpu);
 }
 
 enum ssa_step_group ssa_steps_group(const struct ssa_scan *sc, size_t i)
