@@ -346,6 +346,13 @@ struct ssa_program {
     int compiled;      /* compile ranges, or Triton kernels (>= 10 % of kernel time) */
 };
 
+/* What the program said of its batch (a mark "batch: samples=N tokens=N flops=N" in the
+ * stepscope domain, docs/markers.md): per step, the last mark's values; 0 unknown. */
+struct ssa_batch {
+    double samples, tokens, flops;
+    uint64_t marks;
+};
+
 struct ssa_result {
     /* the trace */
     char *path;
@@ -369,6 +376,7 @@ struct ssa_result {
     struct ssa_env_record env;   /* every ENV key/value, host samples' children (ssa_env.h) */
     uint64_t kernel_devices;     /* bit d: this process ran kernels on device d (mod 64) */
     uint32_t device_sms[64];     /* SMs of device d (mod 64) by its DEVICE record; 0 unknown */
+    struct ssa_batch batch;      /* the program's batch marks (samples, tokens, FLOPs a step) */
 
     /* steps */
     int step_source;    /* enum ssa_step_source */
@@ -626,6 +634,32 @@ struct ssa_outlier {
  * (may exceed max). */
 size_t ssa_outliers(const struct ssa_result *r, const struct ssa_summary *s,
                     struct ssa_outlier *out, size_t max);
+
+/* ---- throughput (ssa_device.c): the step's rate, and the device's peaks from one table
+ * keyed by its name (vendor datasheets, dense math) ---- */
+struct ssa_device_peak {
+    const char *name; /* the row: "H200 SXM", "A100 PCIe" ... */
+    double bf16_tflops, tf32_tflops, fp32_tflops; /* dense tensor-core bf16/fp16 and tf32,
+                                                   * fp32 on CUDA cores */
+    double hbm_gbps;
+};
+/* The peaks of the device CUDA named so, NULL when the table has no row for it. */
+const struct ssa_device_peak *ssa_device_peak(const char *device_name);
+struct ssa_throughput {
+    const struct ssa_device_peak *peak; /* of the first device; NULL unknown */
+    double steps_per_s;
+    /* from the program's batch marks (0 without them): per second of mean step */
+    double samples_per_s, tokens_per_s, flops_per_s;
+    /* the marked FLOPs over the GEMM/conv/attention kernels' time per step: how fast those
+     * kernels went (the marked FLOPs are the model's matmuls: 6 x parameters x tokens) */
+    double gemm_flops_per_s;
+    /* with a peak and marked FLOPs: the model FLOP/s and the GEMM kernels' FLOP/s as a share
+     * of the peak of the math most GEMM time ran in (peak_basis "bf16", "tf32", "fp32") */
+    const char *peak_basis;
+    double mfu_pct, gemm_peak_pct;
+};
+void ssa_throughput(const struct ssa_result *r, const struct ssa_summary *s,
+                    struct ssa_throughput *t);
 
 /* ---- findings (ssa_findings.c: one table of rules, each a detector, a what-if estimate of
  * the saving measured on this trace's timeline, and the fix in the user's terms) ---- */

@@ -38,6 +38,7 @@ enum ssa_msg {
     SSA_MSG_COMPILE,
     SSA_MSG_RECOMPILE,
     SSA_MSG_GRAPH_BREAK,
+    SSA_MSG_BATCH,
 };
 /* Or'ed into what ssa_msg_kind returns when the message also matches the user's step marker
  * (it stays "data" or "step" besides: ssa_msg_base strips the bit). */

@@ -136,6 +136,26 @@ static void keep_reason(struct sst_reader *r, uint32_t message, size_t prefix, c
         snprintf(out, size, "%.*s", (int)(len - prefix), s + prefix);
 }
 
+/* "batch: samples=N tokens=N flops=N" (any of them, any order; docs/markers.md): the values
+ * of the last mark stand for every step. A value that is no positive number is skipped. */
+static void keep_batch(struct sst_reader *r, uint32_t message, struct ssa_batch *b)
+{
+    static const char *const keys[] = {"samples=", "tokens=", "flops="};
+    double *slot[] = {&b->samples, &b->tokens, &b->flops};
+    uint32_t len;
+    const char *s = sst_reader_string(r, message, &len);
+    char text[256];
+    if (!s) return;
+    snprintf(text, sizeof text, "%.*s", (int)len, s);
+    b->marks++;
+    for (int k = 0; k < 3; k++) {
+        const char *at = strstr(text, keys[k]);
+        char *end;
+        double v = at ? strtod(at + strlen(keys[k]), &end) : 0;
+        if (at && end != at + strlen(keys[k]) && v > 0 && v < 1e30) *slot[k] = v;
+    }
+}
+
 /* The shim's torch.compile marks: recompiles and graph breaks, their first reasons. */
 static void note_mark(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
                       const struct sst_rec_nvtx *n)
@@ -148,6 +168,8 @@ static void note_mark(struct ssa_scan *sc, struct sst_reader *r, struct ssa_resu
     } else if (kind == SSA_MSG_GRAPH_BREAK) {
         p->graph_breaks++;
         keep_reason(r, n->message, 13, p->graph_break_reason, sizeof p->graph_break_reason);
+    } else if (kind == SSA_MSG_BATCH) {
+        keep_batch(r, n->message, &res->batch);
     }
 }
 

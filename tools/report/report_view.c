@@ -226,6 +226,63 @@ static void host_categories(struct report_view *v)
     }
 }
 
+/* "22.17 steps/s, 5676 samples/s; model 412.0 TFLOP/s, 42 % of the bf16 peak; GEMM/conv
+ * kernels 610.0 TFLOP/s, 62 %" — or what is missing to say more. */
+static void throughput_text(const struct report_view *v, char *buf, size_t cap)
+{
+    const struct ssa_throughput *t = &v->tp;
+    const struct ssa_batch *b = &v->r->batch;
+    int n = snprintf(buf, cap, "%.2f steps/s", t->steps_per_s);
+    if (b->samples > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", %.0f samples/s", t->samples_per_s);
+    if (b->tokens > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", %.0f tokens/s", t->tokens_per_s);
+    if (b->flops > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, "; model %.1f TFLOP/s", t->flops_per_s / 1e12);
+    if (b->flops > 0 && t->peak_basis && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", %.0f %% of the %s peak", t->mfu_pct,
+                      t->peak_basis);
+    if (t->gemm_flops_per_s > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, "; GEMM/conv kernels %.1f TFLOP/s%s",
+                      t->gemm_flops_per_s / 1e12, t->peak_basis ? "" : " (no peak known)");
+    if (t->gemm_flops_per_s > 0 && t->peak_basis && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", %.0f %%", t->gemm_peak_pct);
+    if (!b->marks && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n,
+                 "; samples/s and FLOP/s unknown: the program marks no batch (a mark \"batch: "
+                 "samples=N tokens=N flops=N\", docs/markers.md)");
+}
+
+/* The text report's line when the batch is marked: "22.17 steps/s, 181630 samples/s, 585
+ * TFLOP/s = 59 % of the bf16 peak (H200 SXM)", or "...; H200 SXM peak: bf16 990 TFLOP/s"
+ * without FLOPs. */
+static void throughput_line(const struct report_view *v, char *buf, size_t cap)
+{
+    const struct ssa_throughput *t = &v->tp;
+    const struct ssa_batch *b = &v->r->batch;
+    int n = snprintf(buf, cap, "%.2f steps/s", t->steps_per_s);
+    if (b->samples > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", %.0f samples/s", t->samples_per_s);
+    if (b->tokens > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", %.0f tokens/s", t->tokens_per_s);
+    if (b->flops > 0 && t->peak_basis && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, ", %.0f TFLOP/s = %.0f %% of the %s peak (%s)",
+                 t->flops_per_s / 1e12, t->mfu_pct, t->peak_basis, t->peak->name);
+    else if (t->peak && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "; %s peak: bf16 %.0f TFLOP/s", t->peak->name,
+                 t->peak->bf16_tflops);
+}
+
+static void peak_text(const struct ssa_device_peak *p, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (p)
+        snprintf(buf, cap,
+                 "%s: bf16 %.0f, tf32 %.0f, fp32 %.1f TFLOP/s dense, HBM %.1f TB/s (vendor "
+                 "datasheet)",
+                 p->name, p->bf16_tflops, p->tf32_tflops, p->fp32_tflops, p->hbm_gbps / 1e3);
+}
+
 void report_view_build(struct report_view *v, const struct ssa_result *r,
                        const struct ssa_peer *peer)
 {
@@ -249,6 +306,11 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
             if (strcmp(v->f.v[k].id, v->f.v[i].alternative_to) == 0) v->alt_of[i] = k + 1;
     v->has_graphs = v->per_step && graphs_text(&v->s, v->graphs, sizeof v->graphs);
     v->has_program = program_text(&r->program, v->program, sizeof v->program);
+    ssa_throughput(r, &v->s, &v->tp);
+    v->has_throughput = v->per_step && v->s.steps > 0;
+    if (v->has_throughput) throughput_text(v, v->throughput, sizeof v->throughput);
+    if (v->has_throughput) throughput_line(v, v->throughput_line, sizeof v->throughput_line);
+    peak_text(v->tp.peak, v->peak, sizeof v->peak);
     host_categories(v);
     v->site_cats = site_cats(&r->host);
 }

@@ -101,6 +101,13 @@ struct report_view {
      * Python program (the fixes are written for it) */
     int has_program;
     char program[200];
+    /* throughput (ssa_throughput): the step's rate, what the batch marks give, and the
+     * device's peaks; sentences for text, md and html (has_throughput: the trace has steady
+     * steps; peak[0] 0: no peaks known for the device) */
+    struct ssa_throughput tp;
+    int has_throughput;
+    char throughput[360], peak[200];
+    char throughput_line[200]; /* both, short: the text report's one line */
     char graphs[256];
     /* Python stack samples of the training thread in the steady steps (r->host.counted > 0):
      * the GPU-idle categories with samples, the most time first, and the flame graph's nodes
