@@ -258,14 +258,17 @@ const char *ssa_step_source_name(int src);
 /* GPU activity records of r: kernels, copies, memsets and GRAPH records (0: none recorded). */
 uint64_t ssa_gpu_records(const struct ssa_result *r);
 
-/* The report's timeline (SSA_TIMELINE): a few representative steps, each with its intervals
- * clipped to it, one lane per GPU stream and per host thread, and one lane of the step's
- * attribution: what each instant counted as (the sweep's stretches, merged), the time the
- * findings price. */
+/* The report's timeline (SSA_TIMELINE): every step, or as many as SSA_TL_BUDGET allows,
+ * each with its intervals clipped to it — one lane per GPU stream, per host thread (its CUDA
+ * API calls) and one of memory, and one lane of the step's attribution: what each instant
+ * counted as (the sweep's stretches, merged), the time the findings price. */
 enum ssa_tl_lane {
     SSA_TL_GPU = 0, /* lane: device << 32 | stream; kernels by class, copies, memsets */
-    SSA_TL_HOST,    /* lane: thread id; launch, sync and alloc API calls, data ranges */
+    SSA_TL_HOST,    /* lane: thread id; its CUDA API calls (launch, sync, alloc by their
+                     * category, the others as host), data ranges */
     SSA_TL_ATTR,    /* lane 0: the category each instant of the step went to */
+    SSA_TL_MEM,     /* lane 0: memory: allocation and free calls (any thread), and the
+                     * device's allocations and frees when MEMORY records were taken */
 };
 /* What an item's name holds (the report shows it on hover). */
 enum ssa_tl_name {
@@ -276,6 +279,8 @@ enum ssa_tl_name {
     SSA_TLN_COPY,          /* bytes copied (UINT32_MAX: that many or more) */
     SSA_TLN_COPY_PAGEABLE, /* the same, from or to pageable host memory */
     SSA_TLN_GRAPH,         /* a CUDA graph's id (graph mode: one record per launch) */
+    SSA_TLN_MEM_ALLOC,     /* bytes allocated (MEMORY record; UINT32_MAX: that many or more) */
+    SSA_TLN_MEM_FREE,      /* bytes freed */
 };
 struct ssa_tl_item {
     uint64_t start_ns, end_ns;
@@ -285,15 +290,23 @@ struct ssa_tl_item {
     uint8_t name_kind; /* enum ssa_tl_name */
     uint32_t name;
 };
-enum ssa_tl_which { SSA_TL_MEDIAN = 0, SSA_TL_SLOWEST, SSA_TL_COUNT };
+/* Why a step is drawn: the steady step of median length, the slowest steady step, or one
+ * more step (every one while SSA_TL_BUDGET allows, else evenly spaced). */
+enum ssa_tl_which { SSA_TL_MEDIAN = 0, SSA_TL_SLOWEST, SSA_TL_STEP, SSA_TL_WHICH };
 struct ssa_timeline {
     size_t step;           /* index + 1 of the step drawn; 0: none */
+    int which;             /* enum ssa_tl_which */
     struct ssa_step whole; /* that step's full result (either mode) */
-    /* the GPU and host intervals in record order (at most SSA_TIMELINE_MAX), then the
-     * attribution's runs in time order (at most SSA_TIMELINE_MAX); dropped: past those */
+    /* the GPU and host intervals in record order (at most max), then the attribution's runs
+     * in time order (at most max); dropped: past those */
     struct ssa_tl_item *items;
-    size_t n, cap, n_attr, dropped;
+    size_t n, cap, n_attr, dropped, max;
 };
+/* Steps drawn, and the intervals and runs the timelines may hold in all (estimated before
+ * pass 2 from the records per step: the HTML page stays near 2 MB). The median and slowest
+ * steps take up to SSA_TIMELINE_MAX each whatever the budget. */
+#define SSA_TL_STEPS_MAX 512
+#define SSA_TL_BUDGET 60000
 #define SSA_TL_NAMES 64 /* distinct range names kept for the timelines; more go unnamed */
 
 /* Per-step category times for the report's chart (SSA_STEP_BINS): the steps in bins of
@@ -400,9 +413,13 @@ struct ssa_result {
      * the median step on the host's clock, kept for the report */
     int gpu_paced;
     uint64_t host_pace_ns;
-    /* SSA_TIMELINE: the steady step of median length and the slowest one (chosen by step
-     * duration before pass 2), and the names of their ranges */
-    struct ssa_timeline tl[SSA_TL_COUNT];
+    /* SSA_TIMELINE: the steps drawn (chosen by step duration before pass 2: tl[0] the
+     * steady step of median length, tl[1] the slowest one when it is another, then the others
+     * in step order), tl_index[i]: 1 + the timeline of step i (0: not drawn), and the names of
+     * their ranges */
+    struct ssa_timeline *tl;
+    size_t n_tl;
+    uint32_t *tl_index;
     char *tl_names[SSA_TL_NAMES];
     size_t n_tl_names;
     struct ssa_step_bins bins; /* SSA_STEP_BINS */

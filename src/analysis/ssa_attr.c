@@ -571,8 +571,8 @@ static inline void apply_edge(struct sweep_state *s, struct sync_watch *sw, uint
 static int tl_room(struct ssa_timeline *t)
 {
     if (t->n < t->cap) return 1;
-    size_t cap = t->cap ? 2 * t->cap : 1024;
-    if (cap > 2 * SSA_TIMELINE_MAX) cap = 2 * SSA_TIMELINE_MAX;
+    size_t cap = t->cap ? 2 * t->cap : 256;
+    if (cap > 2 * t->max) cap = 2 * t->max;
     struct ssa_tl_item *v = cap > t->n ? realloc(t->items, cap * sizeof *v) : NULL;
     if (!v) return 0; /* a shorter timeline rather than no report */
     t->items = v, t->cap = cap;
@@ -588,7 +588,7 @@ static void tl_attr(struct ssa_timeline *t, uint64_t s, uint64_t e, uint32_t c)
         last->end_ns = e;
         return;
     }
-    if (t->n_attr >= SSA_TIMELINE_MAX || !tl_room(t)) {
+    if (t->n_attr >= t->max || !tl_room(t)) {
         t->dropped++;
         return;
     }
@@ -599,9 +599,7 @@ static void tl_attr(struct ssa_timeline *t, uint64_t s, uint64_t e, uint32_t c)
 /* The timeline that draws step i, or NULL. */
 static struct ssa_timeline *tl_of(struct ssa_result *res, size_t i)
 {
-    for (int k = 0; k < SSA_TL_COUNT; k++)
-        if (res->tl[k].step == i + 1) return &res->tl[k];
-    return NULL;
+    return res->tl_index && res->tl_index[i] ? &res->tl[res->tl_index[i] - 1] : NULL;
 }
 
 static void bin_add(struct ssa_step_bins *b, size_t i, const struct ssa_step *st)
@@ -828,13 +826,15 @@ static uint32_t tl_range_name(struct attr *a, uint32_t message)
  * name (its message id) becomes its index in res->tl_names. */
 static __attribute__((noinline)) void tl_item(struct attr *a, const struct ssa_tl_item *it)
 {
-    for (int k = 0; k < SSA_TL_COUNT; k++) {
-        struct ssa_timeline *t = &a->res->tl[k];
-        if (!t->step || t->step - 1 < a->fin_next) continue;
-        const struct ssa_step_brief *b = &a->res->briefs[t->step - 1];
-        if (it->end_ns <= b->begin_ns || it->start_ns >= b->end_ns || it->end_ns < it->start_ns)
-            continue;
-        if (t->n >= SSA_TIMELINE_MAX || !tl_room(t)) {
+    if (it->end_ns < it->start_ns) return;
+    /* the steps it overlaps: an instant (a MEMORY record) the one it falls in */
+    for (size_t i = step_after(a, it->start_ns); i < a->res->n_steps; i++) {
+        const struct ssa_step_brief *b = &a->res->briefs[i];
+        int instant = it->end_ns == it->start_ns;
+        if (!(it->end_ns > b->begin_ns || (instant && it->start_ns >= b->begin_ns))) break;
+        struct ssa_timeline *t = tl_of(a->res, i);
+        if (!t || i < a->fin_next) continue;
+        if (t->n - t->n_attr >= t->max || !tl_room(t)) {
             t->dropped++;
             continue;
         }
@@ -986,15 +986,17 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
     static const uint32_t cat_of[] = {SSA_CAT_HOST, SSA_CAT_LAUNCH, SSA_CAT_SYNC, SSA_CAT_ALLOC};
     size_t i;
     struct ssa_step *st;
-    if (cls != SSA_API_OTHER) {
+    struct ssa_tl_item it = {api->start_ns, api->end_ns, api->tid, SSA_TL_HOST,
+                             (uint8_t)cat_of[cls],
+                             api->cbid <= 0xffffffu ? SSA_TLN_API : SSA_TLN_NONE, /* 24 bits */
+                             (uint32_t)api->domain << 24 | (api->cbid & 0xffffffu)};
+    tl_add(a, &it); /* every call on its thread's lane; allocations on the memory lane too */
+    if (cls == SSA_API_ALLOC) tl_add(a, &(struct ssa_tl_item){it.start_ns, it.end_ns, 0, SSA_TL_MEM,
+                                                              it.cat, it.name_kind, it.name});
+    if (cls != SSA_API_OTHER)
         st = add_record(a, api->start_ns, api->end_ns, cat_of[cls], &i);
-        int named = api->cbid <= 0xffffffu; /* the name's 24 bits */
-        tl_add(a, &(struct ssa_tl_item){api->start_ns, api->end_ns, api->tid, SSA_TL_HOST,
-                                        (uint8_t)cat_of[cls], named ? SSA_TLN_API : SSA_TLN_NONE,
-                                        (uint32_t)api->domain << 24 | (api->cbid & 0xffffffu)});
-    } else {
+    else
         st = step_in(a, step_after(a, api->start_ns), api->start_ns, &i);
-    }
     if (!st) return;
     uint64_t d = api->end_ns > api->start_ns ? api->end_ns - api->start_ns : 0;
     switch (cls) {
@@ -1017,6 +1019,15 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
         st->n.other_api++;
         break;
     }
+}
+
+/* A device allocation or free (CUPTI MEMORY2, opt-in): an instant on the memory lane. */
+static void on_memory(struct attr *a, const struct sst_rec_memory *m)
+{
+    uint32_t bytes = m->bytes < UINT32_MAX ? (uint32_t)m->bytes : UINT32_MAX;
+    tl_add(a, &(struct ssa_tl_item){m->ts_ns, m->ts_ns, 0, SSA_TL_MEM, SSA_CAT_ALLOC,
+                                    m->op == SST_MEMOP_FREE ? SSA_TLN_MEM_FREE : SSA_TLN_MEM_ALLOC,
+                                    bytes});
 }
 
 /* SYNCHRONIZATION records carry no thread: they stand for the host's state only when the
@@ -1174,6 +1185,12 @@ static void attr_record(struct attr *a, const struct sst_rec_header *h)
         on_sync(a, &s);
         break;
     }
+    case SST_REC_MEMORY: {
+        struct sst_rec_memory m;
+        SSA_LOAD(h, m);
+        if (a->tl_on) on_memory(a, &m);
+        break;
+    }
     case SST_REC_NVTX_PUSH:
     case SST_REC_NVTX_POP:
     case SST_REC_NVTX_MARK: {
@@ -1222,8 +1239,7 @@ static int attr_setup(struct attr *a)
         a->sufmin[b] = m;
     }
     a->use_sync_records = a->res->api_calls == 0;
-    for (int k = 0; k < SSA_TL_COUNT; k++)
-        a->tl_on |= a->res->tl[k].step != 0;
+    a->tl_on = a->res->n_tl > 0;
     double hz = ssa_py_rate_hz(&a->res->env);
     a->rate_span = (uint64_t)(SSA_PY_RATE_SPAN * 1e9 / (hz > 0 ? hz : SSA_PY_DEFAULT_HZ));
     return ssa_host_begin(&a->sc->host, a->res);

@@ -355,7 +355,8 @@ int ssa_steps_build(struct ssa_scan *scan, struct ssa_result *res, const struct 
 int ssa_period_detect(const struct ssa_scan *scan, struct ssa_result *res);
 /* Before pass 2, for SSA_TIMELINE: among the steady steps (past warm-up and fill candidates),
  * the one whose duration is nearest their median and the slowest (not step 0 while it may
- * still be warm-up) become res->tl[SSA_TL_MEDIAN] and [SSA_TL_SLOWEST]. 0 or SS_ENOMEM. */
+ * still be warm-up) become res->tl[0] and [1], then as many other steps as SSA_TL_BUDGET
+ * allows (every one of a short run). 0 or SS_ENOMEM. */
 int ssa_steps_pick_timeline(struct ssa_scan *sc, struct ssa_result *res);
 /* Before pass 2, for SSA_STEP_BINS: room for res->bins. 0 or SS_ENOMEM. */
 int ssa_steps_bins_alloc(struct ssa_result *res);

@@ -428,6 +428,9 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         contrib = t0;
     }
     switch (h->type) {
+    case SST_REC_MEMORY: /* the timeline's memory lane: its step must wait for it */
+        if (sst_rec_time_range(h, &t0, &t1)) contrib = t0;
+        break;
     case SST_REC_MEMCPY:
         res->memcpys++, sc->other_gpu_ns += t1 - t0;
         break;

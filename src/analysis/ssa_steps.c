@@ -467,19 +467,53 @@ static size_t median_of(const struct ssa_result *res, size_t first, uint64_t *d)
     return at;
 }
 
+/* The intervals one step's timeline may hold: its timed records per step (kernels, copies,
+ * memsets, graph launches and API calls, from pass 1) and as many attribution runs. */
+static size_t items_per_step(const struct ssa_result *res)
+{
+    uint64_t records = res->kernels + res->memcpys + res->memsets + res->graphs + res->api_calls;
+    size_t est = (size_t)(2 * records / (res->n_steps ? res->n_steps : 1)) + 8;
+    return est < SSA_TIMELINE_MAX ? est : SSA_TIMELINE_MAX;
+}
+
+/* Adds step i (index + 1; 0: none) to the timelines, once. */
+static void tl_take(struct ssa_result *res, size_t step, int which, size_t max)
+{
+    if (!step || res->tl_index[step - 1]) return;
+    res->tl[res->n_tl] = (struct ssa_timeline){.step = step, .which = which, .max = max};
+    res->tl_index[step - 1] = (uint32_t)++res->n_tl;
+}
+
+/* Up to room other steps, evenly spaced over the run (every one when room allows), each with
+ * room for its share of the budget left. */
+static void tl_take_others(struct ssa_result *res, size_t room, size_t left)
+{
+    size_t n = res->n_steps, want = room < n ? room : n;
+    for (size_t k = 0; k < want; k++)
+        tl_take(res, 1 + (want == n ? k : k * n / want), SSA_TL_STEP, left / want);
+}
+
 int ssa_steps_pick_timeline(struct ssa_scan *sc, struct ssa_result *res)
 {
     size_t first = sc->fill_end > sc->warm_dur ? sc->fill_end : sc->warm_dur;
     if (res->step_source == SSA_STEPS_NONE || first >= res->n_steps) return 0;
     uint64_t *d = malloc((res->n_steps - first) * sizeof *d);
-    if (!d) return SS_ENOMEM;
+    res->tl = calloc(SSA_TL_STEPS_MAX, sizeof *res->tl);
+    res->tl_index = calloc(res->n_steps, sizeof *res->tl_index);
+    if (!d || !res->tl || !res->tl_index) {
+        free(d);
+        return SS_ENOMEM;
+    }
     size_t med = median_of(res, first, d), slow = 0;
     free(d);
     /* step 0 may turn out warm-up (autotuning) after pass 2: not the slowest steady step */
     for (size_t i = first + (first == 0 && sc->autotune_possible); i < res->n_steps; i++)
         if (!slow || brief_dur(&res->briefs[i]) > brief_dur(&res->briefs[slow - 1])) slow = i + 1;
-    res->tl[SSA_TL_MEDIAN].step = med;
-    res->tl[SSA_TL_SLOWEST].step = slow != med ? slow : 0;
+    tl_take(res, med, SSA_TL_MEDIAN, SSA_TIMELINE_MAX);
+    tl_take(res, slow, SSA_TL_SLOWEST, SSA_TIMELINE_MAX);
+    size_t est = items_per_step(res), left = SSA_TL_BUDGET > 2 * est ? SSA_TL_BUDGET - 2 * est : 0;
+    size_t room = left / est < SSA_TL_STEPS_MAX - 2 ? left / est : SSA_TL_STEPS_MAX - 2;
+    tl_take_others(res, room, left);
     return 0;
 }
 

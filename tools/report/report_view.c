@@ -46,10 +46,11 @@ static const char *gpu_left_to(const struct ssa_result *r)
 static void timeline_steps(struct report_view *v)
 {
     const struct ssa_result *r = v->r;
-    for (int k = 0; k < SSA_TL_COUNT && v->per_step; k++) {
+    for (size_t k = 0; k < r->n_tl && v->per_step; k++) {
         const struct ssa_timeline *t = &r->tl[k];
-        if (!t->step || r->briefs[t->step - 1].warmup) continue;
-        v->tls[v->n_tls++] = (struct report_tl){k, &t->whole, t};
+        int warmup = r->briefs[t->step - 1].warmup;
+        if (!t->step || (warmup && t->which != SSA_TL_STEP)) continue;
+        v->tls[v->n_tls++] = (struct report_tl){t->which, warmup, &t->whole, t};
     }
 }
 

@@ -50,6 +50,7 @@ struct report_hostcat {
 /* A step drawn on the HTML report's timeline (SSA_TIMELINE). */
 struct report_tl {
     int which;                     /* enum ssa_tl_which */
+    int warmup;                    /* a warm-up step (only among the others) */
     const struct ssa_step *st;     /* its full result */
     const struct ssa_timeline *tl; /* its intervals (borrowed from the result) */
 };
@@ -78,9 +79,10 @@ struct report_view {
     struct ssa_outlier outliers[REPORT_OUTLIERS]; /* the slowest first */
     size_t n_outliers;                             /* steady steps over 1.5x the median (all of
                                                     * them: outliers holds the first ones) */
-    /* the steps drawn on the timeline: the steady one of median length, then the slowest */
+    /* the steps drawn on the timeline: the steady one of median length, the slowest, then
+     * the others the analysis kept (every step of a short run) */
     size_t n_tls;
-    struct report_tl tls[SSA_TL_COUNT];
+    struct report_tl tls[SSA_TL_STEPS_MAX];
     size_t n_bins, bin_width; /* n_bins 0: no chart of the run (one interval, no bins kept) */
     double outlier_ms;        /* steady steps longer than this are outliers */
     struct report_bin bins[SSA_STEP_BINS_MAX];
