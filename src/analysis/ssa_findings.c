@@ -974,52 +974,54 @@ struct rule {
     struct rule_code code;
     int prices_idle; /* its saving is GPU-idle time, which low_utilisation must not count
                       * again (fctx.idle_claimed_ms) */
+    int upper_bound; /* its saving is an upper bound of a model no twin has measured yet:
+                      * medium severity at most, however large */
 };
 
 #define BIT SSA_CAT_BIT
 static const struct rule rules[] = {
     {"data_loading", "GPU waits for data loading", rule_data, 0, 1, BIT(SSA_CAT_DATA),
-     {BIT(SSA_CAT_DATA), "; the loading time is in ", "", 0}, 1},
+     {BIT(SSA_CAT_DATA), "; the loading time is in ", "", 0}, 1, 0},
     {"pageable_h2d", "H2D copies from pageable memory", rule_pageable, 0, 0,
-     BIT(SSA_CAT_COPY_H2D) | BIT(SSA_CAT_SYNC), {0, NULL, NULL, 0}, 0},
+     BIT(SSA_CAT_COPY_H2D) | BIT(SSA_CAT_SYNC), {0, NULL, NULL, 0}, 0, 0},
     {"small_h2d", "many small host-to-device copies every step", rule_small_h2d, 0, 0,
-     BIT(SSA_CAT_COPY_H2D), {0, NULL, NULL, 0}, 0},
+     BIT(SSA_CAT_COPY_H2D), {0, NULL, NULL, 0}, 0, 0},
     {"sync_points", "hidden sync points stall the GPU", rule_sync, 0, 1,
      BIT(SSA_CAT_SYNC) | BIT(SSA_CAT_COPY_D2H),
-     {BIT(SSA_CAT_SYNC), "; the host waits in ", "", 0}, 1},
+     {BIT(SSA_CAT_SYNC), "; the host waits in ", "", 0}, 1, 0},
     {"cpu_tensors", "tensors created on the CPU every step, then copied to the GPU",
-     rule_cpu_tensors, 0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1},
+     rule_cpu_tensors, 0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1, 0},
     {"launch_bound", "launch-bound: many small kernels, GPU waits for the host", rule_launch_bound,
      0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST),
-     {BIT(SSA_CAT_LAUNCH), "; most launch time is in ", "", 0}, 1},
+     {BIT(SSA_CAT_LAUNCH), "; most launch time is in ", "", 0}, 1, 0},
     {"no_mixed_precision", "GEMM/conv in fp32/tf32: no mixed precision", rule_mixed_precision, 0,
-     0, BIT(SSA_CAT_GEMM_FP32), {0, NULL, NULL, 0}, 0},
+     0, BIT(SSA_CAT_GEMM_FP32), {0, NULL, NULL, 0}, 0, 0},
     {"unfused_optimizer", "optimizer step not fused: many small optimizer kernels",
      rule_unfused_optimizer, 0, 0,
      BIT(SSA_CAT_OPTIMIZER) | BIT(SSA_CAT_ELEMENTWISE) | BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST),
-     {0, NULL, NULL, 0}, 0},
+     {0, NULL, NULL, 0}, 0, 0},
     {"unfused_elementwise", "chains of elementwise/normalisation kernels a compiler would fuse",
      rule_unfused_elementwise, 0, 0, BIT(SSA_CAT_ELEMENTWISE) | BIT(SSA_CAT_REDUCTION),
-     {0, NULL, NULL, 0}, 0},
+     {0, NULL, NULL, 0}, 0, 1},
     {"small_gemms", "GEMMs/convolutions too small to fill the GPU", rule_small_gemms, 0, 0,
-     BIT(SSA_CAT_GEMM_TC) | BIT(SSA_CAT_GEMM_FP32), {0, NULL, NULL, 0}, 0},
+     BIT(SSA_CAT_GEMM_TC) | BIT(SSA_CAT_GEMM_FP32), {0, NULL, NULL, 0}, 0, 1},
     {"device_copies", "device-to-device copies and memsets inside the step", rule_device_copies,
-     0, 0, BIT(SSA_CAT_COPY_D2D) | BIT(SSA_CAT_MEMSET), {0, NULL, NULL, 0}, 0},
+     0, 0, BIT(SSA_CAT_COPY_D2D) | BIT(SSA_CAT_MEMSET), {0, NULL, NULL, 0}, 0, 0},
     {"allocator_churn", "cudaMalloc/cudaFree in steady state (allocator churn, empty_cache)",
      rule_alloc, 0, 1, BIT(SSA_CAT_ALLOC),
-     {BIT(SSA_CAT_ALLOC), "; the calls come from ", "", 0}, 1},
+     {BIT(SSA_CAT_ALLOC), "; the calls come from ", "", 0}, 1, 0},
     {"data_parallel", "one process drives several GPUs (DataParallel): use DDP", rule_data_parallel,
-     0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1},
+     0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1, 0},
     {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1,
-     0, SSA_IDLE_CATS, {0, NULL, NULL, 0}, 1},
+     0, SSA_IDLE_CATS, {0, NULL, NULL, 0}, 1, 0},
     {"comm_not_overlapped", "NCCL communication not overlapped with compute", rule_comm, 0, 1,
-     BIT(SSA_CAT_COMM), {0, NULL, NULL, 0}, 0},
+     BIT(SSA_CAT_COMM), {0, NULL, NULL, 0}, 0, 0},
     {"recompiles", "torch.compile recompiles in steady state", rule_recompile, 0, 0,
-     BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1},
+     BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1, 0},
     {"low_utilisation", "GPU mostly idle for host work no other finding names",
      rule_low_utilisation, 0, 1, BIT(SSA_CAT_HOST), /* last: it reads the findings above */
      {BIT(SSA_CAT_HOST), "the host work is in ",
-      ": move it to DataLoader workers, or do it every N steps", 1}, 0},
+      ": move it to DataLoader workers, or do it every N steps", 1}, 0, 0},
 };
 #undef BIT
 
@@ -1073,7 +1075,7 @@ const char *ssa_level_name(int level)
     return level >= 0 && level <= SSA_HIGH ? names[level] : "low";
 }
 
-static void rate(const struct fctx *c, struct ssa_finding *f)
+static void rate(const struct fctx *c, struct ssa_finding *f, int upper_bound)
 {
     double cap = c->step_ms * 0.99; /* a step never goes to zero */
     if (f->saving_ms > cap) f->saving_ms = cap;
@@ -1081,6 +1083,7 @@ static void rate(const struct fctx *c, struct ssa_finding *f)
     f->saving_pct = c->step_ms > 0 ? 100 * f->saving_ms / c->step_ms : 0;
     f->speedup = c->step_ms > 0 ? c->step_ms / (c->step_ms - f->saving_ms) : 1;
     int sev = f->saving_pct >= 10 ? SSA_HIGH : f->saving_pct >= 3 ? SSA_MEDIUM : SSA_LOW;
+    if (upper_bound && sev > SSA_MEDIUM) sev = SSA_MEDIUM;
     if (sev > f->severity) f->severity = sev;
 }
 
@@ -1133,7 +1136,7 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const str
         memset(&f, 0, sizeof f);
         f.id = rules[i].id, f.title = rules[i].title, f.cats = rules[i].cats;
         if (!rules[i].detect(&c, &f)) continue;
-        rate(&c, &f);
+        rate(&c, &f, rules[i].upper_bound);
         if (f.saving_pct < SSA_FINDING_MIN_PCT && !rules[i].always) continue;
         name_code(&c, &rules[i].code, &f);
         if (rules[i].prices_idle && !f.alternative_to) c.idle_claimed_ms += f.saving_ms;
