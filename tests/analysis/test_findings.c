@@ -645,6 +645,28 @@ static void test_recompiles(void)
 #define GELU "_ZN2at6native29vectorized_elementwise_kernelILi8EZZZNS0_18GeluCUDAKernelImplE"
 #define ADD "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEE"
 
+/* The finding id of the trace at path: quiet when want < 0, else its saving want ms/step and
+ * fix_has (NULL: any) in its fix. Returns its alternative_to ("" when none or quiet). */
+static const char *expect_finding(const char *path, const char *id, double want,
+                                  const char *fix_has)
+{
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    const struct ssa_finding *x = find_id(&f, id);
+    const char *alt = x && x->alternative_to ? x->alternative_to : "";
+    if (want < 0) {
+        CHECK(x == NULL);
+    } else {
+        REQUIRE(x != NULL);
+        CHECK(absd(x->saving_ms - want) < 1e-6);
+        if (fix_has) CHECK_CONTAINS(x->fix, fix_has);
+    }
+    ssa_result_free(r);
+    return alt;
+}
+
 /* A GEMM [0, 6) and an SGD step [6, 9) of three foreach kernels back to back (or one fused
  * kernel: quiet). Fused, its 3 ms of passes take 5 of 8: saving 1.125 ms. */
 static void test_unfused_optimizer_foreach(int fused)
@@ -662,21 +684,11 @@ static void test_unfused_optimizer_foreach(int fused)
         synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
     }
     synth_close(&s);
-    struct ssa_result *r;
-    struct ssa_summary sum;
-    struct ssa_findings f;
-    analyse(path, &r, &sum, &f);
-    const struct ssa_finding *x = find_id(&f, "unfused_optimizer");
-    if (fused) {
-        CHECK(x == NULL);
-    } else {
-        REQUIRE(x != NULL);
-        CHECK(absd(x->saving_ms - 3.0 * (1 - 5.0 / 8)) < 1e-6);
-        CHECK_CONTAINS(x->fix, "SGD(");
-        CHECK(x->alternative_to == NULL);
-    }
-    ssa_result_free(r);
+    const char *alt = expect_finding(path, "unfused_optimizer", fused ? -1 : 3.0 * (1 - 5.0 / 8),
+                                     fused ? NULL : "SGD(");
+    CHECK_STR(alt, "");
 }
+
 
 /* An Adam step per parameter tensor: after a GEMM [0, 2), 30 lerp kernels of 10 us, 20 us
  * apart (the host launching each). Fused: the span's 0.3 ms busy at 7 of 21 passes and its
@@ -696,16 +708,11 @@ static void test_unfused_optimizer_per_parameter(void)
         synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
     }
     synth_close(&s);
-    struct ssa_result *r;
-    struct ssa_summary sum;
-    struct ssa_findings f;
-    analyse(path, &r, &sum, &f);
-    const struct ssa_finding *x = find_id(&f, "unfused_optimizer");
-    REQUIRE(x != NULL);
-    CHECK(absd(x->saving_ms - (0.3 * (1 - 7.0 / 21) + 0.58)) < 1e-6);
-    CHECK_CONTAINS(x->fix, "AdamW(params, fused=True)");
-    ssa_result_free(r);
+    const char *alt = expect_finding(path, "unfused_optimizer", 0.3 * (1 - 7.0 / 21) + 0.58,
+                                     "AdamW(params, fused=True)");
+    CHECK_STR(alt, "launch_bound");
 }
+
 
 /* GEMM [0, 5); elementwise kernels [5, 6), [6, 6.5), [6.5, 7) (with `compiled`: Triton's, a
  * torch.compile'd program); GEMM [7, 9.5). Fused, the run takes its longest kernel's 1 ms:
@@ -729,22 +736,11 @@ static void test_unfused_elementwise(int run, int compiled)
         synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
     }
     synth_close(&s);
-    struct ssa_result *r;
-    struct ssa_summary sum;
-    struct ssa_findings f;
-    analyse(path, &r, &sum, &f);
-    const struct ssa_finding *x = find_id(&f, "unfused_elementwise");
-    if (!run) {
-        CHECK(x == NULL);
-    } else if (compiled) {
-        CHECK(x == NULL); /* a compiled program is told nothing about compiling */
-    } else {
-        REQUIRE(x != NULL);
-        CHECK(absd(x->saving_ms - 1.0) < 1e-6);
-        CHECK_CONTAINS(x->fix, "torch.compile(model)");
-    }
-    ssa_result_free(r);
+    /* a compiled program is told nothing about compiling */
+    expect_finding(path, "unfused_elementwise", run && !compiled ? 1.0 : -1,
+                   "torch.compile(model)");
 }
+
 
 /* On a 100-SM GPU: per step a GEMM [0, 4) of 200 blocks and four GEMMs of 25 blocks, 1 ms
  * each: 75 SMs idle in each, 3 ms/step. With 100 blocks each: quiet. */
@@ -763,19 +759,9 @@ static void test_small_gemms(uint32_t blocks)
         synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
     }
     synth_close(&s);
-    struct ssa_result *r;
-    struct ssa_summary sum;
-    struct ssa_findings f;
-    analyse(path, &r, &sum, &f);
-    const struct ssa_finding *x = find_id(&f, "small_gemms");
-    if (blocks >= 100) {
-        CHECK(x == NULL);
-    } else {
-        REQUIRE(x != NULL);
-        CHECK(absd(x->saving_ms - 4 * 1.0 * (100 - blocks) / 100) < 1e-6);
-    }
-    ssa_result_free(r);
+    expect_finding(path, "small_gemms", blocks >= 100 ? -1 : 4.0 * (100 - blocks) / 100, NULL);
 }
+
 
 /* A GEMM [0, 8), a D2D copy [8, 8.5) and a memset [8.5, 8.6) with nothing under them: 0.6 ms
  * of exposed device copies; the copy under the GEMM instead: hidden, quiet. */
@@ -794,19 +780,9 @@ static void test_device_copies(int exposed)
         synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
     }
     synth_close(&s);
-    struct ssa_result *r;
-    struct ssa_summary sum;
-    struct ssa_findings f;
-    analyse(path, &r, &sum, &f);
-    const struct ssa_finding *x = find_id(&f, "device_copies");
-    if (!exposed) {
-        CHECK(x == NULL);
-    } else {
-        REQUIRE(x != NULL);
-        CHECK(absd(x->saving_ms - 0.6) < 1e-6);
-    }
-    ssa_result_free(r);
+    expect_finding(path, "device_copies", exposed ? 0.6 : -1, NULL);
 }
+
 
 int main(int argc, char **argv)
 {

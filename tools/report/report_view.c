@@ -227,50 +227,54 @@ static void host_categories(struct report_view *v)
     }
 }
 
-/* "22.17 steps/s, 5676 samples/s; model 412.0 TFLOP/s, 42 % of the bf16 peak; GEMM/conv
- * kernels 610.0 TFLOP/s, 62 %" — or what is missing to say more. */
+/* "22.17 steps/s, 5676 samples/s, 1453000 tokens/s": the rates the batch marks give, into
+ * buf; returns the length written (at most cap - 1). */
+static size_t rates_text(const struct report_view *v, char *buf, size_t cap)
+{
+    const struct ssa_throughput *t = &v->tp;
+    const struct ssa_batch *b = &v->r->batch;
+    int n = snprintf(buf, cap, "%.2f steps/s", t->steps_per_s);
+    if (b->samples > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", %.0f samples/s", t->samples_per_s);
+    if (b->tokens > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", %.0f tokens/s", t->tokens_per_s);
+    return (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+/* The rates, then "; model 412.0 TFLOP/s, 42 % of the bf16 peak; GEMM/conv kernels 610.0
+ * TFLOP/s, 62 %" — or what is missing to say more. */
 static void throughput_text(const struct report_view *v, char *buf, size_t cap)
 {
     const struct ssa_throughput *t = &v->tp;
     const struct ssa_batch *b = &v->r->batch;
-    int n = snprintf(buf, cap, "%.2f steps/s", t->steps_per_s);
-    if (b->samples > 0 && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, ", %.0f samples/s", t->samples_per_s);
-    if (b->tokens > 0 && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, ", %.0f tokens/s", t->tokens_per_s);
-    if (b->flops > 0 && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, "; model %.1f TFLOP/s", t->flops_per_s / 1e12);
-    if (b->flops > 0 && t->peak_basis && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, ", %.0f %% of the %s peak", t->mfu_pct,
-                      t->peak_basis);
-    if (t->gemm_flops_per_s > 0 && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, "; GEMM/conv kernels %.1f TFLOP/s%s",
-                      t->gemm_flops_per_s / 1e12, t->peak_basis ? "" : " (no peak known)");
-    if (t->gemm_flops_per_s > 0 && t->peak_basis && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, ", %.0f %%", t->gemm_peak_pct);
-    if (!b->marks && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n,
+    size_t n = rates_text(v, buf, cap);
+    if (b->flops > 0 && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, "; model %.1f TFLOP/s", t->flops_per_s / 1e12);
+    if (b->flops > 0 && t->peak_basis && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, ", %.0f %% of the %s peak", t->mfu_pct,
+                              t->peak_basis);
+    if (t->gemm_flops_per_s > 0 && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, "; GEMM/conv kernels %.1f TFLOP/s%s",
+                              t->gemm_flops_per_s / 1e12, t->peak_basis ? "" : " (no peak known)");
+    if (t->gemm_flops_per_s > 0 && t->peak_basis && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, ", %.0f %%", t->gemm_peak_pct);
+    if (!b->marks && n < cap)
+        snprintf(buf + n, cap - n,
                  "; samples/s and FLOP/s unknown: the program marks no batch (a mark \"batch: "
                  "samples=N tokens=N flops=N\", docs/markers.md)");
 }
 
-/* The text report's line when the batch is marked: "22.17 steps/s, 181630 samples/s, 585
- * TFLOP/s = 59 % of the bf16 peak (H200 SXM)", or "...; H200 SXM peak: bf16 990 TFLOP/s"
- * without FLOPs. */
+/* The text report's line when the batch is marked: the rates, then ", 585 TFLOP/s = 59 % of
+ * the bf16 peak (H200 SXM)", or "; H200 SXM peak: bf16 990 TFLOP/s" without FLOPs. */
 static void throughput_line(const struct report_view *v, char *buf, size_t cap)
 {
     const struct ssa_throughput *t = &v->tp;
-    const struct ssa_batch *b = &v->r->batch;
-    int n = snprintf(buf, cap, "%.2f steps/s", t->steps_per_s);
-    if (b->samples > 0 && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, ", %.0f samples/s", t->samples_per_s);
-    if (b->tokens > 0 && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, ", %.0f tokens/s", t->tokens_per_s);
-    if (b->flops > 0 && t->peak_basis && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, ", %.0f TFLOP/s = %.0f %% of the %s peak (%s)",
+    size_t n = rates_text(v, buf, cap);
+    if (v->r->batch.flops > 0 && t->peak_basis)
+        snprintf(buf + n, cap - n, ", %.0f TFLOP/s = %.0f %% of the %s peak (%s)",
                  t->flops_per_s / 1e12, t->mfu_pct, t->peak_basis, t->peak->name);
-    else if (t->peak && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, "; %s peak: bf16 %.0f TFLOP/s", t->peak->name,
+    else if (t->peak)
+        snprintf(buf + n, cap - n, "; %s peak: bf16 %.0f TFLOP/s", t->peak->name,
                  t->peak->bf16_tflops);
 }
 
