@@ -94,7 +94,7 @@ static int resort_knames(struct ssa_scan *sc, struct ssa_result *res)
     memcpy(res->kname_text, text, n * sizeof *text);
     for (size_t i = 0; i < sc->n_kn; i++)
         sc->kn[i].rank = to[sc->kn[i].rank];
-    for (int w = 0; w < SSA_TL_COUNT; w++)
+    for (size_t w = 0; w < res->n_tl; w++)
         for (size_t i = 0; i < res->tl[w].n; i++)
             if (res->tl[w].items[i].name_kind == SSA_TLN_KERNEL)
                 res->tl[w].items[i].name = to[res->tl[w].items[i].name];
@@ -185,8 +185,10 @@ void ssa_result_free(struct ssa_result *r)
             free(r->kname_text[i]);
     free(r->kname_text);
     free(r->knames);
-    for (int t = 0; t < SSA_TL_COUNT; t++)
+    for (size_t t = 0; t < r->n_tl; t++)
         free(r->tl[t].items);
+    free(r->tl);
+    free(r->tl_index);
     for (size_t i = 0; i < r->n_tl_names; i++)
         free(r->tl_names[i]);
     free(r->bins.cat_ns);

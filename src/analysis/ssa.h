@@ -129,6 +129,52 @@ int ssa_is_graph_launch(uint8_t domain, uint32_t cbid);
 /* Copy directions counted per step (index = enum sst_copy_kind clamped to OTHER). */
 #define SSA_COPY_KINDS 9
 
+/* How an optimizer's kernels were launched (ssa_optimizer_kind, from the kernel's name):
+ * the unfused_optimizer finding prices the difference. */
+enum ssa_opt_kind {
+    SSA_OPT_NONE = 0, /* not the optimizer's update (gradient clipping's norms, other kernels) */
+    SSA_OPT_SINGLE,   /* one elementwise kernel per parameter tensor and op (foreach=False) */
+    SSA_OPT_FOREACH,  /* multi_tensor_apply: one kernel per op over chunks of every tensor */
+    SSA_OPT_FUSED,    /* the whole update in one multi-tensor kernel (fused=True, apex) */
+    SSA_OPT_KINDS
+};
+/* The kind of an optimizer kernel; *adam: 1 when the op is one of the Adam family's (lerp,
+ * addcmul, addcdiv, sqrt: an SGD step has none). Any name: SSA_OPT_NONE for the rest. */
+enum ssa_opt_kind ssa_optimizer_kind(const char *name, int *adam);
+
+/* What the GPU-side findings read per step, besides the categories (ssa_attr.c):
+ * - the optimizer's kernels by enum ssa_opt_kind, and the GPU span from the start of the
+ *   first unfused one to the end of the last: its busy time and the GPU operations in it;
+ * - runs of back-to-back elementwise/reduction kernels (idle gaps < SSA_SHORT_GAP_NS inside
+ *   allowed) of two kernels or more, which a compiler fuses into one: their busy time, the
+ *   kernels in them, and of their time what fusion would save: all but the run's longest
+ *   kernel (one pass over the largest tensor);
+ * - GEMM/conv kernels launched with fewer thread blocks than the device has SMs, and the
+ *   SM time they leave idle: duration x (SMs - blocks) / SMs. */
+struct ssa_gpu_detail {
+    uint32_t opt_kernels[SSA_OPT_KINDS];
+    uint32_t opt_adam;
+    uint32_t opt_span_ops;
+    uint64_t opt_span_ns, opt_span_busy_ns;
+    uint32_t fusable_runs, fusable_kernels;
+    uint64_t fusable_busy_ns, fusable_ns;
+    uint32_t small_gemms;
+    uint64_t small_gemm_ns, gemm_idle_sm_ns;
+    /* the host's time waiting for the GPU: in launch calls that blocked (a full launch queue
+     * blocks the caller: SSA_LAUNCH_WAIT_NS or longer, less SSA_LAUNCH_CALL_NS each), and,
+     * at most the step in all, in synchronising calls and in the frees that waited (cudaFree
+     * waits for the device: a free of SSA_LAUNCH_WAIT_NS or more, less the GPU's idle time in
+     * allocation calls, which is the driver's own work) */
+    uint64_t launch_wait_ns, host_wait_ns, long_free_ns;
+};
+/* A launch call's own time when the launch queue has room, recorded in full mode (the
+ * collector's callbacks inside): 6.3-7.4 us per launch on average in the H200 fixtures'
+ * host-bound steps (mlp-none, mlp-launch, cnn_jpeg-none, eager_mlp-bad, hf_trainer_gpt2-fixed,
+ * timm_vit-fixed, cabi_data-bad). A call of SSA_LAUNCH_WAIT_NS or more waited for room in the
+ * queue (those of GPU-bound steps take milliseconds: a kernel's time). */
+#define SSA_LAUNCH_CALL_NS 7000u
+#define SSA_LAUNCH_WAIT_NS 100000u
+
 /* What rules need per step besides the exclusive times. Counts go to the step where the
  * event starts; durations are the events' own (not exclusive) durations. */
 struct ssa_step_counts {
@@ -180,6 +226,7 @@ struct ssa_step_counts {
      * no node records) with their GPU time */
     uint32_t graph_launches, graph_kernels, graph_records;
     uint64_t graph_kernel_ns, graph_record_ns;
+    struct ssa_gpu_detail gpu;
 };
 
 struct ssa_step {
@@ -213,14 +260,17 @@ const char *ssa_step_source_name(int src);
 /* GPU activity records of r: kernels, copies, memsets and GRAPH records (0: none recorded). */
 uint64_t ssa_gpu_records(const struct ssa_result *r);
 
-/* The report's timeline (SSA_TIMELINE): a few representative steps, each with its intervals
- * clipped to it, one lane per GPU stream and per host thread, and one lane of the step's
- * attribution: what each instant counted as (the sweep's stretches, merged), the time the
- * findings price. */
+/* The report's timeline (SSA_TIMELINE): every step, or as many as SSA_TL_BUDGET allows,
+ * each with its intervals clipped to it — one lane per GPU stream, per host thread (its CUDA
+ * API calls) and one of memory, and one lane of the step's attribution: what each instant
+ * counted as (the sweep's stretches, merged), the time the findings price. */
 enum ssa_tl_lane {
     SSA_TL_GPU = 0, /* lane: device << 32 | stream; kernels by class, copies, memsets */
-    SSA_TL_HOST,    /* lane: thread id; launch, sync and alloc API calls, data ranges */
+    SSA_TL_HOST,    /* lane: thread id; its CUDA API calls (launch, sync, alloc by their
+                     * category, the others as host), data ranges */
     SSA_TL_ATTR,    /* lane 0: the category each instant of the step went to */
+    SSA_TL_MEM,     /* lane 0: memory: allocation and free calls (any thread), and the
+                     * device's allocations and frees when MEMORY records were taken */
 };
 /* What an item's name holds (the report shows it on hover). */
 enum ssa_tl_name {
@@ -231,6 +281,8 @@ enum ssa_tl_name {
     SSA_TLN_COPY,          /* bytes copied (UINT32_MAX: that many or more) */
     SSA_TLN_COPY_PAGEABLE, /* the same, from or to pageable host memory */
     SSA_TLN_GRAPH,         /* a CUDA graph's id (graph mode: one record per launch) */
+    SSA_TLN_MEM_ALLOC,     /* bytes allocated (MEMORY record; UINT32_MAX: that many or more) */
+    SSA_TLN_MEM_FREE,      /* bytes freed */
 };
 struct ssa_tl_item {
     uint64_t start_ns, end_ns;
@@ -240,15 +292,23 @@ struct ssa_tl_item {
     uint8_t name_kind; /* enum ssa_tl_name */
     uint32_t name;
 };
-enum ssa_tl_which { SSA_TL_MEDIAN = 0, SSA_TL_SLOWEST, SSA_TL_COUNT };
+/* Why a step is drawn: the steady step of median length, the slowest steady step, or one
+ * more step (every one while SSA_TL_BUDGET allows, else evenly spaced). */
+enum ssa_tl_which { SSA_TL_MEDIAN = 0, SSA_TL_SLOWEST, SSA_TL_STEP, SSA_TL_WHICH };
 struct ssa_timeline {
     size_t step;           /* index + 1 of the step drawn; 0: none */
+    int which;             /* enum ssa_tl_which */
     struct ssa_step whole; /* that step's full result (either mode) */
-    /* the GPU and host intervals in record order (at most SSA_TIMELINE_MAX), then the
-     * attribution's runs in time order (at most SSA_TIMELINE_MAX); dropped: past those */
+    /* the GPU and host intervals in record order (at most max), then the attribution's runs
+     * in time order (at most max); dropped: past those */
     struct ssa_tl_item *items;
-    size_t n, cap, n_attr, dropped;
+    size_t n, cap, n_attr, dropped, max;
 };
+/* Steps drawn, and the intervals and runs the timelines may hold in all (estimated before
+ * pass 2 from the records per step: the HTML page stays near 2 MB). The median and slowest
+ * steps take up to SSA_TIMELINE_MAX each whatever the budget. */
+#define SSA_TL_STEPS_MAX 512
+#define SSA_TL_BUDGET 60000
 #define SSA_TL_NAMES 64 /* distinct range names kept for the timelines; more go unnamed */
 
 /* Per-step category times for the report's chart (SSA_STEP_BINS): the steps in bins of
@@ -301,6 +361,13 @@ struct ssa_program {
     int compiled;      /* compile ranges, or Triton kernels (>= 10 % of kernel time) */
 };
 
+/* What the program said of its batch (a mark "batch: samples=N tokens=N flops=N" in the
+ * stepscope domain, docs/markers.md): per step, the last mark's values; 0 unknown. */
+struct ssa_batch {
+    double samples, tokens, flops;
+    uint64_t marks;
+};
+
 struct ssa_result {
     /* the trace */
     char *path;
@@ -323,6 +390,8 @@ struct ssa_result {
     int launch_blocking;         /* env.CUDA_LAUNCH_BLOCKING blocks: ssa_env_launch_blocking */
     struct ssa_env_record env;   /* every ENV key/value, host samples' children (ssa_env.h) */
     uint64_t kernel_devices;     /* bit d: this process ran kernels on device d (mod 64) */
+    uint32_t device_sms[64];     /* SMs of device d (mod 64) by its DEVICE record; 0 unknown */
+    struct ssa_batch batch;      /* the program's batch marks (samples, tokens, FLOPs a step) */
 
     /* steps */
     int step_source;    /* enum ssa_step_source */
@@ -346,9 +415,13 @@ struct ssa_result {
      * the median step on the host's clock, kept for the report */
     int gpu_paced;
     uint64_t host_pace_ns;
-    /* SSA_TIMELINE: the steady step of median length and the slowest one (chosen by step
-     * duration before pass 2), and the names of their ranges */
-    struct ssa_timeline tl[SSA_TL_COUNT];
+    /* SSA_TIMELINE: the steps drawn (chosen by step duration before pass 2: tl[0] the
+     * steady step of median length, tl[1] the slowest one when it is another, then the others
+     * in step order), tl_index[i]: 1 + the timeline of step i (0: not drawn), and the names of
+     * their ranges */
+    struct ssa_timeline *tl;
+    size_t n_tl;
+    uint32_t *tl_index;
     char *tl_names[SSA_TL_NAMES];
     size_t n_tl_names;
     struct ssa_step_bins bins; /* SSA_STEP_BINS */
@@ -581,6 +654,32 @@ struct ssa_outlier {
 size_t ssa_outliers(const struct ssa_result *r, const struct ssa_summary *s,
                     struct ssa_outlier *out, size_t max);
 
+/* ---- throughput (ssa_device.c): the step's rate, and the device's peaks from one table
+ * keyed by its name (vendor datasheets, dense math) ---- */
+struct ssa_device_peak {
+    const char *name; /* the row: "H200 SXM", "A100 PCIe" ... */
+    double bf16_tflops, tf32_tflops, fp32_tflops; /* dense tensor-core bf16/fp16 and tf32,
+                                                   * fp32 on CUDA cores */
+    double hbm_gbps;
+};
+/* The peaks of the device CUDA named so, NULL when the table has no row for it. */
+const struct ssa_device_peak *ssa_device_peak(const char *device_name);
+struct ssa_throughput {
+    const struct ssa_device_peak *peak; /* of the first device; NULL unknown */
+    double steps_per_s;
+    /* from the program's batch marks (0 without them): per second of mean step */
+    double samples_per_s, tokens_per_s, flops_per_s;
+    /* the marked FLOPs over the GEMM/conv/attention kernels' time per step: how fast those
+     * kernels went (the marked FLOPs are the model's matmuls: 6 x parameters x tokens) */
+    double gemm_flops_per_s;
+    /* with a peak and marked FLOPs: the model FLOP/s and the GEMM kernels' FLOP/s as a share
+     * of the peak of the math most GEMM time ran in (peak_basis "bf16", "tf32", "fp32") */
+    const char *peak_basis;
+    double mfu_pct, gemm_peak_pct;
+};
+void ssa_throughput(const struct ssa_result *r, const struct ssa_summary *s,
+                    struct ssa_throughput *t);
+
 /* ---- findings (ssa_findings.c: one table of rules, each a detector, a what-if estimate of
  * the saving measured on this trace's timeline, and the fix in the user's terms) ---- */
 enum ssa_level { SSA_LOW = 0, SSA_MEDIUM, SSA_HIGH };
@@ -611,7 +710,7 @@ struct ssa_finding {
     size_t n_hot;
     struct ssa_hotspot hot[SSA_FINDING_HOTSPOTS];
 };
-#define SSA_MAX_FINDINGS 16 /* room for every rule of ssa_findings.c (asserted there), and more */
+#define SSA_MAX_FINDINGS 24 /* room for every rule of ssa_findings.c (asserted there), and more */
 #define SSA_FINDING_MIN_PCT 1.0 /* rules whose saving is below this share of the step are quiet */
 
 struct ssa_findings {

@@ -447,6 +447,98 @@ static inline void stretch(struct ssa_step *st, struct idle_run *run, struct syn
     if (c == SSA_CAT_ALLOC) run->alloc_ns += t1 - t0;
 }
 
+/* A run of GPU stretches the sweep follows (struct gpu_watch): how long it is, the busy time
+ * of its kinds of kernels in it, the GPU operations that started in it. */
+struct gpu_run {
+    int open;
+    uint64_t span, busy;
+    uint32_t ops;
+    /* the elementwise run: its last two kernels' starts (at equal times a start edge comes
+     * before the end edge of the kernel before it), its longest kernel */
+    uint64_t began, began_before, longest;
+};
+
+/* What the sweep measures for the GPU-side findings (struct ssa_gpu_detail): the run of
+ * elementwise/reduction kernels in progress, and the optimizer's phase in progress — from an
+ * optimizer kernel's start through optimizer and elementwise kernels (an Adam step per
+ * parameter is lerp, addcmul, addcdiv and plain elementwise ops) and the short gaps between
+ * them, kept up to its last optimizer kernel (opt_kept). */
+struct gpu_watch {
+    struct gpu_run pw, opt, opt_kept;
+};
+
+static int is_pointwise(uint32_t c)
+{
+    return c == SSA_CAT_ELEMENTWISE || c == SSA_CAT_REDUCTION;
+}
+
+/* Ends the elementwise run: k >= 2 kernels back to back would be one fused kernel, which
+ * passes over the data once: as long as the run's longest kernel (the largest tensor's pass),
+ * the rest of its busy time goes. */
+static void pointwise_close(struct ssa_step *st, struct gpu_run *r)
+{
+    if (r->open && r->ops >= 2 && r->busy > r->longest) {
+        st->n.gpu.fusable_runs++;
+        st->n.gpu.fusable_kernels += r->ops;
+        st->n.gpu.fusable_busy_ns += r->busy;
+        st->n.gpu.fusable_ns += r->busy - r->longest;
+    }
+    *r = (struct gpu_run){0};
+}
+
+static void optimizer_close(struct ssa_step *st, struct gpu_watch *g)
+{
+    st->n.gpu.opt_span_ns += g->opt_kept.span;
+    st->n.gpu.opt_span_busy_ns += g->opt_kept.busy;
+    st->n.gpu.opt_span_ops += g->opt_kept.ops;
+    g->opt = g->opt_kept = (struct gpu_run){0};
+}
+
+/* Whether a stretch of category c, len ns long, ends a run whose own kernels are `own`: other
+ * GPU work does, and so does a long idle gap (the host doing something else). */
+static int run_ends(uint32_t c, uint64_t len, int own)
+{
+    return own ? 0 : c < SSA_CAT_FIRST_IDLE || len >= SSA_SHORT_GAP_NS;
+}
+
+/* A stretch [t0, t1) of category c, for the elementwise run and the optimizer's phase. */
+static void gpu_stretch(struct ssa_step *st, struct gpu_watch *g, uint32_t c, uint64_t t0,
+                        uint64_t t1)
+{
+    uint64_t len = t1 - t0;
+    if (run_ends(c, len, is_pointwise(c)))
+        pointwise_close(st, &g->pw);
+    else if (c < SSA_CAT_FIRST_IDLE)
+        g->pw.busy += len;
+    if (!g->opt.open) return;
+    if (run_ends(c, len, c == SSA_CAT_OPTIMIZER || c == SSA_CAT_ELEMENTWISE)) {
+        optimizer_close(st, g);
+        return;
+    }
+    g->opt.span += len;
+    if (c < SSA_CAT_FIRST_IDLE) g->opt.busy += len;
+    if (c == SSA_CAT_OPTIMIZER) g->opt_kept = g->opt;
+}
+
+/* A GPU interval of category c starting at t: an operation of the runs in progress; an
+ * elementwise or reduction kernel opens the elementwise run, an optimizer kernel the
+ * optimizer's phase. */
+static void gpu_start(struct gpu_watch *g, uint32_t c, uint64_t t)
+{
+    if (is_pointwise(c)) g->pw.open = 1, g->pw.began_before = g->pw.began, g->pw.began = t;
+    g->pw.ops += is_pointwise(c);
+    if (c == SSA_CAT_OPTIMIZER) g->opt.open = 1;
+    g->opt.ops += g->opt.open;
+}
+
+/* An elementwise or reduction kernel ending at t: the run's longest kernel so far (kernels of
+ * one stream follow each other: from the last start to this end is one kernel). */
+static void gpu_end(struct gpu_watch *g, uint32_t c, uint64_t t)
+{
+    uint64_t began = g->pw.began == t ? g->pw.began_before : g->pw.began;
+    if (g->pw.open && is_pointwise(c) && t - began > g->pw.longest) g->pw.longest = t - began;
+}
+
 /* Where the sweep stands: the open intervals per category (mask bit c: some of category c
  * are open) and, kept apart because the stretches ask about them, the open syncs and pageable
  * H2D copies (edge category SSA_EDGE_H2D_PAGEABLE, which are copy.h2d besides). */
@@ -479,8 +571,8 @@ static inline void apply_edge(struct sweep_state *s, struct sync_watch *sw, uint
 static int tl_room(struct ssa_timeline *t)
 {
     if (t->n < t->cap) return 1;
-    size_t cap = t->cap ? 2 * t->cap : 1024;
-    if (cap > 2 * SSA_TIMELINE_MAX) cap = 2 * SSA_TIMELINE_MAX;
+    size_t cap = t->cap ? 2 * t->cap : 256;
+    if (cap > 2 * t->max) cap = 2 * t->max;
     struct ssa_tl_item *v = cap > t->n ? realloc(t->items, cap * sizeof *v) : NULL;
     if (!v) return 0; /* a shorter timeline rather than no report */
     t->items = v, t->cap = cap;
@@ -496,7 +588,7 @@ static void tl_attr(struct ssa_timeline *t, uint64_t s, uint64_t e, uint32_t c)
         last->end_ns = e;
         return;
     }
-    if (t->n_attr >= SSA_TIMELINE_MAX || !tl_room(t)) {
+    if (t->n_attr >= t->max || !tl_room(t)) {
         t->dropped++;
         return;
     }
@@ -507,9 +599,7 @@ static void tl_attr(struct ssa_timeline *t, uint64_t s, uint64_t e, uint32_t c)
 /* The timeline that draws step i, or NULL. */
 static struct ssa_timeline *tl_of(struct ssa_result *res, size_t i)
 {
-    for (int k = 0; k < SSA_TL_COUNT; k++)
-        if (res->tl[k].step == i + 1) return &res->tl[k];
-    return NULL;
+    return res->tl_index && res->tl_index[i] ? &res->tl[res->tl_index[i] - 1] : NULL;
 }
 
 static void bin_add(struct ssa_step_bins *b, size_t i, const struct ssa_step *st)
@@ -524,7 +614,7 @@ static void bin_add(struct ssa_step_bins *b, size_t i, const struct ssa_step *st
  * whether the step ended GPU-idle after a sync that drained the queue (after_sync: the step
  * before did, and this one follows it). */
 static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t n,
-                 struct ssa_smp *sp, int after_sync, struct ssa_timeline *tl)
+                 struct ssa_smp *sp, int after_sync, struct ssa_timeline *tl, struct gpu_watch *g)
 {
     struct sweep_state s = {{0}, 0, 0, 0};
     uint64_t cat_ns[SSA_CAT_COUNT] = {0}; /* summed here, then into st: no aliasing with st */
@@ -540,16 +630,22 @@ static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t
             uint32_t c = top_cat(s.mask);
             cat_ns[c] += t - prev;
             stretch(st, &run, &sw, c, prev, t, s.syncs > 0, s.pageable > 0);
+            gpu_stretch(st, g, c, prev, t);
             if (tl) tl_attr(tl, st->begin_ns + prev, st->begin_ns + t, c);
             for (; sp->rel < t; sp++)
                 sp->cat = (uint8_t)c;
             prev = t;
         }
+        if (!from_host && !EDGE_IS_END(x)) gpu_start(g, EDGE_CAT(x), t);
+        if (!from_host && EDGE_IS_END(x)) gpu_end(g, EDGE_CAT(x), t);
         apply_edge(&s, &sw, EDGE_CAT(x), EDGE_IS_END(x) ? (uint32_t)-1 : 1u, t);
     }
     uint32_t c = top_cat(s.mask);
     cat_ns[c] += span - prev;
     if (span > prev) stretch(st, &run, &sw, c, prev, span, s.syncs > 0, 0);
+    if (span > prev) gpu_stretch(st, g, c, prev, span);
+    pointwise_close(st, &g->pw);
+    optimizer_close(st, g);
     if (tl && span > prev) tl_attr(tl, st->begin_ns + prev, st->end_ns, c);
     int ends_after_sync = run.open && run.after == AFTER_SYNC && run.drained;
     for (; sp->rel != UINT64_MAX; sp++)
@@ -570,9 +666,10 @@ static const edge_t *sort_and_sweep(struct ssa_step *st, struct open_step *o, in
     struct ssa_smp no_samples = {.rel = UINT64_MAX};
     const edge_t *hs = o->host.n ? sort_side(o->host.v, o->host.n) : &none;
     const edge_t *gs = o->gpu.n ? sort_side(o->gpu.v, o->gpu.n) : &none;
+    struct gpu_watch g = {{0}, {0}, {0}};
     if (o->smp.n) ssa_smp_sort(&o->smp);
-    *ends_after_sync =
-        sweep(st, hs, gs, o->host.n + o->gpu.n, o->smp.n ? o->smp.v : &no_samples, after_sync, tl);
+    *ends_after_sync = sweep(st, hs, gs, o->host.n + o->gpu.n,
+                             o->smp.n ? o->smp.v : &no_samples, after_sync, tl, &g);
     return hs;
 }
 
@@ -658,6 +755,16 @@ static void brief_from(struct ssa_step_brief *b, const struct ssa_step *st)
     }
 }
 
+/* The step's host waits (struct ssa_gpu_detail), once its calls are all in. */
+static void note_host_wait(struct ssa_step *st)
+{
+    uint64_t alloc_idle = st->cat_ns[SSA_CAT_ALLOC], frees = st->n.gpu.long_free_ns;
+    uint64_t w = st->n.sync_api_ns + st->n.gpu.launch_wait_ns;
+    w += frees > alloc_idle ? frees - alloc_idle : 0;
+    uint64_t span = st->end_ns - st->begin_ns;
+    st->n.gpu.host_wait_ns = w < span ? w : span;
+}
+
 /* Sweeps step fin_next, records its brief, and (compact mode) sums or keeps it aside. */
 static void finalize_next(struct attr *a)
 {
@@ -672,6 +779,7 @@ static void finalize_next(struct attr *a)
     int carried = a->ended_after_sync && i > 0 && b->begin_ns == a->last_swept_end;
     struct ssa_timeline *tl = a->tl_on ? tl_of(a->res, i) : NULL;
     const edge_t *hs = sort_and_sweep(st, o, carried, &a->ended_after_sync, tl);
+    note_host_wait(st);
     if (tl) tl->whole = *st;
     if (a->res->bins.cat_ns) bin_add(&a->res->bins, i, st);
     a->last_swept_end = b->end_ns;
@@ -720,13 +828,15 @@ static uint32_t tl_range_name(struct attr *a, uint32_t message)
  * name (its message id) becomes its index in res->tl_names. */
 static __attribute__((noinline)) void tl_item(struct attr *a, const struct ssa_tl_item *it)
 {
-    for (int k = 0; k < SSA_TL_COUNT; k++) {
-        struct ssa_timeline *t = &a->res->tl[k];
-        if (!t->step || t->step - 1 < a->fin_next) continue;
-        const struct ssa_step_brief *b = &a->res->briefs[t->step - 1];
-        if (it->end_ns <= b->begin_ns || it->start_ns >= b->end_ns || it->end_ns < it->start_ns)
-            continue;
-        if (t->n >= SSA_TIMELINE_MAX || !tl_room(t)) {
+    if (it->end_ns < it->start_ns) return;
+    /* the steps it overlaps: an instant (a MEMORY record) the one it falls in */
+    for (size_t i = step_after(a, it->start_ns); i < a->res->n_steps; i++) {
+        const struct ssa_step_brief *b = &a->res->briefs[i];
+        int instant = it->end_ns == it->start_ns;
+        if (!(it->end_ns > b->begin_ns || (instant && it->start_ns >= b->begin_ns))) break;
+        struct ssa_timeline *t = tl_of(a->res, i);
+        if (!t || i < a->fin_next) continue;
+        if (t->n - t->n_attr >= t->max || !tl_room(t)) {
             t->dropped++;
             continue;
         }
@@ -749,6 +859,19 @@ static uint64_t gpu_lane(uint16_t device, uint32_t stream)
     return (uint64_t)device << 32 | stream;
 }
 
+/* A GEMM/conv kernel with fewer thread blocks than its device has SMs leaves the others idle
+ * for its whole duration d (one block per SM at most: the rest have none). */
+static void note_gemm_blocks(const struct ssa_result *res, struct ssa_step *st,
+                             const struct sst_rec_kernel *k, uint64_t d)
+{
+    uint64_t sms = res->device_sms[k->device & 63];
+    uint64_t blocks = (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
+    if (!sms || !blocks || blocks >= sms) return;
+    st->n.gpu.small_gemms++;
+    st->n.gpu.small_gemm_ns += d;
+    st->n.gpu.gemm_idle_sm_ns += d * (sms - blocks) / sms;
+}
+
 static void on_kernel(struct attr *a, const struct sst_rec_kernel *k)
 {
     struct ssa_knstat *kn = ssa_kn_find(a->sc, k->name);
@@ -760,9 +883,15 @@ static void on_kernel(struct attr *a, const struct sst_rec_kernel *k)
                                     SSA_TL_GPU, (uint8_t)cat, kn ? SSA_TLN_KERNEL : SSA_TLN_NONE,
                                     kn ? kn->rank : 0});
     if (!st) return;
+    uint64_t d = k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
     st->n.kernels++;
     st->n.kernels_by_class[kc]++;
-    st->n.kernel_ns_by_class[kc] += k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
+    st->n.kernel_ns_by_class[kc] += d;
+    if (kn && kn->opt_kind != SSA_OPT_NONE) {
+        st->n.gpu.opt_kernels[kn->opt_kind]++;
+        st->n.gpu.opt_adam += kn->opt_adam;
+    }
+    if (kc == SSA_KC_GEMM_TC || kc == SSA_KC_GEMM_FP32) note_gemm_blocks(a->res, st, k, d);
     if (k->flags & SST_KF_GRAPH) {
         st->n.graph_kernels++;
         st->n.graph_kernel_ns += k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
@@ -859,20 +988,23 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
     static const uint32_t cat_of[] = {SSA_CAT_HOST, SSA_CAT_LAUNCH, SSA_CAT_SYNC, SSA_CAT_ALLOC};
     size_t i;
     struct ssa_step *st;
-    if (cls != SSA_API_OTHER) {
+    struct ssa_tl_item it = {api->start_ns, api->end_ns, api->tid, SSA_TL_HOST,
+                             (uint8_t)cat_of[cls],
+                             api->cbid <= 0xffffffu ? SSA_TLN_API : SSA_TLN_NONE, /* 24 bits */
+                             (uint32_t)api->domain << 24 | (api->cbid & 0xffffffu)};
+    tl_add(a, &it); /* every call on its thread's lane; allocations on the memory lane too */
+    if (cls == SSA_API_ALLOC) tl_add(a, &(struct ssa_tl_item){it.start_ns, it.end_ns, 0, SSA_TL_MEM,
+                                                              it.cat, it.name_kind, it.name});
+    if (cls != SSA_API_OTHER)
         st = add_record(a, api->start_ns, api->end_ns, cat_of[cls], &i);
-        int named = api->cbid <= 0xffffffu; /* the name's 24 bits */
-        tl_add(a, &(struct ssa_tl_item){api->start_ns, api->end_ns, api->tid, SSA_TL_HOST,
-                                        (uint8_t)cat_of[cls], named ? SSA_TLN_API : SSA_TLN_NONE,
-                                        (uint32_t)api->domain << 24 | (api->cbid & 0xffffffu)});
-    } else {
+    else
         st = step_in(a, step_after(a, api->start_ns), api->start_ns, &i);
-    }
     if (!st) return;
     uint64_t d = api->end_ns > api->start_ns ? api->end_ns - api->start_ns : 0;
     switch (cls) {
     case SSA_API_LAUNCH:
         st->n.launches++, st->n.launch_api_ns += d;
+        if (d >= SSA_LAUNCH_WAIT_NS) st->n.gpu.launch_wait_ns += d - SSA_LAUNCH_CALL_NS;
         st->n.graph_launches += ssa_is_graph_launch(api->domain, api->cbid);
         break;
     case SSA_API_SYNC:
@@ -882,6 +1014,8 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
         break;
     case SSA_API_ALLOC:
         st->n.allocs++, st->n.alloc_api_ns += d;
+        if (d >= SSA_LAUNCH_WAIT_NS && ssa_api_frees(api->domain, api->cbid))
+            st->n.gpu.long_free_ns += d;
         if (ssa_host_call_api(&a->sc->host, a->res, api, ssa_steps_group(a->sc, i), SSA_CAT_ALLOC))
             a->err = SS_ENOMEM;
         break;
@@ -889,6 +1023,15 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
         st->n.other_api++;
         break;
     }
+}
+
+/* A device allocation or free (CUPTI MEMORY2, opt-in): an instant on the memory lane. */
+static void on_memory(struct attr *a, const struct sst_rec_memory *m)
+{
+    uint32_t bytes = m->bytes < UINT32_MAX ? (uint32_t)m->bytes : UINT32_MAX;
+    tl_add(a, &(struct ssa_tl_item){m->ts_ns, m->ts_ns, 0, SSA_TL_MEM, SSA_CAT_ALLOC,
+                                    m->op == SST_MEMOP_FREE ? SSA_TLN_MEM_FREE : SSA_TLN_MEM_ALLOC,
+                                    bytes});
 }
 
 /* SYNCHRONIZATION records carry no thread: they stand for the host's state only when the
@@ -1046,6 +1189,12 @@ static void attr_record(struct attr *a, const struct sst_rec_header *h)
         on_sync(a, &s);
         break;
     }
+    case SST_REC_MEMORY: {
+        struct sst_rec_memory m;
+        SSA_LOAD(h, m);
+        if (a->tl_on) on_memory(a, &m);
+        break;
+    }
     case SST_REC_NVTX_PUSH:
     case SST_REC_NVTX_POP:
     case SST_REC_NVTX_MARK: {
@@ -1094,8 +1243,7 @@ static int attr_setup(struct attr *a)
         a->sufmin[b] = m;
     }
     a->use_sync_records = a->res->api_calls == 0;
-    for (int k = 0; k < SSA_TL_COUNT; k++)
-        a->tl_on |= a->res->tl[k].step != 0;
+    a->tl_on = a->res->n_tl > 0;
     double hz = ssa_py_rate_hz(&a->res->env);
     a->rate_span = (uint64_t)(SSA_PY_RATE_SPAN * 1e9 / (hz > 0 ? hz : SSA_PY_DEFAULT_HZ));
     return ssa_host_begin(&a->sc->host, a->res);

@@ -36,6 +36,13 @@ struct fctx {
     int graphed;  /* the steady steps replay CUDA graphs */
     double idle_claimed_ms; /* the savings of the findings so far that price GPU idle time
                              * (rules[].prices_idle), alternatives to another not counted */
+    double host_wait_ms;    /* ssa_gpu_detail.host_wait_ns per step */
+    double host_floor_ms;   /* the host's own time per step (host_floor): 0 unknown */
+    /* struct ssa_gpu_detail per step, ms for its times */
+    double opt_kernels[SSA_OPT_KINDS], opt_adam, opt_span_ms, opt_span_busy_ms, opt_span_ops;
+    double fusable_runs, fusable_kernels, fusable_busy_ms, fusable_ms;
+    double small_gemms, small_gemm_ms, gemm_idle_sm_ms;
+    double d2d_copies, d2d_bytes, memsets;
 };
 
 /* Pinned H2D bandwidth when the trace has no pinned copy to measure it on: measured on the
@@ -53,9 +60,29 @@ struct fctx {
  * bf16 over the same steps). */
 #define SSA_BF16_OVER_FP32_SIMT 15.7
 
+static void ctx_add_gpu(struct fctx *c, const struct ssa_gpu_detail *g, double n)
+{
+    for (int k = 0; k < SSA_OPT_KINDS; k++)
+        c->opt_kernels[k] += g->opt_kernels[k] / n;
+    c->opt_adam += g->opt_adam / n, c->opt_span_ops += g->opt_span_ops / n;
+    c->opt_span_ms += (double)g->opt_span_ns / 1e6 / n;
+    c->opt_span_busy_ms += (double)g->opt_span_busy_ns / 1e6 / n;
+    c->fusable_runs += g->fusable_runs / n, c->fusable_kernels += g->fusable_kernels / n;
+    c->fusable_busy_ms += (double)g->fusable_busy_ns / 1e6 / n;
+    c->fusable_ms += (double)g->fusable_ns / 1e6 / n;
+    c->small_gemms += g->small_gemms / n;
+    c->small_gemm_ms += (double)g->small_gemm_ns / 1e6 / n;
+    c->gemm_idle_sm_ms += (double)g->gemm_idle_sm_ns / 1e6 / n;
+}
+
 /* Adds one step's counts (or, in compact mode, the steady steps' sums) divided by n. */
 static void ctx_add(struct fctx *c, const struct ssa_step_counts *k, double n)
 {
+    ctx_add_gpu(c, &k->gpu, n);
+    c->host_wait_ms += (double)k->gpu.host_wait_ns / 1e6 / n;
+    c->d2d_copies += k->copies[SST_COPY_D2D] / n;
+    c->d2d_bytes += (double)k->copy_bytes[SST_COPY_D2D] / n;
+    c->memsets += k->memsets / n;
     c->data_ranges += k->data_ranges / n;
     c->data_range_ms += (double)k->data_ns / 1e6 / n;
     c->h2d_copies += k->copies[SST_COPY_H2D] / n;
@@ -128,6 +155,39 @@ static double median_kernel_us(const struct ssa_result *r)
     return med / 1e3;
 }
 
+/* The host's own time per step, net of the recording's cost: the step less the time the host
+ * waited for the GPU (ssa_gpu_detail.host_wait_ns). No fix on the GPU's side shortens the step
+ * below it. Unknown (0) without API records, and when the steps were measured on the GPU's
+ * timeline (ssa_pace.c): the host ran ahead, and its calls fall in other steps than the GPU
+ * work they launched. */
+static double host_floor(const struct fctx *c)
+{
+    const struct ssa_summary *s = c->s;
+    if (s->launches_per_step <= 0 || c->r->gpu_paced) return 0;
+    double floor = c->step_ms - s->rec_cost_ms - c->host_wait_ms;
+    return floor > 0 ? floor : 0;
+}
+
+/* What a saving of gpu_ms of GPU busy time gives the step: at most down to the larger of the
+ * GPU's busy time after it and the host's own time (a launch-bound step gains nothing). */
+#define SSA_LAUNCHBOUND_BUSY_PCT 50.0
+
+/* The GPU-side rules speak of GPU-bound steps only: in a host-bound one the GPU's time is not
+ * what the step waits for (launch_bound, low_utilisation and the idle rules are its). */
+static int gpu_bound(const struct fctx *c)
+{
+    return c->s->gpu_busy_pct_unrecorded >= SSA_LAUNCHBOUND_BUSY_PCT;
+}
+
+static double gpu_saving(const struct fctx *c, double gpu_ms)
+{
+    double after = c->busy_ms - gpu_ms;
+    double bound = after > c->host_floor_ms ? after : c->host_floor_ms;
+    double most = c->step_ms - c->s->rec_cost_ms - bound;
+    if (most < 0) most = 0;
+    return gpu_ms < most ? gpu_ms : most;
+}
+
 static void ctx_init(struct fctx *c, const struct ssa_result *r, const struct ssa_summary *s)
 {
     memset(c, 0, sizeof *c);
@@ -146,6 +206,7 @@ static void ctx_init(struct fctx *c, const struct ssa_result *r, const struct ss
     c->lang = r->program.kind == SSA_PROG_UNKNOWN ? SSA_PROG_PYTHON : r->program.kind;
     c->compiled = r->program.compiled;
     c->graphed = s->graph_launches_per_step >= 0.5;
+    c->host_floor_ms = host_floor(c);
 }
 
 /* The fix in the program's language: Python (and programs of unknown kind: most are), C++
@@ -476,7 +537,6 @@ static int rule_comm(const struct fctx *c, struct ssa_finding *f)
     return 1;
 }
 
-#define SSA_LAUNCHBOUND_BUSY_PCT 50.0
 #define SSA_SMALL_KERNEL_US 50.0
 #define SSA_MANY_KERNELS 20.0
 
@@ -595,22 +655,184 @@ static int rule_mixed_precision(const struct fctx *c, struct ssa_finding *f)
     if (fp32 <= 0) return 0;
     double simt_share;
     double factor = bf16_time_factor(c->r, &simt_share);
-    double save = fp32 * (1 - factor);
-    int host_bound = c->s->gpu_busy_pct < SSA_LAUNCHBOUND_BUSY_PCT;
-    if (host_bound) save *= c->s->gpu_busy_pct / 100; /* faster kernels mostly widen idle */
-    f->saving_ms = save;
+    double gpu = fp32 * (1 - factor);
+    f->saving_ms = gpu_saving(c, gpu);
     f->confidence = SSA_LOW;
     SAY(f->evidence,
         "fp32/tf32 GEMM/conv %.2f ms/step exposed (%.0f %% of the step; kernels %.2f ms/step, "
         "%.0f %% of it on CUDA cores with TF32 off), tensor-core bf16/fp16 %.2f ms/step",
         fp32, c->s->cat_pct[SSA_CAT_GEMM_FP32], c->s->kclass_ms[SSA_KC_GEMM_FP32], 100 * simt_share,
         c->s->kclass_ms[SSA_KC_GEMM_TC]);
+    char floor[96] = "";
+    if (f->saving_ms < gpu - 1e-9)
+        SAY(floor, "; %.2f of it, the host's own %.2f ms/step bounding the step", f->saving_ms,
+            c->host_floor_ms);
     SAY(f->estimate,
         "exposed fp32 GEMM time x (1 - %.3f): bf16 at %.1fx CUDA-core fp32 (measured on an "
-        "H200) and %.0fx tf32%s",
-        factor, SSA_BF16_OVER_FP32_SIMT, SSA_BF16_OVER_TF32,
-        host_bound ? ", scaled by GPU busy share (host-bound step)" : "");
+        "H200) and %.0fx tf32 = %.2f ms/step%s",
+        factor, SSA_BF16_OVER_FP32_SIMT, SSA_BF16_OVER_TF32, gpu, floor);
     mixed_fix(c, f, simt_share > 0.5);
+    return 1;
+}
+
+/* A fused optimizer step reads every tensor of the update once and writes the changed ones
+ * once; PyTorch's foreach and per-parameter steps make one pass per op (torch/optim/adamw.py,
+ * sgd.py: _multi_tensor_* and _single_tensor_*). Passes over the parameters' size, each op's
+ * reads + writes: AdamW (weight decay mul 2, lerp 3, mul 2, addcmul 4, sqrt 2, div 2, add 2,
+ * addcdiv 4) 21 against fused 7 (reads param, grad, exp_avg, exp_avg_sq; writes three); SGD
+ * with momentum (mul 2, add 3, add 3) 8 against fused 5. Memory-bound kernels at one
+ * bandwidth: the fused step takes that share of the unfused kernels' time. */
+#define SSA_FUSED_SHARE_ADAM (7.0 / 21.0)
+#define SSA_FUSED_SHARE_SGD (5.0 / 8.0)
+
+static void optimizer_fix(const struct fctx *c, struct ssa_finding *f, int adam)
+{
+    const char *py = adam ? "torch.optim.AdamW(params, fused=True) (Adam, AdamW, SGD, Adagrad "
+                            "take fused=True on CUDA; foreach=True at least)"
+                          : "torch.optim.SGD(params, momentum=..., fused=True) (foreach=True at "
+                            "least)";
+    SAY(f->fix, "%s",
+        in_lang(c, py,
+                "step the optimizer over all parameters at once: the fused ATen op "
+                "(at::_fused_adamw_ / at::_fused_sgd_ over the parameter, gradient and state "
+                "lists) instead of torch::optim's per-tensor loop",
+                "call the fused ATen op (aten::_fused_adamw_ / aten::_fused_sgd_ through "
+                "torch_call_dispatcher) over all parameter tensors at once instead of one "
+                "update per tensor",
+                "update all parameters in one multi-tensor kernel (a list of pointers per "
+                "launch, as PyTorch's multi_tensor_apply) instead of one kernel per tensor "
+                "and op"));
+}
+
+/* An optimizer step that is not fused: per parameter tensor (many tiny kernels, each a
+ * launch) or foreach (a few passes over all of them). What-if "fused": the span of the step's
+ * optimizer on the GPU — from its first unfused kernel to its last — shrinks to one pass: its
+ * busy time at the fused share (bounded by the host's own time, gpu_saving), and its idle gaps,
+ * where the host launched the next op, less the recording's cost of the launches in it. */
+static int rule_unfused_optimizer(const struct fctx *c, struct ssa_finding *f)
+{
+    double single = c->opt_kernels[SSA_OPT_SINGLE], foreach = c->opt_kernels[SSA_OPT_FOREACH];
+    /* per parameter: many launches, priced in any step; foreach: GPU time, in GPU-bound ones */
+    int per_param = single >= SSA_MANY_KERNELS;
+    if (c->opt_kernels[SSA_OPT_FUSED] > 0 || c->opt_span_ms <= 0 ||
+        !(per_param || (foreach >= 1 && gpu_bound(c))))
+        return 0;
+    int adam = c->opt_adam > 0;
+    double share = adam ? SSA_FUSED_SHARE_ADAM : SSA_FUSED_SHARE_SGD;
+    double busy = c->opt_span_busy_ms, rec = c->opt_span_ops * c->s->rec_us_per_launch / 1e3;
+    double gaps = c->opt_span_ms - busy - rec;
+    f->saving_ms = gpu_saving(c, busy * (1 - share)) + (gaps > 0 ? gaps : 0);
+    f->confidence = SSA_LOW;
+    SAY(f->evidence,
+        "%.0f optimizer kernels/step (%.0f one per parameter tensor, %.0f foreach), no fused "
+        "one; from its first to its last the optimizer spans %.2f ms/step of the GPU's time: "
+        "%.2f busy, %.0f GPU operations",
+        single + foreach, single, foreach, c->opt_span_ms, busy, c->opt_span_ops);
+    SAY(f->estimate,
+        "one fused pass: the span's busy time x %.2f (a fused %s step moves %s of the tensor "
+        "passes), and its idle gaps less the recording's cost of its launches",
+        share, adam ? "Adam(W)" : "SGD-with-momentum", adam ? "7 of 21" : "5 of 8");
+    optimizer_fix(c, f, adam);
+    if (per_param) f->alternative_to = "launch_bound";
+    return 1;
+}
+
+/* Chains of elementwise and normalisation kernels (activation, dropout, residual add, layer
+ * norm) each read and write the whole tensor; a compiler fuses a chain into one kernel that
+ * does it once. What-if "compiled": each run of two or more such kernels back to back (short
+ * idle gaps allowed) takes the time of its longest kernel — an upper bound: autograd keeps
+ * some of the intermediates for backward, which fused kernels still write. */
+static int rule_unfused_elementwise(const struct fctx *c, struct ssa_finding *f)
+{
+    if (!gpu_bound(c) || c->compiled || c->fusable_runs < SSA_PER_STEP || c->fusable_ms <= 0)
+        return 0;
+    f->saving_ms = gpu_saving(c, c->fusable_ms);
+    f->confidence = SSA_LOW;
+    SAY(f->evidence,
+        "elementwise %.2f and reduction/normalisation %.2f ms/step of kernels; %.1f runs/step "
+        "of back-to-back elementwise/normalisation kernels, %.1f kernels in them (%.2f ms/step "
+        "busy)",
+        c->s->kclass_ms[SSA_KC_ELEMENTWISE], c->s->kclass_ms[SSA_KC_REDUCTION], c->fusable_runs,
+        c->fusable_kernels, c->fusable_busy_ms);
+    SAY(f->estimate, "each run fused into one kernel as long as its longest: the rest of its "
+                     "busy time, at most down to the host's own time per step; an upper bound "
+                     "(autograd still writes what backward needs)");
+    const char *py = c->graphed ? "compile what the CUDA graph captures (torch.compile of the "
+                                  "step's function, mode=\"reduce-overhead\" keeps it in CUDA "
+                                  "graphs): Inductor fuses each chain of elementwise and "
+                                  "normalisation ops into one kernel"
+                                : "torch.compile(model): Inductor fuses each chain of "
+                                  "elementwise and normalisation ops into one kernel";
+    SAY(f->fix, "%s",
+        in_lang(c, py,
+                "compile the model ahead of time with AOTInductor (torch._inductor.aoti_compile_"
+                "and_package in Python, torch::inductor::AOTIModelPackageLoader in C++), or "
+                "fuse the chains into custom kernels",
+                "run an AOTInductor-compiled model (aoti_torch_* runtime) or fuse the chains of "
+                "elementwise ops into one kernel each",
+                "fuse consecutive elementwise kernels into one (one read and one write of the "
+                "tensor)"));
+    return 1;
+}
+
+/* GEMMs and convolutions too small to fill the GPU: fewer thread blocks than SMs leave the
+ * other SMs idle for the kernel's duration (persistent kernels launch one block per SM at
+ * most, so they are judged the same way; several blocks on one SM do not happen below one
+ * per SM). What-if "batched": the SM time they leave idle — an upper bound, reached when
+ * independent small GEMMs run as one (a batched or grouped GEMM) or the batch grows. */
+static int rule_small_gemms(const struct fctx *c, struct ssa_finding *f)
+{
+    if (!gpu_bound(c) || c->small_gemms < SSA_PER_STEP || c->gemm_idle_sm_ms <= 0) return 0;
+    f->saving_ms = gpu_saving(c, c->gemm_idle_sm_ms);
+    f->confidence = SSA_LOW;
+    SAY(f->evidence,
+        "%.1f GEMM/conv kernels/step launched with fewer thread blocks than the GPU has SMs "
+        "(%.2f ms/step of kernel time, %.0f %% of it with SMs idle)",
+        c->small_gemms, c->small_gemm_ms,
+        c->small_gemm_ms > 0 ? 100 * c->gemm_idle_sm_ms / c->small_gemm_ms : 0);
+    SAY(f->estimate, "the SM time these kernels leave idle (duration x idle SMs / SMs), at most "
+                     "down to the host's own time per step: an upper bound");
+    SAY(f->fix, "%s",
+        in_lang(c, "batch the small matmuls into one (torch.bmm, one Linear over concatenated "
+                   "weights, e.g. fused QKV), or a larger batch per step (gradient "
+                   "accumulation keeps the optimizer's batch)",
+                "batch the small matmuls (torch::bmm, one matmul over concatenated weights), "
+                "or a larger batch per step",
+                "batch the small matmuls (one batched GEMM, or one GEMM over concatenated "
+                "weights), or a larger batch per step",
+                "batch the small GEMMs (cublasGemmStridedBatchedEx, cublasLt grouped GEMM), or "
+                "a larger batch per step"));
+    return 1;
+}
+
+/* Device-to-device copies and memsets inside the step that no kernel hides (clone,
+ * contiguous, torch.cat, gradients zeroed in place, staging copies into a CUDA graph's static
+ * inputs). What-if "written in place": their exposed time goes. */
+static int rule_device_copies(const struct fctx *c, struct ssa_finding *f)
+{
+    double d2d = c->s->cat_ms[SSA_CAT_COPY_D2D], ms = c->s->cat_ms[SSA_CAT_MEMSET];
+    if (!gpu_bound(c) || (c->d2d_copies < SSA_PER_STEP && c->memsets < SSA_PER_STEP) ||
+        d2d + ms <= 0)
+        return 0;
+    f->saving_ms = gpu_saving(c, d2d + ms);
+    f->confidence = SSA_MEDIUM;
+    SAY(f->evidence,
+        "%.1f device-to-device copies/step (%.2f MiB, %.3f ms/step exposed) and %.1f "
+        "memsets/step (%.3f ms/step exposed) inside the step",
+        c->d2d_copies, c->d2d_bytes / 1048576.0, d2d, c->memsets, ms);
+    SAY(f->estimate, "the exposed time of the device copies and memsets: written in place, "
+                     "they go; at most down to the host's own time per step");
+    SAY(f->fix, "%s",
+        in_lang(c, "avoid copies inside the step: .clone(), .contiguous(), torch.cat of large "
+                   "tensors, x.copy_(y) into staging buffers; write results in place (out=); "
+                   "optimizer.zero_grad(set_to_none=True) instead of zeroing gradients",
+                "avoid copies inside the step (clone(), contiguous(), torch::cat of large "
+                "tensors, copy_ into staging buffers): write in place; zero_grad(true) sets "
+                "gradients to none",
+                "avoid device copies and memsets inside the step: write results in place, "
+                "reuse buffers instead of clearing them",
+                "avoid cudaMemcpyAsync device-to-device and cudaMemsetAsync inside the step: "
+                "write results in place, reuse buffers"));
     return 1;
 }
 
@@ -752,41 +974,54 @@ struct rule {
     struct rule_code code;
     int prices_idle; /* its saving is GPU-idle time, which low_utilisation must not count
                       * again (fctx.idle_claimed_ms) */
+    int upper_bound; /* its saving is an upper bound of a model no twin has measured yet:
+                      * medium severity at most, however large */
 };
 
 #define BIT SSA_CAT_BIT
 static const struct rule rules[] = {
     {"data_loading", "GPU waits for data loading", rule_data, 0, 1, BIT(SSA_CAT_DATA),
-     {BIT(SSA_CAT_DATA), "; the loading time is in ", "", 0}, 1},
+     {BIT(SSA_CAT_DATA), "; the loading time is in ", "", 0}, 1, 0},
     {"pageable_h2d", "H2D copies from pageable memory", rule_pageable, 0, 0,
-     BIT(SSA_CAT_COPY_H2D) | BIT(SSA_CAT_SYNC), {0, NULL, NULL, 0}, 0},
+     BIT(SSA_CAT_COPY_H2D) | BIT(SSA_CAT_SYNC), {0, NULL, NULL, 0}, 0, 0},
     {"small_h2d", "many small host-to-device copies every step", rule_small_h2d, 0, 0,
-     BIT(SSA_CAT_COPY_H2D), {0, NULL, NULL, 0}, 0},
+     BIT(SSA_CAT_COPY_H2D), {0, NULL, NULL, 0}, 0, 0},
     {"sync_points", "hidden sync points stall the GPU", rule_sync, 0, 1,
      BIT(SSA_CAT_SYNC) | BIT(SSA_CAT_COPY_D2H),
-     {BIT(SSA_CAT_SYNC), "; the host waits in ", "", 0}, 1},
+     {BIT(SSA_CAT_SYNC), "; the host waits in ", "", 0}, 1, 0},
     {"cpu_tensors", "tensors created on the CPU every step, then copied to the GPU",
-     rule_cpu_tensors, 0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1},
+     rule_cpu_tensors, 0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1, 0},
     {"launch_bound", "launch-bound: many small kernels, GPU waits for the host", rule_launch_bound,
      0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST),
-     {BIT(SSA_CAT_LAUNCH), "; most launch time is in ", "", 0}, 1},
+     {BIT(SSA_CAT_LAUNCH), "; most launch time is in ", "", 0}, 1, 0},
     {"no_mixed_precision", "GEMM/conv in fp32/tf32: no mixed precision", rule_mixed_precision, 0,
-     0, BIT(SSA_CAT_GEMM_FP32), {0, NULL, NULL, 0}, 0},
+     0, BIT(SSA_CAT_GEMM_FP32), {0, NULL, NULL, 0}, 0, 0},
+    {"unfused_optimizer", "optimizer step not fused: many small optimizer kernels",
+     rule_unfused_optimizer, 0, 0,
+     BIT(SSA_CAT_OPTIMIZER) | BIT(SSA_CAT_ELEMENTWISE) | BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST),
+     {0, NULL, NULL, 0}, 0, 0},
+    {"unfused_elementwise", "chains of elementwise/normalisation kernels a compiler would fuse",
+     rule_unfused_elementwise, 0, 0, BIT(SSA_CAT_ELEMENTWISE) | BIT(SSA_CAT_REDUCTION),
+     {0, NULL, NULL, 0}, 0, 1},
+    {"small_gemms", "GEMMs/convolutions too small to fill the GPU", rule_small_gemms, 0, 0,
+     BIT(SSA_CAT_GEMM_TC) | BIT(SSA_CAT_GEMM_FP32), {0, NULL, NULL, 0}, 0, 1},
+    {"device_copies", "device-to-device copies and memsets inside the step", rule_device_copies,
+     0, 0, BIT(SSA_CAT_COPY_D2D) | BIT(SSA_CAT_MEMSET), {0, NULL, NULL, 0}, 0, 0},
     {"allocator_churn", "cudaMalloc/cudaFree in steady state (allocator churn, empty_cache)",
      rule_alloc, 0, 1, BIT(SSA_CAT_ALLOC),
-     {BIT(SSA_CAT_ALLOC), "; the calls come from ", "", 0}, 1},
+     {BIT(SSA_CAT_ALLOC), "; the calls come from ", "", 0}, 1, 0},
     {"data_parallel", "one process drives several GPUs (DataParallel): use DDP", rule_data_parallel,
-     0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1},
+     0, 1, BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1, 0},
     {"launch_blocking", "CUDA_LAUNCH_BLOCKING=1 serialises host and GPU", rule_launch_blocking, 1,
-     0, SSA_IDLE_CATS, {0, NULL, NULL, 0}, 1},
+     0, SSA_IDLE_CATS, {0, NULL, NULL, 0}, 1, 0},
     {"comm_not_overlapped", "NCCL communication not overlapped with compute", rule_comm, 0, 1,
-     BIT(SSA_CAT_COMM), {0, NULL, NULL, 0}, 0},
+     BIT(SSA_CAT_COMM), {0, NULL, NULL, 0}, 0, 0},
     {"recompiles", "torch.compile recompiles in steady state", rule_recompile, 0, 0,
-     BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1},
+     BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1, 0},
     {"low_utilisation", "GPU mostly idle for host work no other finding names",
      rule_low_utilisation, 0, 1, BIT(SSA_CAT_HOST), /* last: it reads the findings above */
      {BIT(SSA_CAT_HOST), "the host work is in ",
-      ": move it to DataLoader workers, or do it every N steps", 1}, 0},
+      ": move it to DataLoader workers, or do it every N steps", 1}, 0, 0},
 };
 #undef BIT
 
@@ -840,7 +1075,7 @@ const char *ssa_level_name(int level)
     return level >= 0 && level <= SSA_HIGH ? names[level] : "low";
 }
 
-static void rate(const struct fctx *c, struct ssa_finding *f)
+static void rate(const struct fctx *c, struct ssa_finding *f, int upper_bound)
 {
     double cap = c->step_ms * 0.99; /* a step never goes to zero */
     if (f->saving_ms > cap) f->saving_ms = cap;
@@ -848,6 +1083,7 @@ static void rate(const struct fctx *c, struct ssa_finding *f)
     f->saving_pct = c->step_ms > 0 ? 100 * f->saving_ms / c->step_ms : 0;
     f->speedup = c->step_ms > 0 ? c->step_ms / (c->step_ms - f->saving_ms) : 1;
     int sev = f->saving_pct >= 10 ? SSA_HIGH : f->saving_pct >= 3 ? SSA_MEDIUM : SSA_LOW;
+    if (upper_bound && sev > SSA_MEDIUM) sev = SSA_MEDIUM;
     if (sev > f->severity) f->severity = sev;
 }
 
@@ -900,7 +1136,7 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const str
         memset(&f, 0, sizeof f);
         f.id = rules[i].id, f.title = rules[i].title, f.cats = rules[i].cats;
         if (!rules[i].detect(&c, &f)) continue;
-        rate(&c, &f);
+        rate(&c, &f, rules[i].upper_bound);
         if (f.saving_pct < SSA_FINDING_MIN_PCT && !rules[i].always) continue;
         name_code(&c, &rules[i].code, &f);
         if (rules[i].prices_idle && !f.alternative_to) c.idle_claimed_ms += f.saving_ms;

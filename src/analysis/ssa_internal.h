@@ -38,6 +38,7 @@ enum ssa_msg {
     SSA_MSG_COMPILE,
     SSA_MSG_RECOMPILE,
     SSA_MSG_GRAPH_BREAK,
+    SSA_MSG_BATCH,
 };
 /* Or'ed into what ssa_msg_kind returns when the message also matches the user's step marker
  * (it stays "data" or "step" besides: ssa_msg_base strips the bit). */
@@ -121,6 +122,7 @@ struct ssa_knstat {
     uint32_t name_id;
     uint8_t kclass;
     uint8_t kcat; /* ssa_kclass_cat(kclass): the sweep's category of its kernels */
+    uint8_t opt_kind, opt_adam; /* ssa_optimizer_kind of the name */
     uint64_t count, total_ns;
     uint32_t first_step, last_step; /* pass 2: step indexes where the name ran (+1; 0 none) */
     uint32_t rank; /* its index in res->knames (set when they are kept, before pass 2) */
@@ -353,7 +355,8 @@ int ssa_steps_build(struct ssa_scan *scan, struct ssa_result *res, const struct 
 int ssa_period_detect(const struct ssa_scan *scan, struct ssa_result *res);
 /* Before pass 2, for SSA_TIMELINE: among the steady steps (past warm-up and fill candidates),
  * the one whose duration is nearest their median and the slowest (not step 0 while it may
- * still be warm-up) become res->tl[SSA_TL_MEDIAN] and [SSA_TL_SLOWEST]. 0 or SS_ENOMEM. */
+ * still be warm-up) become res->tl[0] and [1], then as many other steps as SSA_TL_BUDGET
+ * allows (every one of a short run). 0 or SS_ENOMEM. */
 int ssa_steps_pick_timeline(struct ssa_scan *sc, struct ssa_result *res);
 /* Before pass 2, for SSA_STEP_BINS: room for res->bins. 0 or SS_ENOMEM. */
 int ssa_steps_bins_alloc(struct ssa_result *res);

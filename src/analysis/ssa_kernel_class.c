@@ -36,6 +36,13 @@ static const struct kc_rule kc_rules[] = {
     {{"FusedAdam"}, SSA_KC_OPTIMIZER},
     {{"fused_sgd"}, SSA_KC_OPTIMIZER},
     {{"_adam_"}, SSA_KC_OPTIMIZER},
+    /* an optimizer stepping one parameter tensor at a time (foreach=False, libtorch's C++
+     * optimizers): its ops are plain elementwise kernels, but these three are only ever the
+     * Adam family's update (exp_avg.lerp_, exp_avg_sq.addcmul_, param.addcdiv_) */
+    {{"lerp_scalar_kernel"}, SSA_KC_OPTIMIZER},
+    {{"lerp_tensor_kernel"}, SSA_KC_OPTIMIZER},
+    {{"addcmul_cuda_kernel"}, SSA_KC_OPTIMIZER},
+    {{"addcdiv_cuda_kernel"}, SSA_KC_OPTIMIZER},
     /* GEMM/conv without reduced-precision tensor cores: fp32 (ffma, sgemm) and tf32 */
     {{"tf32"}, SSA_KC_GEMM_FP32},
     {{"f32f32_f32f32"}, SSA_KC_GEMM_FP32},
@@ -121,6 +128,35 @@ enum ssa_kclass ssa_kernel_class(const char *name)
     for (size_t i = 0; i < sizeof kc_rules / sizeof kc_rules[0]; i++)
         if (rule_matches(&kc_rules[i], name)) return kc_rules[i].kc;
     return SSA_KC_OTHER;
+}
+
+/* How an optimizer kernel was launched, first match: fused kernels name their functor
+ * (FusedAdamMathFunctor, FusedSgdMathFunctor) or implementation (fused_adamw_impl, apex's
+ * fused_adam); gradient clipping's norm and scaling (LpNormFunctor, BinaryOpScalarTensor) are
+ * no part of the update; any other multi_tensor_apply kernel is a foreach op; an optimizer-class
+ * kernel without it runs per parameter tensor. */
+struct opt_rule {
+    const char *has;
+    enum ssa_opt_kind kind;
+};
+static const struct opt_rule opt_rules[] = {
+    {"Fused", SSA_OPT_FUSED},         {"fused_adam", SSA_OPT_FUSED},
+    {"fused_sgd", SSA_OPT_FUSED},     {"LpNorm", SSA_OPT_NONE},
+    {"ScalarTensor", SSA_OPT_NONE},   {"multi_tensor_apply", SSA_OPT_FOREACH},
+};
+/* The Adam family's ops (and its fused kernels): an SGD step (mul, add) names none of them. */
+static const char *const adam_ops[] = {"Lerp", "lerp", "addcmul", "addcdiv", "Pointwise",
+                                       "Sqrt", "Adam", "adam"};
+
+enum ssa_opt_kind ssa_optimizer_kind(const char *name, int *adam)
+{
+    *adam = 0;
+    if (!name || ssa_kernel_class(name) != SSA_KC_OPTIMIZER) return SSA_OPT_NONE;
+    for (size_t i = 0; i < sizeof adam_ops / sizeof adam_ops[0]; i++)
+        if (strstr(name, adam_ops[i])) *adam = 1;
+    for (size_t i = 0; i < sizeof opt_rules / sizeof opt_rules[0]; i++)
+        if (strstr(name, opt_rules[i].has)) return opt_rules[i].kind;
+    return SSA_OPT_SINGLE;
 }
 
 const char *ssa_kclass_name(int kc)

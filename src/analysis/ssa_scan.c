@@ -81,8 +81,12 @@ static __attribute__((noinline)) struct ssa_knstat *add_kname(struct ssa_scan *s
     struct ssa_knstat *n = &sc->kn[sc->n_kn];
     memset(n, 0, sizeof *n);
     n->name_id = name;
-    n->kclass = (uint8_t)ssa_kernel_class(sst_reader_string(r, name, &len));
+    const char *text = sst_reader_string(r, name, &len);
+    int adam;
+    n->kclass = (uint8_t)ssa_kernel_class(text);
     n->kcat = (uint8_t)ssa_kclass_cat(n->kclass);
+    n->opt_kind = (uint8_t)ssa_optimizer_kind(text, &adam);
+    n->opt_adam = (uint8_t)adam;
     if (!ssa_idmap_put(&sc->kname_index, name, (uint32_t)sc->n_kn)) return NULL;
     sc->n_kn++;
     if (name < SSA_KN_DENSE) sc->kn_dense[name] = (uint32_t)sc->n_kn; /* index + 1 */
@@ -132,6 +136,26 @@ static void keep_reason(struct sst_reader *r, uint32_t message, size_t prefix, c
         snprintf(out, size, "%.*s", (int)(len - prefix), s + prefix);
 }
 
+/* "batch: samples=N tokens=N flops=N" (any of them, any order; docs/markers.md): the values
+ * of the last mark stand for every step. A value that is no positive number is skipped. */
+static void keep_batch(struct sst_reader *r, uint32_t message, struct ssa_batch *b)
+{
+    static const char *const keys[] = {"samples=", "tokens=", "flops="};
+    double *slot[] = {&b->samples, &b->tokens, &b->flops};
+    uint32_t len;
+    const char *s = sst_reader_string(r, message, &len);
+    char text[256];
+    if (!s) return;
+    snprintf(text, sizeof text, "%.*s", (int)len, s);
+    b->marks++;
+    for (int k = 0; k < 3; k++) {
+        const char *at = strstr(text, keys[k]);
+        char *end;
+        double v = at ? strtod(at + strlen(keys[k]), &end) : 0;
+        if (at && end != at + strlen(keys[k]) && v > 0 && v < 1e30) *slot[k] = v;
+    }
+}
+
 /* The shim's torch.compile marks: recompiles and graph breaks, their first reasons. */
 static void note_mark(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
                       const struct sst_rec_nvtx *n)
@@ -144,6 +168,8 @@ static void note_mark(struct ssa_scan *sc, struct sst_reader *r, struct ssa_resu
     } else if (kind == SSA_MSG_GRAPH_BREAK) {
         p->graph_breaks++;
         keep_reason(r, n->message, 13, p->graph_break_reason, sizeof p->graph_break_reason);
+    } else if (kind == SSA_MSG_BATCH) {
+        keep_batch(r, n->message, &res->batch);
     }
 }
 
@@ -239,6 +265,7 @@ static void note_device(struct sst_reader *r, struct ssa_result *res,
                         const struct sst_rec_device *d)
 {
     if (!res->device_name) res->device_name = dup_string(r, d->name);
+    res->device_sms[d->device & 63] = d->sm_count;
     res->n_devices++;
 }
 
@@ -401,6 +428,9 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         contrib = t0;
     }
     switch (h->type) {
+    case SST_REC_MEMORY: /* the timeline's memory lane: its step must wait for it */
+        if (sst_rec_time_range(h, &t0, &t1)) contrib = t0;
+        break;
     case SST_REC_MEMCPY:
         res->memcpys++, sc->other_gpu_ns += t1 - t0;
         break;

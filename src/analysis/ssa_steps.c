@@ -339,6 +339,19 @@ int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const str
     return 0;
 }
 
+static void gpu_detail_add(struct ssa_gpu_detail *s, const struct ssa_gpu_detail *k)
+{
+    for (int c = 0; c < SSA_OPT_KINDS; c++)
+        s->opt_kernels[c] += k->opt_kernels[c];
+    s->opt_adam += k->opt_adam, s->opt_span_ops += k->opt_span_ops;
+    s->opt_span_ns += k->opt_span_ns, s->opt_span_busy_ns += k->opt_span_busy_ns;
+    s->fusable_runs += k->fusable_runs, s->fusable_kernels += k->fusable_kernels;
+    s->fusable_busy_ns += k->fusable_busy_ns, s->fusable_ns += k->fusable_ns;
+    s->small_gemms += k->small_gemms, s->small_gemm_ns += k->small_gemm_ns;
+    s->gemm_idle_sm_ns += k->gemm_idle_sm_ns, s->host_wait_ns += k->host_wait_ns;
+    s->launch_wait_ns += k->launch_wait_ns, s->long_free_ns += k->long_free_ns;
+}
+
 static void step_add(struct ssa_step *sum, const struct ssa_step *st)
 {
     struct ssa_step_counts *s = &sum->n;
@@ -374,6 +387,7 @@ static void step_add(struct ssa_step *sum, const struct ssa_step *st)
     s->graph_launches += k->graph_launches, s->graph_kernels += k->graph_kernels;
     s->graph_records += k->graph_records;
     s->graph_kernel_ns += k->graph_kernel_ns, s->graph_record_ns += k->graph_record_ns;
+    gpu_detail_add(&s->gpu, &k->gpu);
 }
 
 enum ssa_step_group ssa_steps_group(const struct ssa_scan *sc, size_t i)
@@ -453,19 +467,53 @@ static size_t median_of(const struct ssa_result *res, size_t first, uint64_t *d)
     return at;
 }
 
+/* The intervals one step's timeline may hold: its timed records per step (kernels, copies,
+ * memsets, graph launches and API calls, from pass 1) and as many attribution runs. */
+static size_t items_per_step(const struct ssa_result *res)
+{
+    uint64_t records = res->kernels + res->memcpys + res->memsets + res->graphs + res->api_calls;
+    size_t est = (size_t)(2 * records / (res->n_steps ? res->n_steps : 1)) + 8;
+    return est < SSA_TIMELINE_MAX ? est : SSA_TIMELINE_MAX;
+}
+
+/* Adds step i (index + 1; 0: none) to the timelines, once. */
+static void tl_take(struct ssa_result *res, size_t step, int which, size_t max)
+{
+    if (!step || res->tl_index[step - 1]) return;
+    res->tl[res->n_tl] = (struct ssa_timeline){.step = step, .which = which, .max = max};
+    res->tl_index[step - 1] = (uint32_t)++res->n_tl;
+}
+
+/* Up to room other steps, evenly spaced over the run (every one when room allows), each with
+ * room for its share of the budget left. */
+static void tl_take_others(struct ssa_result *res, size_t room, size_t left)
+{
+    size_t n = res->n_steps, want = room < n ? room : n;
+    for (size_t k = 0; k < want; k++)
+        tl_take(res, 1 + (want == n ? k : k * n / want), SSA_TL_STEP, left / want);
+}
+
 int ssa_steps_pick_timeline(struct ssa_scan *sc, struct ssa_result *res)
 {
     size_t first = sc->fill_end > sc->warm_dur ? sc->fill_end : sc->warm_dur;
     if (res->step_source == SSA_STEPS_NONE || first >= res->n_steps) return 0;
     uint64_t *d = malloc((res->n_steps - first) * sizeof *d);
-    if (!d) return SS_ENOMEM;
+    res->tl = calloc(SSA_TL_STEPS_MAX, sizeof *res->tl);
+    res->tl_index = calloc(res->n_steps, sizeof *res->tl_index);
+    if (!d || !res->tl || !res->tl_index) {
+        free(d);
+        return SS_ENOMEM;
+    }
     size_t med = median_of(res, first, d), slow = 0;
     free(d);
     /* step 0 may turn out warm-up (autotuning) after pass 2: not the slowest steady step */
     for (size_t i = first + (first == 0 && sc->autotune_possible); i < res->n_steps; i++)
         if (!slow || brief_dur(&res->briefs[i]) > brief_dur(&res->briefs[slow - 1])) slow = i + 1;
-    res->tl[SSA_TL_MEDIAN].step = med;
-    res->tl[SSA_TL_SLOWEST].step = slow != med ? slow : 0;
+    tl_take(res, med, SSA_TL_MEDIAN, SSA_TIMELINE_MAX);
+    tl_take(res, slow, SSA_TL_SLOWEST, SSA_TIMELINE_MAX);
+    size_t est = items_per_step(res), left = SSA_TL_BUDGET > 2 * est ? SSA_TL_BUDGET - 2 * est : 0;
+    size_t room = left / est < SSA_TL_STEPS_MAX - 2 ? left / est : SSA_TL_STEPS_MAX - 2;
+    tl_take_others(res, room, left);
     return 0;
 }
 

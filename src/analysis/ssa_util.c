@@ -105,6 +105,7 @@ static enum ssa_msg classify_base(const char *s, uint32_t len)
     if (len > 9 && memcmp(s, "compile: ", 9) == 0) return SSA_MSG_COMPILE;
     if (len > 11 && memcmp(s, "recompile: ", 11) == 0) return SSA_MSG_RECOMPILE;
     if (len > 13 && memcmp(s, "graph break: ", 13) == 0) return SSA_MSG_GRAPH_BREAK;
+    if (len > 7 && memcmp(s, "batch: ", 7) == 0) return SSA_MSG_BATCH;
     return SSA_MSG_OTHER;
 }
 

@@ -69,6 +69,25 @@ static inline void synth_kernel(struct synth *s, const char *name, uint64_t t0, 
     synth_kernel_on(s, name, t0, t1, 0);
 }
 
+/* A kernel of `blocks` thread blocks (grid blocks x 1 x 1) on device 0. */
+static inline void synth_kernel_blocks(struct synth *s, const char *name, uint64_t t0,
+                                       uint64_t t1, uint32_t blocks)
+{
+    uint32_t id = sst_writer_intern_cstr(s->w, name);
+    struct sst_rec_kernel *r = sst_writer_reserve(s->w, SST_REC_KERNEL, sizeof *r);
+    REQUIRE(r);
+    r->name = id, r->start_ns = t0, r->end_ns = t1, r->stream = 7;
+    r->grid[0] = blocks, r->grid[1] = 1, r->grid[2] = 1, r->block[0] = 128;
+}
+
+static inline void synth_device(struct synth *s, uint32_t device, const char *name, uint32_t sms)
+{
+    uint32_t id = sst_writer_intern_cstr(s->w, name);
+    struct sst_rec_device *r = sst_writer_reserve(s->w, SST_REC_DEVICE, sizeof *r);
+    REQUIRE(r);
+    r->device = device, r->name = id, r->sm_count = sms, r->cc_major = 9;
+}
+
 static inline void synth_memcpy(struct synth *s, uint8_t kind, uint8_t src, uint64_t t0,
                                 uint64_t t1, uint64_t bytes)
 {

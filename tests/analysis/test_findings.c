@@ -94,22 +94,23 @@ static void test_rules_synthetic(void)
     REQUIRE(f.n == 5);
     CHECK_STR(f.v[0].id, "pageable_h2d");
     CHECK_STR(f.v[1].id, "cpu_tensors");
-    CHECK_STR(f.v[2].id, "allocator_churn");
-    CHECK_STR(f.v[3].id, "sync_points");
-    CHECK_STR(f.v[4].id, "no_mixed_precision");
+    CHECK_STR(f.v[2].id, "no_mixed_precision");
+    CHECK_STR(f.v[3].id, "allocator_churn");
+    CHECK_STR(f.v[4].id, "sync_points");
     CHECK(absd(f.v[1].saving_ms - 1.0) < 1e-6);
     CHECK(absd(f.v[0].saving_ms - 2.0) < 1e-6);
     CHECK(absd(f.v[0].speedup - 1.25) < 1e-6);
     CHECK_EQ(f.v[0].severity, SSA_HIGH);
     CHECK_EQ(f.v[0].confidence, SSA_MEDIUM); /* bandwidth measured in this trace */
-    CHECK(absd(f.v[3].saving_ms - 0.5) < 1e-6);
-    CHECK_EQ(f.v[3].severity, SSA_MEDIUM);
-    CHECK(absd(f.v[4].saving_ms - 0.8 * (1 - 1 / 15.7) * 0.48) < 1e-6);
+    CHECK(absd(f.v[4].saving_ms - 0.5) < 1e-6);
     CHECK_EQ(f.v[4].severity, SSA_MEDIUM);
+    /* no launch calls recorded: the host's own time is unknown, nothing bounds the saving */
+    CHECK(absd(f.v[2].saving_ms - 0.8 * (1 - 1 / 15.7)) < 1e-6);
+    CHECK_EQ(f.v[2].severity, SSA_MEDIUM);
     /* the 0.3 ms cudaMalloc at [8, 8.3) idles the GPU, and the host work after it in the same
      * idle run (to the next kernel) is 0.3 ms more: the lead the host lost in the call */
-    CHECK(absd(f.v[2].saving_ms - 0.6) < 1e-6);
-    CHECK_EQ(f.v[2].severity, SSA_MEDIUM);
+    CHECK(absd(f.v[3].saving_ms - 0.6) < 1e-6);
+    CHECK_EQ(f.v[3].severity, SSA_MEDIUM);
     CHECK(find_id(&f, "low_utilisation") == NULL); /* the findings above explain the idle */
     CHECK(find_id(&f, "data_loading") == NULL);
     CHECK(find_id(&f, "launch_blocking") == NULL);
@@ -180,11 +181,17 @@ static void test_fixture_gate(const char *dir)
     CHECK(d == NULL || d->severity == SSA_LOW);
     ssa_result_free(r);
 
-    /* the GPU-bound bf16 MLP is clean: no finding above low severity */
+    /* the GPU-bound bf16 MLP (issue #31): its idle is under 2 %, its fixes are on the GPU's
+     * side — chains of elementwise kernels (GELU, autocast's casts) a compiler would fuse,
+     * and SGD's foreach step (78 kernels, 4.5 ms/step) at 5 of 8 passes fused; nothing high */
     snprintf(path, sizeof path, "%s/h200-gpubound-bf16.sstrace", dir);
     analyse_opts(path, 0, &r, &sum, &f);
+    REQUIRE(f.n == 2);
+    CHECK_STR(f.v[0].id, "unfused_elementwise");
+    CHECK_STR(f.v[1].id, "unfused_optimizer");
+    CHECK_CONTAINS(f.v[1].fix, "SGD(params, momentum=..., fused=True)");
     for (size_t i = 0; i < f.n; i++)
-        CHECK_EQ(f.v[i].severity, SSA_LOW);
+        CHECK_EQ(f.v[i].severity, SSA_MEDIUM);
     ssa_result_free(r);
 
     /* the small fp32 CNN is launch-bound */
@@ -623,6 +630,160 @@ static void test_recompiles(void)
     ssa_result_free(r);
 }
 
+/* ---- the GPU-side rules (issue #31), on 10 ms steps whose GPU is busy from 0 to 9.5 ---- */
+
+#define NVJET "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"
+#define SGD_FOREACH                                                                              \
+    "_ZN2at6native55_GLOBAL__N__d25d856e_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_"      \
+    "apply_kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIfLi2ELi2ELi0EEE"
+#define SGD_FUSED                                                                                \
+    "_ZN2at6native50_GLOBAL__N__fused_sgd_kernel_cu25multi_tensor_apply_kernelINS1_32FusedOptimi" \
+    "zerTensorListMetadataILi3EEENS1_19FusedSgdMathFunctorIfLi3EEE"
+#define LERP                                                                                     \
+    "_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_45_GLOBAL__N__d296b789_7_Lerp_cu_7"  \
+    "51192d7_2018418lerp_scalar_kernelERNS_18TensorIteratorBaseERKN3c106ScalarEE"
+#define GELU "_ZN2at6native29vectorized_elementwise_kernelILi8EZZZNS0_18GeluCUDAKernelImplE"
+#define ADD "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEE"
+
+/* The finding id of the trace at path: quiet when want < 0, else its saving want ms/step and
+ * fix_has (NULL: any) in its fix. Returns its alternative_to ("" when none or quiet). */
+static const char *expect_finding(const char *path, const char *id, double want,
+                                  const char *fix_has)
+{
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    const struct ssa_finding *x = find_id(&f, id);
+    const char *alt = x && x->alternative_to ? x->alternative_to : "";
+    if (want < 0) {
+        CHECK(x == NULL);
+    } else {
+        REQUIRE(x != NULL);
+        CHECK(absd(x->saving_ms - want) < 1e-6);
+        if (fix_has) CHECK_CONTAINS(x->fix, fix_has);
+    }
+    ssa_result_free(r);
+    return alt;
+}
+
+/* A GEMM [0, 6) and an SGD step [6, 9) of three foreach kernels back to back (or one fused
+ * kernel: quiet). Fused, its 3 ms of passes take 5 of 8: saving 1.125 ms. */
+static void test_unfused_optimizer_foreach(int fused)
+{
+    const char *path = ss_test_path(fused ? "opt-fused.sstrace" : "opt-foreach.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel(&s, NVJET, o, o + 6 * MS);
+        for (uint64_t i = 0; i < 3; i++)
+            synth_kernel(&s, fused ? SGD_FUSED : SGD_FOREACH, o + (6 + i) * MS, o + (7 + i) * MS);
+        synth_kernel(&s, NVJET, o + 9 * MS, o + 9500 * US);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    const char *alt = expect_finding(path, "unfused_optimizer", fused ? -1 : 3.0 * (1 - 5.0 / 8),
+                                     fused ? NULL : "SGD(");
+    CHECK_STR(alt, "");
+}
+
+
+/* An Adam step per parameter tensor: after a GEMM [0, 2), 30 lerp kernels of 10 us, 20 us
+ * apart (the host launching each). Fused: the span's 0.3 ms busy at 7 of 21 passes and its
+ * 0.58 ms of gaps (no recording cost: a synthetic trace) go, 0.78 ms; the 30 launches make
+ * the step launch-bound too, and the finding is that one's alternative. */
+static void test_unfused_optimizer_per_parameter(void)
+{
+    const char *path = ss_test_path("opt-single.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel(&s, NVJET, o, o + 2 * MS);
+        for (uint64_t i = 0; i < 30; i++)
+            synth_kernel(&s, LERP, o + 2 * MS + i * 30 * US, o + 2 * MS + i * 30 * US + 10 * US);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    const char *alt = expect_finding(path, "unfused_optimizer", 0.3 * (1 - 7.0 / 21) + 0.58,
+                                     "AdamW(params, fused=True)");
+    CHECK_STR(alt, "launch_bound");
+}
+
+
+/* GEMM [0, 5); elementwise kernels [5, 6), [6, 6.5), [6.5, 7) (with `compiled`: Triton's, a
+ * torch.compile'd program); GEMM [7, 9.5). Fused, the run takes its longest kernel's 1 ms:
+ * 1 ms/step saved. A single elementwise kernel between the GEMMs: nothing to fuse. */
+static void test_unfused_elementwise(int run, int compiled)
+{
+    const char *path = ss_test_path(!run ? "ew-single.sstrace" : compiled ? "ew-compiled.sstrace"
+                                                                          : "ew-run.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    const char *gelu = compiled ? "triton_poi_fused_gelu_0" : GELU;
+    const char *add = compiled ? "triton_poi_fused_add_1" : ADD; /* Triton's: compiled */
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel(&s, NVJET, o, o + 5 * MS);
+        synth_kernel(&s, gelu, o + 5 * MS, o + 6 * MS);
+        if (run) synth_kernel(&s, add, o + 6 * MS, o + 6500 * US);
+        if (run) synth_kernel(&s, add, o + 6500 * US, o + 7 * MS);
+        synth_kernel(&s, NVJET, o + 7 * MS, o + 9500 * US);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    /* a compiled program is told nothing about compiling */
+    expect_finding(path, "unfused_elementwise", run && !compiled ? 1.0 : -1,
+                   "torch.compile(model)");
+}
+
+
+/* On a 100-SM GPU: per step a GEMM [0, 4) of 200 blocks and four GEMMs of 25 blocks, 1 ms
+ * each: 75 SMs idle in each, 3 ms/step. With 100 blocks each: quiet. */
+static void test_small_gemms(uint32_t blocks)
+{
+    const char *path = ss_test_path(blocks < 100 ? "gemm-small.sstrace" : "gemm-full.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    synth_device(&s, 0, "NVIDIA H200", 100);
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel_blocks(&s, NVJET, o, o + 4 * MS, 200);
+        for (uint64_t i = 0; i < 4; i++)
+            synth_kernel_blocks(&s, NVJET, o + (4 + i) * MS, o + (5 + i) * MS, blocks);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    expect_finding(path, "small_gemms", blocks >= 100 ? -1 : 4.0 * (100 - blocks) / 100, NULL);
+}
+
+
+/* A GEMM [0, 8), a D2D copy [8, 8.5) and a memset [8.5, 8.6) with nothing under them: 0.6 ms
+ * of exposed device copies; the copy under the GEMM instead: hidden, quiet. */
+static void test_device_copies(int exposed)
+{
+    const char *path = ss_test_path(exposed ? "d2d-exposed.sstrace" : "d2d-hidden.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel(&s, NVJET, o, o + 8 * MS);
+        uint64_t c = exposed ? o + 8 * MS : o + 1 * MS;
+        synth_memcpy(&s, SST_COPY_D2D, SST_MEM_DEVICE, c, c + 500 * US, 1 << 20);
+        synth_memset(&s, c + 500 * US, c + 600 * US);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    expect_finding(path, "device_copies", exposed ? 0.6 : -1, NULL);
+}
+
+
 int main(int argc, char **argv)
 {
     REQUIRE(argc == 2);
@@ -638,6 +799,16 @@ int main(int argc, char **argv)
     test_small_h2d();
     test_sync_exposes_data();
     test_recompiles();
+    test_unfused_optimizer_foreach(0);
+    test_unfused_optimizer_foreach(1);
+    test_unfused_optimizer_per_parameter();
+    test_unfused_elementwise(1, 0);
+    test_unfused_elementwise(1, 1);
+    test_unfused_elementwise(0, 0);
+    test_small_gemms(25);
+    test_small_gemms(100);
+    test_device_copies(1);
+    test_device_copies(0);
     test_fixture_gate(argv[1]);
     return ss_test_result();
 }

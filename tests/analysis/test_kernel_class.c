@@ -288,6 +288,55 @@ static void check_names(const struct named *v, size_t n)
     }
 }
 
+/* How an optimizer kernel was launched (issue #31): real names of the H200 fixtures
+ * (h200-1201/fw: eager_mlp's per-tensor AdamW and fused AdamW, timm_vit's foreach AdamW with
+ * its lerp, h200-gpubound-bf16's foreach SGD, clip_grad_norm_'s foreach norm). */
+struct opt_named {
+    const char *name;
+    enum ssa_opt_kind kind;
+    int adam;
+};
+static const struct opt_named opt_names[] = {
+    {"_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_45_GLOBAL__N__d296b789_7_Lerp_cu_"
+     "751192d7_2018418lerp_scalar_kernelERNS_18TensorIteratorBaseERKN3c106ScalarEENKUlvE0_clEvE",
+     SSA_OPT_SINGLE, 1},
+    {"_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_19addcdiv_cuda_kernelERNS_18Tensor"
+     "IteratorBaseERKN3c106ScalarEENKUlvE0_clEvENKUlvE5_clEvEUlfffE_St5arrayIPcLm4EEEEviT0_T1_",
+     SSA_OPT_SINGLE, 1},
+    {"_ZN2at6native52_GLOBAL__N__c815dac0_19_fused_adamw_impl_cu_8b44fa2325multi_tensor_apply_"
+     "kernelINS1_32FusedOptimizerTensorListMetadataILi4EEENS1_20FusedAdamMathFunctorIfLi4ELNS0_"
+     "9ADAM_MODEE1ELb0EEEJPKfdddddbS9_S9_EEEvT_T0_DpT1_",
+     SSA_OPT_FUSED, 1},
+    {"_ZN2at6native52_GLOBAL__N__4671fab5_19_ForeachTernaryOp_cu_5285c63625multi_tensor_apply_"
+     "kernelINS1_18TensorListMetadataILi2EEENS1_22TernaryOpScalarFunctorIfLi2ELi2ELi0EEEJNS0_"
+     "11LerpFunctorIfEEfEEEvT_T0_DpT1_",
+     SSA_OPT_FOREACH, 1},
+    {"_ZN2at6native55_GLOBAL__N__d25d856e_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_apply_"
+     "kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIfLi2ELi2ELi0EEEJSt4"
+     "plusIfEfEEEvT_T0_DpT1_",
+     SSA_OPT_FOREACH, 0},
+    {"_ZN2at6native51_GLOBAL__N__d9d46141_18_ForeachReduceOp_cu_b83ec48c25multi_tensor_apply_"
+     "kernelINS1_18TensorListMetadataILi1EEENS0_13LpNormFunctorIfLNS0_8NormTypeE1EfLi1ELi1ELi0EE"
+     "EJPfiEEEvT_T0_DpT1_",
+     SSA_OPT_NONE, 0},
+    {"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEESt5arrayIPcLm3EEE"
+     "EviT0_T1_",
+     SSA_OPT_NONE, 0},
+};
+
+static void check_optimizer_kinds(void)
+{
+    for (size_t i = 0; i < sizeof opt_names / sizeof opt_names[0]; i++) {
+        int adam = -1;
+        enum ssa_opt_kind k = ssa_optimizer_kind(opt_names[i].name, &adam);
+        if (k != opt_names[i].kind || adam != opt_names[i].adam)
+            printf("optimizer kind of %.60s...: %d (adam %d), want %d (adam %d)\n",
+                   opt_names[i].name, k, adam, opt_names[i].kind, opt_names[i].adam);
+        CHECK_EQ(k, opt_names[i].kind);
+        CHECK_EQ(adam, opt_names[i].adam);
+    }
+}
+
 static void check_api_table(void)
 {
     /* the calls seen in the fixtures, and CUDA 13's new launch entry point */
@@ -320,6 +369,7 @@ int main(void)
     check_names(real_names, sizeof real_names / sizeof real_names[0]);
     check_names(other_names, sizeof other_names / sizeof other_names[0]);
     check_api_table();
+    check_optimizer_kinds();
     for (int c = 0; c < SSA_CAT_COUNT; c++) CHECK(ssa_cat_name(c) && ssa_cat_description(c));
     CHECK(ssa_cat_name(SSA_CAT_COUNT) == NULL);
     return ss_test_result();

@@ -7,7 +7,8 @@ hostile trace, and checks that
 
   - the page loads with no console error, no uncaught exception and its script ran to the end
     (data-ss-ready), nothing in its own error box (#ss-errors);
-  - the timeline draws one rect per span of its data (the median step, then the slowest);
+  - the timeline draws one rect per span of its data (the median step, then the slowest, then
+    the last step of its list: any drawn step can be picked);
     wheel zoom narrows the time axis, the fit key restores it;
   - clicking a finding highlights exactly the spans of the categories it prices;
   - a sortable table sorts; the run chart has one stacked path per category in its data;
@@ -200,6 +201,13 @@ STATE = """(() => {
 })()"""
 
 
+# Picks the last step of the timeline's list (any drawn step); returns its timeline index.
+PICK_LAST = """(() => { const p = document.querySelector('.ss-tl .ss-toolbar select');
+  p.value = p.options[p.options.length - 1].value;
+  p.dispatchEvent(new Event('change'));
+  return Number(p.value); })()"""
+
+
 def center_of(b, selector):
     r = b.js(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null;"
              " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
@@ -253,6 +261,10 @@ def check_timeline(b, name):
         n = b.js(STATE)["rects"]
         if n != s["timelines"][1]:
             fail(f"{name}: slowest step draws {n} spans, its data holds {s['timelines'][1]}")
+        last = b.js(PICK_LAST)
+        n = b.js(STATE)["rects"]
+        if n != s["timelines"][last]:
+            fail(f"{name}: the list's last step draws {n} spans, its data holds {s['timelines'][last]}")
         b.js("document.querySelectorAll('.ss-tl .ss-toolbar button')[0].click()")
     return s
 

@@ -93,8 +93,13 @@ d = json.loads(re.search(r'class="ss-data">(.*?)</script>', doc, re.S).group(1))
 data = [c["name"] for c in d["cats"]].index("data")
 lanes = d["lanes"]
 assert lanes[0] == [0] and [1, 0, 7] in lanes and [2, 1247, 1] in lanes, lanes
-med, slow = d["timelines"]
+med, slow = d["timelines"][:2]
 assert (med["which"], slow["which"]) == ("median", "slowest") and slow["dur"] > med["dur"], d["timelines"]
+# every step of the run is drawn (issue #31): the other six, warm-up step 0 marked
+others = d["timelines"][2:]
+assert sorted(t["number"] for t in d["timelines"]) == list(range(8)), [t["number"] for t in d["timelines"]]
+assert all(t["which"] == "step" for t in others) and [t["number"] for t in others if t.get("warmup")] == [0]
+assert [3] in lanes, lanes                           # the memory lane: the cudaMalloc/cudaFree calls
 for t in d["timelines"]:
     runs = [s for s in t["spans"] if s[0] == 0]       # the attribution tiles the step
     assert abs(sum(s[3] for s in runs) - t["dur"]) < 0.002 * len(runs), (sum(s[3] for s in runs), t["dur"])

@@ -2,7 +2,8 @@
  * report_html.c — `stepscope report --format html`: ONE self-contained file to explore (no
  * network, nothing fetched), every section of it: per process the headline, the breakdown of
  * the step by category, the ranked findings, a chart of every step of the run, a timeline of
- * the median and the slowest step, where the GPU-idle host time is in the code (a table and a
+ * any step kept (every step of a short run; median and slowest one click away), where the
+ * GPU-idle host time is in the code (a table and a
  * flame graph), the top kernels and the environment checks; before them the ranks of a
  * multi-GPU job; diff's page.
  *
@@ -100,6 +101,8 @@ static void html_identity_gpu(FILE *f, const struct report_view *v, char *buf, s
 {
     const struct ssa_summary *s = &v->s;
     if (v->has_rec_cost) html_row(f, "recording", v->rec_cost);
+    if (v->has_throughput) html_row(f, "throughput", v->throughput);
+    if (v->has_throughput && v->peak[0]) html_row(f, "device peak", v->peak);
     if (v->has_graphs) html_row(f, "CUDA graphs", v->graphs);
     if (s->host_ahead) {
         snprintf(buf, cap,
@@ -432,15 +435,18 @@ static void html_charts(FILE *f, const struct report_view *v)
         fprintf(f,
                 "<h3>Steps over the run</h3>\n<p class=\"note\">Every step%s: its time by "
                 "category, warm-up shaded, outliers (over %.2f ms, %.1f&times; the median) "
-                "marked; hover for numbers, click a marked step to draw it below.</p>\n"
+                "marked; hover for numbers, click a step to draw it below.</p>\n"
                 "<div class=\"ss-run\"><p class=\"nojs\">(the chart needs JavaScript)</p>"
                 "</div>\n",
                 v->bin_width > 1 ? " (bins of consecutive steps: their mean)" : "",
                 v->outlier_ms, SSA_OUTLIER_FACTOR);
     if (v->n_tls)
-        fputs("<h3>Timeline</h3>\n<p class=\"note\">The step's attribution on top (what "
-              "each instant counted as), then one lane per GPU stream and host thread; wheel "
-              "or W/S to zoom, drag or A/D to pan, 0 to fit; hover for names.</p>\n"
+        fputs("<h3>Timeline</h3>\n<p class=\"note\">Any step of the list (every step of a "
+              "short run, else evenly spaced ones with the median and slowest; [ and ] step "
+              "through them): its attribution on top (what each instant counted as), then one "
+              "lane per GPU stream, per host thread (its CUDA API calls, data ranges) and one of "
+              "memory (allocations and frees); wheel or W/S to zoom, drag or A/D to pan, 0 to "
+              "fit; hover for names.</p>\n"
               "<div class=\"ss-tl\" tabindex=\"0\"><p class=\"nojs\">(the timeline needs "
               "JavaScript)</p></div>\n",
               f);

@@ -294,7 +294,7 @@
     }
     for (const t of ctx.data.timelines || []) {
       const i = binOf(run, t.number);
-      if (i < 0) continue;
+      if (i < 0 || t.which === "step") continue;
       const x = g.x0 + (i + 0.5) * g.bw;
       svg.appendChild(sv("text", { x: x, y: g.y(0) + 30, "text-anchor": "middle", class: "group" },
         t.which === "median" ? "M" : "S"));
@@ -310,8 +310,9 @@
     if (b[5]) lines.push(b[5] + " outlier step" + (b[5] > 1 ? "s" : "") + " (over " + fmtTime(run.outlier) + ")");
     const parts = run.cats.map((c, k) => [b[6][k], c]).filter((x) => x[0] > 0).sort((x, y) => y[0] - x[0]);
     for (const [v, c] of parts.slice(0, 5)) lines.push(cats[c].name + "  " + fmtTime(v));
-    for (const t of ctx.data.timelines || [])
-      if (binOf(run, t.number) === i) lines.push("click: draw this " + t.which + " step below");
+    const drawn = (ctx.data.timelines || []).find((t) => binOf(run, t.number) === i);
+    if (drawn) lines.push("click: draw " + (drawn.which === "step" ? "" : "this " + drawn.which + " ") +
+      "step " + drawn.number + " below");
     return lines;
   }
 
@@ -370,7 +371,8 @@
   function laneLabel(lane) {
     if (lane[0] === 0) return "step attributed to";
     if (lane[0] === 1) return "GPU " + lane[1] + " \u00b7 stream " + lane[2];
-    return "thread " + lane[1] + (lane[2] ? " (training)" : "");
+    if (lane[0] === 3) return "memory (allocations, frees)";
+    return "thread " + lane[1] + (lane[2] ? " (training)" : "") + " \u00b7 API";
   }
 
   // Lane rows: their y and height, a gap between the groups (attribution, GPU, host).
@@ -393,21 +395,56 @@
     if (s[5] === 3) lines.push("CUDA graph " + s[6]);
     lines.push(cat.name + ": " + cat.text);
     if (s[5] === 1 || s[5] === 2) lines.push(fmtBytes(s[6]) + (s[5] === 2 ? ", pageable host memory" : ""));
+    if (s[5] === 4 || s[5] === 5) lines.push((s[5] === 4 ? "allocated " : "freed ") + fmtBytes(s[6]) + " on the device");
     lines.push(fmtTime(s[3]) + " at +" + fmtTime(s[2]) + " into step " + tl.number);
     lines.push(laneLabel(lane));
     if (!lines[0] || lines[0] === lines[1]) lines.shift();
     return lines;
   }
 
-  function timelineToolbar(ctx, view) {
-    const bar = el("div", "ss-toolbar");
-    view.stepButtons = ctx.data.timelines.map((t, k) => {
+  // Every drawn step in a list (by step number), the median and slowest one click away, the
+  // previous and next drawn step with the arrows or [ and ].
+  function stepPicker(ctx, view, bar) {
+    const tls = ctx.data.timelines;
+    view.order = tls.map((t, k) => k).sort((a, b) => tls[a].number - tls[b].number);
+    view.stepButtons = [];
+    tls.forEach((t, k) => {
+      if (t.which === "step") return;
       const b = el("button", null, t.which + " step " + t.number + " \u00b7 " + fmtTime(t.dur));
       b.type = "button";
+      b.ssK = k;
       b.addEventListener("click", () => view.select(k));
-      return b;
+      view.stepButtons.push(b);
     });
     bar.append(...view.stepButtons);
+    view.picker = el("select", "steps");
+    view.picker.title = "any step drawn (" + tls.length + ")";
+    for (const k of view.order) {
+      const t = tls[k];
+      const o = el("option", null, "step " + t.number + " \u00b7 " + fmtTime(t.dur) +
+        (t.which === "step" ? "" : " \u00b7 " + t.which) + (t.warmup ? " \u00b7 warm-up" : ""));
+      o.value = String(k);
+      view.picker.appendChild(o);
+    }
+    view.picker.addEventListener("change", () => view.select(Number(view.picker.value)));
+    const go = (d) => {
+      const at = view.order.indexOf(view.cur) + d;
+      if (at >= 0 && at < view.order.length) view.select(view.order[at]);
+    };
+    view.step = go;
+    for (const [text, title, d] of [["\u2039", "previous step ([)", -1], ["\u203a", "next step (])", 1]]) {
+      const b = el("button", null, text);
+      b.type = "button";
+      b.title = title;
+      b.addEventListener("click", () => go(d));
+      bar.appendChild(b);
+    }
+    bar.insertBefore(view.picker, bar.lastChild);
+  }
+
+  function timelineToolbar(ctx, view) {
+    const bar = el("div", "ss-toolbar");
+    stepPicker(ctx, view, bar);
     const acts = [["\u2212", "zoom out (S)", () => view.zoom(1 / 1.6)], ["+", "zoom in (W)", () => view.zoom(1.6)],
       ["fit", "whole step (0)", () => view.fit()], ["\u25c0", "pan left (A)", () => view.pan(-0.25)],
       ["\u25b6", "pan right (D)", () => view.pan(0.25)]];
@@ -532,10 +569,11 @@
     view.t = d.timelines[k];
     view.v0 = 0;
     view.v1 = view.t.dur || 1;
-    view.stepButtons.forEach((b, i) => b.classList.toggle("on", i === k));
+    view.stepButtons.forEach((b) => b.classList.toggle("on", b.ssK === k));
+    if (view.picker) view.picker.value = String(k);
     const t = view.t;
-    view.info.textContent = t.spans.length + " spans \u00b7 " + t.kernels + " kernels, " + t.launches +
-      " launches in the step";
+    view.info.textContent = "step " + t.number + (t.warmup ? " (warm-up)" : "") + ": " + t.spans.length +
+      " spans \u00b7 " + t.kernels + " kernels, " + t.launches + " launches";
     const notes = [];
     if (t.dropped) notes.push(t.dropped + " intervals of this step were not kept (too many).");
     if (t.cut) notes.push(t.cut + " intervals are in lanes past the first " + d.lanes.length + " (not drawn).");
@@ -620,7 +658,7 @@
     const keys = { w: () => view.zoom(1.6), "+": () => view.zoom(1.6), "=": () => view.zoom(1.6),
       s: () => view.zoom(1 / 1.6), "-": () => view.zoom(1 / 1.6), a: () => view.pan(-0.2),
       ArrowLeft: () => view.pan(-0.2), d: () => view.pan(0.2), ArrowRight: () => view.pan(0.2),
-      "0": () => view.fit() };
+      "0": () => view.fit(), "[": () => view.step(-1), "]": () => view.step(1) };
     const fn = keys[ev.key.length === 1 ? ev.key.toLowerCase() : ev.key];
     if (!fn || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     ev.preventDefault();

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "trace/sst_cbid.h"
 
 #define HTML_TL_LANES 48    /* lanes drawn; the intervals of more are left out (said) */
 #define HTML_TL_NAME 300    /* characters of a kernel's name on hover (shortened by structure) */
@@ -54,8 +55,9 @@ static ssize_t script_safe_write(void *cookie, const char *buf, size_t n)
  * sorting keys sorts lanes. */
 static uint64_t lane_key(const struct ssa_tl_item *it)
 {
-    static const uint64_t order[] = {[SSA_TL_ATTR] = 0, [SSA_TL_GPU] = 1, [SSA_TL_HOST] = 2};
-    return order[it->kind < SSA_TL_ATTR + 1 ? it->kind : SSA_TL_HOST] << 62 |
+    static const uint64_t order[] = {[SSA_TL_ATTR] = 0, [SSA_TL_GPU] = 1, [SSA_TL_HOST] = 2,
+                                     [SSA_TL_MEM] = 3};
+    return order[it->kind <= SSA_TL_MEM ? it->kind : SSA_TL_HOST] << 62 |
            (it->lane & ((1ull << 62) - 1));
 }
 
@@ -92,7 +94,8 @@ static int lane_row(const struct html_lanes *l, const struct ssa_tl_item *it)
     return -1;
 }
 
-/* [kind, a, b]: [0] the attribution, [1, device, stream], [2, thread id, 1 if training] */
+/* [kind, a, b]: [0] the attribution, [1, device, stream], [2, thread id, 1 if training],
+ * [3] memory */
 static void write_lanes(struct json_out *j, const struct html_lanes *l, uint32_t train_tid)
 {
     json_key(j, "lanes");
@@ -130,7 +133,7 @@ static int64_t name_new(struct names *nm, const char *text, int kernel)
 
 static int64_t api_name(struct names *nm, uint32_t name)
 {
-    const char *api = ssa_api_name((uint8_t)(name >> 24), name & 0xffffffu);
+    const char *api = sst_cbid_name((uint8_t)(name >> 24), name & 0xffffffu);
     if (!api) return -1;
     for (size_t k = 0; k < nm->n_api; k++)
         if (nm->api[k] == api) return nm->api_ix[k];
@@ -170,8 +173,9 @@ static void write_names(struct json_out *j, const struct names *nm)
 
 /* ---- the timelines ---- */
 
-/* [lane, category, start us, duration us, name index (-1: none)] and, for copies and
- * graphs, [.., detail kind (1 copy, 2 pageable copy, 3 graph), its bytes or graph id] */
+/* [lane, category, start us, duration us, name index (-1: none)] and, for copies, graphs
+ * and memory, [.., detail kind (1 copy, 2 pageable copy, 3 graph, 4 allocation, 5 free), its
+ * bytes or graph id] */
 static void write_span(struct json_out *j, const struct ssa_step *st, int row, int64_t name,
                        const struct ssa_tl_item *it)
 {
@@ -181,10 +185,10 @@ static void write_span(struct json_out *j, const struct ssa_step *st, int row, i
     json_ns_as_us(j, (int64_t)(it->start_ns - st->begin_ns));
     json_ns_as_us(j, (int64_t)(it->end_ns - it->start_ns));
     json_i64(j, name);
-    int detail = it->name_kind == SSA_TLN_COPY            ? 1
-                 : it->name_kind == SSA_TLN_COPY_PAGEABLE ? 2
-                 : it->name_kind == SSA_TLN_GRAPH         ? 3
-                                                          : 0;
+    static const int details[] = {[SSA_TLN_COPY] = 1, [SSA_TLN_COPY_PAGEABLE] = 2,
+                                  [SSA_TLN_GRAPH] = 3, [SSA_TLN_MEM_ALLOC] = 4,
+                                  [SSA_TLN_MEM_FREE] = 5};
+    int detail = it->name_kind <= SSA_TLN_MEM_FREE ? details[it->name_kind] : 0;
     if (detail) json_i64(j, detail), json_u64(j, it->name);
     json_end_array(j);
 }
@@ -193,11 +197,12 @@ static void write_timeline(struct json_out *j, const struct report_view *v,
                            const struct report_tl *t, const struct html_lanes *l,
                            struct names *nm)
 {
-    static const char *const which[SSA_TL_COUNT] = {"median", "slowest"};
+    static const char *const which[SSA_TL_WHICH] = {"median", "slowest", "step"};
     size_t cut = 0;
     json_begin_object(j);
     json_kv_string(j, "which", which[t->which]);
     json_kv_u64(j, "number", t->st->number);
+    if (t->warmup) json_kv_bool(j, "warmup", 1);
     json_key(j, "dur");
     json_ns_as_us(j, (int64_t)(t->st->end_ns - t->st->begin_ns));
     json_kv_u64(j, "kernels", t->st->n.kernels);

@@ -199,6 +199,54 @@ static void json_program(struct json_out *j, const struct ssa_program *p)
     json_end_object(j);
 }
 
+/* A number, or null when unknown (0: not marked, no peak). */
+static void json_kv_known(struct json_out *j, const char *key, double v)
+{
+    json_key(j, key);
+    if (v > 0)
+        json_double(j, v);
+    else
+        json_null(j);
+}
+
+static void json_peak(struct json_out *j, const struct ssa_device_peak *p)
+{
+    json_key(j, "device_peak");
+    if (!p) {
+        json_null(j);
+        return;
+    }
+    json_begin_object(j);
+    json_kv_string(j, "row", p->name);
+    json_kv_double(j, "bf16_tflops", p->bf16_tflops);
+    json_kv_double(j, "tf32_tflops", p->tf32_tflops);
+    json_kv_double(j, "fp32_tflops", p->fp32_tflops);
+    json_kv_double(j, "hbm_gb_per_s", p->hbm_gbps);
+    json_end_object(j);
+}
+
+static void json_throughput(struct json_out *j, const struct report_view *v)
+{
+    const struct ssa_throughput *t = &v->tp;
+    const struct ssa_batch *b = &v->r->batch;
+    json_key(j, "throughput");
+    json_begin_object(j);
+    json_kv_double(j, "steps_per_s", t->steps_per_s);
+    json_kv_u64(j, "batch_marks", b->marks);
+    json_kv_known(j, "samples_per_step", b->samples);
+    json_kv_known(j, "tokens_per_step", b->tokens);
+    json_kv_known(j, "flops_per_step", b->flops);
+    json_kv_known(j, "samples_per_s", t->samples_per_s);
+    json_kv_known(j, "tokens_per_s", t->tokens_per_s);
+    json_kv_known(j, "flops_per_s", t->flops_per_s);
+    json_kv_known(j, "gemm_flops_per_s", t->gemm_flops_per_s);
+    json_kv_string(j, "peak_basis", t->peak_basis);
+    json_kv_known(j, "mfu_pct", t->mfu_pct);
+    json_kv_known(j, "gemm_peak_pct", t->gemm_peak_pct);
+    json_peak(j, t->peak);
+    json_end_object(j);
+}
+
 static void json_frame(struct json_out *j, const struct ssa_pyframe *f)
 {
     json_begin_object(j);
@@ -412,6 +460,7 @@ static void json_process_object(struct json_out *j, const struct report_view *v,
     json_categories(j, &v->s, v->per_step);
     if (v->has_samples) json_host(j, v);
     json_per_step_means(j, &v->s);
+    if (v->has_throughput) json_throughput(j, v);
     json_program(j, &r->program);
     json_findings(j, &v->f, v->has_samples, v->r->host.sync_calls > 0);
     json_env(j, &v->env);

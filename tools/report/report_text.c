@@ -133,6 +133,16 @@ static void print_outliers(FILE *out, const struct report_view *v)
     text_wrapped(out, "  outliers   ", say);
 }
 
+/* The throughput: one line when the program marked its batch (without -v: one screen);
+ * with -v always, and the device's peaks. */
+static void text_throughput(FILE *out, const struct report_view *v, int verbose)
+{
+    if (!v->has_throughput) return;
+    if (verbose) text_wrapped(out, "  throughput ", v->throughput);
+    if (verbose && v->peak[0]) text_wrapped(out, "  peak       ", v->peak);
+    if (!verbose && v->r->batch.marks) text_wrapped(out, "  throughput ", v->throughput_line);
+}
+
 static void text_steps_line(FILE *out, const struct report_view *v)
 {
     const struct ssa_result *r = v->r;
@@ -522,6 +532,7 @@ static void text_section(FILE *out, const struct report_view *v, const struct re
     text_identity(out, v);
     text_env(out, &v->env, o->verbose);
     text_steps_line(out, v);
+    text_throughput(out, v, o->verbose);
     if (!s->steps) {
         fprintf(out, "  nothing to attribute: the trace has no timed records inside a step\n");
         return;

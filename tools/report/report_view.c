@@ -46,10 +46,11 @@ static const char *gpu_left_to(const struct ssa_result *r)
 static void timeline_steps(struct report_view *v)
 {
     const struct ssa_result *r = v->r;
-    for (int k = 0; k < SSA_TL_COUNT && v->per_step; k++) {
+    for (size_t k = 0; k < r->n_tl && v->per_step; k++) {
         const struct ssa_timeline *t = &r->tl[k];
-        if (!t->step || r->briefs[t->step - 1].warmup) continue;
-        v->tls[v->n_tls++] = (struct report_tl){k, &t->whole, t};
+        int warmup = r->briefs[t->step - 1].warmup;
+        if (!t->step || (warmup && t->which != SSA_TL_STEP)) continue;
+        v->tls[v->n_tls++] = (struct report_tl){t->which, warmup, &t->whole, t};
     }
 }
 
@@ -239,6 +240,67 @@ static void host_categories(struct report_view *v)
     }
 }
 
+/* "22.17 steps/s, 5676 samples/s, 1453000 tokens/s": the rates the batch marks give, into
+ * buf; returns the length written (at most cap - 1). */
+static size_t rates_text(const struct report_view *v, char *buf, size_t cap)
+{
+    const struct ssa_throughput *t = &v->tp;
+    const struct ssa_batch *b = &v->r->batch;
+    int n = snprintf(buf, cap, "%.2f steps/s", t->steps_per_s);
+    if (b->samples > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", %.0f samples/s", t->samples_per_s);
+    if (b->tokens > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", %.0f tokens/s", t->tokens_per_s);
+    return (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+/* The rates, then "; model 412.0 TFLOP/s, 42 % of the bf16 peak; GEMM/conv kernels 610.0
+ * TFLOP/s, 62 %" — or what is missing to say more. */
+static void throughput_text(const struct report_view *v, char *buf, size_t cap)
+{
+    const struct ssa_throughput *t = &v->tp;
+    const struct ssa_batch *b = &v->r->batch;
+    size_t n = rates_text(v, buf, cap);
+    if (b->flops > 0 && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, "; model %.1f TFLOP/s", t->flops_per_s / 1e12);
+    if (b->flops > 0 && t->peak_basis && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, ", %.0f %% of the %s peak", t->mfu_pct,
+                              t->peak_basis);
+    if (t->gemm_flops_per_s > 0 && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, "; GEMM/conv kernels %.1f TFLOP/s%s",
+                              t->gemm_flops_per_s / 1e12, t->peak_basis ? "" : " (no peak known)");
+    if (t->gemm_flops_per_s > 0 && t->peak_basis && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, ", %.0f %%", t->gemm_peak_pct);
+    if (!b->marks && n < cap)
+        snprintf(buf + n, cap - n,
+                 "; samples/s and FLOP/s unknown: the program marks no batch (a mark \"batch: "
+                 "samples=N tokens=N flops=N\", docs/markers.md)");
+}
+
+/* The text report's line when the batch is marked: the rates, then ", 585 TFLOP/s = 59 % of
+ * the bf16 peak (H200 SXM)", or "; H200 SXM peak: bf16 990 TFLOP/s" without FLOPs. */
+static void throughput_line(const struct report_view *v, char *buf, size_t cap)
+{
+    const struct ssa_throughput *t = &v->tp;
+    size_t n = rates_text(v, buf, cap);
+    if (v->r->batch.flops > 0 && t->peak_basis)
+        snprintf(buf + n, cap - n, ", %.0f TFLOP/s = %.0f %% of the %s peak (%s)",
+                 t->flops_per_s / 1e12, t->mfu_pct, t->peak_basis, t->peak->name);
+    else if (t->peak)
+        snprintf(buf + n, cap - n, "; %s peak: bf16 %.0f TFLOP/s", t->peak->name,
+                 t->peak->bf16_tflops);
+}
+
+static void peak_text(const struct ssa_device_peak *p, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (p)
+        snprintf(buf, cap,
+                 "%s: bf16 %.0f, tf32 %.0f, fp32 %.1f TFLOP/s dense, HBM %.1f TB/s (vendor "
+                 "datasheet)",
+                 p->name, p->bf16_tflops, p->tf32_tflops, p->fp32_tflops, p->hbm_gbps / 1e3);
+}
+
 void report_view_build(struct report_view *v, const struct ssa_result *r,
                        const struct ssa_peer *peer)
 {
@@ -263,6 +325,11 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
             if (strcmp(v->f.v[k].id, v->f.v[i].alternative_to) == 0) v->alt_of[i] = k + 1;
     v->has_graphs = v->per_step && graphs_text(&v->s, v->graphs, sizeof v->graphs);
     v->has_program = program_text(&r->program, v->program, sizeof v->program);
+    ssa_throughput(r, &v->s, &v->tp);
+    v->has_throughput = v->per_step && v->s.steps > 0;
+    if (v->has_throughput) throughput_text(v, v->throughput, sizeof v->throughput);
+    if (v->has_throughput) throughput_line(v, v->throughput_line, sizeof v->throughput_line);
+    peak_text(v->tp.peak, v->peak, sizeof v->peak);
     host_categories(v);
     v->site_cats = site_cats(&r->host);
 }

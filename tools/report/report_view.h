@@ -59,6 +59,7 @@ struct report_hostcat {
 /* A step drawn on the HTML report's timeline (SSA_TIMELINE). */
 struct report_tl {
     int which;                     /* enum ssa_tl_which */
+    int warmup;                    /* a warm-up step (only among the others) */
     const struct ssa_step *st;     /* its full result */
     const struct ssa_timeline *tl; /* its intervals (borrowed from the result) */
 };
@@ -87,9 +88,10 @@ struct report_view {
     struct ssa_outlier outliers[REPORT_OUTLIERS]; /* the slowest first */
     size_t n_outliers;                             /* steady steps over 1.5x the median (all of
                                                     * them: outliers holds the first ones) */
-    /* the steps drawn on the timeline: the steady one of median length, then the slowest */
+    /* the steps drawn on the timeline: the steady one of median length, the slowest, then
+     * the others the analysis kept (every step of a short run) */
     size_t n_tls;
-    struct report_tl tls[SSA_TL_COUNT];
+    struct report_tl tls[SSA_TL_STEPS_MAX];
     size_t n_bins, bin_width; /* n_bins 0: no chart of the run (one interval, no bins kept) */
     double outlier_ms;        /* steady steps longer than this are outliers */
     struct report_bin bins[SSA_STEP_BINS_MAX];
@@ -111,6 +113,13 @@ struct report_view {
      * Python program (the fixes are written for it) */
     int has_program;
     char program[200];
+    /* throughput (ssa_throughput): the step's rate, what the batch marks give, and the
+     * device's peaks; sentences for text, md and html (has_throughput: the trace has steady
+     * steps; peak[0] 0: no peaks known for the device) */
+    struct ssa_throughput tp;
+    int has_throughput;
+    char throughput[360], peak[200];
+    char throughput_line[200]; /* both, short: the text report's one line */
     char graphs[256];
     /* Python stack samples of the training thread in the steady steps (r->host.counted > 0):
      * the GPU-idle categories with samples, the most time first, and the flame graph's nodes
