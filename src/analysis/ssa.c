@@ -111,6 +111,7 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     int rc = sst_reader_rewind(r);
     sc->reader = r;
     sc->msgs.marker = &sc->marker;
+    if (opts) sc->host_from_ns = opts->host_from_ns, sc->host_to_ns = opts->host_to_ns;
     if (rc == 0) rc = ssa_marker_init(&sc->marker, opts ? opts->step_marker : NULL);
     if (rc == 0) rc = ssa_scan_run(r, sc, res);
     keep_reader_state(r, res);

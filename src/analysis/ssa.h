@@ -484,6 +484,9 @@ struct ssa_opts {
      * stepscope did not record). Given 0 turns the discount off. */
     int rec_cost_given;
     double rec_cost_us;
+    /* Python samples and call sites of the steps that overlap [host_from_ns, host_to_ns]
+     * only (`export --format folded --steps/--time`); both 0: of every step */
+    uint64_t host_from_ns, host_to_ns;
 };
 
 /* Analyses the trace at path. On success *out owns the result (ssa_result_free).

@@ -765,6 +765,15 @@ static void note_host_wait(struct ssa_step *st)
     st->n.gpu.host_wait_ns = w < span ? w : span;
 }
 
+/* Whether step i's samples and call sites count (ssa_opts.host_from_ns). */
+static int host_counts(const struct attr *a, size_t i)
+{
+    const struct ssa_scan *sc = a->sc;
+    const struct ssa_step_brief *b = &a->res->briefs[i];
+    if (!sc->host_from_ns && !sc->host_to_ns) return 1;
+    return b->begin_ns <= sc->host_to_ns && b->end_ns >= sc->host_from_ns;
+}
+
 /* Sweeps step fin_next, records its brief, and (compact mode) sums or keeps it aside. */
 static void finalize_next(struct attr *a)
 {
@@ -783,7 +792,7 @@ static void finalize_next(struct attr *a)
     if (tl) tl->whole = *st;
     if (a->res->bins.cat_ns) bin_add(&a->res->bins, i, st);
     a->last_swept_end = b->end_ns;
-    if (o->smp.n && (count_sample_launches(a, hs, o->host.n, a->rate_span,
+    if (o->smp.n && host_counts(a, i) && (count_sample_launches(a, hs, o->host.n, a->rate_span,
                                            st->end_ns - st->begin_ns, &o->smp) ||
                      ssa_host_add(&a->sc->host, ssa_steps_group(a->sc, i), i, &o->smp)))
         a->err = SS_ENOMEM;
@@ -1009,14 +1018,14 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
         break;
     case SSA_API_SYNC:
         st->n.syncs++, st->n.sync_api_ns += d;
-        if (ssa_host_call_api(&a->sc->host, a->res, api, ssa_steps_group(a->sc, i), SSA_CAT_SYNC))
+        if (host_counts(a, i) && ssa_host_call_api(&a->sc->host, a->res, api, ssa_steps_group(a->sc, i), SSA_CAT_SYNC))
             a->err = SS_ENOMEM;
         break;
     case SSA_API_ALLOC:
         st->n.allocs++, st->n.alloc_api_ns += d;
         if (d >= SSA_LAUNCH_WAIT_NS && ssa_api_frees(api->domain, api->cbid))
             st->n.gpu.long_free_ns += d;
-        if (ssa_host_call_api(&a->sc->host, a->res, api, ssa_steps_group(a->sc, i), SSA_CAT_ALLOC))
+        if (host_counts(a, i) && ssa_host_call_api(&a->sc->host, a->res, api, ssa_steps_group(a->sc, i), SSA_CAT_ALLOC))
             a->err = SS_ENOMEM;
         break;
     default:

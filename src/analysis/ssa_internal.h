@@ -294,6 +294,7 @@ struct ssa_scan {
     size_t n_rec;
     int rec_applies; /* the stretches decide which steps count (ssa_capture_filter) */
     struct ssa_hostacc host; /* Python stack samples (both passes) */
+    uint64_t host_from_ns, host_to_ns; /* ssa_opts: the steps whose samples count (0, 0: all) */
 };
 
 /* Which group step i is in, as ssa_steps_warmup_plan left it (before pass 2). */

@@ -16,6 +16,7 @@
 
 #include "analysis/ssa.h"
 #include "interop/ssi.h"
+#include "interop/ssi_window.h"
 #include "trace/sst_reader.h"
 #include "util/ss_error.h"
 
@@ -162,14 +163,15 @@ static int cmp_entry(const void *x, const void *y)
     return (a->stack > b->stack) - (a->stack < b->stack);
 }
 
-static int write_all(struct sst_reader *r, const struct ssa_result *res, FILE *f)
+static int write_all(const struct ssi_export_in *in, FILE *f)
 {
+    struct sst_reader *r = in->r;
     struct ssa_pystream *p;
     struct fold_all a;
     memset(&a, 0, sizeof a);
-    int rc = ssa_pystream_new(ssa_py_rate_hz(&res->env), &p);
+    int rc = ssa_pystream_new(ssa_py_rate_hz(&in->res->env), &p);
     const struct sst_rec_header *h;
-    while (rc == 0 && (rc = sst_reader_next(r, &h)) == 1) {
+    while (rc == 0 && (rc = ssi_window_next(r, in->win, &h)) == 1) {
         if (h->type == SST_REC_THREAD) fold_thread(&a, h);
         rc = ssa_pystream_feed(p, r, h, fold_sample, &a);
         if (!rc) rc = a.err;
@@ -204,12 +206,13 @@ static void say_empty(const struct ssa_result *res, int all, char *msg, size_t c
                                  "(--samples all folds every sample)");
 }
 
-int ssi_folded_write(struct sst_reader *r, const struct ssa_result *res, int all, FILE *f,
-                     char *msg, size_t cap)
+int ssi_folded_write(const struct ssi_export_in *in, FILE *f, char *msg, size_t cap)
 {
+    const struct ssa_result *res = in->res;
+    int all = in->all_samples;
     if (msg && cap) msg[0] = '\0';
-    int rc = !res->host.samples ? SS_EEMPTY : all ? sst_reader_rewind(r) : 0;
-    if (rc == 0) rc = all ? write_all(r, res, f) : write_idle(res, f);
+    int rc = !res->host.samples ? SS_EEMPTY : all ? ssi_window_rewind(in->r, in->win) : 0;
+    if (rc == 0) rc = all ? write_all(in, f) : write_idle(res, f);
     if (rc == SS_EEMPTY && msg && cap) say_empty(res, all, msg, cap);
     else if (rc < 0 && msg && cap) snprintf(msg, cap, "cannot read the trace: %s", ss_strerror(rc));
     return rc;
@@ -217,11 +220,11 @@ int ssi_folded_write(struct sst_reader *r, const struct ssa_result *res, int all
 
 static int folded_stream(const struct ssi_export_in *in, FILE *f, char *msg, size_t cap)
 {
-    return ssi_folded_write(in->r, in->res, in->all_samples, f, msg, cap);
+    return ssi_folded_write(in, f, msg, cap);
 }
 
 const struct ssi_exporter ssi_export_folded = {
     "folded", ".folded",
     "collapsed stacks of the Python stack samples (flamegraph.pl,\n"
     "speedscope): \"root;frame;...;frame MICROSECONDS\" per line.",
-    1, folded_stream, NULL, 1};
+    1, folded_stream, NULL, 1, 0};

@@ -18,6 +18,7 @@
 #include "interop/ssi.h"
 #include "interop/ssi_nsys.h"
 #include "interop/ssi_nsys_xp.h"
+#include "interop/ssi_window.h"
 #include "trace/sst_cbid.h"
 #include "trace/sst_names.h"
 #include "util/ss_cxxname.h"
@@ -667,6 +668,7 @@ static void export_meta(struct xp *x, const char *in_path)
     meta_u64(x, "PID", fh->pid);
     meta_u64(x, "START_MONO_NS", fh->start_mono_ns);
     meta_u64(x, "START_UNIX_NS", fh->start_unix_ns);
+    if (x->win_desc) meta(x, "WINDOW", x->win_desc, strlen(x->win_desc));
     meta_u64(x, "DROPPED", x->dropped);
     meta_u64(x, "CLAMPED_DURATIONS", x->clamped);
 }
@@ -714,7 +716,7 @@ static int read_all(struct xp *x)
 {
     const struct sst_rec_header *h;
     int rc;
-    while (!x->rc && (rc = sst_reader_next(x->r, &h)) == 1)
+    while (!x->rc && (rc = ssi_window_next(x->r, x->win, &h)) == 1)
         export_record(x, h);
     if (!x->rc && rc < 0) {
         ssi_nsys_err(x->err, x->errlen, "cannot read the trace: %s", ss_strerror(rc));
@@ -762,9 +764,10 @@ int ssi_nsys_export_reader(const struct ssi_export_in *in, const char *out_path,
                            size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
-    struct xp x = {.err = err, .errlen = errlen, .t_min = UINT64_MAX, .r = in->r};
+    struct xp x = {.err = err, .errlen = errlen, .t_min = UINT64_MAX, .r = in->r, .win = in->win,
+                   .win_desc = in->win_desc};
     char *tmp = NULL, warn[256] = "";
-    int rc = sst_reader_rewind(in->r);
+    int rc = ssi_window_rewind(in->r, in->win);
     if (rc == 0) rc = open_db(&x, out_path, &tmp, err, errlen);
     if (rc == 0) rc = export_db(&x, in->source, warn, sizeof warn);
     xp_free(&x);
@@ -784,7 +787,7 @@ int ssi_nsys_export(const char *in_path, const char *source, const char *out_pat
     struct sst_reader *r;
     int rc = open_trace(in_path, &r, err, errlen);
     if (rc) return rc;
-    struct ssi_export_in in = {r, NULL, source ? source : in_path, 0};
+    struct ssi_export_in in = {r, NULL, source ? source : in_path, 0, NULL, NULL};
     rc = ssi_nsys_export_reader(&in, out_path, err, errlen);
     sst_reader_close(r);
     return rc;
@@ -795,4 +798,4 @@ const struct ssi_exporter ssi_export_nsys_sqlite = {
     "an SQLite database in the schema of `nsys export --type sqlite`\n"
     "(Nsight Systems 2025.3.1): kernels, copies, memsets, syncs, CUDA API\n"
     "calls, NVTX ranges, threads, GPUs; `nsys stats` and `nsys analyze` read it.",
-    0, NULL, ssi_nsys_export_reader, 0};
+    0, NULL, ssi_nsys_export_reader, 0, 56};

@@ -51,8 +51,12 @@ struct xp_kname { /* StringIds ids of one kernel name (0: not yet made) */
     uint32_t id; /* the trace's string id of the name (0: a free slot) */
 };
 
+struct ssi_window;
+
 struct xp {
     struct sst_reader *r;
+    struct ssi_window *win; /* the part written (NULL: all) */
+    const char *win_desc;   /* in words, for META_DATA_CAPTURE (NULL: all) */
     sqlite3 *db;
     sqlite3_stmt *st[XS_COUNT];
     char *err;

@@ -29,6 +29,7 @@
 
 #include "analysis/ssa.h"
 #include "interop/ssi.h"
+#include "interop/ssi_window.h"
 #include "interop/ssi_nsys.h"
 #include "trace/sst_reader.h"
 #include "util/ss_error.h"
@@ -58,6 +59,7 @@ struct nt_open { /* an NVTX start/end range waiting for its end */
 struct nt {
     FILE *f;
     struct sst_reader *r;
+    struct ssi_window *win; /* the part written (NULL: all) */
     uint32_t pid;
     struct nt_thread *threads;
     size_t n_threads, cap_threads;
@@ -283,6 +285,7 @@ static void write_steps(struct nt *t, const struct ssa_result *res)
     for (size_t i = 0; i < res->n_steps; i++) {
         const struct ssa_step *st = &res->steps[i];
         if (st->end_ns < st->begin_ns || st->begin_ns < last) continue; /* sorted, disjoint */
+        if (!ssi_window_overlaps(t->win, st->begin_ns, st->end_ns)) continue;
         write_step(t, st);
         last = st->end_ns;
     }
@@ -411,7 +414,7 @@ static int write_nvtxt(struct nt *t, const char *in_path, const struct ssa_resul
     write_steps(t, res);
     const struct sst_rec_header *h;
     int rc;
-    while (!t->rc && (rc = sst_reader_next(t->r, &h)) == 1)
+    while (!t->rc && (rc = ssi_window_next(t->r, t->win, &h)) == 1)
         on_record(t, h);
     if (!t->rc && rc < 0) t->rc = rc;
     write_tail(t);
@@ -446,8 +449,8 @@ int ssi_nvtxt_export_reader(const struct ssi_export_in *in, const char *out_path
 {
     if (err && errlen) err[0] = '\0';
     const struct ssa_result *res = in->res;
-    struct nt t = {.r = in->r};
-    int rc = sst_reader_rewind(in->r);
+    struct nt t = {.r = in->r, .win = in->win};
+    int rc = ssi_window_rewind(in->r, in->win);
     if (rc) {
         ssi_nsys_err(err, errlen, "cannot read the trace: %s", ss_strerror(rc));
     } else {
@@ -464,4 +467,4 @@ const struct ssi_exporter ssi_export_nvtxt = {
     "nvtxt", ".nvtxt",
     "NVTXT text (Nsight Systems' ImportNvtxt): the steps, their attributed\n"
     "time per category, and the trace's NVTX ranges.",
-    1, NULL, ssi_nvtxt_export_reader, 0};
+    1, NULL, ssi_nvtxt_export_reader, 0, 4};

@@ -27,6 +27,7 @@
 
 #include "analysis/ssa.h"
 #include "interop/ssi.h"
+#include "interop/ssi_window.h"
 #include "trace/sst_format.h"
 #include "trace/sst_names.h"
 #include "trace/sst_reader.h"
@@ -51,6 +52,8 @@ struct lane {
 
 struct exporter {
     struct sst_reader *r;
+    struct ssi_window *win; /* the part written (NULL: all) */
+    const char *win_desc;
     struct json_out j;
     uint64_t t0;  /* first event's time: the zero of the timeline */
     uint32_t pid; /* the training process (0 until its PROCESS record) */
@@ -557,7 +560,8 @@ static void export_attribution(struct exporter *x, const struct ssa_result *res)
 {
     for (size_t i = 0; res && res->steps && res->step_source != SSA_STEPS_NONE && i < res->n_steps;
          i++)
-        attribution_step(x, &res->steps[i]);
+        if (ssi_window_overlaps(x->win, res->steps[i].begin_ns, res->steps[i].end_ns))
+            attribution_step(x, &res->steps[i]);
 }
 
 /* The trace's state, in the JSON's "metadata" (shown by chrome://tracing and Perfetto) and,
@@ -573,6 +577,7 @@ static void export_metadata(struct exporter *x, char *warn, size_t cap)
     json_kv_string(&x->j, "trace-state", partial ? "incomplete" : "complete");
     json_kv_u64(&x->j, "bad-chunks", st->bad_chunks);
     json_kv_bool(&x->j, "truncated", st->truncated);
+    if (x->win_desc) json_kv_string(&x->j, "window", x->win_desc);
     json_end_object(&x->j);
     if (partial && warn && cap)
         snprintf(warn, cap,
@@ -593,7 +598,7 @@ static int write_events(struct exporter *x, const struct ssa_result *res, FILE *
     json_begin_array(&x->j);
     const struct sst_rec_header *h;
     int rc;
-    while ((rc = sst_reader_next(x->r, &h)) == 1 && !x->err)
+    while ((rc = ssi_window_next(x->r, x->win, &h)) == 1 && !x->err)
         export_record(x, h);
     if (rc >= 0 && x->err) rc = x->err;
     if (rc >= 0 && x->py) ssa_pystream_flush(x->py, py_slice, x);
@@ -616,9 +621,9 @@ int ssi_perfetto_write(const struct ssi_export_in *in, FILE *f, char *warn, size
         if (warn && cap) snprintf(warn, cap, "out of memory");
         return SS_ENOMEM;
     }
-    x->r = in->r;
+    x->r = in->r, x->win = in->win, x->win_desc = in->win_desc;
     x->py_hz = in->res ? ssa_py_rate_hz(&in->res->env) : 0;
-    int rc = sst_reader_rewind(in->r);
+    int rc = ssi_window_rewind(in->r, in->win);
     if (rc == 0) rc = write_events(x, in->res, f, warn, cap);
     ssa_pystream_free(x->py);
     for (size_t i = 0; i < SSX_NAME_SLOTS; i++)
@@ -634,4 +639,4 @@ const struct ssi_exporter ssi_export_perfetto = {
     "track per GPU stream (kernels, copies, memsets), flow arrows from each\n"
     "launch to its GPU work, stepscope's attribution of every step, and\n"
     "the Python stack samples as one track per sampled thread.",
-    1, ssi_perfetto_write, NULL, 0};
+    1, ssi_perfetto_write, NULL, 0, 480};

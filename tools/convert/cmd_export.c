@@ -17,7 +17,9 @@
 #include "analysis/ssa.h"
 #include "cmd.h"
 #include "interop/ssi.h"
+#include "interop/ssi_window.h"
 #include "trace/sst_reader.h"
+#include "trace/sst_window.h"
 #include "util/ss_error.h"
 #include "util/ss_out.h"
 
@@ -57,7 +59,7 @@ static void export_usage(void)
 {
     char list[256];
     printf("usage: stepscope export TRACE [-o OUT] [--format %s]\n"
-           "                        [--samples idle|all]\n"
+           "                        [--samples idle|all] [--steps A-B | --time A-B]\n"
            "\n"
            "Writes TRACE in another tool's format.\n",
            format_list(list, sizeof list, 0, "|", "|", ""));
@@ -74,11 +76,17 @@ static void export_usage(void)
     fputs("      --samples WHICH  folded: idle (the default: GPU-idle time of the training\n"
           "                     thread in the steady steps, a root per category) or all\n"
           "                     (every sample of every thread, a root per thread)\n"
+          "      --steps A-B    only steps A to B, as the report numbers them (A alone: one\n"
+          "                     step): what overlaps them, ranges that cross them whole\n"
+          "      --time A-B     only A to B seconds after the recording started (1.5-2.25)\n"
           "      --force        replace an existing or read-only OUT\n"
           "  -q, --quiet        no 'wrote OUT (SIZE)' line\n"
           "  -h, --help         this text\n"
           "\n"
-          "Exit status: 0 written, 1 the trace could not be read or OUT not written, 2 usage.\n",
+          "An export expected to pass 1 GiB (STEPSCOPE_EXPORT_WARN_MB) says its size first.\n"
+          "\n"
+          "Exit status: 0 written, 1 the trace could not be read, the window holds nothing or\n"
+          "OUT not written, 2 usage.\n",
           stdout);
 }
 
@@ -86,11 +94,30 @@ struct export_args {
     const char *in, *out;
     const struct ssi_exporter *fmt;
     int all_samples, samples_set; /* --samples all; --samples given */
+    struct sst_window win;        /* --steps (SST_WINDOW_STEPS) or --time (SECONDS); else ALL */
+    const char *win_arg;
     unsigned out_flags;
     char default_out[PATH_MAX];
 };
 
-enum { OPT_FORCE = 1000, OPT_SAMPLES };
+enum { OPT_FORCE = 1000, OPT_SAMPLES, OPT_STEPS, OPT_TIME };
+
+/* --steps A-B (or A) and --time A-B, in the capture window's grammar (sst_window.h): 0, or a
+ * usage error's exit code. */
+static int window_option(struct export_args *a, int steps, const char *arg)
+{
+    char spec[96];
+    const char *dash = strchr(arg, '-');
+    if (a->win_arg) return cli_usage_error(VERB, "one --steps or --time");
+    snprintf(spec, sizeof spec, "%s%s%s%s", steps ? "steps:" : "seconds:", arg,
+             steps && !dash ? "-" : "", steps && !dash ? arg : "");
+    if (strlen(arg) > 40 || sst_window_parse(spec, &a->win) != 0)
+        return cli_usage_error(VERB, steps ? "bad --steps '%s' (A-B: whole numbers, A <= B)"
+                                           : "bad --time '%s' (A-B: seconds, A < B)",
+                               arg);
+    a->win_arg = arg;
+    return 0;
+}
 
 /* --samples idle|all: 0, or a usage error's exit code. */
 static int samples_option(struct export_args *a, const char *arg)
@@ -107,11 +134,14 @@ static int parse_export_args(int argc, char **argv, struct export_args *a)
                                              {"format", required_argument, NULL, 'f'},
                                              {"force", no_argument, NULL, OPT_FORCE},
                                              {"samples", required_argument, NULL, OPT_SAMPLES},
+                                             {"steps", required_argument, NULL, OPT_STEPS},
+                                             {"time", required_argument, NULL, OPT_TIME},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->fmt = ssi_exporters[0];
+    a->win.kind = SST_WINDOW_ALL;
     cli_opt_reset();
     for (int c; (c = cli_getopt(VERB, argc, argv, "o:f:qh", longopts)) != -1;) {
         if (c == 'h') {
@@ -123,6 +153,8 @@ static int parse_export_args(int argc, char **argv, struct export_args *a)
         if (c == 'q') cli_quiet = 1;
         if (c == OPT_FORCE) a->out_flags |= SS_OUT_FORCE;
         if (c == OPT_SAMPLES && samples_option(a, optarg)) return CLI_EXIT_USAGE;
+        if ((c == OPT_STEPS || c == OPT_TIME) && window_option(a, c == OPT_STEPS, optarg))
+            return CLI_EXIT_USAGE;
         if (c == 'f' && !(a->fmt = ssi_exporter_find(optarg))) {
             char list[256];
             return cli_usage_error(VERB, "unknown format '%s' (%s)", optarg,
@@ -168,26 +200,145 @@ static int write_path(const char *tmp, void *ctx)
     return say_result(j->a->in, rc, msg);
 }
 
-/* A format that carries stepscope's attribution of every step (Perfetto, NVTXT) gets the
- * trace analysed first (full mode: each step kept), from the same reader. */
-static int analyse_for(const struct export_args *a, struct sst_reader *r, struct ssa_result **res)
+/* The trace analysed (full mode: every step kept) for a format that carries stepscope's
+ * attribution (Perfetto, NVTXT), for the steps --steps names, or for the folded samples of a
+ * window (o->host_from_ns). 0, or -1 after saying why. */
+static int analyse(const struct export_args *a, struct sst_reader *r, const struct ssa_opts *o,
+                   struct ssa_result **res)
 {
-    *res = NULL;
-    if (!a->fmt->needs_analysis) return 0;
-    struct ssa_opts o = {0};
-    int rc = ssa_analyze_reader(r, a->in, &o, 0, res);
+    int rc = ssa_analyze_reader(r, a->in, o, 0, res);
     if (rc) cli_error(VERB, a->in, "cannot analyse the steps: %s", ss_strerror(rc));
     return rc ? -1 : 0;
+}
+
+/* Where --time counts from: the recording's start (an imported trace's first record). */
+static uint64_t time_zero(struct sst_reader *r, const struct ssa_result *res)
+{
+    uint64_t start = sst_reader_header(r)->start_mono_ns;
+    return start > 1 || !res ? start : res->first_ns;
+}
+
+static int needs_analysis(const struct export_args *a, struct sst_reader *r)
+{
+    return a->fmt->needs_analysis || a->win.kind == SST_WINDOW_STEPS ||
+           (a->win.kind == SST_WINDOW_SECONDS && sst_reader_header(r)->start_mono_ns <= 1);
+}
+
+/* The times of the steps numbered a->win.from..to: 0, or -1 after saying why. */
+static int steps_span(const struct export_args *a, const struct ssa_result *res, uint64_t *from,
+                      uint64_t *to)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, first = UINT64_MAX, last = 0;
+    for (size_t i = 0; res->step_source != SSA_STEPS_NONE && i < res->n_steps; i++) {
+        const struct ssa_step_brief *b = &res->briefs[i];
+        first = b->number < first ? b->number : first, last = b->number > last ? b->number : last;
+        if (b->number < a->win.from || b->number > a->win.to) continue;
+        lo = b->begin_ns < lo ? b->begin_ns : lo, hi = b->end_ns > hi ? b->end_ns : hi;
+    }
+    if (lo <= hi) return *from = lo, *to = hi, 0;
+    if (first == UINT64_MAX)
+        cli_error(VERB, a->in, "no steps found: --time A-B exports a part by time");
+    else
+        cli_error(VERB, a->in, "no step numbered %s: its steps are numbered %" PRIu64 "-%" PRIu64,
+                  a->win_arg, first, last);
+    return -1;
+}
+
+/* The window's times on the trace's clock and its description (NULL: the whole trace).
+ * 0, or -1 after saying why. */
+static int window_span(const struct export_args *a, struct sst_reader *r,
+                       const struct ssa_result *res, uint64_t span[2], char *desc, size_t cap)
+{
+    uint64_t zero = time_zero(r, res);
+    span[0] = 0, span[1] = UINT64_MAX;
+    if (a->win.kind == SST_WINDOW_ALL) return 0;
+    if (a->win.kind == SST_WINDOW_SECONDS)
+        span[0] = zero + a->win.from, span[1] = zero + a->win.to;
+    else if (steps_span(a, res, &span[0], &span[1]) != 0)
+        return -1;
+    int n = snprintf(desc, cap, "%s%s%s%.3f-%.3f s%s", a->win.kind == SST_WINDOW_STEPS ? "steps " : "",
+                     a->win.kind == SST_WINDOW_STEPS ? a->win_arg : "",
+                     a->win.kind == SST_WINDOW_STEPS ? " (" : "",
+                     span[0] > zero ? (double)(span[0] - zero) / 1e9 : 0.0,
+                     span[1] > zero ? (double)(span[1] - zero) / 1e9 : 0.0,
+                     a->win.kind == SST_WINDOW_STEPS ? ")" : "");
+    return n > 0 ? 0 : -1;
+}
+
+/* STEPSCOPE_EXPORT_WARN_MB, else 1 GiB: the size above which an export says its size first. */
+static double warn_bytes(void)
+{
+    const char *v = getenv("STEPSCOPE_EXPORT_WARN_MB");
+    char *end;
+    double mb = v && *v ? strtod(v, &end) : 1024;
+    return (v && *v && (*end || mb < 0) ? 1024 : mb) * 1048576.0;
+}
+
+/* Before writing: the size the export is expected to reach, when that passes the limit. */
+static void warn_size(const struct export_args *a, const struct ssi_window *w)
+{
+    double bytes = a->fmt->bytes_per_event * (double)w->kept_events;
+    if (bytes <= warn_bytes()) return;
+    char size[32];
+    cli_error(VERB, a->in, "warning: this %s export will be about %s (%" PRIu64 " records)%s",
+              a->fmt->name, cli_fmt_bytes(size, sizeof size, (uint64_t)bytes), w->kept_events,
+              a->win_arg ? "" : "; --steps A-B or --time A-B exports a part");
+}
+
+/* A window with nothing in it, and where the trace's records are. */
+static void say_nothing(const struct export_args *a, struct sst_reader *r,
+                        const struct ssi_window *w, const char *desc)
+{
+    uint64_t zero = time_zero(r, NULL), first = w->first_ns, last = w->last_ns;
+    if (zero <= 1) zero = first;
+    cli_error(VERB, a->in, "nothing recorded in %s: the trace's records are at %.3f-%.3f s", desc,
+              first > zero ? (double)(first - zero) / 1e9 : 0.0,
+              last > zero ? (double)(last - zero) / 1e9 : 0.0);
+}
+
+/* The window's records counted (and its ranges paired): 0, or -1 after saying why. */
+static int prepare_window(const struct export_args *a, struct sst_reader *r, const uint64_t span[2],
+                          const char *desc, struct ssi_window *w)
+{
+    int rc = ssi_window_prepare(r, span[0], span[1], w);
+    if (rc) cli_error(VERB, a->in, "cannot read the trace: %s", ss_strerror(rc));
+    else if (a->win_arg && !w->kept_events)
+        say_nothing(a, r, w, desc);
+    else
+        return warn_size(a, w), 0;
+    return -1;
+}
+
+/* The analysis the export reads, for the window: 0, or -1 after saying why. */
+static int analyse_for(const struct export_args *a, struct cli_trace *t, uint64_t span[2],
+                       char *desc, size_t cap, struct ssa_result **res)
+{
+    struct ssa_opts o = {0};
+    *res = NULL;
+    if (needs_analysis(a, t->r) && analyse(a, t->r, &o, res) != 0) return -1;
+    if (window_span(a, t->r, *res, span, desc, cap) != 0) return -1;
+    if (!a->win_arg || !a->fmt->takes_samples || a->all_samples) return 0;
+    /* folded GPU-idle time: the analysis's samples, of the window's steps only */
+    ssa_result_free(*res);
+    o.host_from_ns = span[0], o.host_to_ns = span[1];
+    return analyse(a, t->r, &o, res);
 }
 
 static int export_trace(const struct export_args *a, struct cli_trace *t)
 {
     struct ssa_result *res;
-    if (analyse_for(a, t->r, &res) != 0) return CLI_EXIT_FAIL;
-    struct export_job j = {a, {t->r, res, a->in, a->all_samples}};
-    int rc = a->fmt->to_stream
+    struct ssi_window w;
+    uint64_t span[2];
+    char desc[160] = "";
+    int rc = CLI_EXIT_FAIL;
+    if (analyse_for(a, t, span, desc, sizeof desc, &res) != 0) return ssa_result_free(res), rc;
+    if (prepare_window(a, t->r, span, desc, &w) == 0) {
+        struct export_job j = {a, {t->r, res, a->in, a->all_samples, &w, a->win_arg ? desc : NULL}};
+        rc = a->fmt->to_stream
                  ? cli_write_output(VERB, a->out, "export", a->out_flags, write_stream, &j)
                  : cli_write_path(VERB, a->out, "export", a->out_flags, write_path, &j);
+    }
+    ssi_window_free(&w);
     ssa_result_free(res);
     return rc;
 }
