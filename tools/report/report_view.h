@@ -102,7 +102,7 @@ struct report_view {
     char rec_cost[256];
     int damaged;             /* damage: the sentence on what was lost (report_incomplete) */
     const char *damage_label; /* "DAMAGED" (records lost) or "INCOMPLETE" (no end) */
-    char damage[256];
+    char damage[512];
     /* Where the steps came from when it is not what the source's name says: graph launches
      * instead of markers, times measured on the GPU timeline, GPU records whose end CUPTI
      * wrote at the capture's close (sentences; n_step_notes used) */
