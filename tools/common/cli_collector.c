@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,17 +126,32 @@ static void other_cupti(const char *dirs, char *buf, size_t cap)
     }
 }
 
-/* In a child: dlopen the collector now, with everything it needs; its error through fd. */
+/* dl_iterate_phdr's visitor: the first loaded object named libcupti.so.* (its path into *data). */
+static int find_cupti(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    const char *base = strrchr(info->dlpi_name, '/');
+    if (!base || strncmp(base + 1, "libcupti.so", 11) != 0) return 0;
+    *(const char **)data = info->dlpi_name;
+    return 1;
+}
+
+/* In a child: dlopen the collector now, with everything it needs; through fd, the loader's
+ * error, or on success the path of the CUPTI it brought in (which one LD_LIBRARY_PATH, the
+ * RUNPATH and the system's path chose). */
 static void try_load(const char *lib, int fd)
 {
     void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-    const char *e = h ? "" : dlerror();
-    ssize_t w = write(fd, e ? e : "", strlen(e ? e : ""));
+    const char *said = "";
+    if (!h) said = dlerror();
+    else dl_iterate_phdr(find_cupti, &said);
+    ssize_t w = write(fd, said ? said : "", strlen(said ? said : ""));
     (void)w;
     _exit(h ? 0 : 1);
 }
 
-/* The loader's message of a child that loaded lib, into err; 0 when it loaded. */
+/* What a child that loaded lib said (the loader's error, or the CUPTI it loaded) into err;
+ * 0 when it loaded. */
 static int load_in_child(const char *lib, char *err, size_t cap)
 {
     int p[2];
@@ -159,7 +175,10 @@ static int load_in_child(const char *lib, char *err, size_t cap)
 int cli_collector_check(const char *lib, char *why, size_t cap)
 {
     char err[1024], runpath[2048], dirs[4096], other[1024];
-    if (load_in_child(lib, err, sizeof err) == 0) return 0;
+    if (load_in_child(lib, err, sizeof err) == 0) {
+        snprintf(why, cap, "%s", err);
+        return 0;
+    }
     elf_runpath(lib, runpath, sizeof runpath);
     const char *llp = getenv("LD_LIBRARY_PATH");
     snprintf(dirs, sizeof dirs, "%s:%s", llp ? llp : "", runpath);

@@ -111,9 +111,9 @@ int cli_find_companion(const char *name, char *out, size_t cap);
  * 0 with its real path in out, or -1. */
 int cli_find_collector(char *out, size_t cap);
 
-/* Whether the collector at lib loads here, tried in a child process: 0, or -1 with the cause
- * in why (the library the loader missed, where it looked, another CUDA's CUPTI found there).
- * (cli_collector.c) */
+/* Whether the collector at lib loads here, tried in a child process: 0 with the path of the
+ * CUPTI it loaded in why ("" when none was seen), or -1 with the cause in why (the library the
+ * loader missed, where it looked, another CUDA's CUPTI found there). (cli_collector.c) */
 int cli_collector_check(const char *lib, char *why, size_t cap);
 
 /* Closes the reader and removes a temporary import; safe on a trace that failed to open. */

@@ -150,7 +150,7 @@ static void check_collector(struct dr_ctx *c, struct dr_result *r)
                "%s", why);
         return;
     }
-    dr_set(r, DR_PASS, NULL, "%s loads, with its CUPTI", lib);
+    dr_set(r, DR_PASS, NULL, "%s loads, with %s", lib, why[0] ? why : "its CUPTI");
 }
 
 static void check_cudnn(struct dr_ctx *c, struct dr_result *r)
