@@ -182,6 +182,9 @@ detach_fails)
     [ "$(grep -c '^enable_domain 2 1' "$LOG")" = 1 ] || fail "the detach was armed more than once"
     "$BIN" dump --json "$OUT"/*.sstrace | grep -q '"key":"cupti.detached","value":"failed"' ||
         fail "no cupti.detached=failed"
+    "$BIN" report --accept-damage "$OUT"/*.sstrace >"$W/report.txt" 2>&1
+    grep -q "^  lost .*CUPTI could not be detached" "$W/report.txt" ||
+        fail "the report does not say the detach failed: $(head -12 "$W/report.txt")"
     ;;
 cb_calls)
     # STEPSCOPE_API=callbacks, capturing from the start: every kept call recorded once from

@@ -280,9 +280,16 @@ memcap)
     info_ok
     grep -q "^  dropped  *[1-9][0-9]* (host_buffer" "$W/info.txt" || fail "info does not show the drops"
     "$BIN" report "$OUT"/*.sstrace >"$W/report.txt" 2>&1 || fail "report exit $?"
-    grep -q "dropped  *[1-9][0-9]* records lost" "$W/report.txt" || fail "report does not show the drops"
+    grep -q "^  lost  *[1-9][0-9]* records\? dropped while recording" "$W/report.txt" ||
+        fail "report does not show the drops"
     "$BIN" report --format json "$OUT"/*.sstrace >"$W/report.json" || fail "report json exit $?"
     grep -q '"dropped": *[1-9]' "$W/report.json" || fail "report json does not show the drops"
+    "$BIN" report --format md "$OUT"/*.sstrace >"$W/report.md" || fail "report md exit $?"
+    grep -q "^- \*\*lost while recording\*\*: [1-9][0-9]* records dropped" "$W/report.md" ||
+        fail "report md does not show the drops"
+    "$BIN" report --format html -o "$W/report.html" "$OUT"/*.sstrace || fail "report html exit $?"
+    grep -q "lost while recording.*[1-9][0-9]* records dropped" "$W/report.html" ||
+        fail "report html does not show the drops"
     ;;
 forkstorm)
     # 16 children at once (a DataLoader with 16 workers), each with its own closed trace.

@@ -101,6 +101,7 @@ static void html_identity_gpu(FILE *f, const struct report_view *v, char *buf, s
 {
     const struct ssa_summary *s = &v->s;
     if (v->has_rec_cost) html_row(f, "recording", v->rec_cost);
+    if (v->has_lost) html_row(f, "lost while recording", v->lost);
     if (v->has_throughput) html_row(f, "throughput", v->throughput);
     if (v->has_throughput && v->peak[0]) html_row(f, "device peak", v->peak);
     if (v->has_graphs) html_row(f, "CUDA graphs", v->graphs);

@@ -47,6 +47,7 @@ static void md_headline(FILE *f, const struct report_view *v)
     for (size_t i = 0; i < v->n_step_notes; i++)
         fprintf(f, "- **steps, why**: %s\n", v->step_notes[i]);
     if (v->has_rec_cost) fprintf(f, "- **recording**: %s\n", v->rec_cost);
+    if (v->has_lost) fprintf(f, "- **lost while recording**: %s\n", v->lost);
     if (v->has_throughput) fprintf(f, "- **throughput**: %s\n", v->throughput);
     if (v->has_throughput && v->peak[0]) fprintf(f, "- **peak**: %s\n", v->peak);
     if (v->has_graphs) fprintf(f, "- **CUDA graphs**: %s\n", v->graphs);

@@ -112,8 +112,7 @@ static void text_identity(FILE *out, const struct report_view *v)
                  r->first_problem);
         text_wrapped(out, "  damage     ", trace);
     }
-    if (r->dropped)
-        fprintf(out, "  dropped    %" PRIu64 " records lost while recording\n", r->dropped);
+    if (v->has_lost) text_wrapped(out, "  lost       ", v->lost);
 }
 
 /* The slowest steps over SSA_OUTLIER_FACTOR x the median, and the category that grew. */

@@ -301,6 +301,26 @@ static void peak_text(const struct ssa_device_peak *p, char *buf, size_t cap)
                  p->name, p->bf16_tflops, p->tf32_tflops, p->fp32_tflops, p->hbm_gbps / 1e3);
 }
 
+/* What the recording lost while the program ran, with the count (issue #27: never silently):
+ * records dropped on a full buffer (CUPTI's or the host's), a CUPTI detach that failed (the
+ * recording's cost then went on past the window). 0 when nothing was lost. */
+static int lost_text(const struct ssa_result *r, char *buf, size_t size)
+{
+    const char *det = ssa_env_value(&r->env, "cupti.detached");
+    int detach_failed = det && strcmp(det, "failed") == 0;
+    int n = 0;
+    buf[0] = '\0';
+    if (r->dropped)
+        n = snprintf(buf, size, "%" PRIu64 " record%s dropped while recording (a buffer was "
+                     "full): the figures are short of what %s held", r->dropped,
+                     r->dropped == 1 ? "" : "s", r->dropped == 1 ? "it" : "they");
+    if (detach_failed && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "%sCUPTI could not be detached at the capture "
+                 "window's end: it went on recording, and costing, until the program ended",
+                 n ? "; " : "");
+    return r->dropped || detach_failed;
+}
+
 void report_view_build(struct report_view *v, const struct ssa_result *r,
                        const struct ssa_peer *peer)
 {
@@ -319,6 +339,7 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     v->has_rec_cost = rec_cost_text(&v->s, v->rec_cost, sizeof v->rec_cost);
     v->damaged = damage_text(r, v->damage, sizeof v->damage);
     v->damage_label = r->damage.damaged ? "DAMAGED" : "INCOMPLETE";
+    v->has_lost = lost_text(r, v->lost, sizeof v->lost);
     step_notes(v, r);
     for (size_t i = 0; i < v->f.n; i++)
         for (size_t k = 0; k < v->f.n && v->f.v[i].alternative_to; k++)

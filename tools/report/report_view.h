@@ -103,6 +103,9 @@ struct report_view {
     int damaged;             /* damage: the sentence on what was lost (report_incomplete) */
     const char *damage_label; /* "DAMAGED" (records lost) or "INCOMPLETE" (no end) */
     char damage[512];
+    int has_lost;             /* lost: what the recording itself lost (records dropped when a
+                               * buffer was full; CUPTI that could not be detached), counted */
+    char lost[320];
     /* Where the steps came from when it is not what the source's name says: graph launches
      * instead of markers, times measured on the GPU timeline, GPU records whose end CUPTI
      * wrote at the capture's close (sentences; n_step_notes used) */
