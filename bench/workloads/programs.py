@@ -61,6 +61,12 @@ def host(case, planted, fix):
                    planted, fix, smoke=SMOKE, record=["--steps", "30"], est_s=6.0, group="host")
 
 
+def gpubound(case, planted, fix):
+    """A GPU-bound twin of frameworks/gpubound_twins.py (issue #31's GPU-side findings)."""
+    return Program("gpubound_" + case, PYTHON, ["frameworks/gpubound_twins.py", "--case", case],
+                   TWINS, planted, fix, smoke=SMOKE, record=RECORD, est_s=12.0)
+
+
 # The C cases of c/build_gpu.sh (same sizes, same twins), run with a realistic cadence: 200
 # timed steps, so that the fixed twins' sync every 50 steps happens 4 times inside the timed
 # steps (the committed 40-step recordings never reached one: the host was never seen waiting).
@@ -119,6 +125,11 @@ PROGRAMS = [
     fw("heldout_bert", "heldout_bert.py", "loss.item() every step",
        "losses summed on the device, read every 50 steps", held_out=True,
        needs=("transformers",), est_s=12.0),
+    gpubound("optimizer", "AdamW() (foreach, torch's default)", "AdamW(fused=True)"),
+    gpubound("elementwise", "GELU (tanh) and RMSNorm written out, eager", "torch.compile(model)"),
+    gpubound("small_gemm", "every Linear over the batch in 64-row chunks", "one GEMM"),
+    gpubound("copies", "clones and a zeroed buffer every step", "no clones, the buffer kept"),
+    gpubound("fp32", "fp32 GEMMs, TF32 off", "autocast(bfloat16)"),
     host("collate", "slow Python collate_fn (num_workers=0)", "vectorised collate"),
     host("item", "loss.item() every step", "losses summed on the device, read every 100 steps"),
     host("pyloop", "Python loop over a 100-entry GPU tensor per step", "one vectorised expression"),
