@@ -19,7 +19,7 @@
 
 enum dr_status { DR_PASS, DR_WARN, DR_FAIL, DR_SKIP, DR_N_STATUS };
 
-#define DR_VALUE_MAX 512
+#define DR_VALUE_MAX 4096 /* the collector check names paths: a deep checkout's are long */
 #define DR_FIX_MAX 256
 #define DR_MAX_CHECKS 32 /* room in cmd_doctor's result array */
 
