@@ -23,8 +23,10 @@ step: the planted part costs GPU time, not launches, and the fixed twin does the
     elementwise  unfused_elementwise  GELU's tanh formula and RMSNorm as separate kernels over
                                       (batch, 4d) tensors; Inductor fuses each chain
     small_gemm   small_gemms          each 64-row chunk's GEMM fills a few of the SMs
-    copies       device_copies        a D2D clone of the activations and of the batch, and a
-                                      zeroed (memset) accumulation buffer, every step
+    copies       device_copies        a D2D clone of the activations and of the batch every step
+                                      (cudaMemcpyAsync D2D), and a freshly zeroed accumulation
+                                      buffer (torch fills it with a kernel, not a memset: the
+                                      finding should not count that part)
     fp32         no_mixed_precision   fp32 GEMMs without tensor cores
 """
 import os
@@ -125,7 +127,7 @@ class Copies:
     def before(self, x):
         if not self.on:
             return x
-        self.acc = torch.zeros_like(self.acc)  # a fresh zeroed buffer each step: a memset
+        self.acc = torch.zeros_like(self.acc)  # a fresh zeroed buffer each step (a fill kernel)
         return x.clone()                        # "keep the batch as it was": a D2D copy
 
     def after(self, out):
