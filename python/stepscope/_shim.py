@@ -104,12 +104,14 @@ def _safe_before_data(steps):
         sys.stderr.write("%s: step markers disabled: %s\n" % (_PREFIX, exc))
 
 
-def _wrap_next(cls, markers, steps):
-    original = cls.__next__
+def _wrap_data_method(cls, name, markers, steps):
+    """cls.<name> (a loader iterator's __next__, a DataLoader's __iter__: where worker start-up
+    and fetching happen) inside the data-loading range; once, however often it is called."""
+    original = getattr(cls, name)
     if getattr(original, _WRAPPED, False):
         return
 
-    def __next__(self):
+    def wrapped(self):
         _safe_before_data(steps)
         markers.data_begin()
         try:
@@ -117,33 +119,12 @@ def _wrap_next(cls, markers, steps):
         finally:
             markers.data_end()
 
-    __next__.__name__ = original.__name__
-    __next__.__qualname__ = getattr(original, "__qualname__", "__next__")
-    __next__.__doc__ = original.__doc__
-    __next__.__wrapped__ = original
-    setattr(__next__, _WRAPPED, True)
-    cls.__next__ = __next__
-
-
-def _wrap_iter(cls, markers, steps):
-    original = cls.__iter__
-    if getattr(original, _WRAPPED, False):
-        return
-
-    def __iter__(self):
-        _safe_before_data(steps)
-        markers.data_begin()
-        try:
-            return original(self)
-        finally:
-            markers.data_end()
-
-    __iter__.__name__ = original.__name__
-    __iter__.__qualname__ = getattr(original, "__qualname__", "__iter__")
-    __iter__.__doc__ = original.__doc__
-    __iter__.__wrapped__ = original
-    setattr(__iter__, _WRAPPED, True)
-    cls.__iter__ = __iter__
+    wrapped.__name__ = original.__name__
+    wrapped.__qualname__ = getattr(original, "__qualname__", name)
+    wrapped.__doc__ = original.__doc__
+    wrapped.__wrapped__ = original
+    setattr(wrapped, _WRAPPED, True)
+    setattr(cls, name, wrapped)
 
 
 def _set_announced(profile, value):
@@ -286,7 +267,7 @@ def install():
         steps._started = True  # no step 0 either: nothing would ever close it
     else:
         register(steps.on_optimizer_step)
-    _wrap_next(dataloader_mod._BaseDataLoaderIter, markers, steps)
-    _wrap_iter(dataloader_mod.DataLoader, markers, steps)
+    _wrap_data_method(dataloader_mod._BaseDataLoaderIter, "__next__", markers, steps)
+    _wrap_data_method(dataloader_mod.DataLoader, "__iter__", markers, steps)
     _install_profiler_marks(markers)
     _compile.watch(markers)
