@@ -351,21 +351,28 @@ static enum ssc_conv_result conv_kernel(const CUpti_ActivityKernel10 *k,
     return SSC_CONV_RECORD;
 }
 
+/* The fields CUPTI's memcpy and peer-to-peer memcpy records share: two struct types, one way
+ * of reading them. */
+#define CONV_MEMCPY_COMMON(r, m)                                                       \
+    do {                                                                               \
+        (r)->copy_kind = map_copy_kind((m)->copyKind);                                 \
+        (r)->src_kind = map_mem_kind((m)->srcKind);                                    \
+        (r)->dst_kind = map_mem_kind((m)->dstKind);                                    \
+        (r)->flags = ((m)->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? SST_CF_ASYNC : 0; \
+        (r)->start_ns = (m)->start;                                                    \
+        (r)->end_ns = (m)->end;                                                        \
+        (r)->bytes = (m)->bytes;                                                       \
+        (r)->correlation = (m)->correlationId;                                         \
+        (r)->stream = (m)->streamId;                                                   \
+        (r)->device = dev16((m)->deviceId);                                            \
+    } while (0)
+
 static enum ssc_conv_result conv_memcpy(const CUpti_ActivityMemcpy6 *m,
                                         const struct ssc_cupti_sink *sink)
 {
     if (untimed(m->start, m->end)) return SSC_CONV_UNTIMED;
     SSC_RESERVE(r, struct sst_rec_memcpy, SST_REC_MEMCPY);
-    r->copy_kind = map_copy_kind(m->copyKind);
-    r->src_kind = map_mem_kind(m->srcKind);
-    r->dst_kind = map_mem_kind(m->dstKind);
-    r->flags = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? SST_CF_ASYNC : 0;
-    r->start_ns = m->start;
-    r->end_ns = m->end;
-    r->bytes = m->bytes;
-    r->correlation = m->correlationId;
-    r->stream = m->streamId;
-    r->device = dev16(m->deviceId);
+    CONV_MEMCPY_COMMON(r, m);
     r->src_device = r->device;
     r->dst_device = r->device;
     sink->commit(sink->ctx, r);
@@ -377,16 +384,7 @@ static enum ssc_conv_result conv_memcpy2(const CUpti_ActivityMemcpyPtoP4 *m,
 {
     if (untimed(m->start, m->end)) return SSC_CONV_UNTIMED;
     SSC_RESERVE(r, struct sst_rec_memcpy, SST_REC_MEMCPY);
-    r->copy_kind = map_copy_kind(m->copyKind);
-    r->src_kind = map_mem_kind(m->srcKind);
-    r->dst_kind = map_mem_kind(m->dstKind);
-    r->flags = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? SST_CF_ASYNC : 0;
-    r->start_ns = m->start;
-    r->end_ns = m->end;
-    r->bytes = m->bytes;
-    r->correlation = m->correlationId;
-    r->stream = m->streamId;
-    r->device = dev16(m->deviceId);
+    CONV_MEMCPY_COMMON(r, m);
     r->src_device = dev16(m->srcDeviceId);
     r->dst_device = dev16(m->dstDeviceId);
     sink->commit(sink->ctx, r);
