@@ -181,6 +181,17 @@ def test_errors(ss, trace, work):
               "%s: exit %d, one line with %r, no file (%r)" % (" ".join(args), rc, says, err))
 
 
+def test_part(ss, trace, work):
+    """Steps the trace holds only part of: exported, with one warning naming those it has."""
+    out = os.path.join(work, "part.nvtxt")
+    rc, err = export(ss, trace, out, "-f", "nvtxt", "--steps", "10-9999")
+    m = re.search(r"warning: of steps 10-9999 the trace has 10-(\d+): the export holds those", err)
+    check(rc == 0 and m and int(m.group(1)) < 9999 and os.path.exists(out),
+          "a part of the steps: exported with the warning (%r)" % err.strip())
+    rc, err = export(ss, trace, out, "-f", "nvtxt", "--steps", "10-12")
+    check(rc == 0 and "warning" not in err, "the whole window: no warning (%r)" % err.strip())
+
+
 def test_size_warning(ss, trace, work):
     out = os.path.join(work, "big.json")
     rc, err = export(ss, trace, out, "-f", "perfetto", env={"STEPSCOPE_EXPORT_WARN_MB": "1"})
@@ -206,6 +217,7 @@ def main():
     test_nvtxt(ss, trace, work, a, b)
     test_folded(ss, trace, work, a, b)
     test_errors(ss, trace, work)
+    test_part(ss, trace, work)
     test_size_warning(ss, trace, work)
     if FAILED:
         print("%d checks failed" % len(FAILED))

@@ -224,18 +224,31 @@ static int needs_analysis(const struct export_args *a, struct sst_reader *r)
            (a->win.kind == SST_WINDOW_SECONDS && sst_reader_header(r)->start_mono_ns <= 1);
 }
 
+/* A window of steps the trace holds only part of: which of them the export has. */
+static void say_part(const struct export_args *a, uint64_t got_lo, uint64_t got_hi)
+{
+    if (got_lo == a->win.from && got_hi == a->win.to) return;
+    cli_error(VERB, a->in, "warning: of steps %s the trace has %" PRIu64 "-%" PRIu64
+              ": the export holds those", a->win_arg, got_lo, got_hi);
+}
+
 /* The times of the steps numbered a->win.from..to: 0, or -1 after saying why. */
 static int steps_span(const struct export_args *a, const struct ssa_result *res, uint64_t *from,
                       uint64_t *to)
 {
-    uint64_t lo = UINT64_MAX, hi = 0, first = UINT64_MAX, last = 0;
+    uint64_t lo = UINT64_MAX, hi = 0, first = UINT64_MAX, last = 0, got_lo = UINT64_MAX, got_hi = 0;
     for (size_t i = 0; res->step_source != SSA_STEPS_NONE && i < res->n_steps; i++) {
         const struct ssa_step_brief *b = &res->briefs[i];
         first = b->number < first ? b->number : first, last = b->number > last ? b->number : last;
         if (b->number < a->win.from || b->number > a->win.to) continue;
         lo = b->begin_ns < lo ? b->begin_ns : lo, hi = b->end_ns > hi ? b->end_ns : hi;
+        got_lo = b->number < got_lo ? b->number : got_lo;
+        got_hi = b->number > got_hi ? b->number : got_hi;
     }
-    if (lo <= hi) return *from = lo, *to = hi, 0;
+    if (lo <= hi) {
+        say_part(a, got_lo, got_hi);
+        return *from = lo, *to = hi, 0;
+    }
     if (first == UINT64_MAX)
         cli_error(VERB, a->in, "no steps found: --time A-B exports a part by time");
     else
