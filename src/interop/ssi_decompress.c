@@ -2,7 +2,7 @@
  * ssi_decompress.c — compressed inputs (issue #29): a trace, an nsys SQLite export or a Kineto
  * JSON compressed with gzip, zstd or xz is decompressed into a temporary file and then read as
  * if it had been given plainly. zlib, libzstd and liblzma do the work (the libraries made for
- * it); a build without libzstd or liblzma names the compression in its error instead.
+ * it; liblzma is required); a build without libzstd names zstd in its error instead.
  *
  * A decompression bomb cannot fill the disk unseen: the output stops at SSI_DECOMPRESS_MAX.
  */
@@ -169,18 +169,8 @@ int ssi_gzip_head(const char *path, void *buf, size_t cap)
 
 static int temp_file(char **out, int *fd)
 {
-    const char *dir = getenv("TMPDIR");
-    size_t cap = strlen(dir && *dir ? dir : "/tmp") + 40;
-    char *path = malloc(cap);
-    if (!path) return SS_ENOMEM;
-    snprintf(path, cap, "%s/stepscope-unpacked-XXXXXX", dir && *dir ? dir : "/tmp");
-    if ((*fd = ss_tmp_mkstemp(path, NULL)) < 0) {
-        int e = errno;
-        free(path);
-        return ss_from_errno(e);
-    }
-    *out = path;
-    return 0;
+    *fd = ss_tmp_new("stepscope-unpacked", out);
+    return *fd < 0 ? ss_from_errno(errno) : 0;
 }
 
 int ssi_decompress_to_temp(const char *in_path, int comp, char **out_path, char *err,

@@ -97,21 +97,15 @@ int ssi_detect(const char *path)
 /* A new empty file under $TMPDIR (or /tmp) for an imported trace; its path in *out (owned). */
 static int make_temp(char **out, char *err, size_t errlen)
 {
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir) dir = "/tmp";
-    size_t cap = strlen(dir) + 32;
-    char *path = malloc(cap);
-    if (!path) return snprintf(err, errlen, "out of memory"), SS_ENOMEM;
-    snprintf(path, cap, "%s/stepscope-import-XXXXXX", dir);
-    int fd = ss_tmp_mkstemp(path, NULL); /* removed if a signal ends the import */
+    int fd = ss_tmp_new("stepscope-import", out); /* removed if a signal ends the import */
     if (fd < 0) {
         int e = errno;
-        snprintf(err, errlen, "cannot create a temporary file in %s: %s", dir, strerror(e));
-        free(path);
+        const char *dir = getenv("TMPDIR");
+        snprintf(err, errlen, "cannot create a temporary file in %s: %s",
+                 dir && *dir ? dir : "/tmp", strerror(e));
         return ss_from_errno(e);
     }
     close(fd);
-    *out = path;
     return 0;
 }
 

@@ -89,6 +89,23 @@ int ss_tmp_mkstemp(char *pattern, int *slot)
     return fd;
 }
 
+int ss_tmp_new(const char *prefix, char **path)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    size_t cap = strlen(dir) + strlen(prefix) + 9; /* '/', "-XXXXXX", NUL */
+    *path = malloc(cap);
+    if (!*path) return errno = ENOMEM, -1;
+    snprintf(*path, cap, "%s/%s-XXXXXX", dir, prefix);
+    int fd = ss_tmp_mkstemp(*path, NULL);
+    if (fd < 0) {
+        int e = errno;
+        free(*path), *path = NULL;
+        errno = e;
+    }
+    return fd;
+}
+
 void ss_tmp_untrack(int slot)
 {
     if (slot >= 0 && slot < SS_TMP_SLOTS) __atomic_store_n(&g_tmp_used[slot], 0, __ATOMIC_RELEASE);

@@ -62,6 +62,10 @@ int ss_out_same_file(const char *out, const char *in);
  * gets a slot for ss_tmp_untrack, or -1 when every slot is taken (the file is then not
  * tracked). */
 int ss_tmp_mkstemp(char *pattern, int *slot);
+/* A new empty file $TMPDIR/<prefix>-XXXXXX ($TMPDIR unset or empty: /tmp), made and tracked
+ * by ss_tmp_mkstemp: its descriptor (the caller closes it) with its path in *path (owned: the
+ * caller frees it), or -1 with errno and *path NULL. */
+int ss_tmp_new(const char *prefix, char **path);
 void ss_tmp_untrack(int slot);
 /* Untracks the slot that holds path, if any. */
 void ss_tmp_untrack_path(const char *path);

@@ -114,23 +114,19 @@ static int copy_rest(struct spool *s, int out)
 /* A new temporary file (tracked: removed if a signal ends the process) holding the stream. */
 static int spool_to_tmp(struct spool *s, char **out)
 {
-    const char *dir = getenv("TMPDIR");
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s/stepscope-in-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = ss_tmp_mkstemp(tmp, NULL);
+    int fd = ss_tmp_new("stepscope-in", out);
     if (fd < 0) {
         cli_error(s->verb, s->path, "cannot make a temporary file: %s", strerror(errno));
         return -1;
     }
     int rc = write_all(fd, s->head, s->got) != 0 ? -1 : copy_rest(s, fd);
-    if (rc == 0 && close(fd) != 0) rc = -1;
-    if (rc != 0 || !(*out = strdup(tmp))) {
-        if (rc == 0) cli_error(s->verb, s->path, "out of memory");
-        unlink(tmp);
-        ss_tmp_untrack_path(tmp);
-        return -1;
+    if (close(fd) != 0) rc = -1;
+    if (rc != 0) {
+        unlink(*out);
+        ss_tmp_untrack_path(*out);
+        free(*out), *out = NULL;
     }
-    return 0;
+    return rc;
 }
 
 /* The descriptor to read a stream input from, or -1 after a line (or with errno ENOENT
