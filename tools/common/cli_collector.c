@@ -110,6 +110,10 @@ static void elf_runpath(const char *lib, char *buf, size_t cap)
     munmap((void *)m, size);
 }
 
+/* The CUPTI the collector links (CUDA 13's): a file of that name found on the path is no
+ * "other version", whatever else kept it from loading. */
+#define BUILT_CUPTI "libcupti.so.13"
+
 /* Another CUDA major's CUPTI in one of the colon-separated dirs (a name into buf), or "". */
 static void other_cupti(const char *dirs, char *buf, size_t cap)
 {
@@ -120,7 +124,8 @@ static void other_cupti(const char *dirs, char *buf, size_t cap)
          d = strtok_r(NULL, ":", &save)) {
         DIR *dir = opendir(d);
         for (struct dirent *de; dir && (de = readdir(dir)) && !buf[0];)
-            if (strncmp(de->d_name, "libcupti.so.", 12) == 0)
+            if (strncmp(de->d_name, "libcupti.so.", 12) == 0 &&
+                strncmp(de->d_name, BUILT_CUPTI, strlen(BUILT_CUPTI)) != 0)
                 snprintf(buf, cap, "%s/%s", d, de->d_name);
         if (dir) closedir(dir);
     }
