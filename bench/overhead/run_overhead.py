@@ -270,13 +270,14 @@ def verify(config, workload, args, scratch, result, stderr):
     if base in ("full", "auto") or base.startswith("full-no-"):
         counts = stepscope_counts(args, os.path.join(scratch, config)) or {}
         facts["kernels"] = counts.get("kernel", 0)
-        if base == "auto":  # the report's measured cost, to hold against this round's plain
-            facts["report"] = own_cost(args, os.path.join(scratch, config))
+        # the report's stated own cost, to hold against this round's plain (issue #27)
+        facts["report"] = own_cost(args, os.path.join(scratch, config))
         return bool(facts["kernels"]), facts
     if base == "light" or (base.startswith("light-no-") and base != "light-no-all"):
         # light mode records API calls and copies, not kernels (src/collect/ssc_cupti.c)
         counts = stepscope_counts(args, os.path.join(scratch, config)) or {}
         facts["gpu_records"] = sum(counts.get(k, 0) for k in ("api", "memcpy", "kernel"))
+        facts["report"] = own_cost(args, os.path.join(scratch, config))
         return bool(facts["gpu_records"]), facts
     if base == "torchprof":
         facts["kernels"] = result.get("profiled_kernels")
@@ -324,7 +325,26 @@ def run_once(config, workload, args):
         sys.stderr.write("%s/%s: %s\n" % (workload, config, exc))
         return None
     finally:
+        keep_traces(args, scratch, workload, config)
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def keep_traces(args, scratch, workload, config):
+    """--keep DIR: the run's stepscope traces, DIR/<workload>/<config>-<n>/, to price the
+    recording again later against this run's plain times (its JSON's runs)."""
+    if not args.keep:
+        return
+    traces = glob.glob(os.path.join(scratch, "**", "*.sstrace"), recursive=True)
+    if not traces:
+        return
+    base = os.path.join(args.keep, workload)
+    n = 0
+    while os.path.exists(os.path.join(base, "%s-%d" % (config, n))):
+        n += 1
+    dest = os.path.join(base, "%s-%d" % (config, n))
+    os.makedirs(dest)
+    for t in traces:
+        shutil.copy(t, dest)
 
 
 def thirds(raw, config):
@@ -402,17 +422,18 @@ def markdown(results):
 
 
 def cost_check(raw, results):
-    """The report's own-cost line against this run's truth, per auto run (issue #27): the
+    """The report's own-cost line against this run's truth, per recorded run (issue #27): the
     recorded steps' median less the cost the report states, against the plain runs' median.
     Rows: (workload, basis, stated ms/step, recorded median, plain median, error %)."""
     rows = []
     for r in raw:
         rep = r.get("check_report")
         plain = results.get(r["workload"], {}).get("plain", {}).get("ms_median")
-        if r.get("config") != "auto" or not rep or not plain:
+        if base_config(r.get("config", "")) not in ("auto", "full", "light") or not rep \
+                or not plain:
             continue
         est = rep["recorded_median_ms"] - rep["ms_per_step"]
-        rows.append((r["workload"], rep["basis"], rep["ms_per_step"], rep["recorded_median_ms"],
+        rows.append(("%s/%s" % (r["workload"], r["config"]), rep["basis"], rep["ms_per_step"], rep["recorded_median_ms"],
                      plain, 100.0 * (est / plain - 1.0)))
     return rows
 
@@ -497,6 +518,7 @@ def main():
     ap.add_argument("--pin-main", action="store_true",
                     help="models.py --pin-main: the launching thread alone on one core")
     ap.add_argument("--out")
+    ap.add_argument("--keep", help="copy each recorded run's traces here (DIR/WORKLOAD/CONFIG-N)")
     ap.add_argument("--budget-s", type=float, default=0,
                     help="start no repetition after this many seconds (0: no limit)")
     args = ap.parse_args()
@@ -543,7 +565,7 @@ def main():
     print(markdown(results))
     rows = cost_check(args.raw, results)
     if rows:
-        print("\nThe report's recording line against this run (auto runs):")
+        print("\nThe report's recording line against this run (recorded runs):")
         print(cost_markdown(rows))
     save(args, results)
 
