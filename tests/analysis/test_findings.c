@@ -783,6 +783,32 @@ static void test_device_copies(int exposed)
     expect_finding(path, "device_copies", exposed ? 0.6 : -1, NULL);
 }
 
+/* Light mode records API calls, not kernels: its per-launch cost (SSA_REC_US_LIGHT) is priced
+ * on the launches, with no kernel gaps to cap it (it once read 0 on every light run). */
+static void test_light_recording_cost(void)
+{
+    const char *path = ss_test_path("light-cost.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    synth_env(&s, "collector.mode", "light");
+    for (uint64_t k = 0; k < 6; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        for (uint64_t l = 0; l < 100; l++)
+            synth_api(&s, SST_API_RUNTIME, 211, o + l * 50 * US, o + l * 50 * US + 5 * US, TID);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    printf("  light: %.1f launches/step, recording %.3f ms/step (%s)\n", sum.launches_per_step,
+           sum.rec_cost_ms, ssa_rec_basis_name(sum.rec_basis));
+    CHECK_EQ(sum.rec_basis, SSA_REC_LIGHT);
+    CHECK(absd(sum.rec_cost_ms - 100 * SSA_REC_US_LIGHT / 1e3) < 1e-6);
+    ssa_result_free(r);
+}
 
 int main(int argc, char **argv)
 {
@@ -809,6 +835,7 @@ int main(int argc, char **argv)
     test_small_gemms(100);
     test_device_copies(1);
     test_device_copies(0);
+    test_light_recording_cost();
     test_fixture_gate(argv[1]);
     return ss_test_result();
 }
