@@ -62,6 +62,7 @@ def twin(name, finding, bad, fixed, truth=None, held_out=False, other_fix=None):
 WL = "workloads/traces/"
 CORE = "h200-1201/core/"
 FW = "h200-1201/fw/"
+GB = "h200-1204/gpubound/"
 # (twin name, the finding its plant must get, bad trace, fixed trace, plain truth)
 TWINS = [
     twin("data", "data_loading", WL + "cnn_jpeg-data", WL + "cnn_jpeg-none", ("wl", "data")),
@@ -115,6 +116,14 @@ TWINS = [
     # recorded for issue #28's cause line; its pricing was never tuned on
     twin("alloc_transformer", "allocator_churn", "h200-1204/alloc/alloc-bad",
          "h200-1204/alloc/alloc-fixed", held_out=True),
+] + [
+    # issue #31's GPU-side rules, on a GPU-bound bf16 MLP (gpubound_twins.py): recorded once
+    # their rules were written and never tuned on since (held out)
+    twin("gpubound_" + case, finding, GB + case + "-bad", GB + case + "-fixed",
+         ("gpu", "gpubound_" + case), held_out=True)
+    for case, finding in (("optimizer", "unfused_optimizer"),
+                          ("elementwise", "unfused_elementwise"),
+                          ("copies", "device_copies"), ("fp32", "no_mixed_precision"))
 ]
 
 
@@ -191,7 +200,9 @@ def load_truths(fx):
         native = {e["case"]: e for e in json.load(f) if "fixed" in e}
     with open(os.path.join(fx, "h200-1201", "truth-host.json")) as f:
         host = {e["plant"]: e for e in json.load(f)}
-    return {"wl": wl, "native": native, "host": host}
+    with open(os.path.join(fx, "h200-1204", "gpubound", "truth.json")) as f:
+        gpu = {e["program"]: e["variants"] for e in json.load(f)}
+    return {"wl": wl, "native": native, "host": host, "gpu": gpu}
 
 
 def plain_saving(truths, ref):

@@ -22,9 +22,12 @@ step: the planted part costs GPU time, not launches, and the fixed twin does the
                                       where the fused one makes ~7
     elementwise  unfused_elementwise  GELU's tanh formula and RMSNorm as separate kernels over
                                       (batch, 4d) tensors; Inductor fuses each chain
-    small_gemm   small_gemms          each 64-row chunk's GEMM fills a few of the SMs
-    copies       device_copies        a D2D clone of the activations and of the batch every step
-                                      (cudaMemcpyAsync D2D), and a freshly zeroed accumulation
+    small_gemm   small_gemms          each 64-row chunk's GEMM fills a few of the SMs (on the H200
+                                      cuBLAS tiles them to 116-132 blocks: the step becomes
+                                      launch-bound, 17,500 launches, and launch_bound names it)
+    copies       device_copies        a snapshot of the weights and AdamW state every step (1 GiB
+                                      of D2D copies), a D2D clone of the activations and of the
+                                      batch (cudaMemcpyAsync D2D), and a freshly zeroed accumulation
                                       buffer (torch fills it with a kernel, not a memset: the
                                       finding should not count that part)
     fp32         no_mixed_precision   fp32 GEMMs without tensor cores
@@ -43,8 +46,9 @@ CASES = {
     "optimizer": ("AdamW() (foreach)", "AdamW(fused=True)"),
     "elementwise": ("GELU (tanh) and RMSNorm written out, eager", "torch.compile(model)"),
     "small_gemm": ("every Linear over the batch in 64-row chunks", "one GEMM over the batch"),
-    "copies": ("x.clone(), torch.zeros_like(acc) and out.clone() every step",
-               "no clones; the buffer kept"),
+    "copies": ("a device copy of the weights and AdamW state every step, x.clone(), "
+               "torch.zeros_like(acc) and out.clone()",
+               "no snapshot in the loop, no clones; the buffer kept"),
     "fp32": ("fp32 GEMMs, TF32 off", "autocast(bfloat16)"),
 }
 SIZES = dict(d=2048, blocks=8, batch=8192, chunk=64)
@@ -135,6 +139,17 @@ class Copies:
             self.acc.add_(out.detach().float().clone())  # the activations copied once more
         return out
 
+    def after_step(self, model, opt):
+        """ "keep the last good weights": a snapshot of the weights and the optimizer's state
+        on the device every step (1 GiB of D2D copies at the GPU's size), where saving one
+        only when it is needed (or a checkpoint) would do."""
+        if not self.on:
+            return
+        tensors = [p for p in model.parameters()]
+        tensors += [t for st in opt.state.values() for t in st.values()
+                    if torch.is_tensor(t) and t.dim() > 0]
+        self.snapshot = [t.detach().clone() for t in tensors]
+
 
 def main():
     ap = H.parser(__doc__.split("\n\n")[0], steps=60, warmup=10)
@@ -160,6 +175,7 @@ def main():
             loss = F.mse_loss(out.float(), target)
         loss.backward()
         opt.step()
+        copies.after_step(model, opt)
         clock.step()
     clock.stop()
     planted, fix = CASES[args.case]
