@@ -48,9 +48,15 @@
 #include "util/ss_error.h"
 
 /* CUPTI suggests 1–10 MB buffers. At most SSC_BUF_MAX exist at once (64 MiB); when all are
- * out CUPTI drops records and counts them (reported as DROPPED, source CUPTI). */
-#define SSC_BUF_BYTES (8u << 20)
-#define SSC_BUF_MAX 8
+ * out CUPTI drops records and counts them (reported as DROPPED, source CUPTI). Many small
+ * buffers rather than a few large ones: each flush closes the buffer CUPTI is filling, and it
+ * keeps that buffer until every record in it is complete, so a GPU-bound step whose host runs
+ * ahead pins one buffer per flush for as long as its queue lasts. With 8 of 8 MiB the H200's
+ * fp32 MLP (host 1.6 s ahead, a flush every ~300 ms) ran out every 2.1 s and lost 0.9 s of
+ * kernels each time (2397 records; tests/fixtures/h200-1204/gpubound/fp32-bad); 32 of 2 MiB
+ * hold ~10 s of such a queue. */
+#define SSC_BUF_BYTES (2u << 20)
+#define SSC_BUF_MAX 32
 #define SSC_WATCH_QUIET_NS (3ull * 1000000000ull)
 #define SSC_WATCH_PROBE_NS (300ull * 1000000ull) /* launch-bound loops launch every few us */
 #define SSC_PROFILER_MSG                                                                           \

@@ -36,7 +36,7 @@ if(STEPSCOPE_HAVE_CUPTI AND TARGET stepscope_collector)
   set(cupti_cases profiler profiler_before_cuda conflict kinds_off thread_name
                detach detach_off detach_idle detach_fails auto
                detach_cuda_late cb_calls cb_window_callbacks cb_window_auto cb_window_activity
-               cb_race cb_race_exit cb_profiler cb_watch cb_watch_light cost environ
+               cb_race cb_race_exit cb_profiler cb_watch cb_watch_light cost environ pinned
                sync_site sync_site_activity)
   # cb_fork's child starts the collector's writer thread after a fork() of a process with
   # threads, which ThreadSanitizer does not support (it kills the child).

@@ -6,7 +6,11 @@
  * "flush forced", ...) so a test can check the order of what the collector did.
  * FAKE_CUPTI_CONFLICT=1: cuptiSubscribe always fails as under nsys; FAKE_CUPTI_FINALIZE_FAIL:
  * cuptiFinalize fails; FAKE_CUPTI_SWALLOW: flushes hand no buffer back (as when another client
- * took the activity callbacks over). fake_cupti_api_call plays
+ * took the activity callbacks over); FAKE_CUPTI_PIN=N: every flush closes a buffer whose
+ * records are not complete yet (kernels still queued behind a GPU-bound step), so CUPTI keeps
+ * it and asks for another; the oldest is handed back once N are held, all of them at a forced
+ * flush, and a request that gets no buffer is a dropped record (cuptiActivityGetNumDropped-
+ * Records), as on the H200 when the host ran 1.6 s ahead. fake_cupti_api_call plays
  * one CUDA API call: the subscriber's callback (if its domain is enabled) at entry and exit.
  * fake_cupti_call plays any call, CUPTI's way: the callback at entry and exit when that call's
  * callback (cuptiEnableCallback) or its whole domain is enabled, with a fresh correlation id,
@@ -260,6 +264,42 @@ static size_t fill_buffer(uint8_t *buf, size_t size)
     return sizeof a;
 }
 
+/* FAKE_CUPTI_PIN: the buffers CUPTI holds with records not yet complete (oldest first), and
+ * the requests that got none since the last GetNumDroppedRecords. Flushes come from the
+ * collector's writer thread only. */
+#define FAKE_PIN_MAX 64
+static struct {
+    uint8_t *buf[FAKE_PIN_MAX];
+    size_t size[FAKE_PIN_MAX];
+    int n, most;
+    size_t dropped;
+} g_pin;
+
+static void pin_hand_back(CUpti_BuffersCallbackCompleteFunc cmp, int keep)
+{
+    while (g_pin.n > keep) {
+        cmp(NULL, 0, g_pin.buf[0], g_pin.size[0], 0);
+        g_pin.n--;
+        memmove(g_pin.buf, g_pin.buf + 1, (size_t)g_pin.n * sizeof g_pin.buf[0]);
+        memmove(g_pin.size, g_pin.size + 1, (size_t)g_pin.n * sizeof g_pin.size[0]);
+    }
+}
+
+static void pin_flush(CUpti_BuffersCallbackRequestFunc req,
+                      CUpti_BuffersCallbackCompleteFunc cmp, uint32_t flag, int limit)
+{
+    uint8_t *buf = NULL;
+    size_t size = 0, max = 0;
+    req(&buf, &size, &max);
+    if (!buf) {
+        g_pin.dropped++;
+    } else if (g_pin.n < FAKE_PIN_MAX) {
+        g_pin.buf[g_pin.n] = buf, g_pin.size[g_pin.n++] = size;
+        if (g_pin.n > g_pin.most) logf_("pinned %d", g_pin.most = g_pin.n);
+    }
+    pin_hand_back(cmp, (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) ? 0 : limit);
+}
+
 /* A forced flush hands one buffer through the registered callbacks, as CUPTI does with a
  * partly filled one: empty, or with the record fake_cupti_api_record asked for. */
 API CUptiResult cuptiActivityFlushAll(uint32_t flag)
@@ -271,6 +311,11 @@ API CUptiResult cuptiActivityFlushAll(uint32_t flag)
     pthread_mutex_unlock(&g_mu);
     if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) logf_("flush forced");
     if (getenv("FAKE_CUPTI_SWALLOW")) return CUPTI_SUCCESS; /* buffers "go to another client" */
+    const char *pin = getenv("FAKE_CUPTI_PIN");
+    if (pin && req && cmp) {
+        pin_flush(req, cmp, flag, atoi(pin));
+        return CUPTI_SUCCESS;
+    }
     if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) && req && cmp) {
         uint8_t *buf = NULL;
         size_t size = 0, max = 0;
@@ -293,7 +338,8 @@ API CUptiResult cuptiActivityGetNextRecord(uint8_t *buf, size_t valid, CUpti_Act
 API CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext c, uint32_t s, size_t *n)
 {
     (void)c, (void)s;
-    *n = 0;
+    *n = g_pin.dropped; /* the collector asks from its writer thread, as it flushes */
+    g_pin.dropped = 0;
     return CUPTI_SUCCESS;
 }
 

@@ -331,6 +331,17 @@ cb_watch | cb_watch_light)
         ! grep -q "took over" "$W/err" || fail "light mode: a takeover was guessed"
     fi
     ;;
+pinned)
+    # A GPU-bound step whose host runs ahead: each flush closes a buffer CUPTI must keep until
+    # its kernels complete (the fake holds 20 before it hands the oldest back). The collector's
+    # pool must outlast that queue: no record dropped (with 8 buffers it lost 12 per 20).
+    FAKE_CUPTI_PIN=20 "$BIN" record -o "$OUT" -- "$PROG" launches 6.5 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "launches done" "$W/out.txt" || fail "the program did not finish"
+    grep -q "^pinned 20$" "$LOG" || fail "the fake never held 20 buffers: $(grep pinned "$LOG" | tail -1)"
+    "$BIN" dump -t dropped "$OUT"/*.sstrace >"$W/dropped.txt" || fail "dump"
+    ! grep -q "source=cupti" "$W/dropped.txt" || fail "records dropped: $(head -3 "$W/dropped.txt")"
+    ;;
 cost)
     # COST records: the API callbacks (2000 calls, one in 16 timed), the NVTX callbacks, the
     # writer's rounds and the thread's name, with time in them.
