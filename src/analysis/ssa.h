@@ -598,13 +598,15 @@ const char *ssa_rec_recorder(int basis);
 #define SSA_REC_US_FULL_HI 19.0
 /* Full mode as it records since 2026-12-04 (ENV collector.cupti_extra "none": no
  * SYNCHRONIZATION, MEMORY2 or OVERHEAD records, API calls through callbacks), which the
- * constants above overprice (13.3 ms/step stated for the eager MLP's 1979 launches against
- * 1.5-8.5 measured): the eager MLP's full and auto runs on the H200, plain against recorded in
- * the same round, 6 runs over 3 rounds of 2026-12-04 (docs/performance.md): 0.77, 1.94, 3.48,
- * 3.83, 4.19, 4.30 us per launch; the median, and that spread as the range. */
-#define SSA_REC_US_FULL_LEAN 3.7
-#define SSA_REC_US_FULL_LEAN_LO 0.8
-#define SSA_REC_US_FULL_LEAN_HI 4.3
+ * constants above overprice (13.3 ms/step stated for the eager MLP's 1979 launches/step where
+ * runs measured 0.4-13.3): the eager MLP's full and auto runs on the H200 that day, each against
+ * its round's plain median, per launch: 0.18, 1.09, 1.11, 1.77, 2.47, 3.08, 3.70, 6.73 us (two
+ * rounds of 40 steps) and 3.83, 4.30 (medians of two earlier rounds, counted twice); their
+ * median, and their spread as the range (docs/performance.md). Between processes the plain
+ * runs alone move by +-8 %: a guess for any one run. */
+#define SSA_REC_US_FULL_LEAN 3.4
+#define SSA_REC_US_FULL_LEAN_LO 0.2
+#define SSA_REC_US_FULL_LEAN_HI 6.7
 /* A window that opens mid-run records API calls by whole domain (CUPTI takes per-call settings
  * only before CUDA starts; src/collect/README.md), which costs more: the same CNN, full-win /
  * light-win of 066c412:bench/gpu/results/2026-11-30g, medians of 4 runs (full 6.9-15.2, light
