@@ -383,6 +383,11 @@ struct ssa_result {
     uint64_t records;
     uint64_t kernels, memcpys, memsets, api_calls, dropped;
     uint64_t graphs;             /* GRAPH records (graph-level tracing: one per graph launch) */
+    /* The collector's own time on the program's threads, as its COST records counted it (its
+     * API and NVTX callbacks, the stack reads at blocking calls, CUPTI switches; sampled
+     * counters scaled to all events): measured in every run, the part of the recording's cost
+     * that is not CUPTI's. 0: no COST records (imports, older traces) */
+    uint64_t collector_inline_ns;
     uint64_t first_ns, last_ns;  /* span of timestamped records; 0/0 when none */
     uint32_t env_records;        /* ENV key/values read */
     uint32_t cpu_count;          /* "cpu_count" env record; 0 unknown */
@@ -556,6 +561,7 @@ struct ssa_summary {
     /* SSA_REC_MEASURED: the spread of rec_cost_ms (quartiles of the two step sets against
      * each other), and the unrecorded steps' median it was measured against */
     double rec_cost_lo_ms, rec_cost_hi_ms, rec_baseline_ms; /* lo/hi: measured, or full's range */
+    double rec_inline_ms; /* per recorded step, collector_inline_ns: measured, inside rec_cost_ms */
     size_t rec_baseline_steps;
 };
 enum ssa_rec_basis {

@@ -247,6 +247,24 @@ static inline enum ssa_api_class ssa_api_lut_get(const struct ssa_api_lut *t, ui
  * ids are the writer's 1, 2, 3, ..., but come from the file, so the array is bounded. */
 #define SSA_KN_DENSE 65536
 
+/* The collector's COST records are running totals per (kind, thread): the last of each is its
+ * whole run. Threads past SSA_COST_SLOTS are not counted. */
+#define SSA_COST_SLOTS 128
+struct ssa_cost_slot {
+    uint32_t tid;
+    uint8_t kind;
+    uint64_t events, timed, ns;
+};
+struct ssa_costs {
+    struct ssa_cost_slot v[SSA_COST_SLOTS];
+    size_t n;
+};
+/* Keeps c's counters (the latest of its kind and thread). */
+void ssa_cost_note(struct ssa_costs *t, const struct sst_rec_cost *c);
+/* The time the collector spent on the program's own threads, in ns (ssa_result's
+ * collector_inline_ns). */
+uint64_t ssa_cost_inline_ns(const struct ssa_costs *t);
+
 struct ssa_scan {
     struct sst_reader *reader; /* the trace being analysed (the period passes read it again) */
     struct ssa_candlist step_recs, nvtx_steps, prof_steps, user_steps;
@@ -294,6 +312,7 @@ struct ssa_scan {
     size_t n_rec;
     int rec_applies; /* the stretches decide which steps count (ssa_capture_filter) */
     struct ssa_hostacc host; /* Python stack samples (both passes) */
+    struct ssa_costs costs;  /* the collector's COST counters (ssa_cost.c) */
     uint64_t host_from_ns, host_to_ns; /* ssa_opts: the steps whose samples count (0, 0: all) */
 };
 

@@ -458,6 +458,12 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
         if (sc->host.py_samples) contrib = ssa_host_note_capture(&sc->host, &c);
         break;
     }
+    case SST_REC_COST: {
+        struct sst_rec_cost c;
+        SSA_LOAD(h, c);
+        ssa_cost_note(&sc->costs, &c);
+        break;
+    }
     default:
         if (!scan_host(sc, r, h, &contrib)) note_fact(r, res, h);
         break;
@@ -483,6 +489,7 @@ int ssa_scan_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
         int e = hot ? scan_hot(sc, r, res, h) : scan_record(sc, r, res, h);
         if (e) return e;
     }
+    res->collector_inline_ns = ssa_cost_inline_ns(&sc->costs);
     return rc < 0 ? rc : flush_launches(sc);
 }
 

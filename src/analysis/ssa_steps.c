@@ -613,8 +613,23 @@ static double rec_capped(const struct ssa_summary *s, double us_per_launch)
     return cost < room ? cost : room;
 }
 
+/* An estimate is never below what the collector measured of itself on the program's threads
+ * (rec_inline_ms) where that time can show: host time lengthens the step only while the GPU
+ * waits for the host (idle_ms: launch and host idle; a trace without kernels, light mode,
+ * cannot tell). That part is known; only CUPTI's is guessed. */
+static void rec_at_least_inline(struct ssa_summary *s, double idle_ms)
+{
+    double m = s->rec_inline_ms;
+    if (s->kernels_per_step > 0 && m > idle_ms) m = idle_ms;
+    if (s->rec_basis == SSA_REC_NONE || s->rec_basis == SSA_REC_GIVEN) return;
+    if (s->rec_cost_ms < m) s->rec_cost_ms = m;
+    if (ssa_rec_has_range(s->rec_basis) && s->rec_cost_lo_ms < m) s->rec_cost_lo_ms = m;
+    if (ssa_rec_has_range(s->rec_basis) && s->rec_cost_hi_ms < m) s->rec_cost_hi_ms = m;
+}
+
 static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
 {
+    s->rec_inline_ms = r->n_steps ? (double)r->collector_inline_ns / 1e6 / (double)r->n_steps : 0;
     double idle_ms = s->cat_ms[SSA_CAT_LAUNCH] + s->cat_ms[SSA_CAT_HOST];
     if (r->n_baseline && !r->rec_cost_given) {
         rec_measured(r, s, idle_ms);
@@ -626,6 +641,7 @@ static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
         double hi = lean ? SSA_REC_US_FULL_LEAN_HI : SSA_REC_US_FULL_HI;
         s->rec_cost_lo_ms = range ? rec_capped(s, lo) : 0;
         s->rec_cost_hi_ms = range ? rec_capped(s, hi) : 0;
+        rec_at_least_inline(s, idle_ms);
     }
     double step_ms = (double)s->mean_ns / 1e6, busy_ms = step_ms * s->gpu_busy_pct / 100;
     double rest = step_ms - s->rec_cost_ms;

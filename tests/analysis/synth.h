@@ -119,6 +119,16 @@ static inline void synth_sync(struct synth *s, uint64_t t0, uint64_t t1)
     r->kind = SST_SYNC_STREAM, r->start_ns = t0, r->end_ns = t1, r->stream = 7;
 }
 
+/* A COST record: the collector's running totals of one kind on one thread. */
+static inline void synth_cost(struct synth *s, uint8_t kind, uint32_t tid, uint64_t ts,
+                              uint64_t events, uint64_t timed, uint64_t ns)
+{
+    struct sst_rec_cost *r = sst_writer_reserve(s->w, SST_REC_COST, sizeof *r);
+    REQUIRE(r);
+    r->kind = kind, r->tid = tid, r->ts_ns = ts, r->events = events, r->timed = timed;
+    r->ns = ns;
+}
+
 /* ---- Python stack records (issue #20) ---- */
 
 static inline void synth_env(struct synth *s, const char *k, const char *v)

@@ -810,6 +810,42 @@ static void test_light_recording_cost(void)
     ssa_result_free(r);
 }
 
+/* The collector's own time, from its COST running totals: the latest reading of each kind and
+ * thread; callbacks and CUPTI switches count, stack reads on a thread where callbacks ran
+ * (the program's) count, the stack reader's and the writer's own threads do not. A light
+ * trace (no kernels, so nothing caps it) states at least that measured time. */
+static void test_inline_cost(void)
+{
+    const char *path = ss_test_path("inline-cost.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    synth_env(&s, "collector.mode", "light");
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_api(&s, SST_API_RUNTIME, 211, o + 10 * US, o + 15 * US, TID);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    uint64_t t = T0 + 5 * STEP_NS;
+    synth_cost(&s, SST_COST_API_CALLBACK, TID, t, 1600, 100, 200 * US); /* 3.2 ms in all */
+    synth_cost(&s, SST_COST_API_CALLBACK, TID, t - 1, 16, 1, 1 * MS);   /* an older reading */
+    synth_cost(&s, SST_COST_PY_STACK, TID, t, 40, 40, 800 * US);        /* at blocking calls */
+    synth_cost(&s, SST_COST_CUPTI_CONTROL, TID, t, 1, 1, 0);
+    synth_cost(&s, SST_COST_PY_STACK, TID + 7, t, 900, 900, 90 * MS); /* the stack reader */
+    synth_cost(&s, SST_COST_WRITER, TID + 8, t, 50, 50, 70 * MS);
+    synth_close(&s);
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    printf("  inline: %llu ns, %.3f ms/step, recording %.3f\n",
+           (unsigned long long)r->collector_inline_ns, sum.rec_inline_ms, sum.rec_cost_ms);
+    CHECK_EQ(r->collector_inline_ns, 4000 * US);
+    CHECK(absd(sum.rec_inline_ms - 1.0) < 1e-9); /* 4 ms over 4 steps */
+    CHECK(absd(sum.rec_cost_ms - 1.0) < 1e-9);   /* above 1 launch x 2 us */
+    ssa_result_free(r);
+}
+
 int main(int argc, char **argv)
 {
     REQUIRE(argc == 2);
@@ -836,6 +872,7 @@ int main(int argc, char **argv)
     test_device_copies(1);
     test_device_copies(0);
     test_light_recording_cost();
+    test_inline_cost();
     test_fixture_gate(argv[1]);
     return ss_test_result();
 }

@@ -92,17 +92,23 @@ static int rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
         return 1;
     }
     if (s->rec_basis == SSA_REC_NONE || s->rec_cost_ms < 0.005) return 0;
+    /* the part the collector timed itself, when there is one worth a figure */
+    char measured[96] = "";
+    if (s->rec_inline_ms >= 0.005)
+        snprintf(measured, sizeof measured,
+                 "; its callbacks took %.2f ms/step on the program's threads (measured)",
+                 s->rec_inline_ms);
     /* full's calibration, with the range other programs measured (one line of text) */
     if (ssa_rec_has_range(s->rec_basis)) {
         snprintf(buf, size,
-                 "~%.2f ms/step (%.2f-%.2f), estimated: %.1f us/launch (%s)",
+                 "~%.2f ms/step (%.2f-%.2f), estimated: %.1f us/launch (%s)%s",
                  s->rec_cost_ms, s->rec_cost_lo_ms, s->rec_cost_hi_ms, s->rec_us_per_launch,
-                 ssa_rec_basis_name(s->rec_basis));
+                 ssa_rec_basis_name(s->rec_basis), measured);
         return 1;
     }
-    snprintf(buf, size, "~%.2f ms/step is %s own cost (%.1f us/launch, %s)", s->rec_cost_ms,
+    snprintf(buf, size, "~%.2f ms/step is %s own cost (%.1f us/launch, %s)%s", s->rec_cost_ms,
              ssa_rec_recorder(s->rec_basis),
-             s->rec_us_per_launch, ssa_rec_basis_name(s->rec_basis));
+             s->rec_us_per_launch, ssa_rec_basis_name(s->rec_basis), measured);
     return 1;
 }
 
