@@ -552,35 +552,44 @@ static int full_is_lean(const struct ssa_result *r)
     return extra && strcmp(extra, "none") == 0;
 }
 
-/* The cost per launch for r: given, else calibrated by the collector's mode (its ENV record
- * "collector.mode"; imports and synthetic traces have none). */
-static double rec_us(const struct ssa_result *r, int *basis)
+/* Whose cost r's step times carry and how it is known: given, else the collector's mode (its
+ * ENV record "collector.mode") and window, else the recorder of an import; synthetic traces
+ * have none. */
+static int rec_basis_of(const struct ssa_result *r)
 {
-    *basis = SSA_REC_NONE;
-    if (r->rec_cost_given) {
-        if (r->rec_cost_us > 0) *basis = SSA_REC_GIVEN;
-        return r->rec_cost_us > 0 ? r->rec_cost_us : 0;
-    }
+    if (r->rec_cost_given) return r->rec_cost_us > 0 ? SSA_REC_GIVEN : SSA_REC_NONE;
     const char *mode = ssa_env_value(&r->env, "collector.mode");
-    if (mode && strcmp(mode, "full") == 0) *basis = SSA_REC_FULL;
-    if (mode && strcmp(mode, "light") == 0) *basis = SSA_REC_LIGHT;
-    if (r->capture_late && *basis == SSA_REC_FULL) *basis = SSA_REC_FULL_WINDOW;
-    if (r->capture_late && *basis == SSA_REC_LIGHT) *basis = SSA_REC_LIGHT_WINDOW;
+    if (mode && strcmp(mode, "full") == 0) return r->capture_late ? SSA_REC_FULL_WINDOW : SSA_REC_FULL;
+    if (mode && strcmp(mode, "light") == 0)
+        return r->capture_late ? SSA_REC_LIGHT_WINDOW : SSA_REC_LIGHT;
     const char *fmt = mode ? NULL : ssa_env_value(&r->env, "import.format");
-    if (fmt && strcmp(fmt, "kineto-json") == 0) *basis = SSA_REC_KINETO;
-    if (fmt && strcmp(fmt, "nsys-sqlite") == 0) *basis = SSA_REC_NSYS;
-    if ((*basis == SSA_REC_FULL || *basis == SSA_REC_FULL_WINDOW) && full_is_lean(r))
-        return SSA_REC_US_FULL_LEAN;
-    static const double us[] = {0,
-                                SSA_REC_US_FULL,
-                                SSA_REC_US_LIGHT,
-                                0,
-                                SSA_REC_US_FULL_WINDOW,
-                                SSA_REC_US_LIGHT_WINDOW,
-                                0,
-                                SSA_REC_US_KINETO,
-                                SSA_REC_US_NSYS};
-    return us[*basis];
+    if (fmt && strcmp(fmt, "kineto-json") == 0) return SSA_REC_KINETO;
+    if (fmt && strcmp(fmt, "nsys-sqlite") == 0) return SSA_REC_NSYS;
+    return SSA_REC_NONE;
+}
+
+/* A calibration: the cost per launch, and the range other programs measured (0, 0: none). */
+struct rec_calib {
+    double us, lo, hi;
+};
+
+/* The calibration of basis for r: one row per basis; full mode as it records since
+ * 2026-12-04 (full_is_lean) has its own, from or mid-run alike. */
+static struct rec_calib rec_calibration(const struct ssa_result *r, int basis)
+{
+    static const struct rec_calib rows[] = {
+        [SSA_REC_FULL] = {SSA_REC_US_FULL, SSA_REC_US_FULL_LO, SSA_REC_US_FULL_HI},
+        [SSA_REC_LIGHT] = {SSA_REC_US_LIGHT, 0, 0},
+        [SSA_REC_FULL_WINDOW] = {SSA_REC_US_FULL_WINDOW, SSA_REC_US_FULL_LO, SSA_REC_US_FULL_HI},
+        [SSA_REC_LIGHT_WINDOW] = {SSA_REC_US_LIGHT_WINDOW, 0, 0},
+        [SSA_REC_KINETO] = {SSA_REC_US_KINETO, 0, 0},
+        [SSA_REC_NSYS] = {SSA_REC_US_NSYS, 0, 0},
+    };
+    static const struct rec_calib lean = {SSA_REC_US_FULL_LEAN, SSA_REC_US_FULL_LEAN_LO,
+                                          SSA_REC_US_FULL_LEAN_HI};
+    if (basis == SSA_REC_GIVEN) return (struct rec_calib){r->rec_cost_us, 0, 0};
+    if ((basis == SSA_REC_FULL || basis == SSA_REC_FULL_WINDOW) && full_is_lean(r)) return lean;
+    return rows[basis]; /* NONE, MEASURED: zeros */
 }
 
 /* Measured in the trace: the recorded steps' median against the unrecorded ones' (host-marked
@@ -619,9 +628,9 @@ static double rec_capped(const struct ssa_summary *s, double us_per_launch)
  * cannot tell). That part is known; only CUPTI's is guessed. */
 static void rec_at_least_inline(struct ssa_summary *s, double idle_ms)
 {
+    if (s->rec_basis == SSA_REC_NONE || s->rec_basis == SSA_REC_GIVEN) return;
     double m = s->rec_inline_ms;
     if (s->kernels_per_step > 0 && m > idle_ms) m = idle_ms;
-    if (s->rec_basis == SSA_REC_NONE || s->rec_basis == SSA_REC_GIVEN) return;
     if (s->rec_cost_ms < m) s->rec_cost_ms = m;
     if (ssa_rec_has_range(s->rec_basis) && s->rec_cost_lo_ms < m) s->rec_cost_lo_ms = m;
     if (ssa_rec_has_range(s->rec_basis) && s->rec_cost_hi_ms < m) s->rec_cost_hi_ms = m;
@@ -634,13 +643,13 @@ static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
     if (r->n_baseline && !r->rec_cost_given) {
         rec_measured(r, s, idle_ms);
     } else {
-        s->rec_us_per_launch = rec_us(r, &s->rec_basis);
-        s->rec_cost_ms = rec_capped(s, s->rec_us_per_launch);
-        int range = ssa_rec_has_range(s->rec_basis), lean = full_is_lean(r);
-        double lo = lean ? SSA_REC_US_FULL_LEAN_LO : SSA_REC_US_FULL_LO;
-        double hi = lean ? SSA_REC_US_FULL_LEAN_HI : SSA_REC_US_FULL_HI;
-        s->rec_cost_lo_ms = range ? rec_capped(s, lo) : 0;
-        s->rec_cost_hi_ms = range ? rec_capped(s, hi) : 0;
+        s->rec_basis = rec_basis_of(r);
+        struct rec_calib k = rec_calibration(r, s->rec_basis);
+        s->rec_us_per_launch = k.us;
+        s->rec_cost_ms = rec_capped(s, k.us);
+        int range = ssa_rec_has_range(s->rec_basis);
+        s->rec_cost_lo_ms = range ? rec_capped(s, k.lo) : 0;
+        s->rec_cost_hi_ms = range ? rec_capped(s, k.hi) : 0;
         rec_at_least_inline(s, idle_ms);
     }
     double step_ms = (double)s->mean_ns / 1e6, busy_ms = step_ms * s->gpu_busy_pct / 100;
