@@ -783,31 +783,49 @@ static void test_device_copies(int exposed)
     expect_finding(path, "device_copies", exposed ? 0.6 : -1, NULL);
 }
 
+/* A light-mode trace (API calls, no kernels) of `steps` 10 ms steps with `launches` launches
+ * each; left open for more records. */
+static void write_light_steps(struct synth *s, const char *path, uint64_t steps,
+                              uint64_t launches)
+{
+    synth_open(s, path);
+    synth_env(s, "collector.mode", "light");
+    for (uint64_t k = 0; k < steps; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(s, SST_STEP_BEGIN, o, k, TID);
+        for (uint64_t l = 0; l < launches; l++)
+            synth_api(s, SST_API_RUNTIME, 211, o + l * 50 * US, o + l * 50 * US + 5 * US, TID);
+        synth_step(s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+}
+
+/* The summary of the trace at path, freed; its recording cost printed. */
+static struct ssa_summary summary_of(const char *path, uint64_t *inline_ns)
+{
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    *inline_ns = r->collector_inline_ns;
+    printf("  %s: %.1f launches/step, recording %.3f ms/step (%s), inline %.3f\n", path,
+           sum.launches_per_step, sum.rec_cost_ms, ssa_rec_basis_name(sum.rec_basis),
+           sum.rec_inline_ms);
+    ssa_result_free(r);
+    return sum;
+}
+
 /* Light mode records API calls, not kernels: its per-launch cost (SSA_REC_US_LIGHT) is priced
  * on the launches, with no kernel gaps to cap it (it once read 0 on every light run). */
 static void test_light_recording_cost(void)
 {
     const char *path = ss_test_path("light-cost.sstrace");
     struct synth s;
-    synth_open(&s, path);
-    synth_env(&s, "collector.mode", "light");
-    for (uint64_t k = 0; k < 6; k++) {
-        uint64_t o = T0 + k * STEP_NS;
-        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
-        for (uint64_t l = 0; l < 100; l++)
-            synth_api(&s, SST_API_RUNTIME, 211, o + l * 50 * US, o + l * 50 * US + 5 * US, TID);
-        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
-    }
+    write_light_steps(&s, path, 6, 100);
     synth_close(&s);
-    struct ssa_result *r;
-    struct ssa_summary sum;
-    struct ssa_findings f;
-    analyse(path, &r, &sum, &f);
-    printf("  light: %.1f launches/step, recording %.3f ms/step (%s)\n", sum.launches_per_step,
-           sum.rec_cost_ms, ssa_rec_basis_name(sum.rec_basis));
+    uint64_t inline_ns;
+    struct ssa_summary sum = summary_of(path, &inline_ns);
     CHECK_EQ(sum.rec_basis, SSA_REC_LIGHT);
     CHECK(absd(sum.rec_cost_ms - 100 * SSA_REC_US_LIGHT / 1e3) < 1e-6);
-    ssa_result_free(r);
 }
 
 /* The collector's own time, from its COST running totals: the latest reading of each kind and
@@ -818,14 +836,7 @@ static void test_inline_cost(void)
 {
     const char *path = ss_test_path("inline-cost.sstrace");
     struct synth s;
-    synth_open(&s, path);
-    synth_env(&s, "collector.mode", "light");
-    for (uint64_t k = 0; k < 4; k++) {
-        uint64_t o = T0 + k * STEP_NS;
-        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
-        synth_api(&s, SST_API_RUNTIME, 211, o + 10 * US, o + 15 * US, TID);
-        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
-    }
+    write_light_steps(&s, path, 4, 1);
     uint64_t t = T0 + 5 * STEP_NS;
     synth_cost(&s, SST_COST_API_CALLBACK, TID, t, 1600, 100, 200 * US); /* 3.2 ms in all */
     synth_cost(&s, SST_COST_API_CALLBACK, TID, t - 1, 16, 1, 1 * MS);   /* an older reading */
@@ -834,16 +845,40 @@ static void test_inline_cost(void)
     synth_cost(&s, SST_COST_PY_STACK, TID + 7, t, 900, 900, 90 * MS); /* the stack reader */
     synth_cost(&s, SST_COST_WRITER, TID + 8, t, 50, 50, 70 * MS);
     synth_close(&s);
-    struct ssa_result *r;
-    struct ssa_summary sum;
-    struct ssa_findings f;
-    analyse(path, &r, &sum, &f);
-    printf("  inline: %llu ns, %.3f ms/step, recording %.3f\n",
-           (unsigned long long)r->collector_inline_ns, sum.rec_inline_ms, sum.rec_cost_ms);
-    CHECK_EQ(r->collector_inline_ns, 4000 * US);
+    uint64_t inline_ns;
+    struct ssa_summary sum = summary_of(path, &inline_ns);
+    CHECK_EQ(inline_ns, 4000 * US);
     CHECK(absd(sum.rec_inline_ms - 1.0) < 1e-9); /* 4 ms over 4 steps */
     CHECK(absd(sum.rec_cost_ms - 1.0) < 1e-9);   /* above 1 launch x 2 us */
-    ssa_result_free(r);
+}
+
+/* README: `--capture steps:8-107` has the cost measured on a short run. Steps 0-7 before the
+ * window (no GPU records, 10 ms), steps 8-15 inside it (12 ms, a kernel each): steps 3-7 are
+ * the baseline (the first 3 are left out as warm-up), 2 ms measured. */
+static void test_cost_measured_before_late_window(void)
+{
+    const char *path = ss_test_path("late-window-cost.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    synth_env(&s, "collector.capture", "steps:8-107");
+    synth_env(&s, "collector.mode", "full");
+    synth_capture(&s, T0 - MS, 1, SST_CAP_START);
+    uint64_t o = T0;
+    for (uint64_t k = 0; k < 16; k++) {
+        uint64_t d = k < 8 ? STEP_NS : 12 * MS;
+        if (k == 8) synth_capture(&s, o + 5 * US, 1, SST_CAP_WINDOW);
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        if (k >= 8) synth_kernel(&s, "sgemm", o + 10 * US, o + 8 * MS);
+        synth_step(&s, SST_STEP_END, o + d, k, TID);
+        o += d;
+    }
+    synth_capture(&s, o + MS, 0, SST_CAP_EXIT);
+    synth_close(&s);
+    uint64_t inline_ns;
+    struct ssa_summary sum = summary_of(path, &inline_ns);
+    CHECK_EQ(sum.rec_basis, SSA_REC_MEASURED);
+    CHECK_EQ(sum.rec_baseline_steps, 5);
+    CHECK(absd(sum.rec_cost_ms - 2.0) < 1e-6);
 }
 
 int main(int argc, char **argv)
@@ -873,6 +908,7 @@ int main(int argc, char **argv)
     test_device_copies(0);
     test_light_recording_cost();
     test_inline_cost();
+    test_cost_measured_before_late_window();
     test_fixture_gate(argv[1]);
     return ss_test_result();
 }
