@@ -249,17 +249,31 @@ def _stop_samples_at_graph_capture():
         sys.stderr.write("%s: host samples: cannot watch CUDA graph capture\n" % _PREFIX)
 
 
+AUTO_FIRST_STEP = 8
+
+
+def _say_steps_will_be_marked():
+    """Tells this process's collector, before it starts (it reads its configuration once, at
+    CUDA's or the sampler's start), that the optimizer's steps will be marked: --capture auto
+    then leaves steps 0-7 unrecorded and the report measures the recording's cost against
+    steps 3-7 (src/collect/ssc_core.c, capture_auto). The pid keeps it from children that
+    inherit the environment and mark no steps (a C++ tool the script runs)."""
+    os.environ["STEPSCOPE_AUTO_FROM"] = "%d:%d" % (AUTO_FIRST_STEP, os.getpid())
+
+
 def install():
     """Raises when nothing could be installed (the caller prints one line)."""
     import torch.optim.optimizer as optimizer_mod
     import torch.utils.data.dataloader as dataloader_mod
 
+    register = getattr(optimizer_mod, "register_optimizer_step_post_hook", None)
+    if register is not None:
+        _say_steps_will_be_marked()
     _start_host_samples()
     if _pysampler_started():
         _stop_samples_at_graph_capture()
     markers = _markers.load()
     steps = StepTracker(markers)
-    register = getattr(optimizer_mod, "register_optimizer_step_post_hook", None)
     if register is None:
         sys.stderr.write(
             "%s: this torch has no global optimizer step hook: step markers off\n" % _PREFIX

@@ -434,7 +434,8 @@ struct ssa_result {
     /* the trace records GPU activity only in a --capture window (or not while torch.profiler
      * held CUPTI): steps outside it are not counted (ssa_capture.c) */
     int capture_window;
-    int capture_late; /* that window opened mid-run (ENV collector.capture from A > 0) */
+    int capture_late; /* that window opened mid-run (ENV collector.window or .capture from A > 0) */
+    int capture_never_opened; /* ... or was to, and the run ended first */
     size_t outside_capture;
     /* GPU records that started in a recorded stretch and ended, by CUPTI's word, after it
      * closed: the close's time, not theirs (ssa_capture_end_trusted); counted without duration */

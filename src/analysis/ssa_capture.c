@@ -33,12 +33,14 @@ int ssa_capture_note(struct ssa_scan *sc, const struct sst_rec_capture *c)
     return 0;
 }
 
-/* 1 when the collector's window opened after the start (ENV collector.capture "steps:A-B" or
- * "seconds:A-B" with A > 0, in the grammar the collector read it with: src/trace/sst_window.h):
- * its START record then says CUPTI started, not that it recorded. */
+/* 1 when the collector's window opened after the start (ENV collector.window, what "auto" came
+ * to, else collector.capture: "steps:A-B" or "seconds:A-B" with A > 0, in the grammar the
+ * collector read it with: src/trace/sst_window.h): its START record then says CUPTI started,
+ * not that it recorded. */
 static int window_opens_late(const struct ssa_result *r)
 {
-    const char *v = ssa_env_value(&r->env, "collector.capture");
+    const char *v = ssa_env_value(&r->env, "collector.window");
+    if (!v) v = ssa_env_value(&r->env, "collector.capture");
     struct sst_window w;
     if (!v || sst_window_parse(v, &w) != 0) return 0;
     return (w.kind == SST_WINDOW_STEPS || w.kind == SST_WINDOW_SECONDS) && w.from > 0;
@@ -171,6 +173,7 @@ int ssa_capture_filter(struct ssa_scan *sc, struct ssa_result *res)
     if (rc || !capture_applies(sc, late)) return rc;
     res->capture_window = 1;
     res->capture_late = late;
+    res->capture_never_opened = late && sc->n_rec == 0;
     sc->rec_applies = 1;
     rc = measure_cost(sc, res);
     if (rc) return rc;

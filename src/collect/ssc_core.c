@@ -35,6 +35,10 @@ static uint64_t g_start_ns;
 static _Atomic int g_capturing = 1;
 static _Atomic int g_cupti_on;       /* ssc_cupti_start succeeded in this process */
 static _Atomic int g_window_over;    /* the capture window closed for good */
+static _Atomic int g_window_opened;  /* a window that starts closed has opened */
+static _Atomic uint64_t g_step_last_ns;   /* when the latest step began (0: none yet) */
+static _Atomic uint64_t g_step_gap_ns;    /* the longest time between two step begins */
+static _Atomic uint64_t g_steps_begun;    /* step begins seen */
 static _Atomic uint32_t g_said;      /* notice codes already said on stderr (bits) */
 static _Atomic uint32_t g_noted[32]; /* NOTICE records written per code */
 
@@ -184,11 +188,35 @@ static uint64_t parse_size(const char *s)
     return *end ? 0 : v;
 }
 
-/* "auto": the first STEPSCOPE_AUTO_STEPS marked steps (default 100) recorded from the start,
- * then CUPTI detached, so the steps after them run as they would without the collector and
- * the report measures the recording's cost against them; a program that marks no steps is
- * recorded whole, as with "all" (issue #18, README: record's default). */
+/* "auto": STEPSCOPE_AUTO_STEPS marked steps (default 100) recorded, then CUPTI detached, so
+ * the steps after them run as they would without the collector and the report measures the
+ * recording's cost against them; a program that marks no steps is recorded whole, as with
+ * "all" (issue #18, README: record's default). Where the Python shim says it will mark steps
+ * (STEPSCOPE_AUTO_FROM=N:PID, PID this process) the window starts at step N instead: steps
+ * 3..N-1 then run at plain speed before it (CUPTI idle: docs/performance.md) and the cost is
+ * measured also on a run shorter than the window (issue #27). Before CUDA starts, so CUPTI
+ * holds nothing in those steps; auto_stall_check opens the window early when the steps stop. */
 #define DEFAULT_AUTO_STEPS 100
+
+static uint64_t auto_first_step(void)
+{
+    const char *v = getenv("STEPSCOPE_AUTO_FROM");
+    char *end;
+    if (!v || !*v) return 0;
+    unsigned long long from = strtoull(v, &end, 10);
+    if (*end != ':' || from > 1000) return 0;
+    long pid = strtol(end + 1, &end, 10);
+    return *end == '\0' && pid == (long)getpid() ? from : 0;
+}
+
+static void auto_window(struct ssc_config *c, uint64_t from)
+{
+    c->window_to = from + (c->window_to - c->window_from);
+    c->window_from = from;
+    c->auto_late = from > 0;
+    snprintf(c->window_spec, sizeof c->window_spec, "steps:%llu-%llu",
+             (unsigned long long)c->window_from, (unsigned long long)c->window_to);
+}
 
 static void capture_auto(struct ssc_config *c)
 {
@@ -198,6 +226,24 @@ static void capture_auto(struct ssc_config *c)
     c->window = SSC_WINDOW_STEPS;
     c->window_from = 0;
     c->window_to = (uint64_t)n - 1;
+    c->auto_pending = 1;
+    auto_window(c, auto_first_step());
+}
+
+/* When CUDA starts, before CUPTI does anything: the shim may have spoken after the collector
+ * started (NVTX's injection loads it during torch's import, before the shim's install). Too
+ * late once a step has begun (its window edge may have passed). ENV collector.window says
+ * what was decided (the analysis takes the last value of a key). */
+static void auto_resolve(void)
+{
+    if (!g_cfg.auto_pending) return;
+    g_cfg.auto_pending = 0;
+    uint64_t from = auto_first_step();
+    if (from && !g_cfg.auto_late && atomic_load(&g_steps_begun) == 0) {
+        auto_window(&g_cfg, from);
+        atomic_store(&g_capturing, 0);
+        ssc_env_record("collector.window", g_cfg.window_spec, strlen(g_cfg.window_spec));
+    }
 }
 
 /* STEPSCOPE_CAPTURE through the grammar record checks it with (src/trace/sst_window.h).
@@ -220,6 +266,7 @@ static int parse_capture(const char *s, struct ssc_config *c)
 static void capture_set(int on, uint8_t reason)
 {
     if (atomic_exchange(&g_capturing, on) == on) return;
+    if (on) atomic_store(&g_window_opened, 1);
     if (atomic_load(&g_cupti_on)) ssc_cupti_set_enabled(on);
     ssc_capture_record(on, reason, SST_CAPTURE_GPU);
 }
@@ -260,8 +307,17 @@ static void config_read(struct ssc_config *c)
 
 /* ---- capture window --------------------------------------------------------------------- */
 
+/* The step clock auto_stall_check reads: only the program's step markers move it. */
+static void step_clock(void)
+{
+    uint64_t now = sst_now_ns(), prev = atomic_exchange(&g_step_last_ns, now);
+    if (prev && now - prev > atomic_load(&g_step_gap_ns)) atomic_store(&g_step_gap_ns, now - prev);
+}
+
 void ssc_window_step_begin(uint64_t ordinal)
 {
+    atomic_fetch_add(&g_steps_begun, 1);
+    if (g_cfg.auto_late) step_clock();
     if (g_cfg.window == SSC_WINDOW_STEPS && ordinal == g_cfg.window_from)
         capture_set(1, SST_CAP_WINDOW);
 }
@@ -284,14 +340,55 @@ void ssc_window_step_end(uint64_t ordinal)
     if (g_cfg.window == SSC_WINDOW_STEPS && ordinal == g_cfg.window_to) window_close();
 }
 
+/* A late auto window that its step would never open: the steps stopped (a CUDA graph replayed
+ * with no optimizer step between replays, an evaluation phase) or never came. It opens when no
+ * step has begun for 4 times the longest step so far (at least AUTO_STALL_MIN_NS), or for
+ * AUTO_NO_STEP_NS before the first one; the steps it then records are the first recorded,
+ * as before the late window existed. */
+#define AUTO_STALL_MIN_NS 2000000000ull
+#define AUTO_NO_STEP_NS 30000000000ull
+
+static void auto_stall_check(uint64_t now_ns)
+{
+    if (!g_cfg.auto_late || atomic_load(&g_window_opened) || ssc_window_over()) return;
+    uint64_t last = atomic_load(&g_step_last_ns), gap = 4 * atomic_load(&g_step_gap_ns);
+    uint64_t limit = !last ? AUTO_NO_STEP_NS : gap > AUTO_STALL_MIN_NS ? gap : AUTO_STALL_MIN_NS;
+    uint64_t since = last ? last : g_start_ns;
+    if (now_ns < since || now_ns - since < limit) return; /* a step began after now was read */
+    if (!g_cfg.quiet && atomic_load(&g_cupti_on)) /* a CPU-only run has no GPU to wait for */
+        ssc_say(last ? "no step marked for a while: recording GPU activity from here (--capture "
+                       "auto waits for step 8 in programs that mark steps)"
+                     : "no step marked yet: recording GPU activity from here");
+    capture_set(1, SST_CAP_WINDOW);
+}
+
 void ssc_window_tick(uint64_t now_ns)
 {
+    auto_stall_check(now_ns);
     if (g_cfg.window != SSC_WINDOW_SECONDS) return;
     uint64_t t = now_ns - g_start_ns;
     if (t >= g_cfg.window_to)
         window_close();
     else
         capture_set(t >= g_cfg.window_from, SST_CAP_WINDOW);
+}
+
+/* The program ends before its late auto window opened: nothing of the GPU was recorded, which
+ * the user must hear from us, not from an empty report. */
+static void say_window_never_opened(void)
+{
+    if (!g_cfg.auto_late || atomic_load(&g_window_opened) || g_cfg.quiet ||
+        !atomic_load(&g_cupti_on))
+        return;
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "the program marked %llu steps and ended before step %llu, where --capture auto "
+             "starts recording (the steps before it run unrecorded so that the report can "
+             "measure the recording's own cost): no GPU activity was recorded; record short "
+             "runs with --capture all",
+             (unsigned long long)atomic_load(&g_steps_begun),
+             (unsigned long long)g_cfg.window_from);
+    ssc_say(msg);
 }
 
 /* ---- fork ------------------------------------------------------------------------------- */
@@ -327,6 +424,7 @@ static void fork_child(void)
     for (int i = 0; i < 32; i++)
         atomic_store(&g_noted[i], 0);
     atomic_store(&g_cupti_on, 0);
+    g_cfg.auto_late = 0; /* a worker marks no steps and has no GPU to wait for */
     if (atomic_load(&ssc_g_state) == SSC_RUNNING) atomic_store(&ssc_g_state, SSC_OFF);
     ssc_buf_unlock_all();
     ssc_str_unlock();
@@ -402,6 +500,7 @@ static void install_signals(void)
 static void core_exit(void)
 {
     if (atomic_load(&ssc_g_state) != SSC_RUNNING) return;
+    say_window_never_opened();
     ssc_writer_stop(EXIT_TIMEOUT_MS);
     atomic_store(&ssc_g_state, SSC_STOPPED);
 }
@@ -447,6 +546,7 @@ EXPORT int InitializeInjection(void)
         return 1; /* still success: the program must run whatever happens to us */
     static _Atomic int started;
     if (atomic_exchange(&started, 1)) return 1;
+    auto_resolve();
     if (ssc_cupti_start() == 0) {
         atomic_store(&g_cupti_on, 1);
         ssc_cupti_set_enabled(ssc_capturing());

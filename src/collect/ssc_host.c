@@ -191,6 +191,8 @@ static void env_collector(void)
     const struct ssc_config *c = ssc_config();
     env_kv("collector.mode", c->mode == SSC_MODE_LIGHT ? "light" : "full");
     env_kv("collector.capture", c->capture[0] ? c->capture : "all");
+    /* what "auto" came to in this process (the analysis reads a late start from it) */
+    if (c->window_spec[0]) env_kv("collector.window", c->window_spec);
     env_kv_u64("collector.memory_cap", (unsigned long long)c->memory_cap);
     env_kv_u64("collector.sample_hz", c->sample_hz);
     /* for the report: GPU activity (or NVTX) was left to another tool, not absent */

@@ -4,7 +4,9 @@
  * (STEPSCOPE_CAPTURE, src/collect/ssc_core.c) and the analysis (the trace's ENV
  * collector.capture, src/analysis/ssa_capture.c).
  *
- *   auto           the first STEPSCOPE_AUTO_STEPS marked steps (the collector's default 100)
+ *   auto           STEPSCOPE_AUTO_STEPS marked steps (the collector's default 100) from step 0,
+ *                  or from step 8 where the Python shim marks the steps (ENV collector.window
+ *                  says which: src/collect/ssc_core.c, capture_auto)
  *   all            the whole run
  *   steps:A-B      marked steps A to B (whole numbers, 0 the first step, A <= B)
  *   seconds:A-B    A to B seconds after the collector started (0 <= A < B < 1e9)

@@ -852,15 +852,22 @@ static void test_inline_cost(void)
     CHECK(absd(sum.rec_cost_ms - 1.0) < 1e-9);   /* above 1 launch x 2 us */
 }
 
-/* README: `--capture steps:8-107` has the cost measured on a short run. Steps 0-7 before the
- * window (no GPU records, 10 ms), steps 8-15 inside it (12 ms, a kernel each): steps 3-7 are
- * the baseline (the first 3 are left out as warm-up), 2 ms measured. */
-static void test_cost_measured_before_late_window(void)
+/* README: `--capture steps:8-107` (by hand) and `auto` in a PyTorch program (ENV
+ * collector.window: what auto came to, its last value counting — the collector writes steps:0-99
+ * at its start and steps:8-107 when CUDA starts after the shim spoke) have the cost measured on
+ * a short run. Steps 0-7 before the window (no GPU records, 10 ms), steps 8-15 inside it
+ * (12 ms, a kernel each): steps 3-7 are the baseline (the first 3 are left out as warm-up),
+ * 2 ms measured. */
+static void test_cost_measured_before_late_window(int is_auto)
 {
-    const char *path = ss_test_path("late-window-cost.sstrace");
+    const char *path = ss_test_path(is_auto ? "late-auto-cost.sstrace" : "late-window-cost.sstrace");
     struct synth s;
     synth_open(&s, path);
-    synth_env(&s, "collector.capture", "steps:8-107");
+    synth_env(&s, "collector.capture", is_auto ? "auto" : "steps:8-107");
+    if (is_auto) {
+        synth_env(&s, "collector.window", "steps:0-99");
+        synth_env(&s, "collector.window", "steps:8-107");
+    }
     synth_env(&s, "collector.mode", "full");
     synth_capture(&s, T0 - MS, 1, SST_CAP_START);
     uint64_t o = T0;
@@ -908,7 +915,8 @@ int main(int argc, char **argv)
     test_device_copies(0);
     test_light_recording_cost();
     test_inline_cost();
-    test_cost_measured_before_late_window();
+    test_cost_measured_before_late_window(0);
+    test_cost_measured_before_late_window(1);
     test_fixture_gate(argv[1]);
     return ss_test_result();
 }

@@ -22,6 +22,10 @@
  *                            steps 2 and 3 are recorded); the window opens in the middle of a
  *                            call (its exit only is seen: not recorded), then calls for half a
  *                            second after the steps (the detach)
+ *        cupti_prog auto_late N STALL_MS  says what the Python shim says (STEPSCOPE_AUTO_FROM=8:
+ *                            its pid), then N 2-ms steps of 3 launches (the calls of steps
+ *                            8-107 are wanted), then STALL_MS ms of launches without a step
+ *                            (run with the default --capture auto)
  *        cupti_prog race [exit]  4 threads make calls without pause while the main thread runs
  *                            6 steps (run with --capture steps:1-3: the window closes and CUPTI
  *                            is detached under them), then sleeps 0.5 s; `exit`: main returns
@@ -262,6 +266,30 @@ static int steps_calls_case(void)
     return 0;
 }
 
+static int auto_late_case(unsigned steps, unsigned stall_ms)
+{
+    char v[64];
+    snprintf(v, sizeof v, "8:%d", (int)getpid());
+    setenv("STEPSCOPE_AUTO_FROM", v, 1);
+    if (cuda_init() != 0) return 1;
+    for (unsigned i = 0; i < steps; i++) {
+        stepscope_step_begin(i);
+        for (int k = 0; k < 3; k++) {
+            uint32_t corr = fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                            0, 0);
+            if (i >= 8 && i <= 107) printf("want 1 211 %u 0 %u\n", corr, gettid_());
+        }
+        usleep(2000);
+        stepscope_step_end();
+    }
+    for (unsigned t = 0; t < stall_ms; t += 10) {
+        fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+        usleep(10000);
+    }
+    printf("auto done\n");
+    return 0;
+}
+
 static _Atomic int g_stop_calls;
 
 static void *caller(void *arg)
@@ -371,6 +399,8 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "calls") == 0) return calls_case();
     if (argc > 1 && strcmp(argv[1], "sync_site") == 0) return sync_site_case();
     if (argc > 1 && strcmp(argv[1], "steps_calls") == 0) return steps_calls_case();
+    if (argc > 3 && strcmp(argv[1], "auto_late") == 0)
+        return auto_late_case((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     if (argc > 1 && strcmp(argv[1], "race") == 0) return race_case(argc > 2);
     if (argc > 1 && strcmp(argv[1], "fork") == 0) return fork_case();
     if (argc > 2 && strcmp(argv[1], "bench") == 0) return bench_case(atol(argv[2]));

@@ -163,6 +163,51 @@ auto)
     grep -q '"key":"cupti.detached","value":"1"' "$W/dump.json" || fail "not detached"
     [ "$(grep -c '"type":"step"' "$W/dump.json")" -ge 10 ] || fail "steps missing from the trace"
     ;;
+auto_late)
+    # Where the shim says steps will be marked (STEPSCOPE_AUTO_FROM=8:PID), auto leaves steps 0-7
+    # unrecorded: CUPTI does nothing but its start before step 8, the calls of steps 8-13 are
+    # recorded, the trace says which window auto came to, and the report measures the
+    # recording against steps 3-7 (issue #27: a run shorter than 100 steps, cost measured).
+    "$BIN" record -o "$OUT" -- "$PROG" auto_late 14 0 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "auto done" "$W/out.txt" || fail "the program did not finish"
+    same_calls "$OUT"/*.sstrace
+    "$BIN" dump --json "$OUT"/*.sstrace >"$W/dump.json" || fail "trace unreadable"
+    grep -q '"key":"collector.window","value":"steps:8-107"' "$W/dump.json" ||
+        fail "no collector.window steps:8-107"
+    "$BIN" report --format json "$OUT" >"$W/report.json" || fail "report"
+    grep -q '"basis": *"measured"' "$W/report.json" ||
+        fail "cost not measured: $(grep -A3 recording_cost "$W/report.json" | tr -d '\n')"
+    ! grep -q "no step marked" "$W/err" || fail "the stall fallback fired: $(cat "$W/err")"
+    ;;
+auto_short)
+    # The run ends at step 5, before a late auto window opened: the collector says so once on
+    # stderr, the trace holds no API record, the report says how to record such a run.
+    "$BIN" record -o "$OUT" -- "$PROG" auto_late 5 0 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    [ "$(grep -c "marked 5 steps and ended before step 8" "$W/err")" = 1 ] ||
+        fail "not said once: $(cat "$W/err")"
+    [ "$("$BIN" dump -t api "$OUT"/*.sstrace | grep -c '^api')" = 0 ] || fail "API records"
+    COLUMNS=200 "$BIN" report "$OUT" >"$W/report.txt" 2>&1
+    grep -q "ended before the window opened: record it again with --capture all" "$W/report.txt" ||
+        fail "report: $(cat "$W/report.txt")"
+    ;;
+auto_stall)
+    # Steps stop at step 4 (a CUDA graph replayed with no optimizer step between replays): after
+    # 2 s without a step (4 x the longest, at least 2 s) the window opens and the launches
+    # after it are recorded; none before.
+    "$BIN" record -o "$OUT" -- "$PROG" auto_late 4 3500 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    [ "$(grep -c "no step marked for a while" "$W/err")" = 1 ] || fail "stderr: $(cat "$W/err")"
+    "$BIN" dump -t step,capture,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
+    won=$(grep -n "capture .*state=on reason=window" "$W/dump.txt" | cut -d: -f1)
+    [ -n "$won" ] || fail "no window edge"
+    [ "$(head -n "$won" "$W/dump.txt" | grep -c '^api')" = 0 ] || fail "API records before the window"
+    [ "$(tail -n +"$won" "$W/dump.txt" | grep -c '^api')" -ge 50 ] ||
+        fail "fewer than 50 launches after the window: $(tail -n +"$won" "$W/dump.txt" | grep -c '^api')"
+    "$BIN" report "$OUT" >"$W/report.txt" 2>&1
+    ! grep -q "ended before the window opened" "$W/report.txt" || fail "report: $(cat "$W/report.txt")"
+    ;;
 detach_cuda_late)
     # The window closed before CUDA started: CUPTI is set up, then detached at the first call.
     "$BIN" record -o "$OUT" --capture steps:1-2 -- "$PROG" window_cuda_late >"$W/out.txt" 2>"$W/err"

@@ -60,11 +60,12 @@
       "(default ./stepscope-<timestamp>/)")                                                        \
     X(CAPTURE, 0, "capture", "SPEC", "STEPSCOPE_CAPTURE", "auto", valid_capture,                   \
       "auto, all, steps:A-B or seconds:A-B",                                                       \
-      "auto | all | steps:A-B | seconds:A-B (default auto: the\n"                                  \
-      "first 100 steps, then CUPTI detached; the steps after\n"                                    \
-      "them measure the recording's own cost; the whole run\n"                                     \
-      "when the program marks no steps); GPU activity inside\n"                                    \
-      "the window only, CUPTI detached after it")                                                  \
+      "auto | all | steps:A-B | seconds:A-B (default auto: 100\n"                                  \
+      "steps, then CUPTI detached, from step 8 in PyTorch\n"                                       \
+      "programs, from the start in others; the steps outside\n"                                    \
+      "measure the recording's own cost; the whole run when\n"                                     \
+      "the program marks no steps); GPU activity inside the\n"                                     \
+      "window only, CUPTI detached after it")                                                      \
     X(MODE, 0, "mode", "MODE", "STEPSCOPE_MODE", "full", valid_mode, "full or light",              \
       "full | light (light: API calls, copies) (default full)")                                    \
     X(NO_SHIM, 0, "no-python-shim", NULL, NULL, NULL, NULL, NULL,                                  \

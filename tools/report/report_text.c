@@ -165,6 +165,9 @@ static void text_steps_line(FILE *out, const struct report_view *v)
     if (r->capture_window && r->n_steps == 0)
         fprintf(out, "             no step inside the capture window: no GPU activity to "
                      "analyse\n");
+    if (r->capture_never_opened)
+        text_wrapped(out, "             ", "the run ended before the window opened: record it "
+                                            "again with --capture all");
     if (r->marker_unmatched)
         fprintf(out, "             no complete NVTX range matched --step-marker\n");
     if (r->step_source == SSA_STEPS_DETECTED)
