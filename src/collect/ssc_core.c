@@ -36,6 +36,10 @@ static _Atomic int g_capturing = 1;
 static _Atomic int g_cupti_on;       /* ssc_cupti_start succeeded in this process */
 static _Atomic int g_window_over;    /* the capture window closed for good */
 static _Atomic int g_window_opened;  /* a window that starts closed has opened */
+/* auto's window starts at a step > 0 (the shim's word). Atomic, unlike the rest of g_cfg: it
+ * can turn on when CUDA starts (auto_resolve) while the writer's round reads it; the window's
+ * steps in g_cfg are written before it. */
+static _Atomic int g_auto_late;
 static _Atomic uint64_t g_step_last_ns;   /* when the latest step began (0: none yet) */
 static _Atomic uint64_t g_step_gap_ns;    /* the longest time between two step begins */
 static _Atomic uint64_t g_steps_begun;    /* step begins seen */
@@ -213,7 +217,6 @@ static void auto_window(struct ssc_config *c, uint64_t from)
 {
     c->window_to = from + (c->window_to - c->window_from);
     c->window_from = from;
-    c->auto_late = from > 0;
     snprintf(c->window_spec, sizeof c->window_spec, "steps:%llu-%llu",
              (unsigned long long)c->window_from, (unsigned long long)c->window_to);
 }
@@ -228,6 +231,7 @@ static void capture_auto(struct ssc_config *c)
     c->window_to = (uint64_t)n - 1;
     c->auto_pending = 1;
     auto_window(c, auto_first_step());
+    atomic_store(&g_auto_late, c->window_from > 0);
 }
 
 /* When CUDA starts, before CUPTI does anything: the shim may have spoken after the collector
@@ -239,8 +243,9 @@ static void auto_resolve(void)
     if (!g_cfg.auto_pending) return;
     g_cfg.auto_pending = 0;
     uint64_t from = auto_first_step();
-    if (from && !g_cfg.auto_late && atomic_load(&g_steps_begun) == 0) {
+    if (from && !atomic_load(&g_auto_late) && atomic_load(&g_steps_begun) == 0) {
         auto_window(&g_cfg, from);
+        atomic_store(&g_auto_late, 1);
         atomic_store(&g_capturing, 0);
         ssc_env_record("collector.window", g_cfg.window_spec, strlen(g_cfg.window_spec));
     }
@@ -317,7 +322,7 @@ static void step_clock(void)
 void ssc_window_step_begin(uint64_t ordinal)
 {
     atomic_fetch_add(&g_steps_begun, 1);
-    if (g_cfg.auto_late) step_clock();
+    if (atomic_load(&g_auto_late)) step_clock();
     if (g_cfg.window == SSC_WINDOW_STEPS && ordinal == g_cfg.window_from)
         capture_set(1, SST_CAP_WINDOW);
 }
@@ -348,17 +353,25 @@ void ssc_window_step_end(uint64_t ordinal)
 #define AUTO_STALL_MIN_NS 2000000000ull
 #define AUTO_NO_STEP_NS 30000000000ull
 
+static void say_stalled(int steps_seen)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s: recording GPU activity from here (--capture auto waits for "
+             "step %llu in programs that mark steps)",
+             steps_seen ? "no step marked for a while" : "no step marked yet",
+             (unsigned long long)g_cfg.window_from);
+    ssc_say(msg);
+}
+
 static void auto_stall_check(uint64_t now_ns)
 {
-    if (!g_cfg.auto_late || atomic_load(&g_window_opened) || ssc_window_over()) return;
+    if (!atomic_load(&g_auto_late) || atomic_load(&g_window_opened) || ssc_window_over()) return;
     uint64_t last = atomic_load(&g_step_last_ns), gap = 4 * atomic_load(&g_step_gap_ns);
     uint64_t limit = !last ? AUTO_NO_STEP_NS : gap > AUTO_STALL_MIN_NS ? gap : AUTO_STALL_MIN_NS;
     uint64_t since = last ? last : g_start_ns;
     if (now_ns < since || now_ns - since < limit) return; /* a step began after now was read */
     if (!g_cfg.quiet && atomic_load(&g_cupti_on)) /* a CPU-only run has no GPU to wait for */
-        ssc_say(last ? "no step marked for a while: recording GPU activity from here (--capture "
-                       "auto waits for step 8 in programs that mark steps)"
-                     : "no step marked yet: recording GPU activity from here");
+        say_stalled(last != 0);
     capture_set(1, SST_CAP_WINDOW);
 }
 
@@ -377,7 +390,7 @@ void ssc_window_tick(uint64_t now_ns)
  * the user must hear from us, not from an empty report. */
 static void say_window_never_opened(void)
 {
-    if (!g_cfg.auto_late || atomic_load(&g_window_opened) || g_cfg.quiet ||
+    if (!atomic_load(&g_auto_late) || atomic_load(&g_window_opened) || g_cfg.quiet ||
         !atomic_load(&g_cupti_on))
         return;
     char msg[512];
@@ -424,7 +437,7 @@ static void fork_child(void)
     for (int i = 0; i < 32; i++)
         atomic_store(&g_noted[i], 0);
     atomic_store(&g_cupti_on, 0);
-    g_cfg.auto_late = 0; /* a worker marks no steps and has no GPU to wait for */
+    atomic_store(&g_auto_late, 0); /* a worker marks no steps and has no GPU to wait for */
     if (atomic_load(&ssc_g_state) == SSC_RUNNING) atomic_store(&ssc_g_state, SSC_OFF);
     ssc_buf_unlock_all();
     ssc_str_unlock();

@@ -31,7 +31,6 @@ struct ssc_config {
     uint64_t window_from;      /* steps or ns after start, by window */
     uint64_t window_to;
     int auto_pending;          /* "auto": the shim may still move its start (auto_resolve) */
-    int auto_late;             /* "auto" with steps 0..window_from-1 unrecorded (the shim's word) */
     char window_spec[64];      /* the window in effect (ENV collector.window), e.g. steps:8-107 */
     uint64_t memory_cap;       /* bytes of buffered records before dropping */
     uint32_t sample_hz;        /* host samples per second, 0: off */

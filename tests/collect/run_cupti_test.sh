@@ -180,6 +180,37 @@ auto_late)
         fail "cost not measured: $(grep -A3 recording_cost "$W/report.json" | tr -d '\n')"
     ! grep -q "no step marked" "$W/err" || fail "the stall fallback fired: $(cat "$W/err")"
     ;;
+auto_shim)
+    # The same through the real shim (the fake torch of tests/markers): the collector starts
+    # from NVTX before the shim's install said it marks steps (ENV collector.window steps:0-99
+    # first), decides again when CUDA starts (steps:8-107 last), and the report measures.
+    command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
+    cat >"$W/prog.py" <<'PY'
+import ctypes, os, time
+import torch
+from torch.utils.data import DataLoader
+import torch.optim.optimizer as O
+class SGD(O.Optimizer):
+    def step(self): pass
+ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"]).InitializeInjection()  # as cuInit would
+opt = SGD([1])
+for i in range(16):
+    for _ in DataLoader([1]): pass
+    time.sleep(0.002)
+    opt.step()
+print("shim done")
+PY
+    PYTHONPATH="$(dirname "$0")/../markers/fake_torch" "$BIN" record -o "$OUT" -- python3 "$W/prog.py" \
+        >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "shim done" "$W/out.txt" || fail "the program did not finish"
+    "$BIN" dump --json "$OUT"/*.sstrace >"$W/dump.json" || fail "trace unreadable"
+    [ "$(grep -o '"key":"collector.window","value":"[^"]*"' "$W/dump.json" | tail -1)" = \
+        '"key":"collector.window","value":"steps:8-107"' ] || fail "auto did not come to steps:8-107"
+    "$BIN" report --format json "$OUT" >"$W/report.json" || fail "report"
+    grep -q '"basis": *"measured"' "$W/report.json" ||
+        fail "cost not measured: $(grep -A3 recording_cost "$W/report.json" | tr -d '\n')"
+    ;;
 auto_short)
     # The run ends at step 5, before a late auto window opened: the collector says so once on
     # stderr, the trace holds no API record, the report says how to record such a run.
