@@ -119,6 +119,9 @@ const char *ssa_api_name(uint8_t domain, uint32_t cbid);
 int ssa_api_frees(uint8_t domain, uint32_t cbid);
 /* 1 for cudaGraphLaunch / cuGraphLaunch (and their _ptsz forms). */
 int ssa_is_graph_launch(uint8_t domain, uint32_t cbid);
+/* ssa_result.step_graph_id when the launches' graphs were not told apart (a light recording:
+ * no kernel or GRAPH record names them): all of them are the steps. */
+#define SSA_GRAPH_UNTOLD UINT32_MAX
 
 #define SSA_SHORT_GAP_NS 100000ull /* 100 us: longer idle gaps are host work, not launching */
 /* A GPU-idle run that starts within this of a synchronising call's return (or while one is

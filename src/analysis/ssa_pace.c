@@ -100,6 +100,16 @@ static int graph_record(struct graphs *g, const struct sst_rec_header *h)
     return 0;
 }
 
+/* No launch's graph is known: a light recording keeps neither the graphs' kernels nor GRAPH
+ * records. Its launches then count as one graph (SSA_GRAPH_UNTOLD), which is right for the
+ * program these steps are for — one graph per step, replayed with no optimizer step between —
+ * and is used only where the markers hold fewer than half of the launches, as for told ones. */
+static void untold_graphs(struct graphs *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        g->v[i].graph = SSA_GRAPH_UNTOLD;
+}
+
 static int collect_graphs(struct sst_reader *r, struct graphs *g)
 {
     struct ssa_pass ps;
@@ -108,10 +118,13 @@ static int collect_graphs(struct sst_reader *r, struct graphs *g)
     while (rc == 0 && (rc = sst_reader_next(r, &h)) == 1)
         rc = graph_record(g, h);
     ssa_pass_end(&ps);
+    int told = 0;
     for (size_t i = 0; rc >= 0 && i < g->n; i++) {
         uint32_t *gid = ssa_idmap_get(&g->corr_graph, g->v[i].corr);
         g->v[i].graph = gid ? *gid : 0;
+        told |= g->v[i].graph != 0;
     }
+    if (!told) untold_graphs(g);
     return rc < 0 ? rc : 0;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/ssa.h"
+#include "trace/sst_cbid.h"
 #include "synth.h"
 
 #define TID 100
@@ -888,6 +889,34 @@ static void test_cost_measured_before_late_window(int is_auto)
     CHECK(absd(sum.rec_cost_ms - 2.0) < 1e-6);
 }
 
+/* A light recording of a CUDA-graph program: 3 marked warm-up steps (the optimizer steps before
+ * and during capture), then 30 graph launches 3.6 ms apart with a copy each and no kernel record
+ * (light mode keeps none, so no launch's graph is known). The launches are the steps — not the
+ * 3 warm-up ones (2026-12-04: their 15-18 ms was read as the step) — and no rule prices GPU
+ * idle: the graph's kernels are busy where the trace shows nothing. */
+static void test_light_graph_steps(void)
+{
+    const char *path = ss_test_path("light-graph.sstrace");
+    struct synth s;
+    write_light_steps(&s, path, 3, 20);
+    uint64_t o = T0 + 3 * STEP_NS;
+    for (uint64_t k = 0; k < 30; k++, o += 3600 * US) {
+        synth_api(&s, SST_API_RUNTIME, SST_CBID_RT_cudaGraphLaunch_v10000, o, o + 20 * US, TID);
+        synth_memcpy(&s, SST_COPY_D2D, SST_MEM_DEVICE, o + 30 * US, o + 60 * US, 1 << 20);
+    }
+    synth_close(&s);
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    CHECK_EQ(r->step_source, SSA_STEPS_GRAPHS);
+    CHECK_EQ(r->step_graph_id, SSA_GRAPH_UNTOLD);
+    CHECK_EQ(r->markers_set_aside, 3);
+    CHECK(absd((double)sum.median_ns / 1e6 - 3.6) < 0.01);
+    CHECK_EQ(f.n, 0);
+    ssa_result_free(r);
+}
+
 int main(int argc, char **argv)
 {
     REQUIRE(argc == 2);
@@ -917,6 +946,7 @@ int main(int argc, char **argv)
     test_inline_cost();
     test_cost_measured_before_late_window(0);
     test_cost_measured_before_late_window(1);
+    test_light_graph_steps();
     test_fixture_gate(argv[1]);
     return ss_test_result();
 }

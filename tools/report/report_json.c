@@ -95,7 +95,7 @@ static void json_steps(struct json_out *j, const struct report_view *v)
     json_kv_bool(j, "gpu_paced", r->gpu_paced);
     if (r->gpu_paced) json_kv_double(j, "host_pace_ms", ms(r->host_pace_ns));
     if (r->step_source == SSA_STEPS_GRAPHS) {
-        json_kv_u64(j, "graph_id", r->step_graph_id);
+        json_kv_u64(j, "graph_id", r->step_graph_id == SSA_GRAPH_UNTOLD ? 0 : r->step_graph_id);
         json_kv_u64(j, "graph_launches", r->step_graph_launches);
         json_kv_u64(j, "markers_set_aside", r->markers_set_aside);
     }

@@ -142,20 +142,33 @@ static int damage_text(const struct ssa_result *r, char *buf, size_t size)
     return 1;
 }
 
+/* Why the steps are the launches of a CUDA graph (of any graph, in a light recording, which
+ * does not tell them apart: SSA_GRAPH_UNTOLD). */
+static void graph_note(char *n, size_t size, const struct ssa_result *r)
+{
+    char what[96], why[96];
+    if (r->step_graph_id == SSA_GRAPH_UNTOLD)
+        snprintf(what, sizeof what, "%" PRIu64 " CUDA graph launches", r->step_graph_launches);
+    else
+        snprintf(what, sizeof what, "%" PRIu64 " launches of CUDA graph %" PRIu32,
+                 r->step_graph_launches, r->step_graph_id);
+    if (r->markers_set_aside)
+        snprintf(why, sizeof why, "the %zu marked steps held fewer than half of the",
+                 r->markers_set_aside);
+    else
+        snprintf(why, sizeof why, "no step markers: steps are the");
+    int untold = r->step_graph_id == SSA_GRAPH_UNTOLD;
+    snprintf(n, size, "%s %s%s%s", why, what,
+             !r->markers_set_aside ? "" : untold ? ": steps are the launches" : ": steps are its launches",
+             untold ? " (a light recording does not tell graphs apart)" : "");
+}
+
 /* Why the steps are the launches of a CUDA graph, whether they were measured on the GPU's
  * timeline (the host ran ahead), and GPU records whose end was the capture's close. */
 static void step_notes(struct report_view *v, const struct ssa_result *r)
 {
     char *n = v->step_notes[v->n_step_notes];
-    if (r->step_source == SSA_STEPS_GRAPHS && r->markers_set_aside)
-        snprintf(n, sizeof v->step_notes[0],
-                 "the %zu marked steps held fewer than half of the %" PRIu64 " launches of "
-                 "CUDA graph %" PRIu32 ": steps are its launches",
-                 r->markers_set_aside, r->step_graph_launches, r->step_graph_id);
-    else if (r->step_source == SSA_STEPS_GRAPHS)
-        snprintf(n, sizeof v->step_notes[0],
-                 "no step markers: steps are the %" PRIu64 " launches of CUDA graph %" PRIu32,
-                 r->step_graph_launches, r->step_graph_id);
+    if (r->step_source == SSA_STEPS_GRAPHS) graph_note(n, sizeof v->step_notes[0], r);
     if (*n) n = v->step_notes[++v->n_step_notes];
     if (r->gpu_paced)
         snprintf(n, sizeof v->step_notes[0],
