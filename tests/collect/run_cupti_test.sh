@@ -211,6 +211,14 @@ PY
     grep -q '"basis": *"measured"' "$W/report.json" ||
         fail "cost not measured: $(grep -A3 recording_cost "$W/report.json" | tr -d '\n')"
     ;;
+light_findings)
+    # A light recording keeps no kernels: the report says which findings it cannot make.
+    "$BIN" record -o "$OUT" --mode light -- "$PROG" steps_calls >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    COLUMNS=200 "$BIN" report "$OUT" >"$W/report.txt" 2>&1
+    grep -q "a light recording keeps no kernel records: the findings that price GPU idle time need --mode full" \
+        "$W/report.txt" || fail "report: $(cat "$W/report.txt")"
+    ;;
 auto_short)
     # The run ends at step 5, before a late auto window opened: the collector says so once on
     # stderr, the trace holds no API record, the report says how to record such a run.

@@ -472,6 +472,9 @@ static void text_findings(FILE *out, const struct report_view *v, int verbose)
     const struct ssa_findings *f = &v->f;
     if (!f->n) {
         fprintf(out, "\n  findings   none above %.0f %% of the step\n", SSA_FINDING_MIN_PCT);
+        if (v->light)
+            text_wrapped(out, "             ", "a light recording keeps no kernel records: the "
+                                                "findings that price GPU idle time need --mode full");
         return;
     }
     fprintf(out, "\n  findings, ranked by estimated saving\n");

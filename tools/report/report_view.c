@@ -355,6 +355,8 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     run_bins(v);
     v->gpu_left_to = gpu_left_to(r);
     v->has_gpu = ssa_gpu_records(r) > 0;
+    const char *mode = ssa_env_value(&r->env, "collector.mode");
+    v->light = mode && strcmp(mode, "light") == 0;
     v->has_rec_cost = rec_cost_text(&v->s, v->rec_cost, sizeof v->rec_cost);
     v->damaged = damage_text(r, v->damage, sizeof v->damage);
     v->damage_label = r->damage.damaged ? "DAMAGED" : "INCOMPLETE";

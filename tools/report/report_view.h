@@ -98,6 +98,7 @@ struct report_view {
     const char *gpu_left_to; /* who had the GPU activity, NULL: the collector (from the trace:
                               * escape it) */
     int has_gpu;             /* any kernel, copy or memset recorded */
+    int light;               /* a light recording: no kernel records, no GPU-idle finding */
     int has_rec_cost;        /* rec_cost: the sentence on stepscope's own cost */
     char rec_cost[256];
     int damaged;             /* damage: the sentence on what was lost (report_incomplete) */
