@@ -235,15 +235,16 @@ static void capture_auto(struct ssc_config *c)
 }
 
 /* When CUDA starts, before CUPTI does anything: the shim may have spoken after the collector
- * started (NVTX's injection loads it during torch's import, before the shim's install). Too
- * late once a step has begun (its window edge may have passed). ENV collector.window says
- * what was decided (the analysis takes the last value of a key). */
+ * started (NVTX's injection loads it during torch's import, before the shim's install). The
+ * same window as when the collector starts after the shim spoke, unless the step that opens it
+ * has begun already. ENV collector.window says what was decided (the analysis takes the last
+ * value of a key). */
 static void auto_resolve(void)
 {
     if (!g_cfg.auto_pending) return;
     g_cfg.auto_pending = 0;
     uint64_t from = auto_first_step();
-    if (from && !atomic_load(&g_auto_late) && atomic_load(&g_steps_begun) == 0) {
+    if (from && !atomic_load(&g_auto_late) && atomic_load(&g_steps_begun) < from) {
         auto_window(&g_cfg, from);
         atomic_store(&g_auto_late, 1);
         atomic_store(&g_capturing, 0);
