@@ -253,8 +253,9 @@ AUTO_FIRST_STEP = 8
 
 
 def _say_steps_will_be_marked():
-    """Tells this process's collector, before it starts (it reads its configuration once, at
-    CUDA's or the sampler's start), that the optimizer's steps will be marked: --capture auto
+    """Tells this process's collector (it reads this at its start and again when CUDA starts:
+    NVTX may have loaded it during torch's import) that the optimizer's steps will be marked:
+    --capture auto
     then leaves steps 0-7 unrecorded and the report measures the recording's cost against
     steps 3-7 (src/collect/ssc_core.c, capture_auto). The pid keeps it from children that
     inherit the environment and mark no steps (a C++ tool the script runs)."""

@@ -85,6 +85,12 @@ const char *ssa_env_value(const struct ssa_env_record *e, const char *key)
     return kv_value(e->kv, e->n, key);
 }
 
+int ssa_env_light(const struct ssa_env_record *e)
+{
+    const char *mode = ssa_env_value(e, "collector.mode");
+    return mode && strcmp(mode, "light") == 0;
+}
+
 const char *ssa_env_get(const struct ssa_env_facts *f, const char *key)
 {
     return kv_value(f->kv, f->n, key);

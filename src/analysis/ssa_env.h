@@ -45,6 +45,8 @@ int ssa_env_record_add(struct ssa_env_record *e, const char *key, size_t klen, c
 void ssa_env_record_free(struct ssa_env_record *e); /* frees what add allocated; e stays valid */
 /* The value of key in e (a key given again replaced its value), or NULL. Borrowed from e. */
 const char *ssa_env_value(const struct ssa_env_record *e, const char *key);
+/* 1 for a light recording (ENV collector.mode "light"): API calls and copies, no kernel. */
+int ssa_env_light(const struct ssa_env_record *e);
 
 /* What the judges read. kv is borrowed. Unknown numbers are -1. */
 struct ssa_env_facts {

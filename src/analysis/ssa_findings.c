@@ -1133,8 +1133,7 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const str
      * looks idle: the rules that price idle time would blame the host for nothing. Nor in a
      * light recording, which keeps copies but no kernel: its GPU is busy where nothing shows
      * (a CUDA graph's replays: 8 % "busy" with copies alone, 2026-12-04). */
-    const char *mode = ssa_env_value(&r->env, "collector.mode");
-    int gpu_seen = c.busy_ms > 0 && !(mode && strcmp(mode, "light") == 0);
+    int gpu_seen = c.busy_ms > 0 && !ssa_env_light(&r->env);
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         if (rules[i].needs_gpu && !gpu_seen) continue;
         struct ssa_finding f;

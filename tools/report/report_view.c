@@ -158,8 +158,8 @@ static void graph_note(char *n, size_t size, const struct ssa_result *r)
     else
         snprintf(why, sizeof why, "no step markers: steps are the");
     int untold = r->step_graph_id == SSA_GRAPH_UNTOLD;
-    snprintf(n, size, "%s %s%s%s", why, what,
-             !r->markers_set_aside ? "" : untold ? ": steps are the launches" : ": steps are its launches",
+    const char *whose = untold ? ": steps are the launches" : ": steps are its launches";
+    snprintf(n, size, "%s %s%s%s", why, what, r->markers_set_aside ? whose : "",
              untold ? " (a light recording does not tell graphs apart)" : "");
 }
 
@@ -355,8 +355,7 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     run_bins(v);
     v->gpu_left_to = gpu_left_to(r);
     v->has_gpu = ssa_gpu_records(r) > 0;
-    const char *mode = ssa_env_value(&r->env, "collector.mode");
-    v->light = mode && strcmp(mode, "light") == 0;
+    v->light = ssa_env_light(&r->env);
     v->has_rec_cost = rec_cost_text(&v->s, v->rec_cost, sizeof v->rec_cost);
     v->damaged = damage_text(r, v->damage, sizeof v->damage);
     v->damage_label = r->damage.damaged ? "DAMAGED" : "INCOMPLETE";
