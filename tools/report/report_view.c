@@ -159,8 +159,9 @@ static void graph_note(char *n, size_t size, const struct ssa_result *r)
         snprintf(why, sizeof why, "no step markers: steps are the");
     int untold = r->step_graph_id == SSA_GRAPH_UNTOLD;
     const char *whose = untold ? ": steps are the launches" : ": steps are its launches";
-    snprintf(n, size, "%s %s%s%s", why, what, r->markers_set_aside ? whose : "",
-             untold ? " (a light recording does not tell graphs apart)" : "");
+    int len = snprintf(n, size, "%s %s%s%s", why, what, r->markers_set_aside ? whose : "",
+                       untold ? " (a light recording does not tell graphs apart)" : "");
+    if (len < 0) *n = '\0'; /* longer than size is cut: a note, not a number */
 }
 
 /* Why the steps are the launches of a CUDA graph, whether they were measured on the GPU's
