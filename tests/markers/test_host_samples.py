@@ -224,9 +224,11 @@ def check_main_and_worker(r, hz=100):
     check(0.4 * hz <= rate <= 1.4 * hz, "about %d samples/s of the main thread: %.0f" % (hz, rate), r)
     wline = lines_of(MAIN_AND_WORKER, "WORKER LINE")
     worker = t.samples(worker_tid)
-    check(len(worker) >= 0.3 * hz * 0.8 and all(
-        ("worker_loop", "<string>", wline) in t.stack(s) for s in worker),
-        "the worker's samples show worker_loop at its wait: %d" % len(worker), r)
+    # Nearly all, not all: the native reader samples without the GIL, so a sample can land on
+    # the worker's first line or in threading's bootstrap around it (CI, loaded: 1 of 81)
+    at_wait = sum(("worker_loop", "<string>", wline) in t.stack(s) for s in worker)
+    check(len(worker) >= 0.3 * hz * 0.8 and at_wait >= 0.9 * len(worker),
+          "the worker's samples show worker_loop at its wait: %d of %d" % (at_wait, len(worker)), r)
     check(t.env("pyshim.host_samples_hz") == str(hz), "ENV says the rate", r)
     check((t.env("python.version") or "").startswith("%d.%d" % sys.version_info[:2])
           or True, "ENV says the Python version", r)
@@ -532,7 +534,12 @@ def deep_recursion():
     deep = [s for s in t.samples() if t.stack(s)[0][0] == "down"]
     check(deep and all(len(t.stack(s)) == 128 and t.stacks[s["stack"]].get("truncated") == "yes"
                        for s in deep), "128 frames kept leaf first, flagged truncated", r)
-    check(t.stack(deep[0])[0][2] == lines_of(code, "# BOTTOM"), "the leaf is the bottom", r)
+    # the leaf is the bottom, but for a sample taken on the way down or up (a loaded machine
+    # takes longer over the 3000 calls: CI once sampled the descent first)
+    bottom = lines_of(code, "# BOTTOM")
+    at_bottom = [s for s in deep if t.stack(s)[0][2] == bottom]
+    check(len(at_bottom) >= max(1, len(deep) // 2), "the leaf is the bottom: %d of %d samples"
+          % (len(at_bottom), len(deep)), r)
 
 
 def non_utf8_file_name():
