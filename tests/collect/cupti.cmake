@@ -43,6 +43,11 @@ if(STEPSCOPE_HAVE_CUPTI AND TARGET stepscope_collector)
   if(NOT STEPSCOPE_TSAN)
     list(APPEND cupti_cases cb_fork)
   endif()
+  # auto_shim runs python3 (not sanitized) with the collector: the sanitizers' runtimes are
+  # preloaded under ASan (tests/CMakeLists.txt); none is for ThreadSanitizer, so not there.
+  if(STEPSCOPE_TSAN OR (STEPSCOPE_SANITIZE AND NOT SS_SANITIZER_PRELOAD_ENV))
+    list(REMOVE_ITEM cupti_cases auto_shim)
+  endif()
   foreach(case ${cupti_cases})
     add_test(NAME collect_cupti_${case}
       COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/run_cupti_test.sh ${case}
@@ -50,6 +55,10 @@ if(STEPSCOPE_HAVE_CUPTI AND TARGET stepscope_collector)
               ${CMAKE_CURRENT_BINARY_DIR}/work-cupti-${case})
     set_tests_properties(collect_cupti_${case} PROPERTIES TIMEOUT 60)
   endforeach()
+  if(STEPSCOPE_SANITIZE AND TARGET stepscope AND "auto_shim" IN_LIST cupti_cases)
+    set_tests_properties(collect_cupti_auto_shim PROPERTIES ENVIRONMENT
+                         "${SS_SANITIZER_PRELOAD_ENV}")
+  endif()
 endif()
 
 # The overhead floor's in-process A/B (bench/overhead/cupti_floor.c, CUPTI_FLOOR_ALTERNATE)
