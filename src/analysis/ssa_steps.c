@@ -560,8 +560,7 @@ static int rec_basis_of(const struct ssa_result *r)
     if (r->rec_cost_given) return r->rec_cost_us > 0 ? SSA_REC_GIVEN : SSA_REC_NONE;
     const char *mode = ssa_env_value(&r->env, "collector.mode");
     if (mode && strcmp(mode, "full") == 0) return r->capture_late ? SSA_REC_FULL_WINDOW : SSA_REC_FULL;
-    if (mode && strcmp(mode, "light") == 0)
-        return r->capture_late ? SSA_REC_LIGHT_WINDOW : SSA_REC_LIGHT;
+    if (ssa_env_light(&r->env)) return r->capture_late ? SSA_REC_LIGHT_WINDOW : SSA_REC_LIGHT;
     const char *fmt = mode ? NULL : ssa_env_value(&r->env, "import.format");
     if (fmt && strcmp(fmt, "kineto-json") == 0) return SSA_REC_KINETO;
     if (fmt && strcmp(fmt, "nsys-sqlite") == 0) return SSA_REC_NSYS;

@@ -35,7 +35,6 @@ static uint64_t g_start_ns;
 static _Atomic int g_capturing = 1;
 static _Atomic int g_cupti_on;       /* ssc_cupti_start succeeded in this process */
 static _Atomic int g_window_over;    /* the capture window closed for good */
-static _Atomic int g_window_opened;  /* a window that starts closed has opened */
 /* auto's window starts at a step > 0 (the shim's word). Atomic, unlike the rest of g_cfg: it
  * can turn on when CUDA starts (auto_resolve) while the writer's round reads it; the window's
  * steps in g_cfg are written before it. */
@@ -272,7 +271,6 @@ static int parse_capture(const char *s, struct ssc_config *c)
 static void capture_set(int on, uint8_t reason)
 {
     if (atomic_exchange(&g_capturing, on) == on) return;
-    if (on) atomic_store(&g_window_opened, 1);
     if (atomic_load(&g_cupti_on)) ssc_cupti_set_enabled(on);
     ssc_capture_record(on, reason, SST_CAPTURE_GPU);
 }
@@ -354,6 +352,13 @@ void ssc_window_step_end(uint64_t ordinal)
 #define AUTO_STALL_MIN_NS 2000000000ull
 #define AUTO_NO_STEP_NS 30000000000ull
 
+/* A window that starts closed has opened: it is open, or it closed for good (only it switches
+ * g_capturing once CUDA runs: auto_resolve closes it before). */
+static int late_window_opened(void)
+{
+    return atomic_load(&g_capturing) || ssc_window_over();
+}
+
 static void say_stalled(int steps_seen)
 {
     char msg[256];
@@ -366,7 +371,7 @@ static void say_stalled(int steps_seen)
 
 static void auto_stall_check(uint64_t now_ns)
 {
-    if (!atomic_load(&g_auto_late) || atomic_load(&g_window_opened) || ssc_window_over()) return;
+    if (!atomic_load(&g_auto_late) || late_window_opened()) return;
     uint64_t last = atomic_load(&g_step_last_ns), gap = 4 * atomic_load(&g_step_gap_ns);
     uint64_t limit = !last ? AUTO_NO_STEP_NS : gap > AUTO_STALL_MIN_NS ? gap : AUTO_STALL_MIN_NS;
     uint64_t since = last ? last : g_start_ns;
@@ -391,7 +396,7 @@ void ssc_window_tick(uint64_t now_ns)
  * the user must hear from us, not from an empty report. */
 static void say_window_never_opened(void)
 {
-    if (!atomic_load(&g_auto_late) || atomic_load(&g_window_opened) || g_cfg.quiet ||
+    if (!atomic_load(&g_auto_late) || late_window_opened() || g_cfg.quiet ||
         !atomic_load(&g_cupti_on))
         return;
     char msg[512];

@@ -146,21 +146,19 @@ static int damage_text(const struct ssa_result *r, char *buf, size_t size)
  * does not tell them apart: SSA_GRAPH_UNTOLD). */
 static void graph_note(char *n, size_t size, const struct ssa_result *r)
 {
-    char what[96], why[96];
-    if (r->step_graph_id == SSA_GRAPH_UNTOLD)
+    int untold = r->step_graph_id == SSA_GRAPH_UNTOLD;
+    const char *tail = untold ? " (a light recording does not tell graphs apart)" : "";
+    char what[64];
+    if (untold)
         snprintf(what, sizeof what, "%" PRIu64 " CUDA graph launches", r->step_graph_launches);
     else
         snprintf(what, sizeof what, "%" PRIu64 " launches of CUDA graph %" PRIu32,
                  r->step_graph_launches, r->step_graph_id);
-    if (r->markers_set_aside)
-        snprintf(why, sizeof why, "the %zu marked steps held fewer than half of the",
-                 r->markers_set_aside);
-    else
-        snprintf(why, sizeof why, "no step markers: steps are the");
-    int untold = r->step_graph_id == SSA_GRAPH_UNTOLD;
-    const char *whose = untold ? ": steps are the launches" : ": steps are its launches";
-    int len = snprintf(n, size, "%s %s%s%s", why, what, r->markers_set_aside ? whose : "",
-                       untold ? " (a light recording does not tell graphs apart)" : "");
+    int len = r->markers_set_aside
+                  ? snprintf(n, size, "the %zu marked steps held fewer than half of the %s: "
+                             "steps are %s launches%s", r->markers_set_aside, what,
+                             untold ? "the" : "its", tail)
+                  : snprintf(n, size, "no step markers: steps are the %s%s", what, tail);
     if (len < 0) *n = '\0'; /* longer than size is cut: a note, not a number */
 }
 
