@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -215,10 +216,60 @@ static uint32_t cached_site(const uint64_t *key)
     return 0;
 }
 
-void ssc_pyn_call_site(uint32_t tid, uint32_t correlation, uint64_t ts_ns)
+static uint64_t next_random(uint64_t *x)
 {
-    if (!atomic_load_explicit(&g_ready, memory_order_acquire)) return;
-    uint64_t t0 = sst_now_ns(), key[2 * KEY_LEVELS];
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
+/* The reads are the program's own time (~5-20 us each, process_vm_readv): a thread spends at
+ * most 1/CALL_SHARE of its time on them, with CALL_BURST_NS of credit to start. Past that,
+ * calls are read at random, one in tls_call.every (a power of two, doubled when a read
+ * overdraws the credit, halved when the credit is full again): every site keeps its share of
+ * the reads, which a plain budget that refills would not (it favours calls after long gaps).
+ * The report's lines are shares of the calls' blocked time, so a sample of them prices alike. */
+#define CALL_SHARE 100
+#define CALL_BURST_NS 2000000
+#define CALL_EVERY_MAX 1024u
+
+struct call_budget {
+    int64_t credit_ns;
+    uint64_t last_ns, rng;
+    uint32_t every;
+};
+static __thread struct call_budget tls_call;
+static _Atomic uint64_t g_calls_seen, g_calls_read; /* ENV pyshim.sync_calls_read at the end */
+
+static int call_chosen(uint64_t now)
+{
+    struct call_budget *b = &tls_call;
+    if (!b->every) *b = (struct call_budget){CALL_BURST_NS, now, now | 1, 1};
+    b->credit_ns += (int64_t)((now - b->last_ns) / CALL_SHARE);
+    b->last_ns = now;
+    if (b->credit_ns >= CALL_BURST_NS) {
+        b->credit_ns = CALL_BURST_NS;
+        if (b->every > 1) b->every /= 2, b->credit_ns = CALL_BURST_NS / 2;
+    }
+    atomic_fetch_add_explicit(&g_calls_seen, 1, memory_order_relaxed);
+    return b->every == 1 || (next_random(&b->rng) & (b->every - 1)) == 0;
+}
+
+static void call_charge(uint64_t spent_ns)
+{
+    struct call_budget *b = &tls_call;
+    atomic_fetch_add_explicit(&g_calls_read, 1, memory_order_relaxed);
+    b->credit_ns -= (int64_t)spent_ns;
+    if (b->credit_ns < 0) {
+        if (b->every < CALL_EVERY_MAX) b->every *= 2;
+        b->credit_ns = 0;
+    }
+}
+
+/* Reads the calling thread's stack (its cached site when the innermost frames match) and
+ * writes the call's PY_CALL. */
+static void call_site_read(uint32_t tid, uint32_t correlation, uint64_t ts_ns)
+{
+    uint64_t key[2 * KEY_LEVELS];
     void *ts = g_this_ts();
     uint64_t frame = ts ? ssc_pyr_current_frame(&g_l, &g_mem, (uint64_t)(uintptr_t)ts) : 0;
     if (!frame || ssc_pyr_frame_key(&g_l, &g_mem, frame, key, KEY_LEVELS) != 0) return;
@@ -229,7 +280,17 @@ void ssc_pyn_call_site(uint32_t tid, uint32_t correlation, uint64_t ts_ns)
         s->stack = stack;
     }
     if (stack) write_call(tid, ts_ns, stack, correlation);
-    ssc_cost_add(SST_COST_PY_STACK, 1, 1, sst_now_ns() - t0);
+}
+
+void ssc_pyn_call_site(uint32_t tid, uint32_t correlation, uint64_t ts_ns)
+{
+    if (!atomic_load_explicit(&g_ready, memory_order_acquire)) return;
+    uint64_t t0 = sst_now_ns();
+    if (!call_chosen(t0)) return;
+    call_site_read(tid, correlation, ts_ns);
+    uint64_t spent = sst_now_ns() - t0;
+    call_charge(spent);
+    ssc_cost_add(SST_COST_PY_STACK, 1, 1, spent);
 }
 
 /* ---- the sampler thread ------------------------------------------------------------------- */
@@ -276,11 +337,6 @@ static int wait_until(uint64_t due)
     return stop;
 }
 
-static uint64_t next_random(uint64_t *x)
-{
-    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
-    return *x;
-}
 
 static void *sampler_main(void *arg)
 {
@@ -320,9 +376,22 @@ int ssc_pyn_start(uint32_t hz, uint32_t skip_tid)
 
 static void say_calls(int final);
 
+/* ENV pyshim.sync_calls_read: how many of the calls that blocked got their lines, when the
+ * budget left some out (the report's lines are then a sample of the calls). */
+static void say_calls_read(void)
+{
+    uint64_t seen = atomic_load(&g_calls_seen), read = atomic_load(&g_calls_read);
+    if (read >= seen) return;
+    char v[160];
+    int n = snprintf(v, sizeof v,
+                     "%llu of %llu (reading every one would cost over 1 %% of the thread's time)",
+                     (unsigned long long)read, (unsigned long long)seen);
+    if (n > 0) ssc_env_record("pyshim.sync_calls_read", v, strlen(v));
+}
+
 void ssc_pyn_stop(void)
 {
-    if (atomic_load(&g_ready)) say_calls(1);
+    if (atomic_load(&g_ready)) say_calls(1), say_calls_read();
     pthread_mutex_lock(&g_ctl);
     int running = g_running;
     g_stop = 1;
@@ -367,6 +436,8 @@ static void after_fork_child(void)
 {
     /* the sampler thread and CUPTI are not in the child; its frames are its own again */
     atomic_store(&g_ready, 0);
+    atomic_store(&g_calls_seen, 0);
+    atomic_store(&g_calls_read, 0);
     g_running = 0;
     pthread_mutex_init(&g_mu, NULL);
     pthread_mutex_init(&g_ctl, NULL);

@@ -632,6 +632,55 @@ def sync_calls_fake_cupti():
           "none under activity records, and the trace says why", r)
 
 
+SYNC_BUDGET = PRELUDE + textwrap.dedent("""\
+    import ctypes
+    sys.path.insert(0, os.environ["SYNC_HELPER_DIR"])
+    import synchelper
+    assert ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"]).InitializeInjection() == 1
+    time.sleep(1.2)  # the sampler asks again once a second whether calls can be seen
+    t0 = time.monotonic()
+    for i in range(1500):
+        synchelper.sync(0.00006)  # SITE A
+        synchelper.sync(0.00006)  # SITE B
+    print(int((time.monotonic() - t0) * 1e9), threading.get_native_id())
+    """)
+
+
+def sync_calls_budget():
+    """Thousands of calls that each block: reading every one's stack in-line would cost the
+    program several per cent of its time, so the collector reads a random sample of them
+    within 1 % of the thread's time (plus a first 2 ms), says how many in ENV
+    pyshim.sync_calls_read, and each of two alternating sites keeps its share of the reads."""
+    fake = os.environ.get("STEPSCOPE_TEST_FAKE_CUPTI_DIR")
+    if not fake:
+        print("skipped: no fake CUPTI (built only where CUPTI is)")
+        return SKIP
+    helper_dir = os.path.join(TMP, "site-packages")
+    os.makedirs(helper_dir, exist_ok=True)
+    with open(os.path.join(helper_dir, "synchelper.py"), "w") as f:
+        f.write(SYNC_HELPER)
+    env = {"LD_LIBRARY_PATH": fake, "SYNC_HELPER_DIR": helper_dir, "STEPSCOPE_API": "callbacks"}
+    r = record(SYNC_BUDGET, "sync_budget", env=env, capture="all", timeout=120)
+    check_clean(r)
+    loop_ns, tid = (int(x) for x in r.out.split())
+    t = r.traces[0]
+    said = t.env("pyshim.sync_calls_read", "")
+    check(" of " in said, "ENV pyshim.sync_calls_read says how many were read: %r" % said, r)
+    read, seen = (int(x) for x in said.split()[0:3:2])
+    check(seen >= 2900 and 0 < read < seen, "a sample read: %d of %d" % (read, seen), r)
+    spent = sum(c["ns"] for c in t.of("cost") if c["kind"] == "py_stack" and c["tid"] == tid)
+    check(spent <= 4e6 + 0.02 * loop_ns,
+          "the reads cost %.1f ms over a %.0f ms loop" % (spent / 1e6, loop_ns / 1e6), r)
+    a, b = lines_of(SYNC_BUDGET, "SITE A"), lines_of(SYNC_BUDGET, "SITE B")
+    at = {a: 0, b: 0}
+    for c in t.of("py_call"):
+        for fn, _, line in t.stack(c):
+            if fn == "<module>" and line in at:
+                at[line] += 1
+    n = at[a] + at[b]
+    check(n >= 20 and min(at.values()) >= 0.3 * n, "both sites keep their share: %s" % at, r)
+
+
 def frame_table_cap():
     """More distinct positions than the collector's tables hold (20000): cleared once, said
     once, sampling goes on, memory bounded."""
@@ -860,7 +909,7 @@ CASES = {f.__name__: f for f in (
     no_collector_costs_nothing, unsupported_python, thread_churn, fork_child,
     dataloader_workers, exit_while_sampling, switch_interval, trace_users, deep_recursion,
     non_utf8_file_name, frame_table_cap, real_torch_samples, compile_marks_fake,
-    graph_capture_stops_samples, sync_calls_fake_cupti,
+    graph_capture_stops_samples, sync_calls_fake_cupti, sync_calls_budget,
     compile_marks_real)}
 
 
