@@ -586,20 +586,28 @@ SYNC_CALLS = PRELUDE + textwrap.dedent("""\
     """)
 
 
+def sync_helper_env():
+    """The environment of a program that makes CUDA calls through the fake CUPTI (synchelper
+    in a site-packages folder of its own), or None (said) where there is no fake CUPTI."""
+    fake = os.environ.get("STEPSCOPE_TEST_FAKE_CUPTI_DIR")
+    if not fake:
+        print("skipped: no fake CUPTI (built only where CUPTI is)")
+        return None
+    helper_dir = os.path.join(TMP, "site-packages")
+    os.makedirs(helper_dir, exist_ok=True)
+    with open(os.path.join(helper_dir, "synchelper.py"), "w") as f:
+        f.write(SYNC_HELPER)
+    return {"LD_LIBRARY_PATH": fake, "SYNC_HELPER_DIR": helper_dir, "STEPSCOPE_API": "callbacks"}
+
+
 def sync_calls_fake_cupti():
     """With API calls from our own callbacks, a thread blocked in a synchronising call gets a
     PY_CALL record: its stack at the line that issued the call, its correlation id the call's
     (a short call only when it blocked 100 us anyway); with API activity records none, and the
     trace says why."""
-    fake = os.environ.get("STEPSCOPE_TEST_FAKE_CUPTI_DIR")
-    if not fake:
-        print("skipped: no fake CUPTI (built only where CUPTI is)")
+    env = sync_helper_env()
+    if env is None:
         return SKIP
-    helper_dir = os.path.join(TMP, "site-packages")
-    os.makedirs(helper_dir, exist_ok=True)
-    with open(os.path.join(helper_dir, "synchelper.py"), "w") as f:
-        f.write(SYNC_HELPER)
-    env = {"LD_LIBRARY_PATH": fake, "SYNC_HELPER_DIR": helper_dir, "STEPSCOPE_API": "callbacks"}
     # --capture all: the program marks one step (the prelude's), and auto, which in a program
     # the shim marks waits for step 8, would record none of its calls
     r = record(SYNC_CALLS, "sync_calls", env=env, capture="all")
@@ -651,15 +659,9 @@ def sync_calls_budget():
     program several per cent of its time, so the collector reads a random sample of them
     within 1 % of the thread's time (plus a first 2 ms), says how many in ENV
     pyshim.sync_calls_read, and each of two alternating sites keeps its share of the reads."""
-    fake = os.environ.get("STEPSCOPE_TEST_FAKE_CUPTI_DIR")
-    if not fake:
-        print("skipped: no fake CUPTI (built only where CUPTI is)")
+    env = sync_helper_env()
+    if env is None:
         return SKIP
-    helper_dir = os.path.join(TMP, "site-packages")
-    os.makedirs(helper_dir, exist_ok=True)
-    with open(os.path.join(helper_dir, "synchelper.py"), "w") as f:
-        f.write(SYNC_HELPER)
-    env = {"LD_LIBRARY_PATH": fake, "SYNC_HELPER_DIR": helper_dir, "STEPSCOPE_API": "callbacks"}
     r = record(SYNC_BUDGET, "sync_budget", env=env, capture="all", timeout=120)
     check_clean(r)
     loop_ns, tid = (int(x) for x in r.out.split())
