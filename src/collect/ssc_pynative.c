@@ -337,7 +337,6 @@ static int wait_until(uint64_t due)
     return stop;
 }
 
-
 static void *sampler_main(void *arg)
 {
     (void)arg;
