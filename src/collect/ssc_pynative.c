@@ -16,8 +16,10 @@
  *    empty_cache()), its own stack: a PY_CALL record with the call's correlation id, so the
  *    report names the line that caused the wait, not the line that happened to be sampled.
  *    A thread's frames cannot change while it is inside the call, so the walk is exact; a
- *    small per-thread cache keyed by the innermost frames' addresses and instruction pointers
- *    makes a call from the same place again cost a few reads.
+ *    small per-thread cache keyed by every frame's address and instruction pointer (read
+ *    through one copy of the data stack below the frame: ssc_pyr_chain_key) makes a call from
+ *    the same stack again cost a read or two; two lines that call through the same helpers
+ *    differ in an outer frame, so a key of the innermost frames alone would mix them up.
  *
  * Frames are interned by (code object address, lasti), checked against the code's line table
  * pointer on every use (an address can be reused by another code object), into the same
@@ -46,7 +48,6 @@
 #define MAX_TABLE 8192 /* bytes of a location table read */
 #define SLOTS_MIN 1024u
 #define SLOTS_CAP 20000u /* entries before a table is cleared (as the GIL sampler's) */
-#define KEY_LEVELS 3     /* frames in a call site's cache key */
 #define SITE_CACHE 8     /* call sites cached per thread */
 #define THREAD_NAME "ss-pynative"
 
@@ -202,17 +203,20 @@ static void write_call(uint32_t tid, uint64_t ts, uint32_t stack, uint32_t corre
 /* ---- call sites (the program's threads) ---------------------------------------------------- */
 
 struct site {
-    uint64_t key[2 * KEY_LEVELS];
+    struct ssc_pyr_key key;
     uint32_t stack;
 };
 static __thread struct site tls_sites[SITE_CACHE];
 static __thread uint32_t tls_next_site;
 
-static uint32_t cached_site(const uint64_t *key)
+static uint32_t cached_site(const struct ssc_pyr_key *key)
 {
-    for (int i = 0; i < SITE_CACHE; i++)
-        if (tls_sites[i].stack && memcmp(tls_sites[i].key, key, sizeof tls_sites[i].key) == 0)
-            return tls_sites[i].stack;
+    for (int i = 0; i < SITE_CACHE; i++) {
+        const struct site *s = &tls_sites[i];
+        if (s->stack && s->key.hash == key->hash && s->key.leaf == key->leaf &&
+            s->key.depth == key->depth)
+            return s->stack;
+    }
     return 0;
 }
 
@@ -269,16 +273,13 @@ static void call_charge(uint64_t spent_ns)
  * writes the call's PY_CALL. */
 static void call_site_read(uint32_t tid, uint32_t correlation, uint64_t ts_ns)
 {
-    uint64_t key[2 * KEY_LEVELS];
+    struct ssc_pyr_key key;
     void *ts = g_this_ts();
     uint64_t frame = ts ? ssc_pyr_current_frame(&g_l, &g_mem, (uint64_t)(uintptr_t)ts) : 0;
-    if (!frame || ssc_pyr_frame_key(&g_l, &g_mem, frame, key, KEY_LEVELS) != 0) return;
-    uint32_t stack = cached_site(key);
-    if (!stack && (stack = stack_of(frame)) != 0) {
-        struct site *s = &tls_sites[tls_next_site++ % SITE_CACHE];
-        memcpy(s->key, key, sizeof key);
-        s->stack = stack;
-    }
+    if (!frame || ssc_pyr_chain_key(&g_l, &g_mem, frame, &key) != 0) return;
+    uint32_t stack = cached_site(&key);
+    if (!stack && (stack = stack_of(frame)) != 0)
+        tls_sites[tls_next_site++ % SITE_CACHE] = (struct site){key, stack};
     if (stack) write_call(tid, ts_ns, stack, correlation);
 }
 

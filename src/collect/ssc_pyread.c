@@ -61,17 +61,66 @@ static int read_frame(const struct ssc_pyr_layout *l, const struct ssc_pyr_mem *
     return 0;
 }
 
-int ssc_pyr_frame_key(const struct ssc_pyr_layout *l, const struct ssc_pyr_mem *m, uint64_t frame,
-                      uint64_t *key, int levels)
+/* A copy of the memory just below the last frame asked for: frames of nested Python calls lie
+ * next to each other on the data stack, each below its callee, so one read serves many. */
+#define WINDOW_BYTES 8192
+#define WINDOW_SMALL 1024 /* tried when the whole window reaches unreadable memory */
+
+struct window {
+    const struct ssc_pyr_mem *m;
+    uint64_t base;
+    size_t len;
+    uint8_t buf[WINDOW_BYTES];
+};
+
+/* Refills w to end at end (the bytes below it); 0, or -1 when neither size is readable. */
+static int window_fill(struct window *w, uint64_t end, size_t need)
 {
-    uint64_t f = frame;
-    for (int i = 0; i < levels; i++) {
-        struct frame_words w = {0, 0, 0};
-        if (f && read_frame(l, m, f, &w) != 0) return -1;
-        key[2 * i] = f;
-        key[2 * i + 1] = w.instr;
-        f = w.previous;
+    const size_t sizes[2] = {WINDOW_BYTES, WINDOW_SMALL};
+    for (int i = 0; i < 2; i++) {
+        size_t len = sizes[i] < end ? sizes[i] : (size_t)end;
+        if (len < need) return -1;
+        if (w->m->read(w->m->ctx, end - len, w->buf, len) == 0) {
+            w->base = end - len, w->len = len;
+            return 0;
+        }
     }
+    return -1;
+}
+
+static int window_read(void *ctx, uint64_t addr, void *out, size_t n)
+{
+    struct window *w = ctx;
+    int inside = addr >= w->base && addr + n <= w->base + w->len;
+    if (!inside && window_fill(w, addr + n, n) != 0) {
+        w->len = 0;
+        return w->m->read(w->m->ctx, addr, out, n);
+    }
+    memcpy(out, w->buf + (addr - w->base), n);
+    return 0;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h * 0xBF58476D1CE4E5B9ull;
+}
+
+int ssc_pyr_chain_key(const struct ssc_pyr_layout *l, const struct ssc_pyr_mem *m, uint64_t frame,
+                      struct ssc_pyr_key *key)
+{
+    struct window w; /* buf is filled before it is read: not cleared */
+    w.m = m, w.base = 0, w.len = 0;
+    const struct ssc_pyr_mem through = {window_read, &w};
+    uint64_t h = 0x84222325CBF29CE4ull, f = frame;
+    uint32_t depth = 0;
+    for (; f && depth < SSC_PYR_KEY_HOPS; depth++) {
+        struct frame_words fw;
+        if (read_frame(l, &through, f, &fw) != 0) return -1;
+        h = mix(mix(h, f), fw.instr);
+        f = fw.previous;
+    }
+    *key = (struct ssc_pyr_key){h, frame, depth};
     return 0;
 }
 

@@ -65,10 +65,19 @@ struct ssc_pyr_frame {
 uint64_t ssc_pyr_current_frame(const struct ssc_pyr_layout *l, const struct ssc_pyr_mem *m,
                                uint64_t ts);
 
-/* A cheap fingerprint of where a thread is: the first `levels` frames' addresses and
- * instruction pointers (one read each), into key[2 * levels]. 0, or -1 when unreadable. */
-int ssc_pyr_frame_key(const struct ssc_pyr_layout *l, const struct ssc_pyr_mem *m, uint64_t frame,
-                      uint64_t *key, int levels);
+/* A fingerprint of where a thread is: every frame's address and instruction pointer from
+ * `frame` outwards (up to SSC_PYR_KEY_HOPS), hashed, so that two stacks that differ in any
+ * frame differ here. Read through a local copy of the memory below each frame (the frames of
+ * nested calls lie next to each other on the thread's data stack), so a chain costs a read or
+ * two, not one a frame; only for a chain that cannot change meanwhile (the calling thread's
+ * own, inside a call). 0, or -1 when unreadable. */
+#define SSC_PYR_KEY_HOPS 512
+struct ssc_pyr_key {
+    uint64_t hash, leaf;
+    uint32_t depth;
+};
+int ssc_pyr_chain_key(const struct ssc_pyr_layout *l, const struct ssc_pyr_mem *m, uint64_t frame,
+                      struct ssc_pyr_key *key);
 
 /* Walks from the interpreter frame `frame` outwards, leaf first, into out[max]. Frames whose
  * code is not a code object (C-stack shims) are left out. Returns the frames written, -1 when

@@ -13,7 +13,7 @@
 #define REGIONS 32
 static struct {
     uint64_t addr;
-    uint8_t data[512];
+    uint8_t data[2048];
 } g_mem[REGIONS];
 static int g_n;
 
@@ -34,12 +34,15 @@ static uint8_t *at(uint64_t addr)
     return NULL;
 }
 
+static int g_reads; /* successful reads, for the window's test */
+
 static int fake_read(void *ctx, uint64_t addr, void *buf, size_t n)
 {
     (void)ctx;
     for (int i = 0; i < g_n; i++)
         if (addr >= g_mem[i].addr && addr + n <= g_mem[i].addr + sizeof g_mem[i].data) {
             memcpy(buf, g_mem[i].data + (addr - g_mem[i].addr), n);
+            g_reads++;
             return 0;
         }
     return -1; /* EFAULT */
@@ -158,9 +161,36 @@ static void test_walk(void)
     CHECK_EQ(truncated, 0);
     n = ssc_pyr_walk(&k_layout, &k_mem, cur, f, 1, &truncated);
     CHECK(n == 1 && truncated == 1);
-    uint64_t key[6];
-    CHECK_EQ(ssc_pyr_frame_key(&k_layout, &k_mem, cur, key, 3), 0);
-    CHECK(key[0] == 0x10000 && key[1] == 0x50000 + 192 + 10 && key[2] == 0x11000);
+}
+
+/* The chain's key: every frame counts, the outermost too; frames in separate regions are read
+ * one by one (the window below each is unreadable here), frames side by side through one copy. */
+static void test_chain_key(void)
+{
+    build_image();
+    struct ssc_pyr_key a, b;
+    CHECK_EQ(ssc_pyr_chain_key(&k_layout, &k_mem, 0x10000, &a), 0);
+    CHECK(a.leaf == 0x10000 && a.depth == 4);
+    put64(at(0x13000), 56, 0x51000 + 192 + 2 * 3); /* main at another line: another key */
+    CHECK_EQ(ssc_pyr_chain_key(&k_layout, &k_mem, 0x10000, &b), 0);
+    CHECK(b.depth == 4 && b.hash != a.hash);
+    put64(at(0x10000), 8, 0xdead0000); /* a link that leads nowhere */
+    CHECK_EQ(ssc_pyr_chain_key(&k_layout, &k_mem, 0x10000, &b), -1);
+    /* three frames in one region, each below its callee, then the separate main frame */
+    build_image();
+    uint8_t *stack = region(0x70000);
+    const uint32_t o0 = 1300, o1 = 1100, o2 = 900;
+    const uint64_t f0 = 0x70000 + o0, f1 = 0x70000 + o1, f2 = 0x70000 + o2;
+    put64(stack, o0, 0x50000), put64(stack, o0 + 8, f1), put64(stack, o0 + 56, 0x50000 + 194);
+    put64(stack, o1, 0x50000), put64(stack, o1 + 8, f2), put64(stack, o1 + 56, 0x50000 + 196);
+    put64(stack, o2, 0x51000), put64(stack, o2 + 8, 0x13000), put64(stack, o2 + 56, 0x51000 + 192);
+    g_reads = 0;
+    CHECK_EQ(ssc_pyr_chain_key(&k_layout, &k_mem, f0, &a), 0);
+    CHECK(a.depth == 4 && a.leaf == f0);
+    CHECK_EQ(g_reads, 2); /* the small window below f0 serves f0-f2; main is read alone */
+    put64(stack, o2 + 56, 0x51000 + 194); /* the outermost of the three moved on */
+    CHECK_EQ(ssc_pyr_chain_key(&k_layout, &k_mem, f0, &b), 0);
+    CHECK(b.hash != a.hash);
 }
 
 static void test_torn(void)
@@ -211,6 +241,7 @@ int main(void)
 {
     test_line_table();
     test_walk();
+    test_chain_key();
     test_torn();
     test_code_and_text();
     return ss_test_result();

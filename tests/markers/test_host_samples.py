@@ -646,19 +646,22 @@ SYNC_BUDGET = PRELUDE + textwrap.dedent("""\
     import synchelper
     assert ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"]).InitializeInjection() == 1
     time.sleep(1.2)  # the sampler asks again once a second whether calls can be seen
+    def deep(n):  # 24 stacks in turn, more than the collector caches: every read walks
+        return deep(n - 1) if n else synchelper.sync(0.00006)
     t0 = time.monotonic()
     for i in range(1500):
-        synchelper.sync(0.00006)  # SITE A
-        synchelper.sync(0.00006)  # SITE B
+        deep(20 + i % 12)  # SITE A
+        deep(20 + (i + 6) % 12)  # SITE B
     print(int((time.monotonic() - t0) * 1e9), threading.get_native_id())
     """)
 
 
 def sync_calls_budget():
-    """Thousands of calls that each block: reading every one's stack in-line would cost the
-    program several per cent of its time, so the collector reads a random sample of them
+    """Thousands of calls that each block, from stacks 20-31 frames deep that the collector's
+    cache cannot keep: reading every one's stack in-line would cost the program a good part
+    of its time, so the collector reads a random sample of them
     within 1 % of the thread's time (plus a first 2 ms), says how many in ENV
-    pyshim.sync_calls_read, and each of two alternating sites keeps its share of the reads."""
+    pyshim.sync_calls_read, and each of two alternating sites keeps its share of the reads (>= 25 %)."""
     env = sync_helper_env()
     if env is None:
         return SKIP
@@ -671,7 +674,7 @@ def sync_calls_budget():
     read, seen = (int(x) for x in said.split()[0:3:2])
     check(seen >= 2900 and 0 < read < seen, "a sample read: %d of %d" % (read, seen), r)
     spent = sum(c["ns"] for c in t.of("cost") if c["kind"] == "py_stack" and c["tid"] == tid)
-    check(spent <= 4e6 + 0.02 * loop_ns,
+    check(spent <= 4e6 + 0.05 * loop_ns,  # 1 % and one read: room for a preempted read
           "the reads cost %.1f ms over a %.0f ms loop" % (spent / 1e6, loop_ns / 1e6), r)
     a, b = lines_of(SYNC_BUDGET, "SITE A"), lines_of(SYNC_BUDGET, "SITE B")
     at = {a: 0, b: 0}
@@ -680,7 +683,48 @@ def sync_calls_budget():
             if fn == "<module>" and line in at:
                 at[line] += 1
     n = at[a] + at[b]
-    check(n >= 20 and min(at.values()) >= 0.3 * n, "both sites keep their share: %s" % at, r)
+    check(n >= 16 and min(at.values()) >= 0.25 * n, "both sites keep their share: %s" % at, r)
+
+
+SYNC_SAME_HELPER = PRELUDE + textwrap.dedent("""\
+    import ctypes
+    sys.path.insert(0, os.environ["SYNC_HELPER_DIR"])
+    import synchelper
+    assert ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"]).InitializeInjection() == 1
+    time.sleep(1.2)  # the sampler asks again once a second whether calls can be seen
+    def h3(): return synchelper.sync(0.002)
+    def h2(): return h3()
+    def h1(): return h2()
+    def h0(): return h1()
+    a, b = [], []
+    for i in range(10):
+        a.append(h0())  # SITE A
+        b.append(h0())  # SITE B
+    print(" ".join(map(str, a)))
+    print(" ".join(map(str, b)))
+    """)
+
+
+def sync_calls_same_helper():
+    """Two lines that block through the same chain of helper functions: their innermost frames
+    are alike (same code, same positions, same addresses on the frame stack), and each call
+    must still be named by its own line, not by the line of the call cached first."""
+    env = sync_helper_env()
+    if env is None:
+        return SKIP
+    r = record(SYNC_SAME_HELPER, "sync_same_helper", env=env, capture="all")
+    check_clean(r)
+    a, b = ([int(x) for x in line.split()] for line in r.out.splitlines())
+    t = r.traces[0]
+    line_of = dict.fromkeys(a, lines_of(SYNC_SAME_HELPER, "SITE A"))
+    line_of.update(dict.fromkeys(b, lines_of(SYNC_SAME_HELPER, "SITE B")))
+    calls = [c for c in t.of("py_call") if c["correlation"] in line_of]
+    check(len(calls) >= 16, "the calls caught: %d of 20" % len(calls), r)
+    for c in calls:
+        lines = [line for fn, _, line in t.stack(c) if fn == "<module>"]
+        check(lines == [line_of[c["correlation"]]],
+              "call %d named by its own line %d: %s" % (c["correlation"], line_of[c["correlation"]],
+                                                        lines), r)
 
 
 def frame_table_cap():
@@ -912,6 +956,7 @@ CASES = {f.__name__: f for f in (
     dataloader_workers, exit_while_sampling, switch_interval, trace_users, deep_recursion,
     non_utf8_file_name, frame_table_cap, real_torch_samples, compile_marks_fake,
     graph_capture_stops_samples, sync_calls_fake_cupti, sync_calls_budget,
+    sync_calls_same_helper,
     compile_marks_real)}
 
 
