@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -512,6 +513,46 @@ static void install_signals(void)
         sa.sa_flags = SA_SIGINFO | (prev.sa_flags & (SA_RESTART | SA_ONSTACK));
         sigaction(k_signals[i], &sa, NULL);
     }
+}
+
+/* ---- our threads ------------------------------------------------------------------------- */
+
+/* Why ssc_thread_start waits: a new thread allocates before it runs our code (gcc 12's
+ * AddressSanitizer: AsanThread::ThreadStart -> pthread_getattr_np -> calloc(152)) and at its
+ * first use of our thread-local storage (__tls_get_addr -> malloc), outside every lock
+ * fork_prepare takes. An allocator without a fork handler (that ASan's) then leaves a child
+ * fork()ed meanwhile with the size class's lock held by nobody: tests/collect busy_exit hung
+ * so in CI (2026-12-04; caught here by its hang report: the child's writer thread in that
+ * calloc and its exit-time leak check both waiting on the one lock). The starter holds
+ * g_init_mu (for the writer), which fork_prepare takes, until the thread is past both. */
+struct thread_start {
+    void *(*fn)(void *);
+    sem_t running;
+};
+static __thread int tls_thread_started;
+
+static void *thread_entry(void *p)
+{
+    struct thread_start *s = p;
+    void *(*fn)(void *) = s->fn;
+    tls_thread_started = 1; /* the first use of our thread-local storage: allocated here */
+    sem_post(&s->running);  /* s lives on the starter's stack: not touched after this */
+    return fn(NULL);
+}
+
+int ssc_thread_start(pthread_t *thread, void *(*fn)(void *))
+{
+    struct thread_start s = {.fn = fn};
+    if (sem_init(&s.running, 0, 0) != 0) return errno;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* inherited: signals go to the program's threads */
+    int rc = pthread_create(thread, NULL, thread_entry, &s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    while (rc == 0 && sem_wait(&s.running) != 0 && errno == EINTR) {
+    }
+    sem_destroy(&s.running);
+    return rc;
 }
 
 /* ---- start and exit --------------------------------------------------------------------- */

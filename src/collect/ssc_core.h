@@ -21,6 +21,7 @@
 #ifndef SSC_CORE_H
 #define SSC_CORE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +40,11 @@ SSC_HIDDEN extern _Atomic int ssc_g_state;
 /* Starts the core in this process if it is not running (idempotent, thread-safe, also after
  * fork). Returns 1 when records are accepted. */
 SSC_HIDDEN int ssc_core_ensure(void);
+
+/* Starts one of the collector's own threads (the writer, the Python sampler) with every signal
+ * blocked, and returns once it runs and has its thread-local storage: a fork() right after
+ * must not catch the new thread inside the allocator. 0, or pthread_create's error. */
+SSC_HIDDEN int ssc_thread_start(pthread_t *thread, void *(*fn)(void *));
 
 /* Whether ssc_cupti_start succeeded in this process (the writer then flushes/stops CUPTI). */
 SSC_HIDDEN int ssc_core_cupti_on(void);

@@ -367,7 +367,7 @@ int ssc_pyn_start(uint32_t hz, uint32_t skip_tid)
         pthread_cond_init(&g_wake, &a);
         pthread_condattr_destroy(&a);
         g_hz = hz, g_skip_tid = skip_tid, g_stop = 0;
-        rc = pthread_create(&g_thread, NULL, sampler_main, NULL) == 0 ? 0 : SS_ENOMEM;
+        rc = ssc_thread_start(&g_thread, sampler_main) == 0 ? 0 : SS_ENOMEM;
         g_running = rc == 0;
     }
     pthread_mutex_unlock(&g_ctl);

@@ -261,16 +261,11 @@ static int open_trace(void)
     return rc;
 }
 
-/* The thread starts with every signal blocked (the mask is inherited from the creator):
- * a signal handled on the writer thread would wait for the writer's own answer. */
+/* The thread starts with every signal blocked (ssc_thread_start): a signal handled on the
+ * writer thread would wait for the writer's own answer. */
 static int start_thread(void)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int rc = pthread_create(&g_thread, NULL, writer_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return rc;
+    return ssc_thread_start(&g_thread, writer_main);
 }
 
 int ssc_writer_start(void)
