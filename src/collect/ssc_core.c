@@ -529,7 +529,7 @@ struct thread_start {
     void *(*fn)(void *);
     sem_t running;
 };
-static __thread int tls_thread_started;
+static __thread volatile int tls_thread_started; /* volatile: the store must stay */
 
 static void *thread_entry(void *p)
 {

@@ -17,6 +17,10 @@
  *   nvtx_prog busy_exit       4 threads record without pause; main forks 20 children (each
  *                             records and exits) and then calls exit(0) while the threads are
  *                             still recording: no deadlock, no hang, a closed trace per process.
+ *   nvtx_prog fork_at_start   the first record (the collector and its writer thread start),
+ *                             then at once a fork() whose child allocates, records and exits:
+ *                             the writer's start must not leave the child an allocator lock
+ *                             held by nobody (AddressSanitizer's has no fork handler).
  *   nvtx_prog exec_hup        records (the collector starts), then execs
  *                             `sh -c 'kill -HUP $$; echo survived'`: run with SIGHUP ignored,
  *                             the exec'd shell must still ignore it (exit 0, "survived").
@@ -240,6 +244,43 @@ static int run_busy_exit(void)
     exit(0); /* the spinners are still recording */
 }
 
+static void *burner(void *arg)
+{
+    (void)arg;
+    pthread_barrier_wait(&g_start);
+    for (volatile unsigned long n = 0;; n++) {
+    }
+    return NULL;
+}
+
+static int run_fork_at_start(void)
+{
+    /* Busy threads (started, past their own start) keep the cores full, so the writer thread
+     * runs late, as in a training process; then a fork at a different moment of its start in
+     * each run (0-4 ms after the first record). */
+    pthread_t th;
+    pthread_barrier_init(&g_start, NULL, 4);
+    for (int t = 0; t < 3; t++)
+        pthread_create(&th, NULL, burner, NULL);
+    pthread_barrier_wait(&g_start);
+    nvtxMarkA("first");
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long wait_ns = (long)(getpid() % 64) * 64000;
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < wait_ns);
+    pid_t pid = fork();
+    if (pid == 0) {
+        free(calloc(152, 1)); /* the size of ASan's own allocation at a thread's start */
+        nvtxMarkA("child");
+        exit(0);
+    }
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid) return 96;
+    exit(WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 95); /* the burners still run */
+}
+
 static int run_exec_hup(void)
 {
     nvtxMarkA("before-exec");
@@ -266,6 +307,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "flood") == 0) return run_flood();
     if (strcmp(mode, "steps") == 0) return run_steps();
     if (strcmp(mode, "busy_exit") == 0) return run_busy_exit();
+    if (strcmp(mode, "fork_at_start") == 0) return run_fork_at_start();
     if (strcmp(mode, "exec_hup") == 0) return run_exec_hup();
     fprintf(stderr, "nvtx_prog: unknown mode %s\n", mode);
     return 2;

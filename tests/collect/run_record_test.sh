@@ -37,8 +37,8 @@ watched() {
     "$@" &
     pid=$!
     t=0
-    while kill -0 "$pid" 2>/dev/null && [ "$t" -lt "$limit" ]; do
-        sleep 1
+    while kill -0 "$pid" 2>/dev/null && [ "$t" -lt $((limit * 10)) ]; do
+        sleep 0.1
         t=$((t + 1))
     done
     if kill -0 "$pid" 2>/dev/null; then
@@ -90,6 +90,15 @@ busy_exit)
     watched 170 "$BIN" record -o "$OUT" -- "$PROG" busy_exit >/dev/null 2>"$W/err"
     expect_rc $? 0
     "$CHECK" busy_exit "$OUT" || fail "trace check"
+    ;;
+fork_at_start)
+    # a fork() at once after the collector started, 30 times (each at another moment of the
+    # writer thread's start): every child ends and leaves its trace
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do
+        watched 60 "$BIN" record -q --no-report -o "$OUT$i" -- "$PROG" fork_at_start >/dev/null 2>"$W/err"
+        expect_rc $? 0
+        [ "$(ls "$OUT$i" | wc -l)" = 2 ] || fail "run $i: $(ls "$OUT$i" | wc -l) traces, expected 2"
+    done
     ;;
 unwritable)
     "$BIN" record -o /proc/stepscope-no/out -- sh -c "touch '$W/ran'" 2>"$W/err"
