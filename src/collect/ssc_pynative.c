@@ -269,7 +269,7 @@ static void call_charge(uint64_t spent_ns)
     }
 }
 
-/* Reads the calling thread's stack (its cached site when the innermost frames match) and
+/* Reads the calling thread's stack (its cached site when the whole chain's key matches) and
  * writes the call's PY_CALL. */
 static void call_site_read(uint32_t tid, uint32_t correlation, uint64_t ts_ns)
 {
@@ -384,8 +384,8 @@ static void say_calls_read(void)
     if (read >= seen) return;
     char v[160];
     int n = snprintf(v, sizeof v,
-                     "%llu of %llu (reading every one would cost over 1 %% of the thread's time)",
-                     (unsigned long long)read, (unsigned long long)seen);
+                     "%llu of %llu (reading every one would cost over %d %% of the thread's time)",
+                     (unsigned long long)read, (unsigned long long)seen, 100 / CALL_SHARE);
     if (n > 0) ssc_env_record("pyshim.sync_calls_read", v, strlen(v));
 }
 

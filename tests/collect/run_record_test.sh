@@ -93,11 +93,15 @@ busy_exit)
     ;;
 fork_at_start)
     # a fork() at once after the collector started, 30 times (each at another moment of the
-    # writer thread's start): every child ends and leaves its trace
-    for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do
+    # writer thread's start): every child ends and leaves its trace. Under ASan a collector
+    # without ssc_thread_start hung about 1 run in 200 here: this catches it now and then, the
+    # stress runs in the note on issue #27 measured it.
+    i=1
+    while [ $i -le 30 ]; do
         watched 60 "$BIN" record -q --no-report -o "$OUT$i" -- "$PROG" fork_at_start >/dev/null 2>"$W/err"
         expect_rc $? 0
         [ "$(ls "$OUT$i" | wc -l)" = 2 ] || fail "run $i: $(ls "$OUT$i" | wc -l) traces, expected 2"
+        i=$((i + 1))
     done
     ;;
 unwritable)
