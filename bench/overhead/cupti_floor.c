@@ -33,6 +33,17 @@
  * windows against its odd ones. At exit the floor prints the synchronize count
  * (2 x windows when the parity held).
  *
+ * CUPTI_FLOOR_ATTRS=name[=value],... sets CUPTI's activity attributes before anything is enabled
+ * (they take only before CUDA starts), to see whether any of them makes kernel tracing cheaper:
+ *
+ *   zeroed      ZEROED_OUT_ACTIVITY_BUFFER=1, and buffers come zeroed (calloc) from here, so
+ *               CUPTI does not zero them on the launching thread
+ *   pinned      MEM_ALLOCATION_TYPE_HOST_PINNED=1 (the device-side record buffers in pinned
+ *               host memory)
+ *   devbuf=MiB  DEVICE_BUFFER_SIZE (default 3 MiB in CUDA 13's header)
+ *   prealloc=N  DEVICE_BUFFER_PRE_ALLOCATE_VALUE (default 3)
+ *   nothread    PER_THREAD_ACTIVITY_BUFFER=0 (one buffer for all threads; default per thread)
+ *
  * CUPTI_FLOOR_VERBOSE=1 prints the records and callbacks seen at exit, one line each
  * ("cupti_floor: N records", "cupti_floor: N timed callbacks"); the client always says which
  * kinds it was asked for ("cupti_floor: kinds LIST"): run_overhead.py checks both lines.
@@ -68,9 +79,11 @@ static int floor_alternate;
 static _Atomic int floor_cb_on = 1; /* the callbacks' switch under CUPTI_FLOOR_ALTERNATE */
 static __thread uint64_t floor_enter_ns, floor_exit_ns;
 
+static int floor_zeroed; /* CUPTI_FLOOR_ATTRS=zeroed: we hand out zeroed buffers */
+
 static void CUPTIAPI floor_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    *buffer = aligned_alloc(8, FLOOR_BUF_BYTES);
+    *buffer = floor_zeroed ? calloc(1, FLOOR_BUF_BYTES) : aligned_alloc(8, FLOOR_BUF_BYTES);
     *size = *buffer ? FLOOR_BUF_BYTES : 0;
     *max_records = 0;
 }
@@ -219,6 +232,40 @@ static void start_callbacks(const char *list)
     }
 }
 
+/* ---- activity attributes (CUPTI_FLOOR_ATTRS) ------------------------------------------ */
+
+/* The value after "name=" in list, or 0 when absent. */
+static size_t attr_value(const char *list, const char *name)
+{
+    char key[32];
+    snprintf(key, sizeof key, "%s=", name);
+    const char *p = strstr(list, key);
+    return p ? (size_t)strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+static void set_attr(const char *what, CUpti_ActivityAttribute attr, void *value, size_t size)
+{
+    CUptiResult r = cuptiActivitySetAttribute(attr, &size, value);
+    fprintf(stderr, "cupti_floor: attr %s %s\n", what, r == CUPTI_SUCCESS ? "set" : "FAILED");
+}
+
+/* Before the buffer callbacks are registered and any kind is enabled, as CUPTI asks. */
+static void set_attrs(const char *list)
+{
+    uint8_t one = 1, zero = 0;
+    size_t mib = attr_value(list, "devbuf"), pre = attr_value(list, "prealloc");
+    if (named(list, "nothread"))
+        set_attr("nothread", CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &zero, 1);
+    if (named(list, "zeroed"))
+        set_attr("zeroed", CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &one, 1);
+    floor_zeroed = named(list, "zeroed");
+    if (named(list, "pinned"))
+        set_attr("pinned", CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &one, 1);
+    size_t bytes = mib << 20;
+    if (mib) set_attr("devbuf", CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &bytes, sizeof bytes);
+    if (pre) set_attr("prealloc", CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, &pre, sizeof pre);
+}
+
 /* ---- entry point -------------------------------------------------------------------- */
 
 static void floor_at_exit(void)
@@ -252,6 +299,7 @@ EXPORT int InitializeInjection(void)
     if (!list || !*list) list = "full";
     fprintf(stderr, "cupti_floor: kinds %s\n", list);
     if (named(list, "full")) list = "kernel,memcpy,memset,sync,runtime,driver,memory,overhead";
+    if (getenv("CUPTI_FLOOR_ATTRS")) set_attrs(getenv("CUPTI_FLOOR_ATTRS"));
     if (cuptiActivityRegisterCallbacks(floor_buffer_requested, floor_buffer_completed) !=
         CUPTI_SUCCESS)
         return 1;

@@ -30,6 +30,8 @@ CLIMB = ["kernel", "memcpy,memset", "sync", "memory", "overhead", "callbacks-ts"
 LADDERS = {
     "base": ("none", ["none", "none"] + CLIMB),
     "api": ("runtime-keep,driver-keep", ["api", "api"] + CLIMB),
+    # kernel tracing alone, twice: its cost under CUPTI_FLOOR_ATTRS settings (cupti_floor.c)
+    "kernel": ("none", ["none", "none", "kernel", "kernel"]),
     # whether switching a kind off gives its cost back (then sampled windows would be cheap)
     "toggle": ("memcpy,memset,runtime-keep,driver-keep",
                ["api", "api", "kernel", "-kernel", "kernel", "-kernel", "sync", "-sync"]),
@@ -57,6 +59,9 @@ def run(floor, argv, ladder):
         sys.stderr.write("%s %s: the floor client did not start (%s)\n" % (argv, ladder,
                                                                            p.stderr[-500:]))
         return None
+    for line in p.stderr.splitlines():  # CUPTI_FLOOR_ATTRS: whether each attribute took
+        if line.startswith("cupti_floor: attr "):
+            sys.stderr.write(line + "\n")
     return res["stairs"]
 
 

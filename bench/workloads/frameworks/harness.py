@@ -215,6 +215,7 @@ def finish(args, program, clock, planted, fix, **extra):
         "steps": args.steps, "warmup": args.warmup, "timed_marks": len(steps_ms),
         "step_ms": {"median": percentile(steps_ms, 0.5), "p10": percentile(steps_ms, 0.1),
                     "p90": percentile(steps_ms, 0.9)},
+        "step_ms_each": [round(x, 3) for x in steps_ms],  # drift within one process
         "window_s": window, "startup_s": clock.t0 - T_PROCESS,
         "device": dev.type, "tiny": args.tiny,
         "gpu": torch.cuda.get_device_name(dev) if dev.type == "cuda" else None,
