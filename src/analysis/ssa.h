@@ -371,6 +371,7 @@ struct ssa_batch {
     uint64_t marks;
 };
 
+#define SSA_CALL_BINS 192 /* 8 per octave: up to 2^26 ns, longer calls share the last bin */
 struct ssa_result {
     /* the trace */
     char *path;
@@ -391,6 +392,9 @@ struct ssa_result {
      * counters scaled to all events): measured in every run, the part of the recording's cost
      * that is not CUPTI's. 0: no COST records (imports, older traces) */
     uint64_t collector_inline_ns;
+    /* Launch calls inside steps by duration, 8 bins an octave (ssa_call_bin): their median
+     * scales full mode's per-launch cost to this host's speed (rec_calibration) */
+    uint32_t launch_call_bins[SSA_CALL_BINS];
     uint64_t first_ns, last_ns;  /* span of timestamped records; 0/0 when none */
     uint32_t env_records;        /* ENV key/values read */
     uint32_t cpu_count;          /* "cpu_count" env record; 0 unknown */
@@ -566,6 +570,8 @@ struct ssa_summary {
      * each other), and the unrecorded steps' median it was measured against */
     double rec_cost_lo_ms, rec_cost_hi_ms, rec_baseline_ms; /* lo/hi: measured, or full's range */
     double rec_inline_ms; /* per recorded step, collector_inline_ns: measured, inside rec_cost_ms */
+    /* the median launch call (us) rec_us_per_launch was scaled from; 0: a constant was used */
+    double rec_launch_call_us;
     size_t rec_baseline_steps;
 };
 enum ssa_rec_basis {
@@ -617,6 +623,16 @@ const char *ssa_rec_recorder(int basis);
 #define SSA_REC_US_FULL_LEAN 3.4
 #define SSA_REC_US_FULL_LEAN_LO 0.2
 #define SSA_REC_US_FULL_LEAN_HI 6.7
+/* The same cost scales with the host's speed: two H200 hosts of 2026-12-04 ran the eager MLP at
+ * 14.3 and 30-34 ms/step (plain), and their median launch call (cudaLaunchKernel, in full
+ * mode's own trace) took 3.5 and 7.3 us. Per launch, full mode cost 0.34 and 0.45 times that
+ * median on the quick host (its auto window measured in the trace; full runs against plain)
+ * and 0.36 and 0.53 on the slow one (auto against plain; full against plain, 066c412): so a
+ * trace that holds launch calls prices them at 0.40 of its own median call, with that spread
+ * as the range (docs/performance.md). */
+#define SSA_REC_FULL_LEAN_PER_CALL 0.40
+#define SSA_REC_FULL_LEAN_PER_CALL_LO 0.30
+#define SSA_REC_FULL_LEAN_PER_CALL_HI 0.60
 /* A window that opens mid-run records API calls by whole domain (CUPTI takes per-call settings
  * only before CUDA starts; src/collect/README.md), which costs more: the same CNN, full-win /
  * light-win of 066c412:bench/gpu/results/2026-11-30g, medians of 4 runs (full 6.9-15.2, light

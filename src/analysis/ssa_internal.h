@@ -396,6 +396,36 @@ int ssa_attr_run(struct sst_reader *r, struct ssa_scan *scan, struct ssa_result 
 uint64_t ssa_quantile_u64(uint64_t *v, size_t n, double q); /* sorts v in place */
 
 /* For the few helpers of the per-record paths that the compiler would otherwise call. */
+/* Call durations in 8 bins an octave (ssa_result.launch_call_bins): below 8 ns one bin each,
+ * then bin (e - 2) * 8 + the 3 bits after the leading one, e its position. */
+static inline unsigned ssa_call_bin(uint64_t ns)
+{
+    if (ns < 8) return (unsigned)ns;
+    unsigned e = 63u - (unsigned)__builtin_clzll(ns);
+    unsigned b = (e - 2u) * 8u + (unsigned)((ns >> (e - 3u)) & 7u);
+    return b < SSA_CALL_BINS ? b : SSA_CALL_BINS - 1;
+}
+
+/* The middle of bin b's durations (ns). */
+static inline double ssa_call_bin_mid_ns(unsigned b)
+{
+    if (b < 8) return b;
+    unsigned e = b / 8u + 2u;
+    double width = (double)(1ull << (e - 3u));
+    return (double)(8u + b % 8u) * width + width / 2;
+}
+
+/* The median of the durations counted in bins, in ns; 0 when none was counted. */
+static inline double ssa_call_median_ns(const uint32_t bins[SSA_CALL_BINS])
+{
+    uint64_t total = 0, seen = 0;
+    for (unsigned b = 0; b < SSA_CALL_BINS; b++)
+        total += bins[b];
+    for (unsigned b = 0; b < SSA_CALL_BINS && total; b++)
+        if ((seen += bins[b]) * 2 >= total) return ssa_call_bin_mid_ns(b);
+    return 0;
+}
+
 #define SSA_HOT static inline __attribute__((always_inline))
 
 /* Loads a record whose size the reader has checked (>= the struct) into a local copy. */

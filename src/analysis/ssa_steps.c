@@ -567,10 +567,22 @@ static int rec_basis_of(const struct ssa_result *r)
     return SSA_REC_NONE;
 }
 
-/* A calibration: the cost per launch, and the range other programs measured (0, 0: none). */
+/* A calibration: the cost per launch, and the range other programs measured (0, 0: none);
+ * call_us: the median launch call it was scaled from (0: a constant). */
 struct rec_calib {
-    double us, lo, hi;
+    double us, lo, hi, call_us;
 };
+
+/* Lean full mode's cost per launch as a share of this trace's median launch call, which
+ * follows the host's speed (SSA_REC_FULL_LEAN_PER_CALL); the constant without launch calls. */
+static struct rec_calib lean_scaled(const struct ssa_result *r, struct rec_calib constant)
+{
+    double call_us = ssa_call_median_ns(r->launch_call_bins) / 1e3;
+    if (call_us <= 0) return constant;
+    return (struct rec_calib){SSA_REC_FULL_LEAN_PER_CALL * call_us,
+                              SSA_REC_FULL_LEAN_PER_CALL_LO * call_us,
+                              SSA_REC_FULL_LEAN_PER_CALL_HI * call_us, call_us};
+}
 
 /* The calibration of basis for r: one row per basis; full mode as it records since
  * 2026-12-04 (full_is_lean) has its own, from or mid-run alike. */
@@ -585,9 +597,10 @@ static struct rec_calib rec_calibration(const struct ssa_result *r, int basis)
         [SSA_REC_NSYS] = {SSA_REC_US_NSYS, 0, 0},
     };
     static const struct rec_calib lean = {SSA_REC_US_FULL_LEAN, SSA_REC_US_FULL_LEAN_LO,
-                                          SSA_REC_US_FULL_LEAN_HI};
-    if (basis == SSA_REC_GIVEN) return (struct rec_calib){r->rec_cost_us, 0, 0};
-    if ((basis == SSA_REC_FULL || basis == SSA_REC_FULL_WINDOW) && full_is_lean(r)) return lean;
+                                          SSA_REC_US_FULL_LEAN_HI, 0};
+    if (basis == SSA_REC_GIVEN) return (struct rec_calib){r->rec_cost_us, 0, 0, 0};
+    if ((basis == SSA_REC_FULL || basis == SSA_REC_FULL_WINDOW) && full_is_lean(r))
+        return lean_scaled(r, lean);
     return rows[basis]; /* NONE, MEASURED: zeros */
 }
 
@@ -645,6 +658,7 @@ static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
         s->rec_basis = rec_basis_of(r);
         struct rec_calib k = rec_calibration(r, s->rec_basis);
         s->rec_us_per_launch = k.us;
+        s->rec_launch_call_us = k.call_us;
         s->rec_cost_ms = rec_capped(s, k.us);
         int range = ssa_rec_has_range(s->rec_basis);
         s->rec_cost_lo_ms = range ? rec_capped(s, k.lo) : 0;

@@ -829,6 +829,47 @@ static void test_light_recording_cost(void)
     CHECK(absd(sum.rec_cost_ms - 100 * SSA_REC_US_LIGHT / 1e3) < 1e-6);
 }
 
+/* Full mode as it records since 2026-12-04 (ENV collector.cupti_extra "none") prices a launch
+ * at SSA_REC_FULL_LEAN_PER_CALL of the trace's median launch call: a host whose calls take
+ * twice as long is charged twice as much (one H200 host ran the eager MLP at 14 ms/step with
+ * 3.5 us calls, another at 30-34 ms with 7.3 us). 20 launches a step, 50 us apart, each
+ * followed by a 10 us kernel: 0.8 ms of short gaps a step, more than either cost. */
+static double full_lean_us_per_launch(const char *name, uint64_t call_ns, double *call_us)
+{
+    const char *path = ss_test_path(name);
+    struct synth s;
+    synth_open(&s, path);
+    synth_env(&s, "collector.mode", "full");
+    synth_env(&s, "collector.cupti_extra", "none");
+    for (uint64_t k = 0; k < 6; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        for (uint64_t l = 0; l < 20; l++) {
+            uint64_t t = o + l * 50 * US;
+            synth_api(&s, SST_API_RUNTIME, 211, t, t + call_ns, TID);
+            synth_kernel(&s, "vectorized_elementwise_kernel", t + call_ns, t + call_ns + 10 * US);
+        }
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    uint64_t inline_ns;
+    struct ssa_summary sum = summary_of(path, &inline_ns);
+    CHECK_EQ(sum.rec_basis, SSA_REC_FULL);
+    CHECK(absd(sum.rec_cost_ms - 20 * sum.rec_us_per_launch / 1e3) < 1e-9);
+    *call_us = sum.rec_launch_call_us;
+    return sum.rec_us_per_launch;
+}
+
+static void test_full_lean_cost_follows_host(void)
+{
+    double quick_call, slow_call;
+    double quick = full_lean_us_per_launch("full-lean-quick.sstrace", 3500, &quick_call);
+    double slow = full_lean_us_per_launch("full-lean-slow.sstrace", 7000, &slow_call);
+    CHECK(absd(quick_call - 3.5) < 0.25 && absd(slow_call - 7.0) < 0.5); /* 1/8-octave bins */
+    CHECK(absd(quick - SSA_REC_FULL_LEAN_PER_CALL * quick_call) < 1e-9);
+    CHECK(absd(slow / quick - 2.0) < 1e-9);
+}
+
 /* The collector's own time, from its COST running totals: the latest reading of each kind and
  * thread; callbacks and CUPTI switches count, stack reads on a thread where callbacks ran
  * (the program's) count, the stack reader's and the writer's own threads do not. A light
@@ -943,6 +984,7 @@ int main(int argc, char **argv)
     test_device_copies(1);
     test_device_copies(0);
     test_light_recording_cost();
+    test_full_lean_cost_follows_host();
     test_inline_cost();
     test_cost_measured_before_late_window(0);
     test_cost_measured_before_late_window(1);

@@ -119,6 +119,7 @@ static void json_steps(struct json_out *j, const struct report_view *v)
     json_kv_double(j, "ms_per_step", s->rec_cost_ms);
     json_kv_double(j, "gpu_busy_pct_without", s->gpu_busy_pct_unrecorded);
     json_kv_double(j, "inline_ms_per_step", s->rec_inline_ms);
+    if (s->rec_launch_call_us > 0) json_kv_double(j, "launch_call_us", s->rec_launch_call_us);
     if (ssa_rec_has_range(s->rec_basis)) {
         json_kv_double(j, "ms_per_step_low", s->rec_cost_lo_ms);
         json_kv_double(j, "ms_per_step_high", s->rec_cost_hi_ms);

@@ -99,11 +99,15 @@ static int rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
                  "; its callbacks took %.2f ms/step on the program's threads (measured)",
                  s->rec_inline_ms);
     /* full's calibration, with the range other programs measured (one line of text) */
+    char scaled[96] = ""; /* lean full mode: scaled to this host's launch calls */
+    if (s->rec_launch_call_us > 0)
+        snprintf(scaled, sizeof scaled, ", %.2f x this run's median launch call of %.1f us",
+                 s->rec_us_per_launch / s->rec_launch_call_us, s->rec_launch_call_us);
     if (ssa_rec_has_range(s->rec_basis)) {
         snprintf(buf, size,
-                 "~%.2f ms/step (%.2f-%.2f), estimated: %.1f us/launch (%s)%s",
+                 "~%.2f ms/step (%.2f-%.2f), estimated: %.1f us/launch (%s%s)%s",
                  s->rec_cost_ms, s->rec_cost_lo_ms, s->rec_cost_hi_ms, s->rec_us_per_launch,
-                 ssa_rec_basis_name(s->rec_basis), measured);
+                 ssa_rec_basis_name(s->rec_basis), scaled, measured);
         return 1;
     }
     snprintf(buf, size, "~%.2f ms/step is %s own cost (%.1f us/launch, %s)%s", s->rec_cost_ms,
