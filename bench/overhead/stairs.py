@@ -8,6 +8,8 @@ counts: each stair's ms/step minus the one before is what the kinds it added cos
 
   base   nothing at start, then kernel | memcpy,memset | sync | memory | overhead | callbacks-ts
   api    the collector's per-call API records at start (they take only then), then the same
+  kernel none, none, kernel, kernel: kernel tracing alone, e.g. under CUPTI_FLOOR_ATTRS
+         (cupti_floor.c), which the floor reads from the environment this script passes on
 
 Each begins with two stairs of the same kinds: their difference is the ladder's own noise.
 
