@@ -10,6 +10,7 @@ counts: each stair's ms/step minus the one before is what the kinds it added cos
   api    the collector's per-call API records at start (they take only then), then the same
   kernel none, none, kernel, kernel: kernel tracing alone, e.g. under CUPTI_FLOOR_ATTRS
          (cupti_floor.c), which the floor reads from the environment this script passes on
+  light  none, none, callbacks-ts, memcpy,memset, kernel: light mode's parts in its order
 
 Each begins with two stairs of the same kinds: their difference is the ladder's own noise.
 
@@ -34,6 +35,8 @@ LADDERS = {
     "api": ("runtime-keep,driver-keep", ["api", "api"] + CLIMB),
     # kernel tracing alone, twice: its cost under CUPTI_FLOOR_ATTRS settings (cupti_floor.c)
     "kernel": ("none", ["none", "none", "kernel", "kernel"]),
+    # light mode's parts alone: API callbacks, then copy records, then kernel records
+    "light": ("none", ["none", "none", "callbacks-ts", "memcpy,memset", "kernel"]),
     # whether switching a kind off gives its cost back (then sampled windows would be cheap)
     "toggle": ("memcpy,memset,runtime-keep,driver-keep",
                ["api", "api", "kernel", "-kernel", "kernel", "-kernel", "sync", "-sync"]),
