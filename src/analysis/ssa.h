@@ -627,9 +627,10 @@ const char *ssa_rec_recorder(int basis);
  * 14.3 and 30-34 ms/step (plain), and their median launch call (cudaLaunchKernel, in full
  * mode's own trace) took 3.5 and 7.3 us. Per launch, full mode cost 0.34 and 0.45 times that
  * median on the quick host (its auto window measured in the trace; full runs against plain)
- * and 0.36 and 0.53 on the slow one (auto against plain; full against plain, 066c412): so a
- * trace that holds launch calls prices them at 0.40 of its own median call, with that spread
- * as the range (docs/performance.md). */
+ * and 0.36 on the slow one (auto against plain), 0.53 for the full runs of 066c412 on a host as
+ * slow (its calls not kept: taken as the slow host's): so a trace that holds launch calls
+ * prices them at 0.40 of its own median call, with that spread as the range
+ * (docs/performance.md). */
 #define SSA_REC_FULL_LEAN_PER_CALL 0.40
 #define SSA_REC_FULL_LEAN_PER_CALL_LO 0.30
 #define SSA_REC_FULL_LEAN_PER_CALL_HI 0.60

@@ -395,7 +395,6 @@ int ssa_attr_run(struct sst_reader *r, struct ssa_scan *scan, struct ssa_result 
 /* Sorting helper: median etc. of a copy. */
 uint64_t ssa_quantile_u64(uint64_t *v, size_t n, double q); /* sorts v in place */
 
-/* For the few helpers of the per-record paths that the compiler would otherwise call. */
 /* Call durations in 8 bins an octave (ssa_result.launch_call_bins): below 8 ns one bin each,
  * then bin (e - 2) * 8 + the 3 bits after the leading one, e its position. */
 static inline unsigned ssa_call_bin(uint64_t ns)
@@ -426,6 +425,7 @@ static inline double ssa_call_median_ns(const uint32_t bins[SSA_CALL_BINS])
     return 0;
 }
 
+/* For the few helpers of the per-record paths that the compiler would otherwise call. */
 #define SSA_HOT static inline __attribute__((always_inline))
 
 /* Loads a record whose size the reader has checked (>= the struct) into a local copy. */
