@@ -589,12 +589,12 @@ static struct rec_calib lean_scaled(const struct ssa_result *r, struct rec_calib
 static struct rec_calib rec_calibration(const struct ssa_result *r, int basis)
 {
     static const struct rec_calib rows[] = {
-        [SSA_REC_FULL] = {SSA_REC_US_FULL, SSA_REC_US_FULL_LO, SSA_REC_US_FULL_HI},
-        [SSA_REC_LIGHT] = {SSA_REC_US_LIGHT, 0, 0},
-        [SSA_REC_FULL_WINDOW] = {SSA_REC_US_FULL_WINDOW, SSA_REC_US_FULL_LO, SSA_REC_US_FULL_HI},
-        [SSA_REC_LIGHT_WINDOW] = {SSA_REC_US_LIGHT_WINDOW, 0, 0},
-        [SSA_REC_KINETO] = {SSA_REC_US_KINETO, 0, 0},
-        [SSA_REC_NSYS] = {SSA_REC_US_NSYS, 0, 0},
+        [SSA_REC_FULL] = {SSA_REC_US_FULL, SSA_REC_US_FULL_LO, SSA_REC_US_FULL_HI, 0},
+        [SSA_REC_LIGHT] = {SSA_REC_US_LIGHT, 0, 0, 0},
+        [SSA_REC_FULL_WINDOW] = {SSA_REC_US_FULL_WINDOW, SSA_REC_US_FULL_LO, SSA_REC_US_FULL_HI, 0},
+        [SSA_REC_LIGHT_WINDOW] = {SSA_REC_US_LIGHT_WINDOW, 0, 0, 0},
+        [SSA_REC_KINETO] = {SSA_REC_US_KINETO, 0, 0, 0},
+        [SSA_REC_NSYS] = {SSA_REC_US_NSYS, 0, 0, 0},
     };
     static const struct rec_calib lean = {SSA_REC_US_FULL_LEAN, SSA_REC_US_FULL_LEAN_LO,
                                           SSA_REC_US_FULL_LEAN_HI, 0};
