@@ -256,9 +256,8 @@ static void set_attrs(const char *list)
     size_t mib = attr_value(list, "devbuf"), pre = attr_value(list, "prealloc");
     if (named(list, "nothread"))
         set_attr("nothread", CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &zero, 1);
-    if (named(list, "zeroed"))
-        set_attr("zeroed", CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &one, 1);
     floor_zeroed = named(list, "zeroed");
+    if (floor_zeroed) set_attr("zeroed", CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &one, 1);
     if (named(list, "pinned"))
         set_attr("pinned", CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &one, 1);
     size_t bytes = mib << 20;
