@@ -16,6 +16,8 @@ plain run of the same repetition:
               with our timestamps instead of CUPTI's API activity records)
   X-extra     configuration X with STEPSCOPE_CUPTI_EXTRA=sync,memory,overhead (full mode's
               kinds until 2026-12-04)
+  X-sN        configuration X with STEPSCOPE_LAUNCH_SAMPLE=N (kernel launch calls recorded in
+              one step of N; e.g. full-s8, light-s8, auto-s8)
   outside     stepscope record --capture seconds:3600-3601 (never inside the window)
   floor       a bare CUPTI client with the same activity kinds (bench/overhead/cupti_floor.c)
   torchprof   torch.profiler around the timed steps
@@ -74,6 +76,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import shlex
 import shutil
 import statistics
@@ -128,6 +131,10 @@ def command(config, workload, args, scratch):
     if config.endswith("-cb"):
         config = config[:-len("-cb")]
         env["STEPSCOPE_API"] = "callbacks"
+    m = re.search(r"-s(\d+)$", config)
+    if m:
+        config = config[:m.start()]
+        env["STEPSCOPE_LAUNCH_SAMPLE"] = m.group(1)
     if config.endswith("-extra"):
         # full mode as it was until 2026-12-04: SYNCHRONIZATION, MEMORY2, OVERHEAD too
         config = config[:-len("-extra")]
@@ -185,6 +192,7 @@ def command(config, workload, args, scratch):
 
 def base_config(config):
     """The configuration without its -nonvtx/-attached/-noshim modifiers."""
+    config = re.sub(r"-s\d+$", "", config)
     for suffix in ("-nonvtx", "-attached", "-noshim", "-cb", "-extra"):
         if config.endswith(suffix):
             config = config[:-len(suffix)]

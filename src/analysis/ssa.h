@@ -444,6 +444,10 @@ struct ssa_result {
     int capture_late; /* that window opened mid-run (ENV collector.window or .capture from A > 0) */
     int capture_never_opened; /* ... or was to, and the run ended first */
     size_t outside_capture;
+    /* launch sampling (ENV collector.launch_sample N > 1): kernel launch calls were recorded
+     * in one step of N; the steps without them are not counted (ssa_capture.c) */
+    uint32_t launch_sample;
+    size_t launch_unsampled;
     /* GPU records that started in a recorded stretch and ended, by CUPTI's word, after it
      * closed: the close's time, not theirs (ssa_capture_end_trusted); counted without duration */
     uint64_t gpu_ends_at_close;

@@ -16,21 +16,33 @@
 #include "trace/sst_window.h"
 #include "util/ss_error.h"
 
-int ssa_capture_note(struct ssa_scan *sc, const struct sst_rec_capture *c)
+/* Appends one event to v (n events, room for *cap) unless it holds max; 1 when it was full. */
+static int add_event(struct ssa_cap_event **v, size_t *n, size_t *cap, size_t max,
+                     const struct sst_rec_capture *c, int *overflow)
 {
-    if (!(c->what & SST_CAPTURE_GPU)) return 0;
-    if (sc->n_cap == SSA_MAX_CAPTURES) {
-        sc->cap_overflow = 1;
+    if (*n == max) {
+        *overflow = 1;
         return 0;
     }
-    if (sc->n_cap == sc->cap_cap) {
-        size_t ncap = sc->cap_cap ? sc->cap_cap * 2 : 16;
-        struct ssa_cap_event *v = realloc(sc->cap, ncap * sizeof *v);
-        if (!v) return SS_ENOMEM;
-        sc->cap = v, sc->cap_cap = ncap;
+    if (*n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        struct ssa_cap_event *nv = realloc(*v, ncap * sizeof *nv);
+        if (!nv) return SS_ENOMEM;
+        *v = nv, *cap = ncap;
     }
-    sc->cap[sc->n_cap++] = (struct ssa_cap_event){c->ts_ns, c->on, c->reason};
+    (*v)[(*n)++] = (struct ssa_cap_event){c->ts_ns, c->on, c->reason};
     return 0;
+}
+
+int ssa_capture_note(struct ssa_scan *sc, const struct sst_rec_capture *c)
+{
+    if (c->what & SST_CAPTURE_LAUNCHES) {
+        int rc = add_event(&sc->lcap, &sc->n_lcap, &sc->lcap_cap, SSA_MAX_LAUNCH_CAPTURES, c,
+                           &sc->lcap_overflow);
+        if (rc) return rc;
+    }
+    if (!(c->what & SST_CAPTURE_GPU)) return 0;
+    return add_event(&sc->cap, &sc->n_cap, &sc->cap_cap, SSA_MAX_CAPTURES, c, &sc->cap_overflow);
 }
 
 /* 1 when the collector's window opened after the start (ENV collector.window, what "auto" came
@@ -136,6 +148,76 @@ static void quartiles(uint64_t *v, size_t n, uint64_t q[3])
     q[2] = ssa_quantile_u64(v, n, 0.75);
 }
 
+/* ---- launch sampling --------------------------------------------------------------------
+ * Kernel launch calls recorded in one step of N (STEPSCOPE_LAUNCH_SAMPLE): the collector
+ * switches them at a step's begin and says so (CAPTURE, what LAUNCHES, reason SAMPLED). A step
+ * without them looks as if its host never launched (its launch time would read as host work,
+ * its launches as none), so only the sampled steps count; they are also the ones that carry
+ * the callbacks' cost the report prices. The switch comes a few microseconds after the step's
+ * marker, so a step is sampled when launches were on at its middle (short steps too). */
+
+static uint32_t launch_sample_every(const struct ssa_result *r)
+{
+    const char *v = ssa_env_value(&r->env, "collector.launch_sample");
+    unsigned long n = v ? strtoul(v, NULL, 10) : 0;
+    return n > 1 && n <= 1000 ? (uint32_t)n : 0;
+}
+
+/* Launches recorded = on until the first event, then as the events say. */
+static int build_launch_stretches(struct ssa_scan *sc)
+{
+    sc->lrec = malloc((sc->n_lcap + 1) * sizeof *sc->lrec);
+    if (!sc->lrec) return SS_ENOMEM;
+    qsort(sc->lcap, sc->n_lcap, sizeof *sc->lcap, cmp_event);
+    int on = 1;
+    uint64_t since = 0;
+    for (size_t i = 0; i < sc->n_lcap; i++) {
+        const struct ssa_cap_event *e = &sc->lcap[i];
+        if (e->on && !on) since = e->t;
+        if (!e->on && on && e->t > since) sc->lrec[sc->n_lrec++] = (struct ssa_stretch){since, e->t};
+        on = e->on;
+    }
+    if (on) sc->lrec[sc->n_lrec++] = (struct ssa_stretch){since, UINT64_MAX};
+    return 0;
+}
+
+static int launches_sampled(const struct ssa_scan *sc, const struct ssa_step_brief *b)
+{
+    if (!sc->lrec) return 1;
+    uint64_t mid = b->begin_ns + (b->end_ns - b->begin_ns) / 2;
+    for (size_t i = 0; i < sc->n_lrec; i++)
+        if (mid >= sc->lrec[i].from && mid < sc->lrec[i].to) return 1;
+    return 0;
+}
+
+/* Builds the stretches when the trace sampled launches; none (every step counts) without
+ * launch records or past SSA_MAX_LAUNCH_CAPTURES of them. */
+static int launch_sampling(struct ssa_scan *sc, struct ssa_result *res)
+{
+    res->launch_sample = launch_sample_every(res);
+    if (!sc->n_lcap || sc->lcap_overflow) return 0;
+    return build_launch_stretches(sc);
+}
+
+/* Keeps the sampled steps, unless none is (then every step, rather than nothing). Steps from
+ * graph replays are kept: their launches (graph launches) are recorded in every step. */
+void ssa_capture_drop_unsampled(const struct ssa_scan *sc, struct ssa_result *res)
+{
+    if (res->step_source == SSA_STEPS_GRAPHS) return;
+    size_t kept = 0;
+    for (size_t i = 0; i < res->n_steps; i++)
+        kept += launches_sampled(sc, &res->briefs[i]);
+    if (!sc->lrec || kept == 0) return;
+    kept = 0;
+    for (size_t i = 0; i < res->n_steps; i++) {
+        if (launches_sampled(sc, &res->briefs[i]))
+            res->briefs[kept++] = res->briefs[i];
+        else
+            res->launch_unsampled++;
+    }
+    res->n_steps = kept;
+}
+
 static int measure_cost(const struct ssa_scan *sc, struct ssa_result *res)
 {
     if (!window_only(sc)) return 0;
@@ -148,7 +230,8 @@ static int measure_cost(const struct ssa_scan *sc, struct ssa_result *res)
     for (size_t i = 0; i < res->n_steps; i++) {
         const struct ssa_step_brief *b = &res->briefs[i];
         int rec = step_recorded(sc, b), clean = !seen_in || detached;
-        if (rec && i >= SSA_BASELINE_SKIP) in[n_in++] = b->end_ns - b->begin_ns;
+        if (rec && i >= SSA_BASELINE_SKIP && launches_sampled(sc, b))
+            in[n_in++] = b->end_ns - b->begin_ns;
         if (!rec && !prev_in && clean && i >= SSA_BASELINE_SKIP)
             out[n_out++] = b->end_ns - b->begin_ns;
         prev_in = rec;
@@ -164,10 +247,19 @@ static int measure_cost(const struct ssa_scan *sc, struct ssa_result *res)
     return 0;
 }
 
+static int gpu_capture_filter(struct ssa_scan *sc, struct ssa_result *res);
+
 int ssa_capture_filter(struct ssa_scan *sc, struct ssa_result *res)
 {
+    if (!res->briefs) return 0;
+    int rc = launch_sampling(sc, res);
+    return rc ? rc : gpu_capture_filter(sc, res);
+}
+
+static int gpu_capture_filter(struct ssa_scan *sc, struct ssa_result *res)
+{
     /* none (imports, synthetic traces) or too many CAPTURE records: every step counts */
-    if (sc->n_cap == 0 || sc->cap_overflow || !res->briefs) return 0;
+    if (sc->n_cap == 0 || sc->cap_overflow) return 0;
     int late = window_opens_late(res);
     int rc = build_stretches(sc, late);
     if (rc || !capture_applies(sc, late)) return rc;

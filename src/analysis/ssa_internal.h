@@ -311,6 +311,13 @@ struct ssa_scan {
     } *rec;
     size_t n_rec;
     int rec_applies; /* the stretches decide which steps count (ssa_capture_filter) */
+    /* CAPTURE records of launch sampling (what LAUNCHES): kernel launch calls recorded or not
+     * from each step's begin (STEPSCOPE_LAUNCH_SAMPLE), and the stretches they recorded */
+    struct ssa_cap_event *lcap;
+    size_t n_lcap, lcap_cap;
+    int lcap_overflow; /* more than SSA_MAX_LAUNCH_CAPTURES: every step counts */
+    struct ssa_stretch *lrec;
+    size_t n_lrec;
     struct ssa_hostacc host; /* Python stack samples (both passes) */
     struct ssa_costs costs;  /* the collector's COST counters (ssa_cost.c) */
     uint64_t host_from_ns, host_to_ns; /* ssa_opts: the steps whose samples count (0, 0: all) */
@@ -320,13 +327,19 @@ struct ssa_scan {
 enum ssa_step_group ssa_steps_group(const struct ssa_scan *sc, size_t i);
 
 #define SSA_MAX_CAPTURES 65536
+/* two per sampled step: 4 million steps at one in 8 */
+#define SSA_MAX_LAUNCH_CAPTURES (1u << 20)
 
-/* Pass 1: keeps a CAPTURE record that switches GPU recording. 0 or SS_ENOMEM. */
+/* Pass 1: keeps a CAPTURE record that switches GPU recording or launch sampling. 0 or
+ * SS_ENOMEM. */
 int ssa_capture_note(struct ssa_scan *sc, const struct sst_rec_capture *c);
 /* After the steps are built: keeps only those the trace recorded GPU activity for (inside
  * the --capture window, outside torch.profiler's hold on CUPTI), counting the others in
  * res->outside_capture. 0 or SS_ENOMEM. */
 int ssa_capture_filter(struct ssa_scan *sc, struct ssa_result *res);
+/* After graph steps and GPU pacing: keeps only the steps whose kernel launch calls were
+ * recorded (launch sampling), counting the others in res->launch_unsampled. */
+void ssa_capture_drop_unsampled(const struct ssa_scan *sc, struct ssa_result *res);
 /* Pass 2: 0 when a GPU record that started inside a recorded stretch ends over a millisecond
  * after it closed: CUPTI then wrote the detach's time, not the record's (ssa_capture.c). */
 int ssa_capture_end_trusted(const struct ssa_scan *sc, uint64_t start_ns, uint64_t end_ns);

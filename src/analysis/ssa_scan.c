@@ -498,6 +498,8 @@ void ssa_scan_free(struct ssa_scan *sc)
     free(sc->compile_starts);
     free(sc->cap);
     free(sc->rec);
+    free(sc->lcap);
+    free(sc->lrec);
     free(sc->step_recs.v);
     free(sc->nvtx_steps.v);
     free(sc->prof_steps.v);

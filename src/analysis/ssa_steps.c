@@ -186,6 +186,8 @@ int ssa_steps_build(struct ssa_scan *sc, struct ssa_result *res, const struct ss
     if (rc == 0) rc = ssa_capture_filter(sc, res);
     if (rc == 0 && !named) rc = ssa_graph_steps(sc, res);
     if (rc == 0 && !named) rc = ssa_gpu_pace(sc, res);
+    /* last: graph steps and GPU pacing place steps by every step's launches and GPU work */
+    if (rc == 0) ssa_capture_drop_unsampled(sc, res);
     return rc ? rc : full_steps(res);
 }
 

@@ -24,6 +24,9 @@
 #define EXPORT __attribute__((visibility("default")))
 #define DEFAULT_MEMORY_CAP (64ull << 20)
 #define DEFAULT_SAMPLE_HZ 10u
+/* Kernel launch calls recorded in one step of this many (1: every step) when the whole run is
+ * captured: CUPTI's callbacks cost ~0.6-0.9 us a launch on the H200 (docs/performance.md). */
+#define DEFAULT_LAUNCH_SAMPLE 8u
 #define SIGNAL_FLUSH_TIMEOUT_MS 2000
 #define EXIT_TIMEOUT_MS 5000
 
@@ -276,6 +279,23 @@ static void capture_set(int on, uint8_t reason)
     ssc_capture_record(on, reason, SST_CAPTURE_GPU);
 }
 
+/* A window bounds the recording's cost already (auto: 100 steps, then CUPTI detached): every
+ * launch is recorded there. A whole run records launches in one step of 8. */
+static void launch_sample_read(struct ssc_config *c)
+{
+    const char *v = getenv("STEPSCOPE_LAUNCH_SAMPLE");
+    uint32_t dflt = c->window == SSC_WINDOW_ALL ? DEFAULT_LAUNCH_SAMPLE : 1;
+    c->launch_sample = dflt;
+    if (!v || !*v) return;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < 1 || n > 1000) {
+        ssc_say("STEPSCOPE_LAUNCH_SAMPLE is not a number from 1 to 1000: using the default");
+        return;
+    }
+    c->launch_sample = (uint32_t)n;
+}
+
 static void config_read(struct ssc_config *c)
 {
     const char *v;
@@ -308,6 +328,7 @@ static void config_read(struct ssc_config *c)
         long hz = strtol(v, NULL, 10);
         c->sample_hz = hz >= 0 && hz <= 1000 ? (uint32_t)hz : DEFAULT_SAMPLE_HZ;
     }
+    launch_sample_read(c);
 }
 
 /* ---- capture window --------------------------------------------------------------------- */
@@ -319,12 +340,38 @@ static void step_clock(void)
     if (prev && now - prev > atomic_load(&g_step_gap_ns)) atomic_store(&g_step_gap_ns, now - prev);
 }
 
+/* Launch sampling: CUPTI's dispatch of a kernel launch's callbacks costs ~0.9 us (H200,
+ * docs/performance.md), 13 % of an eager MLP's step; recorded in one step of N it costs 1/N
+ * of that. The steps in between keep everything else (kernels, copies, syncs, allocations,
+ * graph launches); the CAPTURE records (what LAUNCHES, reason SAMPLED) tell the analysis
+ * which steps are whole. A step whose switch found CUPTI busy keeps the state before it. */
+static int g_launch_state = 1;      /* the program's step thread only */
+static _Atomic int g_launch_gave_up; /* API calls through activity records: no sampling */
+
+static void launch_sample_step(uint64_t ordinal)
+{
+    if (g_cfg.launch_sample <= 1 || atomic_load(&g_launch_gave_up)) return;
+    int want = ordinal % g_cfg.launch_sample == 0;
+    if (want == g_launch_state) return;
+    int rc = atomic_load(&g_cupti_on) ? ssc_cupti_launch_sample(want) : 1;
+    if (rc == 0) return;
+    if (rc < 0) {
+        atomic_store(&g_launch_gave_up, 1);
+        ssc_say("STEPSCOPE_LAUNCH_SAMPLE: API calls are recorded through CUPTI's activity "
+                "records, which cannot be switched step by step: every launch is recorded");
+        want = 1;
+    }
+    g_launch_state = want;
+    ssc_capture_record(want, SST_CAP_SAMPLED, SST_CAPTURE_LAUNCHES);
+}
+
 void ssc_window_step_begin(uint64_t ordinal)
 {
     atomic_fetch_add(&g_steps_begun, 1);
     if (atomic_load(&g_auto_late)) step_clock();
     if (g_cfg.window == SSC_WINDOW_STEPS && ordinal == g_cfg.window_from)
         capture_set(1, SST_CAP_WINDOW);
+    launch_sample_step(ordinal);
 }
 
 /* Closes the window for good: no later step or second opens it again. The seconds window

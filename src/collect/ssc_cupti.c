@@ -418,6 +418,26 @@ static void enable_api_callbacks(CUpti_CallbackDomain domain, const uint32_t *id
 
 static int kind_off(CUpti_ActivityKind k);
 
+/* Launch sampling (STEPSCOPE_LAUNCH_SAMPLE): whether kernel launches are recorded in this
+ * step. Under g_ctl; 1 until the core's first sampled-out step. */
+static int g_launches_on = 1;
+
+static void enable_launch_callbacks(int on)
+{
+    const uint32_t *ids;
+    size_t n;
+    if (!kind_off(CUPTI_ACTIVITY_KIND_RUNTIME)) {
+        n = ssc_cupti_runtime_kernel_launch_list(&ids);
+        for (size_t i = 0; i < n; i++)
+            cuptiEnableCallback((uint32_t)on, g_api_sub, CUPTI_CB_DOMAIN_RUNTIME_API, ids[i]);
+    }
+    if (!kind_off(CUPTI_ACTIVITY_KIND_DRIVER)) {
+        n = ssc_cupti_driver_kernel_launch_list(&ids);
+        for (size_t i = 0; i < n; i++)
+            cuptiEnableCallback((uint32_t)on, g_api_sub, CUPTI_CB_DOMAIN_DRIVER_API, ids[i]);
+    }
+}
+
 /* Subscribes (once) and enables the keep-list's callbacks; 0 when CUPTI refused. */
 static int api_callbacks_on(void)
 {
@@ -439,6 +459,7 @@ static int api_callbacks_on(void)
         n = ssc_cupti_driver_keep_list(&ids);
         enable_api_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, ids, n);
     }
+    if (!g_launches_on) enable_launch_callbacks(0);
     if (++g_api_gen_last == 0) g_api_gen_last = 1;
     atomic_store(&g_api_gen, g_api_gen_last);
     ssc_syncsite_live(1);
@@ -925,6 +946,31 @@ void ssc_cupti_set_enabled(int on)
     if (g_state == CS_RUNNING) enable_locked(on != 0);
     pthread_mutex_unlock(&g_ctl);
     ssc_cost_add(SST_COST_CUPTI_CONTROL, 1, 1, sst_now_ns() - t0);
+}
+
+/* Only callbacks can be switched call by call mid-run: per-call activity records enabled
+ * mid-run record nothing, whole domains would record every launch anyway. */
+static int api_by_activity_locked(void)
+{
+    return g_api_per_call_on || g_api_whole_on;
+}
+
+int ssc_cupti_launch_sample(int on)
+{
+    if (!in_starting_process()) return 1;
+    if (pthread_mutex_trylock(&g_ctl) != 0) return 0; /* a flush: the next step tries again */
+    uint64_t t0 = sst_now_ns();
+    int rc = 1;
+    if (g_state == CS_RUNNING && api_by_activity_locked()) {
+        rc = -1;
+    } else if (g_launches_on != on) {
+        g_launches_on = on;
+        if (g_state == CS_RUNNING && g_api_subscribed && atomic_load(&g_api_gen))
+            enable_launch_callbacks(on);
+    }
+    pthread_mutex_unlock(&g_ctl);
+    ssc_cost_add(SST_COST_CUPTI_CONTROL, 1, 1, sst_now_ns() - t0);
+    return rc;
 }
 
 /* ---- flush and the takeover watch ------------------------------------------------- */

@@ -84,6 +84,10 @@ SSC_HIDDEN size_t ssc_cupti_runtime_keep_list(const uint32_t **out);
 SSC_HIDDEN size_t ssc_cupti_driver_keep_list(const uint32_t **out);
 SSC_HIDDEN size_t ssc_cupti_runtime_launch_list(const uint32_t **out);
 SSC_HIDDEN size_t ssc_cupti_driver_launch_list(const uint32_t **out);
+/* Kernel launches only (no graph launch, no host function): the calls launch sampling
+ * switches. */
+SSC_HIDDEN size_t ssc_cupti_runtime_kernel_launch_list(const uint32_t **out);
+SSC_HIDDEN size_t ssc_cupti_driver_kernel_launch_list(const uint32_t **out);
 
 /* ---- API calls through CUPTI callbacks (ssc_cupti_api.c) ----------------------------- */
 

@@ -19,14 +19,18 @@
  * these calls in CUPTI). A duplicate entry fails the build (duplicate case label). */
 
 // clang-format off
-#define SSC_RUNTIME_LAUNCH(X)                                                                  \
+/* Kernel launches: thousands a step in eager programs, the calls STEPSCOPE_LAUNCH_SAMPLE
+ * records in one step of N (CUPTI's callback dispatch costs ~0.9 us each on the H200). */
+#define SSC_RUNTIME_KERNEL_LAUNCH(X)                                                           \
     X(cudaLaunch_v3020) X(cudaLaunch_ptsz_v7000) X(cudaLaunchKernel_v7000)                     \
     X(cudaLaunchKernel_ptsz_v7000) X(__cudaLaunchKernel_v13000)                                \
     X(__cudaLaunchKernel_ptsz_v13000) X(cudaLaunchKernelExC_v11060)                            \
     X(cudaLaunchKernelExC_ptsz_v11060) X(cudaLaunchCooperativeKernel_v9000)                    \
-    X(cudaLaunchCooperativeKernel_ptsz_v9000) X(cudaLaunchCooperativeKernelMultiDevice_v9000)  \
-    X(cudaLaunchHostFunc_v10000) X(cudaLaunchHostFunc_ptsz_v10000) X(cudaGraphLaunch_v10000)   \
-    X(cudaGraphLaunch_ptsz_v10000)
+    X(cudaLaunchCooperativeKernel_ptsz_v9000) X(cudaLaunchCooperativeKernelMultiDevice_v9000)
+
+#define SSC_RUNTIME_LAUNCH(X)                                                                  \
+    SSC_RUNTIME_KERNEL_LAUNCH(X) X(cudaLaunchHostFunc_v10000)                                  \
+    X(cudaLaunchHostFunc_ptsz_v10000) X(cudaGraphLaunch_v10000) X(cudaGraphLaunch_ptsz_v10000)
 
 #define SSC_RUNTIME_COPY(X)                                                                    \
     X(cudaMemcpy_v3020) X(cudaMemcpy_ptds_v7000) X(cudaMemcpyAsync_v3020)                      \
@@ -77,11 +81,14 @@
 
 /* Triton and torch.compile launch through the driver, so driver launches matter as much as
  * runtime ones. */
-#define SSC_DRIVER_LAUNCH(X)                                                                   \
+#define SSC_DRIVER_KERNEL_LAUNCH(X)                                                            \
     X(cuLaunch) X(cuLaunchGrid) X(cuLaunchGridAsync) X(cuLaunchKernel) X(cuLaunchKernel_ptsz)  \
     X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz) X(cuLaunchCooperativeKernel)                  \
-    X(cuLaunchCooperativeKernel_ptsz) X(cuLaunchCooperativeKernelMultiDevice)                  \
-    X(cuLaunchHostFunc) X(cuLaunchHostFunc_ptsz) X(cuGraphLaunch) X(cuGraphLaunch_ptsz)
+    X(cuLaunchCooperativeKernel_ptsz) X(cuLaunchCooperativeKernelMultiDevice)
+
+#define SSC_DRIVER_LAUNCH(X)                                                                   \
+    SSC_DRIVER_KERNEL_LAUNCH(X) X(cuLaunchHostFunc) X(cuLaunchHostFunc_ptsz) X(cuGraphLaunch)  \
+    X(cuGraphLaunch_ptsz)
 
 #define SSC_DRIVER_COPY(X)                                                                     \
     X(cuMemcpy) X(cuMemcpy_ptds) X(cuMemcpyAsync) X(cuMemcpyAsync_ptsz) X(cuMemcpyHtoD_v2)     \
@@ -192,6 +199,8 @@ static const uint32_t runtime_keep[] = {SSC_RUNTIME_KEEP(SSC_RT_ELEM)};
 static const uint32_t driver_keep[] = {SSC_DRIVER_KEEP(SSC_DRV_ELEM)};
 static const uint32_t runtime_launch[] = {SSC_RUNTIME_LAUNCH(SSC_RT_ELEM)};
 static const uint32_t driver_launch[] = {SSC_DRIVER_LAUNCH(SSC_DRV_ELEM)};
+static const uint32_t runtime_kernel_launch[] = {SSC_RUNTIME_KERNEL_LAUNCH(SSC_RT_ELEM)};
+static const uint32_t driver_kernel_launch[] = {SSC_DRIVER_KERNEL_LAUNCH(SSC_DRV_ELEM)};
 
 #define SSC_LIST_FN(fn, arr)                                                                       \
     size_t fn(const uint32_t **out)                                                                \
@@ -203,6 +212,8 @@ SSC_LIST_FN(ssc_cupti_runtime_keep_list, runtime_keep)
 SSC_LIST_FN(ssc_cupti_driver_keep_list, driver_keep)
 SSC_LIST_FN(ssc_cupti_runtime_launch_list, runtime_launch)
 SSC_LIST_FN(ssc_cupti_driver_launch_list, driver_launch)
+SSC_LIST_FN(ssc_cupti_runtime_kernel_launch_list, runtime_kernel_launch)
+SSC_LIST_FN(ssc_cupti_driver_kernel_launch_list, driver_kernel_launch)
 
 /* ---- enum mappings ------------------------------------------------------------------- */
 

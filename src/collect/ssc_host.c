@@ -190,6 +190,9 @@ static void env_collector(void)
 {
     const struct ssc_config *c = ssc_config();
     env_kv("collector.mode", c->mode == SSC_MODE_LIGHT ? "light" : "full");
+    char every[16];
+    snprintf(every, sizeof every, "%u", (unsigned)c->launch_sample);
+    env_kv("collector.launch_sample", every);
     env_kv("collector.capture", c->capture[0] ? c->capture : "all");
     /* what "auto" came to in this process (the analysis reads a late start from it) */
     if (c->window_spec[0]) env_kv("collector.window", c->window_spec);

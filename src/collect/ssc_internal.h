@@ -34,6 +34,7 @@ struct ssc_config {
     char window_spec[64];      /* the window in effect (ENV collector.window), e.g. steps:8-107 */
     uint64_t memory_cap;       /* bytes of buffered records before dropping */
     uint32_t sample_hz;        /* host samples per second, 0: off */
+    uint32_t launch_sample;    /* STEPSCOPE_LAUNCH_SAMPLE: kernel launch calls in 1 step of N */
     int quiet;                 /* STEPSCOPE_QUIET=1: no stderr except errors */
     /* STEPSCOPE_FOREIGN_{CUDA,NVTX}_INJECTION: the library another tool (nsys) keeps in
      * CUDA_/NVTX_INJECTION64_PATH, which `record` left alone; empty when the variable is ours */
@@ -95,6 +96,12 @@ SSC_HIDDEN int ssc_cupti_start(void);
 
 /* Turn activity recording on/off (capture window edges). */
 SSC_HIDDEN void ssc_cupti_set_enabled(int on);
+
+/* Launch sampling, at a step's begin: kernel launch calls recorded (1) or not (0) from here.
+ * Returns 1 when done (or CUPTI is not recording calls now: it takes effect when it does),
+ * 0 when CUPTI was busy (a flush: try again at the next step), -1 when API calls are recorded
+ * through activity records, which cannot be switched call by call mid-run. Never blocks. */
+SSC_HIDDEN int ssc_cupti_launch_sample(int on);
 
 /* Flush CUPTI's completed buffers into records (periodically and at exit). */
 SSC_HIDDEN void ssc_cupti_flush(int force);

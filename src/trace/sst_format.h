@@ -432,6 +432,7 @@ enum sst_capture_reason {
     SST_CAP_TAKEN_OVER = 4,   /* torch.profiler (Kineto) took the callbacks over */
     SST_CAP_EXIT = 5,         /* process exit */
     SST_CAP_ERROR = 6,        /* CUPTI or I/O error */
+    SST_CAP_SAMPLED = 7,      /* launch calls sampled: this step is (not) one of the 1 in N */
 };
 struct sst_rec_capture {
     struct sst_rec_header h;
@@ -446,6 +447,7 @@ enum sst_capture_what {
     SST_CAPTURE_NVTX = 2,
     SST_CAPTURE_HOST = 4,
     SST_CAPTURE_PY_STACKS = 8, /* the Python shim's stack sampler (PY_SAMPLE records) */
+    SST_CAPTURE_LAUNCHES = 16, /* kernel launch calls' API records (STEPSCOPE_LAUNCH_SAMPLE) */
 };
 _Static_assert(sizeof(struct sst_rec_capture) == 16, "capture record is 16 bytes");
 

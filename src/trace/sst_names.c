@@ -107,7 +107,8 @@ const char *sst_capture_reason_name(uint8_t reason)
     static const char *const names[] = {
         [SST_CAP_START] = "start",           [SST_CAP_WINDOW] = "window",
         [SST_CAP_CONFLICT] = "conflict",     [SST_CAP_TAKEN_OVER] = "taken_over",
-        [SST_CAP_EXIT] = "exit",             [SST_CAP_ERROR] = "error"};
+        [SST_CAP_EXIT] = "exit",             [SST_CAP_ERROR] = "error",
+        [SST_CAP_SAMPLED] = "sampled"};
     return lookup(names, COUNT_OF(names), reason);
 }
 

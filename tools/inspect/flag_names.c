@@ -63,7 +63,11 @@ const char *rn_features(char *buf, size_t cap, unsigned flags)
 
 const char *rn_capture_what(char *buf, size_t cap, unsigned flags)
 {
-    static const struct flag_name t[] = {{1, "gpu"}, {2, "nvtx"}, {4, "host_samples"}};
+    static const struct flag_name t[] = {{SST_CAPTURE_GPU, "gpu"},
+                                         {SST_CAPTURE_NVTX, "nvtx"},
+                                         {SST_CAPTURE_HOST, "host_samples"},
+                                         {SST_CAPTURE_PY_STACKS, "py_stacks"},
+                                         {SST_CAPTURE_LAUNCHES, "launches"}};
     return FORMAT(buf, cap, flags, t);
 }
 

@@ -74,6 +74,11 @@
       "a size such as 64M", "buffered records per process before dropping (64M)")                  \
     X(SAMPLE_HZ, 0, "sample-hz", "N", "STEPSCOPE_SAMPLE_HZ", NULL, valid_sample_hz,                \
       "a number from 0 to 1000", "host samples per second, 0 for none (default 10)")               \
+    X(LAUNCH_SAMPLE, 0, "launch-sample", "N", "STEPSCOPE_LAUNCH_SAMPLE", NULL,                     \
+      valid_launch_sample, "a number from 1 to 1000",                                              \
+      "kernel launch calls recorded in one step of N, 1 for\n"                                     \
+      "every step (default 8 with --capture all, 1 in a\n"                                         \
+      "window); the report reads the steps that have them")                                      \
     X(HOST_SAMPLES, 0, "host-samples", "HZ", "STEPSCOPE_HOST_SAMPLES", NULL, valid_host_hz,        \
       "off or 1 to 1000 (Hz)",                                                                     \
       "the Python stacks sampled per second (1-1000), or off\n"                                    \
@@ -131,6 +136,12 @@ static int valid_sample_hz(const char *s)
 {
     uint64_t hz;
     return cli_parse_u64(s, &hz) == 0 && hz <= 1000;
+}
+
+static int valid_launch_sample(const char *s)
+{
+    uint64_t n;
+    return cli_parse_u64(s, &n) == 0 && n >= 1 && n <= 1000;
 }
 
 static int valid_host_hz(const char *s)

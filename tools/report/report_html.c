@@ -82,10 +82,12 @@ static void html_identity_steps(FILE *f, const struct report_view *v, char *buf,
         snprintf(buf, cap, "no step markers: whole trace as one interval (%.1f ms)",
                  ms(s->total_ns));
     else
-        snprintf(buf, cap, "%zu of %zu (%s), %zu warm-up excluded%s%s", s->steps, r->n_steps,
+        snprintf(buf, cap, "%zu of %zu (%s), %zu warm-up excluded%s%s%s", s->steps, r->n_steps,
                  ssa_step_source_name(r->step_source), r->n_warmup,
                  r->marker_unmatched ? "; no complete NVTX range matched --step-marker" : "",
-                 r->outside_capture ? "; steps outside the GPU capture window not counted" : "");
+                 r->outside_capture ? "; steps outside the GPU capture window not counted" : "",
+                 r->launch_unsampled ? "; steps without kernel launch calls (--launch-sample) "
+                                       "not counted" : "");
     html_row(f, "steps", buf);
     if (s->steps && r->step_source != SSA_STEPS_NONE) {
         snprintf(buf, cap, "median %.2f ms, p10 %.2f, p90 %.2f, mean %.2f; %.2f steps/s",

@@ -102,6 +102,8 @@ static void json_steps(struct json_out *j, const struct report_view *v)
     json_kv_u64(j, "analysed", r->step_source == SSA_STEPS_NONE ? 0 : s->steps);
     json_kv_u64(j, "unended_ranges", r->dropped_step_ranges);
     json_kv_u64(j, "outside_capture", r->outside_capture);
+    if (r->launch_sample) json_kv_u64(j, "launch_sample", r->launch_sample);
+    json_kv_u64(j, "launch_unsampled", r->launch_unsampled);
     if (r->capture_never_opened) json_kv_bool(j, "capture_never_opened", 1);
     if (r->gpu_ends_at_close) json_kv_u64(j, "gpu_ends_at_close", r->gpu_ends_at_close);
     json_kv_double(j, "interval_ms", ms(s->total_ns));

@@ -34,10 +34,12 @@ static void md_headline(FILE *f, const struct report_view *v)
         fprintf(f, "- **steps**: no step markers: whole trace as one interval (%.1f ms)\n",
                 ms(s->total_ns));
     else
-        fprintf(f, "- **steps**: %zu of %zu (%s), %zu warm-up excluded%s%s\n", s->steps, r->n_steps,
+        fprintf(f, "- **steps**: %zu of %zu (%s), %zu warm-up excluded%s%s%s\n", s->steps, r->n_steps,
                 ssa_step_source_name(r->step_source), r->n_warmup,
                 r->marker_unmatched ? "; no complete NVTX range matched --step-marker" : "",
-                 r->outside_capture ? "; steps outside the GPU capture window not counted" : "");
+                 r->outside_capture ? "; steps outside the GPU capture window not counted" : "",
+                 r->launch_unsampled ? "; steps without kernel launch calls (--launch-sample) "
+                                       "not counted" : "");
     if (s->steps && r->step_source != SSA_STEPS_NONE)
         fprintf(f,
                 "- **step time**: median %.2f ms, p10 %.2f, p90 %.2f, mean %.2f; "

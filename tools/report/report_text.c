@@ -142,6 +142,24 @@ static void text_throughput(FILE *out, const struct report_view *v, int verbose)
     if (!verbose && v->r->batch.marks) text_wrapped(out, "  throughput ", v->throughput_line);
 }
 
+/* The steps the capture left out: outside its window, without launch calls (sampled). */
+static void text_capture_notes(FILE *out, const struct ssa_result *r)
+{
+    if (r->outside_capture)
+        fprintf(out, "             %zu outside the GPU capture window: not counted\n",
+                r->outside_capture);
+    if (r->launch_unsampled)
+        fprintf(out, "             %zu without launch calls (1 step in %u has them, "
+                     "--launch-sample): not counted\n",
+                r->launch_unsampled, (unsigned)r->launch_sample);
+    if (r->capture_window && r->n_steps == 0)
+        fprintf(out, "             no step inside the capture window: no GPU activity to "
+                     "analyse\n");
+    if (r->capture_never_opened)
+        text_wrapped(out, "             ", "the run ended before the window opened: record it "
+                                            "again with --capture all");
+}
+
 static void text_steps_line(FILE *out, const struct report_view *v)
 {
     const struct ssa_result *r = v->r;
@@ -159,15 +177,7 @@ static void text_steps_line(FILE *out, const struct report_view *v)
         fprintf(out, "             --warmup %zu: only %zu step%s, so %zu excluded (one is kept to "
                      "analyse)\n", r->warmup_asked, r->n_steps, r->n_steps == 1 ? "" : "s",
                 r->n_warmup);
-    if (r->outside_capture)
-        fprintf(out, "             %zu outside the GPU capture window: not counted\n",
-                r->outside_capture);
-    if (r->capture_window && r->n_steps == 0)
-        fprintf(out, "             no step inside the capture window: no GPU activity to "
-                     "analyse\n");
-    if (r->capture_never_opened)
-        text_wrapped(out, "             ", "the run ended before the window opened: record it "
-                                            "again with --capture all");
+    text_capture_notes(out, r);
     if (r->marker_unmatched)
         fprintf(out, "             no complete NVTX range matched --step-marker\n");
     if (r->step_source == SSA_STEPS_DETECTED)
