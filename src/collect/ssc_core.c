@@ -359,6 +359,7 @@ static void launch_sample_step(uint64_t ordinal)
         atomic_store(&g_launch_gave_up, 1);
         ssc_say("STEPSCOPE_LAUNCH_SAMPLE: API calls are recorded through CUPTI's activity "
                 "records, which cannot be switched step by step: every launch is recorded");
+        if (g_launch_state) return; /* on as they were: nothing to mark */
         want = 1;
     }
     g_launch_state = want;

@@ -56,6 +56,32 @@ window)
     "$ss" report --format json "$fx/h200-cnn-window.sstrace" >"$work/w.json" || fail "json exit"
     "$py" -c 'import json,sys; d=json.load(open(sys.argv[1]))["steps"]; assert d["outside_capture"] == 279 and d["analysed"] == 50, d' "$work/w.json" || fail "json outside_capture"
     ;;
+sampled)
+    # Launch calls recorded in one step of 8 (real H200 runs, --capture all: a full recording
+    # of the timm ViT, a light one of the eager MLP): only steps with launch calls are analysed,
+    # as the trace's own API records show, and the per-step launches are theirs, not 1/8 of them.
+    for f in vit60-full-s8 mlp100-light-s8; do
+        t=$fx/h200-1204/sampled/$f.sstrace
+        out=$("$ss" report "$t") || fail "$f: exit $?"
+        grep -q 'without launch calls (1 step in 8 has them' <<<"$out" || fail "$f: no sampling line: $out"
+        "$ss" report --format json -v "$t" >"$work/$f.json" || fail "$f: json exit"
+        "$ss" dump --json -t api "$t" >"$work/$f.api" || fail "$f: dump"
+        "$py" - "$work/$f.json" "$work/$f.api" <<'PYEOF' || fail "$f: sampled steps"
+import bisect, json, statistics, sys
+d = json.load(open(sys.argv[1]))
+launch = sorted(r["t"] for r in map(json.loads, open(sys.argv[2])) if r["cbid"] == 211)
+st = d["steps"]
+assert st["launch_sample"] == 8 and st["launch_unsampled"] >= 5 * st["analysed"] > 0, st
+per = []
+for s in d["step_list"]:
+    n = bisect.bisect_left(launch, s["end_ns"]) - bisect.bisect_left(launch, s["begin_ns"])
+    assert n > 0, ("a step without launch calls was analysed", s["begin_ns"])
+    per.append(n)
+got = d["per_step"]["launches"]
+assert got >= 0.9 * statistics.median(per), (got, statistics.median(per))
+PYEOF
+    done
+    ;;
 json)
     "$ss" report --format json -v "$w0" >"$work/one.json" || fail "exit $?"
     "$py" - "$work/one.json" <<'PYEOF' || fail "json content"

@@ -310,6 +310,36 @@ sync_site | sync_site_activity)
         [ "$env" = off ] || fail "env pyshim.sync_calls is '$env', not off"
     fi
     ;;
+launch_sample | launch_sample_activity)
+    # STEPSCOPE_LAUNCH_SAMPLE=2, the whole run captured: the launch callbacks (cbid 211) are
+    # switched off at the begin of steps 1, 3, 5 and on at 2, 4 (CAPTURE launches, reason
+    # sampled, each time); every other call (step 2's sync, 131) is recorded in every step.
+    # Through API activity records, which cannot be switched mid-run, it says so once and
+    # records every launch.
+    method=callbacks; [ "$CASE" = launch_sample_activity ] && method=activity
+    STEPSCOPE_API=$method STEPSCOPE_LAUNCH_SAMPLE=2 "$BIN" record -o "$OUT" --capture all -- \
+        "$PROG" steps_calls >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    "$BIN" dump -t step,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
+    per_step=$(awk '/^step .*phase=begin/ { split($0, a, "step="); split(a[2], b, " "); s = b[1] }
+                    /^step .*phase=end/ { s = "" }
+                    /^api .*cbid=211 / && s != "" { n[s]++ }
+                    END { for (i = 0; i <= 5; i++) printf "%d:%d ", i, n[i] }' "$W/dump.txt")
+    if [ "$method" = callbacks ]; then
+        grep -q "cbid=131 " "$W/dump.txt" || fail "the sync of step 2 was not recorded"
+        [ "$per_step" = "0:3 1:0 2:3 3:0 4:3 5:0 " ] || fail "launches per step: $per_step"
+        [ "$(captures | grep -o 'o[nf]*:sampled' | tr '\n' ' ')" = "off:sampled on:sampled off:sampled on:sampled off:sampled " ] ||
+            fail "sampling CAPTURE records: $(captures)"
+        grep -qx "enable_callback 2 211 0" "$LOG" || fail "launch callbacks never switched off"
+    else
+        # (the fake's activity records carry no API calls: its call log says what was asked)
+        ! grep -q "enable_callback" "$LOG" || fail "callbacks switched under activity records"
+        ! captures | grep -q "sampled" || fail "sampling marked in the trace: $(captures)"
+        [ "$(grep -c 'cannot be switched step by step' "$W/err")" = 1 ] || fail "not said once"
+    fi
+    "$BIN" dump --json -t env "$OUT"/*.sstrace | grep -q '"key":"collector.launch_sample","value":"2"' ||
+        fail "no ENV collector.launch_sample"
+    ;;
 cb_window_callbacks | cb_window_auto | cb_window_activity)
     # --capture steps:2-3, the window opening in the middle of a call. Before it CUPTI does
     # nothing but its start (clock, buffer callbacks, DEVICE 8 and CONTEXT 9 records) while

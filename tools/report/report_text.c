@@ -148,10 +148,12 @@ static void text_capture_notes(FILE *out, const struct ssa_result *r)
     if (r->outside_capture)
         fprintf(out, "             %zu outside the GPU capture window: not counted\n",
                 r->outside_capture);
-    if (r->launch_unsampled)
-        fprintf(out, "             %zu without launch calls (1 step in %u has them, "
-                     "--launch-sample): not counted\n",
-                r->launch_unsampled, (unsigned)r->launch_sample);
+    if (r->launch_unsampled) {
+        char say[160];
+        snprintf(say, sizeof say, "%zu without launch calls (1 step in %u has them, "
+                 "--launch-sample): not counted", r->launch_unsampled, (unsigned)r->launch_sample);
+        text_wrapped(out, "             ", say);
+    }
     if (r->capture_window && r->n_steps == 0)
         fprintf(out, "             no step inside the capture window: no GPU activity to "
                      "analyse\n");
