@@ -337,7 +337,7 @@ int ssa_capture_note(struct ssa_scan *sc, const struct sst_rec_capture *c);
  * the --capture window, outside torch.profiler's hold on CUPTI), counting the others in
  * res->outside_capture. 0 or SS_ENOMEM. */
 int ssa_capture_filter(struct ssa_scan *sc, struct ssa_result *res);
-/* After graph steps and GPU pacing: keeps only the steps whose kernel launch calls were
+/* After graph steps, before GPU pacing: keeps only the steps whose kernel launch calls were
  * recorded (launch sampling), counting the others in res->launch_unsampled. */
 void ssa_capture_drop_unsampled(const struct ssa_scan *sc, struct ssa_result *res);
 /* Pass 2: 0 when a GPU record that started inside a recorded stretch ends over a millisecond

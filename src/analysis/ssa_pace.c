@@ -233,9 +233,16 @@ int ssa_graph_steps(struct ssa_scan *sc, struct ssa_result *res)
 
 /* ---- GPU pacing ---- */
 
+/* Launch sampling (ssa_capture.c) leaves the steps between the sampled ones out, their
+ * launches unrecorded: a kept step's ids then end at its own largest launched id (kmax), and
+ * the GPU work of the ids after it, up to the next kept step's, is the steps left out (the
+ * gap): its first start ends the kept step on the GPU's timeline. */
 struct pace {
     uint32_t *cmin;           /* per step: the smallest correlation id launched inside it */
+    uint32_t *kmax;           /* per step: the largest (read with gaps only) */
     uint64_t *first, *last;   /* per step: its GPU operations' first start and last end */
+    uint64_t *gap_first;      /* per step: the first GPU start of the gap after it (gaps) */
+    int gaps;                 /* steps were left out between the kept ones */
     uint32_t cmax;            /* the largest id launched inside any step */
     uint64_t ops, late;       /* GPU operations of the steps, those after their step's end */
 };
@@ -243,19 +250,24 @@ struct pace {
 static void pace_free(struct pace *p)
 {
     free(p->cmin);
+    free(p->kmax);
     free(p->first);
     free(p->last);
+    free(p->gap_first);
 }
 
-static int pace_alloc(struct pace *p, size_t n)
+static int pace_alloc(struct pace *p, size_t n, int gaps)
 {
     memset(p, 0, sizeof *p);
+    p->gaps = gaps;
     p->cmin = malloc(n * sizeof *p->cmin);
+    p->kmax = calloc(n, sizeof *p->kmax);
     p->first = malloc(n * sizeof *p->first);
+    p->gap_first = malloc(n * sizeof *p->gap_first);
     p->last = calloc(n, sizeof *p->last);
-    if (!p->cmin || !p->first || !p->last) return SS_ENOMEM;
+    if (!p->cmin || !p->kmax || !p->first || !p->gap_first || !p->last) return SS_ENOMEM;
     for (size_t i = 0; i < n; i++)
-        p->cmin[i] = UINT32_MAX, p->first[i] = UINT64_MAX;
+        p->cmin[i] = UINT32_MAX, p->first[i] = p->gap_first[i] = UINT64_MAX;
     return 0;
 }
 
@@ -281,6 +293,7 @@ static int pass_launches(struct ssa_scan *sc, const struct ssa_result *res, stru
         size_t k = step_holding(res, a.start_ns);
         if (k == SIZE_MAX) continue;
         if (a.correlation < p->cmin[k]) p->cmin[k] = a.correlation;
+        if (a.correlation > p->kmax[k]) p->kmax[k] = a.correlation;
         if (a.correlation > p->cmax) p->cmax = a.correlation;
     }
     ssa_pass_end(&ps);
@@ -352,6 +365,10 @@ static int pass_gpu(struct ssa_scan *sc, const struct ssa_result *res, struct pa
         }
         size_t k = corr > p->cmax ? SIZE_MAX : step_of_corr(p, res->n_steps, corr);
         if (k == SIZE_MAX) continue; /* launched before the first step or after the last */
+        if (p->gaps && corr > p->kmax[k]) { /* a step left out after k launched it */
+            if (s < p->gap_first[k]) p->gap_first[k] = s;
+            continue;
+        }
         p->ops++;
         p->late += s >= res->briefs[k].end_ns;
         if (s < p->first[k]) p->first[k] = s;
@@ -386,6 +403,8 @@ static size_t paced_briefs(const struct ssa_result *res, const struct pace *p,
         while (next < res->n_steps && p->first[next] == UINT64_MAX)
             next++;
         b.end_ns = next < res->n_steps ? p->first[next] : p->last[k];
+        if (p->gaps && p->gap_first[k] != UINT64_MAX && p->gap_first[k] < b.end_ns)
+            b.end_ns = p->gap_first[k];
         if (n && b.begin_ns < out[n - 1].end_ns) b.begin_ns = out[n - 1].end_ns;
         if (b.end_ns > b.begin_ns) out[n++] = b;
     }
@@ -444,7 +463,7 @@ static int gpu_could_lag(const struct ssa_scan *sc, const struct ssa_result *res
 static int pace_steps(struct ssa_scan *sc, const struct ssa_result *res, uint64_t launch_limit,
                       uint64_t gpu_limit, struct pace *p, int *ahead)
 {
-    int rc = pace_alloc(p, res->n_steps);
+    int rc = pace_alloc(p, res->n_steps, res->launch_unsampled > 0);
     if (rc == 0) rc = pass_launches(sc, res, p, launch_limit);
     if (rc == 0) fill_cmin(p, res->n_steps);
     if (rc == 0) rc = pass_gpu(sc, res, p, gpu_limit);

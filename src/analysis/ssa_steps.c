@@ -185,9 +185,10 @@ int ssa_steps_build(struct ssa_scan *sc, struct ssa_result *res, const struct ss
      * no GPU work to pace or graph launches to count */
     if (rc == 0) rc = ssa_capture_filter(sc, res);
     if (rc == 0 && !named) rc = ssa_graph_steps(sc, res);
-    if (rc == 0 && !named) rc = ssa_gpu_pace(sc, res);
-    /* last: graph steps and GPU pacing place steps by every step's launches and GPU work */
+    /* after graph steps (graph launches are in every step), before pacing (which then reads
+     * the steps left out as gaps between the kept ones: ssa_pace.c) */
     if (rc == 0) ssa_capture_drop_unsampled(sc, res);
+    if (rc == 0 && !named) rc = ssa_gpu_pace(sc, res);
     return rc ? rc : full_steps(res);
 }
 
