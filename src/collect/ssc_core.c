@@ -345,7 +345,7 @@ static void step_clock(void)
  * of that. The steps in between keep everything else (kernels, copies, syncs, allocations,
  * graph launches); the CAPTURE records (what LAUNCHES, reason SAMPLED) tell the analysis
  * which steps are whole. A step whose switch found CUPTI busy keeps the state before it. */
-static int g_launch_state = 1;      /* the program's step thread only */
+static _Atomic int g_launch_state = 1; /* written by the step-marking thread */
 static _Atomic int g_launch_gave_up; /* API calls through activity records: no sampling */
 
 static void launch_sample_step(uint64_t ordinal)

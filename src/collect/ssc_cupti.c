@@ -962,8 +962,10 @@ int ssc_cupti_launch_sample(int on)
     uint64_t t0 = sst_now_ns();
     int rc = 1;
     if (g_state == CS_RUNNING && api_by_activity_locked()) {
-        rc = -1;
-    } else if (g_launches_on != on) {
+        rc = -1; /* and every launch recorded from here, callbacks too (the core gives up) */
+        on = 1;
+    }
+    if (g_launches_on != on) {
         g_launches_on = on;
         if (g_state == CS_RUNNING && g_api_subscribed && atomic_load(&g_api_gen))
             enable_launch_callbacks(on);
