@@ -16,7 +16,8 @@
 #include "trace/sst_window.h"
 #include "util/ss_error.h"
 
-/* Appends one event to v (n events, room for *cap) unless it holds max; 1 when it was full. */
+/* Appends one event to *v (*n events, room for *cap) unless it holds max already (then sets
+ * *overflow). 0 or SS_ENOMEM. */
 static int add_event(struct ssa_cap_event **v, size_t *n, size_t *cap, size_t max,
                      const struct sst_rec_capture *c, int *overflow)
 {
@@ -174,20 +175,29 @@ static int build_launch_stretches(struct ssa_scan *sc)
     for (size_t i = 0; i < sc->n_lcap; i++) {
         const struct ssa_cap_event *e = &sc->lcap[i];
         if (e->on && !on) since = e->t;
-        if (!e->on && on && e->t > since) sc->lrec[sc->n_lrec++] = (struct ssa_stretch){since, e->t};
+        if (!e->on && on && e->t > since)
+            sc->lrec[sc->n_lrec++] = (struct ssa_stretch){since, e->t};
         on = e->on;
     }
     if (on) sc->lrec[sc->n_lrec++] = (struct ssa_stretch){since, UINT64_MAX};
     return 0;
 }
 
+/* The stretches are in time order and apart: the last one from before mid holds it or none
+ * does (a binary search: a long run has hundreds of thousands). */
 static int launches_sampled(const struct ssa_scan *sc, const struct ssa_step_brief *b)
 {
     if (!sc->lrec) return 1;
     uint64_t mid = b->begin_ns + (b->end_ns - b->begin_ns) / 2;
-    for (size_t i = 0; i < sc->n_lrec; i++)
-        if (mid >= sc->lrec[i].from && mid < sc->lrec[i].to) return 1;
-    return 0;
+    size_t lo = 0, hi = sc->n_lrec;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (sc->lrec[m].from <= mid)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo > 0 && mid < sc->lrec[lo - 1].to;
 }
 
 /* Builds the stretches when the trace sampled launches; none (every step counts) without

@@ -25,7 +25,7 @@
 #define DEFAULT_MEMORY_CAP (64ull << 20)
 #define DEFAULT_SAMPLE_HZ 10u
 /* Kernel launch calls recorded in one step of this many (1: every step) when the whole run is
- * captured: CUPTI's callbacks cost ~0.6-0.9 us a launch on the H200 (docs/performance.md). */
+ * captured: CUPTI's callbacks cost about a microsecond a launch (docs/performance.md). */
 #define DEFAULT_LAUNCH_SAMPLE 8u
 #define SIGNAL_FLUSH_TIMEOUT_MS 2000
 #define EXIT_TIMEOUT_MS 5000
@@ -340,9 +340,9 @@ static void step_clock(void)
     if (prev && now - prev > atomic_load(&g_step_gap_ns)) atomic_store(&g_step_gap_ns, now - prev);
 }
 
-/* Launch sampling: CUPTI's dispatch of a kernel launch's callbacks costs ~0.9 us (H200,
- * docs/performance.md), 13 % of an eager MLP's step; recorded in one step of N it costs 1/N
- * of that. The steps in between keep everything else (kernels, copies, syncs, allocations,
+/* Launch sampling: CUPTI's dispatch of a kernel launch's callbacks costs 1-2 us (H200: the
+ * eager MLP's steps with them ran 5-9 % slower than those between them in one process,
+ * docs/performance.md); recorded in one step of N it costs 1/N of that. The steps in between keep everything else (kernels, copies, syncs, allocations,
  * graph launches); the CAPTURE records (what LAUNCHES, reason SAMPLED) tell the analysis
  * which steps are whole. A step whose switch found CUPTI busy keeps the state before it. */
 static _Atomic int g_launch_state = 1; /* written by the step-marking thread */
