@@ -781,7 +781,9 @@ void ssa_summarize(const struct ssa_result *r, struct ssa_summary *s)
             if (c < SSA_CAT_FIRST_IDLE) s->gpu_busy_pct += s->cat_pct[c];
         }
         summary_counts(r, s);
-        s->host_ahead = s->launches_per_step >= SSA_AHEAD_MIN_LAUNCHES &&
+        /* a light recording keeps no kernel: its launches have no GPU work to compare */
+        s->host_ahead = !ssa_env_light(&r->env) &&
+                        s->launches_per_step >= SSA_AHEAD_MIN_LAUNCHES &&
                         s->gpu_ops_per_step < SSA_AHEAD_RATIO * s->launches_per_step;
         rec_cost(r, s);
     }
