@@ -183,21 +183,27 @@ static int build_launch_stretches(struct ssa_scan *sc)
     return 0;
 }
 
-/* The stretches are in time order and apart: the last one from before mid holds it or none
- * does (a binary search: a long run has hundreds of thousands). */
+/* Stretches in time order: how many start at or before t (the last of them is the one that
+ * may hold t). A binary search: a long run with launch sampling has hundreds of thousands. */
+static size_t stretches_from(const struct ssa_stretch *v, size_t n, uint64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].from <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static int launches_sampled(const struct ssa_scan *sc, const struct ssa_step_brief *b)
 {
     if (!sc->lrec) return 1;
     uint64_t mid = b->begin_ns + (b->end_ns - b->begin_ns) / 2;
-    size_t lo = 0, hi = sc->n_lrec;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        if (sc->lrec[m].from <= mid)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo > 0 && mid < sc->lrec[lo - 1].to;
+    size_t k = stretches_from(sc->lrec, sc->n_lrec, mid);
+    return k > 0 && mid < sc->lrec[k - 1].to;
 }
 
 /* Builds the stretches when the trace sampled launches; none (every step counts) without
@@ -301,14 +307,7 @@ static int gpu_capture_filter(struct ssa_scan *sc, struct ssa_result *res)
 int ssa_capture_end_trusted(const struct ssa_scan *sc, uint64_t start_ns, uint64_t end_ns)
 {
     if (!sc->rec_applies || end_ns <= start_ns) return 1;
-    size_t lo = 0, hi = sc->n_rec; /* the last stretch that starts at or before start_ns */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sc->rec[mid].from <= start_ns)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = stretches_from(sc->rec, sc->n_rec, start_ns);
     if (lo == 0) return 1;
     const struct ssa_stretch *s = &sc->rec[lo - 1];
     return start_ns >= s->to || end_ns <= s->to || end_ns - s->to <= SSA_CLOSE_SLACK_NS;
