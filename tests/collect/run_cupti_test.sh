@@ -340,6 +340,21 @@ launch_sample | launch_sample_activity)
     "$BIN" dump --json -t env "$OUT"/*.sstrace | grep -q '"key":"collector.launch_sample","value":"2"' ||
         fail "no ENV collector.launch_sample"
     ;;
+launch_sample_default)
+    # The default with --capture all and no STEPSCOPE_LAUNCH_SAMPLE: launch calls recorded in
+    # one step of 8 (steps 0, 8 and 16 of 20, 3 launches each), and the trace says 8.
+    STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" --capture all -- "$PROG" auto_late 20 0 \
+        >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    "$BIN" dump -t step,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
+    per_step=$(awk '/^step .*phase=begin/ { split($0, a, "step="); split(a[2], b, " "); s = b[1] }
+                    /^step .*phase=end/ { s = "" }
+                    /^api .*cbid=211 / && s != "" { n[s]++ }
+                    END { for (i = 0; i < 20; i++) if (n[i]) printf "%d:%d ", i, n[i] }' "$W/dump.txt")
+    [ "$per_step" = "0:3 8:3 16:3 " ] || fail "steps with launches: $per_step"
+    "$BIN" dump --json -t env "$OUT"/*.sstrace | grep -q '"key":"collector.launch_sample","value":"8"' ||
+        fail "no ENV collector.launch_sample 8"
+    ;;
 cb_window_callbacks | cb_window_auto | cb_window_activity)
     # --capture steps:2-3, the window opening in the middle of a call. Before it CUPTI does
     # nothing but its start (clock, buffer callbacks, DEVICE 8 and CONTEXT 9 records) while
