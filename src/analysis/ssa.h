@@ -448,6 +448,11 @@ struct ssa_result {
      * in one step of N; the steps without them are not counted (ssa_capture.c) */
     uint32_t launch_sample;
     size_t launch_unsampled;
+    /* ... and what recording launch calls cost, measured in this trace: each sampled step's
+     * host-marked time less the mean of the unsampled steps on either side of it, quartiles in
+     * ns; n_launch_pairs 0 when fewer than SSA_BASELINE_MIN such steps */
+    size_t n_launch_pairs;
+    int64_t launch_pair_q[3];
     /* GPU records that started in a recorded stretch and ended, by CUPTI's word, after it
      * closed: the close's time, not theirs (ssa_capture_end_trusted); counted without duration */
     uint64_t gpu_ends_at_close;
@@ -574,6 +579,11 @@ struct ssa_summary {
      * each other), and the unrecorded steps' median it was measured against */
     double rec_cost_lo_ms, rec_cost_hi_ms, rec_baseline_ms; /* lo/hi: measured, or full's range */
     double rec_inline_ms; /* per recorded step, collector_inline_ns: measured, inside rec_cost_ms */
+    /* launch sampling: what recording launch calls added to a step, measured in this trace
+     * (ssa_result.launch_pair_q), its ~95 % range and the sampled steps it rests on (0: not
+     * measured); an estimate of the whole is never below it */
+    double rec_launch_ms, rec_launch_lo_ms, rec_launch_hi_ms;
+    size_t rec_launch_pairs;
     /* the median launch call (us) rec_us_per_launch was scaled from; 0: a constant was used */
     double rec_launch_call_us;
     size_t rec_baseline_steps;

@@ -215,23 +215,55 @@ static int launch_sampling(struct ssa_scan *sc, struct ssa_result *res)
     return build_launch_stretches(sc);
 }
 
-/* Keeps the sampled steps, unless none is (then every step, rather than nothing). Steps from
- * graph replays are kept: their launches (graph launches) are recorded in every step. */
-void ssa_capture_drop_unsampled(const struct ssa_scan *sc, struct ssa_result *res)
+/* What recording launch calls costs, inside one process: each sampled step against the mean
+ * of the unsampled steps right before and after it (host-marked, before GPU pacing). Its
+ * neighbours cancel the drift that moves whole runs and the two ends of one run (H200,
+ * 2026-12-04, eager MLP in light mode, launches 1 in 8, three processes on a noisy host:
+ * +2.07, +2.28, +2.46 ms a step this way, -0.40, +2.37, +2.96 as the medians of the two sets).
+ * Signed differences go through the u64 quantiles offset by 2^63, which keeps their order. */
+#define PAIR_BIAS (UINT64_C(1) << 63)
+static void launch_pairs(struct ssa_result *res, const uint8_t *on, uint64_t *d)
 {
-    if (res->step_source == SSA_STEPS_GRAPHS) return;
+    const struct ssa_step_brief *b = res->briefs;
+    size_t n = 0;
+    for (size_t i = SSA_BASELINE_SKIP; i + 1 < res->n_steps; i++) {
+        if (!on[i] || on[i - 1] || on[i + 1] || b[i].warmup) continue;
+        if (b[i - 1].number + 1 != b[i].number || b[i].number + 1 != b[i + 1].number) continue;
+        double side = ((double)(b[i - 1].end_ns - b[i - 1].begin_ns) +
+                       (double)(b[i + 1].end_ns - b[i + 1].begin_ns)) / 2;
+        d[n++] = (uint64_t)(int64_t)((double)(b[i].end_ns - b[i].begin_ns) - side) + PAIR_BIAS;
+    }
+    if (n < SSA_BASELINE_MIN) return;
+    uint64_t q[3];
+    quartiles(d, n, q);
+    for (int k = 0; k < 3; k++)
+        res->launch_pair_q[k] = (int64_t)(q[k] - PAIR_BIAS);
+    res->n_launch_pairs = n;
+}
+
+/* Keeps the sampled steps, unless none is (then every step, rather than nothing), having
+ * measured the launch calls' cost on them. Steps from graph replays are kept: their launches
+ * (graph launches) are recorded in every step. 0 or SS_ENOMEM. */
+int ssa_capture_drop_unsampled(const struct ssa_scan *sc, struct ssa_result *res)
+{
+    if (res->step_source == SSA_STEPS_GRAPHS || !sc->lrec || !res->n_steps) return 0;
+    uint8_t *on = malloc(res->n_steps);
+    uint64_t *d = malloc(res->n_steps * sizeof *d);
+    if (!on || !d) return free(on), free(d), SS_ENOMEM;
     size_t kept = 0;
     for (size_t i = 0; i < res->n_steps; i++)
-        kept += launches_sampled(sc, &res->briefs[i]);
-    if (!sc->lrec || kept == 0) return;
-    kept = 0;
-    for (size_t i = 0; i < res->n_steps; i++) {
-        if (launches_sampled(sc, &res->briefs[i]))
-            res->briefs[kept++] = res->briefs[i];
+        kept += on[i] = (uint8_t)launches_sampled(sc, &res->briefs[i]);
+    if (kept) launch_pairs(res, on, d);
+    for (size_t i = 0, k = 0; kept && i < res->n_steps; i++) {
+        if (on[i])
+            res->briefs[k++] = res->briefs[i];
         else
             res->launch_unsampled++;
     }
-    res->n_steps = kept;
+    if (kept) res->n_steps = kept;
+    free(on);
+    free(d);
+    return 0;
 }
 
 static int measure_cost(const struct ssa_scan *sc, struct ssa_result *res)

@@ -339,7 +339,7 @@ int ssa_capture_note(struct ssa_scan *sc, const struct sst_rec_capture *c);
 int ssa_capture_filter(struct ssa_scan *sc, struct ssa_result *res);
 /* After graph steps, before GPU pacing: keeps only the steps whose kernel launch calls were
  * recorded (launch sampling), counting the others in res->launch_unsampled. */
-void ssa_capture_drop_unsampled(const struct ssa_scan *sc, struct ssa_result *res);
+int ssa_capture_drop_unsampled(const struct ssa_scan *sc, struct ssa_result *res);
 /* Pass 2: 0 when a GPU record that started inside a recorded stretch ends over a millisecond
  * after it closed: CUPTI then wrote the detach's time, not the record's (ssa_capture.c). */
 int ssa_capture_end_trusted(const struct ssa_scan *sc, uint64_t start_ns, uint64_t end_ns);

@@ -187,7 +187,7 @@ int ssa_steps_build(struct ssa_scan *sc, struct ssa_result *res, const struct ss
     if (rc == 0 && !named) rc = ssa_graph_steps(sc, res);
     /* after graph steps (graph launches are in every step), before pacing (which then reads
      * the steps left out as gaps between the kept ones: ssa_pace.c) */
-    if (rc == 0) ssa_capture_drop_unsampled(sc, res);
+    if (rc == 0) rc = ssa_capture_drop_unsampled(sc, res);
     if (rc == 0 && !named) rc = ssa_gpu_pace(sc, res);
     return rc ? rc : full_steps(res);
 }
@@ -607,6 +607,13 @@ static struct rec_calib rec_calibration(const struct ssa_result *r, int basis)
     return rows[basis]; /* NONE, MEASURED: zeros */
 }
 
+/* About 95 % of a median's own uncertainty, in ms, from quartiles q1, q3 in ns of n values
+ * (McGill's notches: 1.57 IQR / sqrt(n)). */
+static double median_notch_ms(double q1, double q3, size_t n)
+{
+    return 1.57 * (q3 - q1) / 1e6 / sqrt((double)n);
+}
+
 /* Measured in the trace: the recorded steps' median against the unrecorded ones' (host-marked
  * both), its spread from their quartiles; the cost lands in the GPU-idle time the host
  * leaves, so it is at most that. */
@@ -615,9 +622,8 @@ static void rec_measured(const struct ssa_result *r, struct ssa_summary *s, doub
     const uint64_t *b = r->base_q, *k = r->rec_q;
     double cost = ((double)k[1] - (double)b[1]) / 1e6;
     s->rec_basis = SSA_REC_MEASURED;
-    /* about 95 % of the medians' own uncertainty (McGill's notches: 1.57 IQR / sqrt(n)) */
-    double nk = 1.57 * ((double)k[2] - (double)k[0]) / 1e6 / sqrt((double)r->n_recorded);
-    double nb = 1.57 * ((double)b[2] - (double)b[0]) / 1e6 / sqrt((double)r->n_baseline);
+    double nk = median_notch_ms((double)k[0], (double)k[2], r->n_recorded);
+    double nb = median_notch_ms((double)b[0], (double)b[2], r->n_baseline);
     double half = sqrt(nk * nk + nb * nb);
     s->rec_cost_lo_ms = cost - half;
     s->rec_cost_hi_ms = cost + half;
@@ -637,14 +643,28 @@ static double rec_capped(const struct ssa_summary *s, double us_per_launch)
     return cost < room ? cost : room;
 }
 
-/* An estimate is never below what the collector measured of itself on the program's threads
- * (rec_inline_ms) where that time can show: host time lengthens the step only while the GPU
- * waits for the host (idle_ms: launch and host idle; a trace without kernels, light mode,
- * cannot tell). That part is known; only CUPTI's is guessed. */
-static void rec_at_least_inline(struct ssa_summary *s, double idle_ms)
+/* Launch sampling's own measure (ssa_result.launch_pair_q): the median of the sampled steps'
+ * excess over their neighbours and its notch. */
+static void rec_launch_pairs(const struct ssa_result *r, struct ssa_summary *s)
+{
+    if (!r->n_launch_pairs) return;
+    const int64_t *q = r->launch_pair_q;
+    double half = median_notch_ms((double)q[0], (double)q[2], r->n_launch_pairs);
+    s->rec_launch_ms = (double)q[1] / 1e6;
+    s->rec_launch_lo_ms = s->rec_launch_ms - half;
+    s->rec_launch_hi_ms = s->rec_launch_ms + half;
+    s->rec_launch_pairs = r->n_launch_pairs;
+}
+
+/* An estimate is never below what the run measured of itself where that time can show: the
+ * collector's own time on the program's threads (rec_inline_ms), or the launch calls' cost
+ * (rec_launch_ms, the larger: it holds their callbacks' time). Host time lengthens the step
+ * only while the GPU waits for the host (idle_ms: launch and host idle; a trace without
+ * kernels, light mode, cannot tell). That part is known; only the rest of CUPTI's is guessed. */
+static void rec_at_least_measured(struct ssa_summary *s, double idle_ms)
 {
     if (s->rec_basis == SSA_REC_NONE || s->rec_basis == SSA_REC_GIVEN) return;
-    double m = s->rec_inline_ms;
+    double m = s->rec_inline_ms > s->rec_launch_ms ? s->rec_inline_ms : s->rec_launch_ms;
     if (s->kernels_per_step > 0 && m > idle_ms) m = idle_ms;
     if (s->rec_cost_ms < m) s->rec_cost_ms = m;
     if (ssa_rec_has_range(s->rec_basis) && s->rec_cost_lo_ms < m) s->rec_cost_lo_ms = m;
@@ -654,6 +674,7 @@ static void rec_at_least_inline(struct ssa_summary *s, double idle_ms)
 static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
 {
     s->rec_inline_ms = r->n_steps ? (double)r->collector_inline_ns / 1e6 / (double)r->n_steps : 0;
+    rec_launch_pairs(r, s);
     double idle_ms = s->cat_ms[SSA_CAT_LAUNCH] + s->cat_ms[SSA_CAT_HOST];
     if (r->n_baseline && !r->rec_cost_given) {
         rec_measured(r, s, idle_ms);
@@ -666,7 +687,7 @@ static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
         int range = ssa_rec_has_range(s->rec_basis);
         s->rec_cost_lo_ms = range ? rec_capped(s, k.lo) : 0;
         s->rec_cost_hi_ms = range ? rec_capped(s, k.hi) : 0;
-        rec_at_least_inline(s, idle_ms);
+        rec_at_least_measured(s, idle_ms);
     }
     double step_ms = (double)s->mean_ns / 1e6, busy_ms = step_ms * s->gpu_busy_pct / 100;
     double rest = step_ms - s->rec_cost_ms;

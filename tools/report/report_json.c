@@ -77,6 +77,8 @@ static void json_outliers(struct json_out *j, const struct report_view *v)
     json_end_array(j);
 }
 
+static void json_recording_cost(struct json_out *j, const struct ssa_summary *s);
+
 static void json_steps(struct json_out *j, const struct report_view *v)
 {
     const struct ssa_result *r = v->r;
@@ -114,6 +116,12 @@ static void json_steps(struct json_out *j, const struct report_view *v)
     json_kv_double(j, "steps_per_s", s->steps_per_s);
     json_outliers(j, v);
     json_end_object(j);
+    json_recording_cost(j, s);
+}
+
+/* docs/report-json.md "recording_cost": the basis, the figure, and what the run measured. */
+static void json_recording_cost(struct json_out *j, const struct ssa_summary *s)
+{
     json_key(j, "recording_cost");
     json_begin_object(j);
     json_kv_string(j, "basis", ssa_rec_basis_name(s->rec_basis));
@@ -122,6 +130,12 @@ static void json_steps(struct json_out *j, const struct report_view *v)
     json_kv_double(j, "gpu_busy_pct_without", s->gpu_busy_pct_unrecorded);
     json_kv_double(j, "inline_ms_per_step", s->rec_inline_ms);
     if (s->rec_launch_call_us > 0) json_kv_double(j, "launch_call_us", s->rec_launch_call_us);
+    if (s->rec_launch_pairs) {
+        json_kv_double(j, "launch_calls_ms_per_step", s->rec_launch_ms);
+        json_kv_double(j, "launch_calls_low", s->rec_launch_lo_ms);
+        json_kv_double(j, "launch_calls_high", s->rec_launch_hi_ms);
+        json_kv_u64(j, "launch_calls_steps", s->rec_launch_pairs);
+    }
     if (ssa_rec_has_range(s->rec_basis)) {
         json_kv_double(j, "ms_per_step_low", s->rec_cost_lo_ms);
         json_kv_double(j, "ms_per_step_high", s->rec_cost_hi_ms);

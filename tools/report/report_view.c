@@ -81,6 +81,23 @@ static void run_bins(struct report_view *v)
     }
 }
 
+/* What the run measured of its own recording: launch calls (launch sampling: the steps with
+ * them against the steps beside them) and the collector's callbacks on the program's threads. */
+static void rec_measured_parts(const struct ssa_summary *s, char *buf, size_t size)
+{
+    size_t n = 0;
+    if (s->rec_launch_pairs)
+        n = (size_t)snprintf(buf, size,
+                             "; recording launch calls: %+.2f ms (%+.2f to %+.2f) on its %zu "
+                             "sampled steps against the steps beside them (measured)",
+                             s->rec_launch_ms, s->rec_launch_lo_ms, s->rec_launch_hi_ms,
+                             s->rec_launch_pairs);
+    if (s->rec_inline_ms >= 0.005 && n < size)
+        snprintf(buf + n, size - n,
+                 "; its callbacks took %.2f ms/step on the program's threads (measured)",
+                 s->rec_inline_ms);
+}
+
 static int rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
 {
     if (s->rec_basis == SSA_REC_MEASURED) {
@@ -92,12 +109,9 @@ static int rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
         return 1;
     }
     if (s->rec_basis == SSA_REC_NONE || s->rec_cost_ms < 0.005) return 0;
-    /* the part the collector timed itself, when there is one worth a figure */
-    char measured[96] = "";
-    if (s->rec_inline_ms >= 0.005)
-        snprintf(measured, sizeof measured,
-                 "; its callbacks took %.2f ms/step on the program's threads (measured)",
-                 s->rec_inline_ms);
+    /* the parts the run measured of itself, when there is one worth a figure */
+    char measured[256] = "";
+    rec_measured_parts(s, measured, sizeof measured);
     /* full's calibration, with the range other programs measured (one line of text) */
     char scaled[96] = ""; /* lean full mode: scaled to this host's launch calls */
     if (s->rec_launch_call_us > 0)

@@ -100,7 +100,7 @@ struct report_view {
     int has_gpu;             /* any kernel, copy or memset recorded */
     int light;               /* a light recording: no kernel records, no GPU-idle finding */
     int has_rec_cost;        /* rec_cost: the sentence on stepscope's own cost */
-    char rec_cost[256];
+    char rec_cost[640];
     int damaged;             /* damage: the sentence on what was lost (report_incomplete) */
     const char *damage_label; /* "DAMAGED" (records lost) or "INCOMPLETE" (no end) */
     char damage[512];
