@@ -348,10 +348,39 @@ static void step_clock(void)
 static _Atomic int g_launch_state = 1; /* written by the step-marking thread */
 static _Atomic int g_launch_gave_up; /* API calls through activity records: no sampling */
 
+/* A fixed scramble of a block's number (splitmix64's finaliser): spread evenly, cheap. */
+static uint64_t block_hash(uint64_t block)
+{
+    uint64_t z = block + UINT64_C(0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* The step of block `block` (steps block*n .. block*n+n-1) that records launch calls: drawn
+ * per block, not always the first. A program that does something every 8th (4th, 16th) step
+ * (syncs, logs, steps its optimizer after accumulating) would otherwise have it in every
+ * sampled step or in none, and the report would take that for its usual step. A draw right
+ * after the previous block's sample moves one step on: a sampled step's neighbours are never
+ * sampled (the report measures the callbacks' cost against them). */
+static uint64_t block_pick(uint64_t block, uint32_t n)
+{
+    uint64_t pick = block_hash(block) % n;
+    if (pick == 0 && block > 0 && block_hash(block - 1) % n == n - 1) pick = 1;
+    return pick;
+}
+
+/* Whether step `ordinal` records launch calls, one in n (n 2: every other step). */
+static int launch_sampled(uint64_t ordinal, uint32_t n)
+{
+    if (n <= 2) return ordinal % n == 0;
+    return ordinal % n == block_pick(ordinal / n, n);
+}
+
 static void launch_sample_step(uint64_t ordinal)
 {
     if (g_cfg.launch_sample <= 1 || atomic_load(&g_launch_gave_up)) return;
-    int want = ordinal % g_cfg.launch_sample == 0;
+    int want = launch_sampled(ordinal, g_cfg.launch_sample);
     if (want == g_launch_state) return;
     int rc = atomic_load(&g_cupti_on) ? ssc_cupti_launch_sample(want) : 1;
     if (rc == 0) return;

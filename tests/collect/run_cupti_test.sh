@@ -342,18 +342,39 @@ launch_sample | launch_sample_activity)
     ;;
 launch_sample_default)
     # The default with --capture all and no STEPSCOPE_LAUNCH_SAMPLE: launch calls recorded in
-    # one step of 8 (steps 0, 8 and 16 of 20, 3 launches each), and the trace says 8.
-    STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" --capture all -- "$PROG" auto_late 20 0 \
-        >"$W/out.txt" 2>"$W/err"
-    [ $? = 0 ] || fail "exit status"
-    "$BIN" dump -t step,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
-    per_step=$(awk '/^step .*phase=begin/ { split($0, a, "step="); split(a[2], b, " "); s = b[1] }
-                    /^step .*phase=end/ { s = "" }
-                    /^api .*cbid=211 / && s != "" { n[s]++ }
-                    END { for (i = 0; i < 20; i++) if (n[i]) printf "%d:%d ", i, n[i] }' "$W/dump.txt")
-    [ "$per_step" = "0:3 8:3 16:3 " ] || fail "steps with launches: $per_step"
-    "$BIN" dump --json -t env "$OUT"/*.sstrace | grep -q '"key":"collector.launch_sample","value":"8"' ||
-        fail "no ENV collector.launch_sample 8"
+    # one step of each block of 8 (40 steps: 5 blocks, 3 launches a step), at a position drawn
+    # per block (not always the same: a program doing something every 8th step would otherwise
+    # have it in every sampled step or none), never in two steps side by side; ENV says 8.
+    # Then 1 in 3 over 30 steps, whose draws put blocks 6 and 7 side by side (steps 20, 21)
+    # unless the second moves on.
+    for run in 8:40 3:30; do
+        n=${run%:*} steps=${run#*:}
+        rm -rf "$OUT"
+        if [ "$n" = 8 ]; then
+            STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" --capture all -- "$PROG" auto_late "$steps" 0 \
+                >"$W/out.txt" 2>"$W/err"
+        else
+            STEPSCOPE_API=callbacks STEPSCOPE_LAUNCH_SAMPLE=$n "$BIN" record -o "$OUT" --capture all -- \
+                "$PROG" auto_late "$steps" 0 >"$W/out.txt" 2>"$W/err"
+        fi
+        [ $? = 0 ] || fail "1 in $n: exit status"
+        "$BIN" dump -t step,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
+        sampled=$(awk -v steps="$steps" '
+                      /^step .*phase=begin/ { split($0, a, "step="); split(a[2], b, " "); s = b[1] }
+                      /^step .*phase=end/ { s = "" }
+                      /^api .*cbid=211 / && s != "" { n[s]++ }
+                      END { for (i = 0; i < steps; i++) if (n[i]) printf "%d:%d ", i, n[i] }' "$W/dump.txt")
+        # 3 launches each; one step in each block; none side by side; 3+ positions in a block
+        verdict=$(echo "$sampled" | tr ' ' '\n' | awk -F: -v n="$n" -v blocks=$((steps / n)) 'NF == 2 {
+                      if ($2 != 3) bad = bad " count"; blk[int($1 / n)]++; pos[$1 % n] = 1
+                      if (($1 - 1) in on) bad = bad " adjacent"; on[$1] = 1; k++ }
+                  END { for (b = 0; b < blocks; b++) if (blk[b] != 1) bad = bad " block" b
+                        for (p in pos) m++; if (m < 3) bad = bad " fixed"
+                        print (k == blocks && bad == "") ? "ok" : "bad" bad }')
+        [ "$verdict" = ok ] || fail "1 in $n, sampled steps ($verdict): $sampled"
+        "$BIN" dump --json -t env "$OUT"/*.sstrace | grep -q "\"key\":\"collector.launch_sample\",\"value\":\"$n\"" ||
+            fail "no ENV collector.launch_sample $n"
+    done
     ;;
 cb_window_callbacks | cb_window_auto | cb_window_activity)
     # --capture steps:2-3, the window opening in the middle of a call. Before it CUPTI does
