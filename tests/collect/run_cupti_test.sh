@@ -16,6 +16,16 @@ captures() {
         sed 's/.*"state":"\([a-z]*\)".*"reason":"\([a-z_]*\)".*/\1:\2/' | tr '\n' ' '
 }
 
+# cudaLaunchKernel records (cbid 211) per step of $W/dump.txt (`dump -t step,api`), steps 0 to
+# $1 - 1, as "STEP:N ": every step ($2 all) or those with any ($2 some).
+launches_per_step() {
+    awk -v steps="$1" -v which="$2" '
+        /^step .*phase=begin/ { split($0, a, "step="); split(a[2], b, " "); s = b[1] }
+        /^step .*phase=end/ { s = "" }
+        /^api .*cbid=211 / && s != "" { n[s]++ }
+        END { for (i = 0; i < steps; i++) if (which == "all" || n[i]) printf "%d:%d ", i, n[i] }' "$W/dump.txt"
+}
+
 # The API records of trace(s) $@ as "DOMAIN CBID CORRELATION RESULT TID" (DOMAIN 1 runtime,
 # 2 driver), sorted: the program's "want" lines in the same form.
 api_rows() {
@@ -321,10 +331,7 @@ launch_sample | launch_sample_activity)
         "$PROG" steps_calls >"$W/out.txt" 2>"$W/err"
     [ $? = 0 ] || fail "exit status"
     "$BIN" dump -t step,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
-    per_step=$(awk '/^step .*phase=begin/ { split($0, a, "step="); split(a[2], b, " "); s = b[1] }
-                    /^step .*phase=end/ { s = "" }
-                    /^api .*cbid=211 / && s != "" { n[s]++ }
-                    END { for (i = 0; i <= 5; i++) printf "%d:%d ", i, n[i] }' "$W/dump.txt")
+    per_step=$(launches_per_step 6 all)
     if [ "$method" = callbacks ]; then
         grep -q "cbid=131 " "$W/dump.txt" || fail "the sync of step 2 was not recorded"
         [ "$per_step" = "0:3 1:0 2:3 3:0 4:3 5:0 " ] || fail "launches per step: $per_step"
@@ -359,11 +366,7 @@ launch_sample_default)
         fi
         [ $? = 0 ] || fail "1 in $n: exit status"
         "$BIN" dump -t step,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
-        sampled=$(awk -v steps="$steps" '
-                      /^step .*phase=begin/ { split($0, a, "step="); split(a[2], b, " "); s = b[1] }
-                      /^step .*phase=end/ { s = "" }
-                      /^api .*cbid=211 / && s != "" { n[s]++ }
-                      END { for (i = 0; i < steps; i++) if (n[i]) printf "%d:%d ", i, n[i] }' "$W/dump.txt")
+        sampled=$(launches_per_step "$steps" some)
         # 3 launches each; one step in each block; none side by side; 3+ positions in a block
         verdict=$(echo "$sampled" | tr ' ' '\n' | awk -F: -v n="$n" -v blocks=$((steps / n)) 'NF == 2 {
                       if ($2 != 3) bad = bad " count"; blk[int($1 / n)]++; pos[$1 % n] = 1
