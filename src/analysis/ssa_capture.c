@@ -219,7 +219,7 @@ static int launch_sampling(struct ssa_scan *sc, struct ssa_result *res)
  * of the unsampled steps right before and after it (host-marked, before GPU pacing). Its
  * neighbours cancel the drift that moves whole runs and the two ends of one run (H200,
  * 2026-12-04, eager MLP in light mode, launches 1 in 8, three processes on a noisy host:
- * +2.07, +2.28, +2.46 ms a step this way, -0.40, +2.37, +2.96 as the medians of the two sets).
+ * +2.12, +2.03, +2.48 ms a step this way, -0.40, +2.37, +2.96 as the medians of the two sets).
  * Signed differences go through the u64 quantiles offset by 2^63, which keeps their order. */
 #define PAIR_BIAS (UINT64_C(1) << 63)
 static void launch_pairs(struct ssa_result *res, const uint8_t *on, uint64_t *d)

@@ -119,7 +119,7 @@ if sys.argv[3] == "mlp100-light-s8":
     assert rc["ms_per_step"] >= rc["launch_calls_ms_per_step"], rc
 PYEOF
         tr '\n' ' ' <<<"$out" | tr -s ' ' |
-            grep -q 'recording launch calls: [+-][0-9.]* ms .* sampled steps against the steps beside' ||
+            grep -q 'recording launch calls: [+-][0-9.]* ms .* a sampled step against its neighbours (measured, [0-9]* steps)' ||
             fail "$f: no measured launch calls in the recording line: $out"
     done
     ;;

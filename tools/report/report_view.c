@@ -88,8 +88,8 @@ static void rec_measured_parts(const struct ssa_summary *s, char *buf, size_t si
     size_t n = 0;
     if (s->rec_launch_pairs)
         n = (size_t)snprintf(buf, size,
-                             "; recording launch calls: %+.2f ms (%+.2f to %+.2f) on its %zu "
-                             "sampled steps against the steps beside them (measured)",
+                             "; recording launch calls: %+.2f ms (%+.2f to %+.2f) a sampled "
+                             "step against its neighbours (measured, %zu steps)",
                              s->rec_launch_ms, s->rec_launch_lo_ms, s->rec_launch_hi_ms,
                              s->rec_launch_pairs);
     if (s->rec_inline_ms >= 0.005 && n < size)
