@@ -222,6 +222,15 @@ static int launch_sampling(struct ssa_scan *sc, struct ssa_result *res)
  * +2.12, +2.03, +2.48 ms a step this way, -0.40, +2.37, +2.96 as the medians of the two sets).
  * Signed differences go through the u64 quantiles offset by 2^63, which keeps their order. */
 #define PAIR_BIAS (UINT64_C(1) << 63)
+
+/* A difference in ns as a biased u64, held to int64's range (a hostile trace's step can last
+ * 2^64 ns; converting a double beyond the range is undefined). */
+static uint64_t pair_biased(double d)
+{
+    int64_t v = d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
+    return (uint64_t)v + PAIR_BIAS;
+}
+
 static void launch_pairs(struct ssa_result *res, const uint8_t *on, uint64_t *d)
 {
     const struct ssa_step_brief *b = res->briefs;
@@ -231,7 +240,7 @@ static void launch_pairs(struct ssa_result *res, const uint8_t *on, uint64_t *d)
         if (b[i - 1].number + 1 != b[i].number || b[i].number + 1 != b[i + 1].number) continue;
         double side = ((double)(b[i - 1].end_ns - b[i - 1].begin_ns) +
                        (double)(b[i + 1].end_ns - b[i + 1].begin_ns)) / 2;
-        d[n++] = (uint64_t)(int64_t)((double)(b[i].end_ns - b[i].begin_ns) - side) + PAIR_BIAS;
+        d[n++] = pair_biased((double)(b[i].end_ns - b[i].begin_ns) - side);
     }
     if (n < SSA_BASELINE_MIN) return;
     uint64_t q[3];

@@ -185,8 +185,10 @@ static void html_breakdown(FILE *f, const struct report_view *v)
 {
     const struct ssa_summary *s = &v->s;
     uint64_t ns[SSA_CAT_COUNT];
-    for (int c = 0; c < SSA_CAT_COUNT; c++)
-        ns[c] = (uint64_t)(s->cat_ms[c] * 1e6);
+    for (int c = 0; c < SSA_CAT_COUNT; c++) {
+        int64_t n = report_ms_as_ns(s->cat_ms[c]);
+        ns[c] = n > 0 ? (uint64_t)n : 0;
+    }
     fputs("<h3>Where the step time goes</h3>\n", f);
     html_bar(f, ns, "breakdown of the mean step by category");
     fprintf(f,

@@ -231,13 +231,13 @@ static void write_bin(struct json_out *j, const struct report_bin *b, const int 
     json_begin_array(j);
     json_u64(j, b->number);
     json_u64(j, b->steps);
-    json_ns_as_us(j, (int64_t)(b->mean_ms * 1e6));
-    json_ns_as_us(j, (int64_t)(b->max_ms * 1e6));
+    json_ns_as_us(j, report_ms_as_ns(b->mean_ms));
+    json_ns_as_us(j, report_ms_as_ns(b->max_ms));
     json_u64(j, (uint64_t)b->warmup);
     json_u64(j, b->outliers);
     json_begin_array(j);
     for (int k = 0; k < n_used; k++)
-        json_ns_as_us(j, (int64_t)(b->cat_ms[used[k]] * 1e6));
+        json_ns_as_us(j, report_ms_as_ns(b->cat_ms[used[k]]));
     json_end_array(j);
     json_end_array(j);
 }
@@ -269,7 +269,7 @@ static void write_run(struct json_out *j, const struct report_view *v)
     json_key(j, "median");
     json_ns_as_us(j, (int64_t)v->s.median_ns);
     json_key(j, "outlier");
-    json_ns_as_us(j, (int64_t)(v->outlier_ms * 1e6));
+    json_ns_as_us(j, report_ms_as_ns(v->outlier_ms));
     json_end_object(j);
 }
 
