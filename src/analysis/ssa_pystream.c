@@ -429,7 +429,9 @@ double ssa_py_rate_hz(const struct ssa_env_record *env)
     if (!v) return 0;
     char *end;
     double hz = strtod(v, &end);
-    return end != v && hz > 0 && hz < 1e6 ? hz : 0;
+    /* a rate below 0.01 Hz (or a hostile 1e-300) would make a sampling interval of over
+     * 100 s, or one beyond what a u64 of ns holds */
+    return end != v && hz >= 0.01 && hz < 1e6 ? hz : 0;
 }
 
 char *ssa_pyframe_label(const struct ssa_pyframe *f, int short_file, char *buf, size_t cap)

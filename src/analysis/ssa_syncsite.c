@@ -183,8 +183,9 @@ static size_t site_cells(const struct ssa_host *h, int cat, double total_ns,
         const struct ssa_host_site *x = &h->sites[i];
         if (!site_carries(h, cat, x)) continue;
         double share = (double)x->blocked_ns / (double)blocked;
+        double ns = share * (double)total_ns + 0.5; /* held below 2^64: a hostile total */
         v[(*n)++] = (struct ssa_host_cell){x->stack, (uint8_t)cat, x->calls, x->calls,
-                                           (uint64_t)(share * total_ns + 0.5), 0};
+                                           ns < 1.8e19 ? (uint64_t)ns : UINT64_MAX, 0};
         used++;
     }
     return used;

@@ -230,8 +230,27 @@ static void test_frame_cap(void)
     ssa_result_free(r);
 }
 
+/* The sampling rate from ENV pyshim.host_samples_hz: a hostile one (1e-300 would make an
+ * interval beyond what u64 ns hold, a conversion UBSan stops at) reads as none. */
+static void test_rate_bounds(void)
+{
+    static const struct {
+        const char *v;
+        double hz;
+    } rows[] = {{"100", 100}, {"0.5", 0.5}, {"1e-300", 0}, {"0", 0}, {"-5", 0}, {"2e6", 0},
+                {"x", 0}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct ssa_env_record e = {0};
+        const char *k = "pyshim.host_samples_hz";
+        CHECK_EQ(ssa_env_record_add(&e, k, strlen(k), rows[i].v, strlen(rows[i].v)), 0);
+        CHECK(ssa_py_rate_hz(&e) == rows[i].hz);
+        ssa_env_record_free(&e);
+    }
+}
+
 int main(void)
 {
+    test_rate_bounds();
     test_attribution();
     test_kinds();
     test_no_samples();
