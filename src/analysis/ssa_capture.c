@@ -15,6 +15,7 @@
 #include "ssa_internal.h"
 #include "trace/sst_window.h"
 #include "util/ss_error.h"
+#include "util/ss_num.h"
 
 /* Appends one event to *v (*n events, room for *cap) unless it holds max already (then sets
  * *overflow). 0 or SS_ENOMEM. */
@@ -223,14 +224,6 @@ static int launch_sampling(struct ssa_scan *sc, struct ssa_result *res)
  * Signed differences go through the u64 quantiles offset by 2^63, which keeps their order. */
 #define PAIR_BIAS (UINT64_C(1) << 63)
 
-/* A difference in ns as a biased u64, held to int64's range (a hostile trace's step can last
- * 2^64 ns; converting a double beyond the range is undefined). */
-static uint64_t pair_biased(double d)
-{
-    int64_t v = d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
-    return (uint64_t)v + PAIR_BIAS;
-}
-
 static void launch_pairs(struct ssa_result *res, const uint8_t *on, uint64_t *d)
 {
     const struct ssa_step_brief *b = res->briefs;
@@ -240,7 +233,8 @@ static void launch_pairs(struct ssa_result *res, const uint8_t *on, uint64_t *d)
         if (b[i - 1].number + 1 != b[i].number || b[i].number + 1 != b[i + 1].number) continue;
         double side = ((double)(b[i - 1].end_ns - b[i - 1].begin_ns) +
                        (double)(b[i + 1].end_ns - b[i + 1].begin_ns)) / 2;
-        d[n++] = pair_biased((double)(b[i].end_ns - b[i].begin_ns) - side);
+        double excess = (double)(b[i].end_ns - b[i].begin_ns) - side;
+        d[n++] = (uint64_t)ss_i64_clamped(excess) + PAIR_BIAS;
     }
     if (n < SSA_BASELINE_MIN) return;
     uint64_t q[3];
@@ -256,20 +250,21 @@ static void launch_pairs(struct ssa_result *res, const uint8_t *on, uint64_t *d)
 int ssa_capture_drop_unsampled(const struct ssa_scan *sc, struct ssa_result *res)
 {
     if (res->step_source == SSA_STEPS_GRAPHS || !sc->lrec || !res->n_steps) return 0;
-    uint8_t *on = malloc(res->n_steps);
-    uint64_t *d = malloc(res->n_steps * sizeof *d);
+    size_t n = res->n_steps, kept = 0;
+    uint8_t *on = malloc(n);
+    uint64_t *d = malloc(n * sizeof *d);
     if (!on || !d) return free(on), free(d), SS_ENOMEM;
-    size_t kept = 0;
-    for (size_t i = 0; i < res->n_steps; i++)
-        kept += on[i] = (uint8_t)launches_sampled(sc, &res->briefs[i]);
-    if (kept) launch_pairs(res, on, d);
-    for (size_t i = 0, k = 0; kept && i < res->n_steps; i++) {
-        if (on[i])
-            res->briefs[k++] = res->briefs[i];
-        else
-            res->launch_unsampled++;
+    for (size_t i = 0; i < n; i++) {
+        on[i] = (uint8_t)launches_sampled(sc, &res->briefs[i]);
+        kept += on[i];
     }
-    if (kept) res->n_steps = kept;
+    if (kept) {
+        launch_pairs(res, on, d);
+        res->launch_unsampled = n - kept;
+        res->n_steps = 0;
+        for (size_t i = 0; i < n; i++)
+            if (on[i]) res->briefs[res->n_steps++] = res->briefs[i];
+    }
     free(on);
     free(d);
     return 0;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ssa_internal.h"
+#include "util/ss_num.h"
 #include "util/ss_error.h"
 
 #define MAX_SITES 4096 /* distinct (stack, group) kept; calls of more are not counted */
@@ -183,9 +184,8 @@ static size_t site_cells(const struct ssa_host *h, int cat, double total_ns,
         const struct ssa_host_site *x = &h->sites[i];
         if (!site_carries(h, cat, x)) continue;
         double share = (double)x->blocked_ns / (double)blocked;
-        double ns = share * (double)total_ns + 0.5; /* held below 2^64: a hostile total */
         v[(*n)++] = (struct ssa_host_cell){x->stack, (uint8_t)cat, x->calls, x->calls,
-                                           ns < 1.8e19 ? (uint64_t)ns : UINT64_MAX, 0};
+                                           ss_u64_clamped(share * total_ns + 0.5), 0};
         used++;
     }
     return used;

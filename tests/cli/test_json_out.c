@@ -2,11 +2,13 @@
  * test_json_out.c — exact output of the CLI's JSON writer and text escaper on edge cases:
  * every kind of invalid UTF-8, terminal-unsafe code points, nesting and its misuse.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json_out.h"
+#include "ss_num.h"
 #include "text_esc.h"
 
 static int failures;
@@ -143,8 +145,29 @@ static void test_misuse(void)
     fclose(f);
 }
 
+/* ss_num.h: doubles to whole numbers held to the type's range, NaN as 0 (the page's step bins
+ * met 1.3e19 ns from a hostile trace). */
+static void test_clamped(void)
+{
+    static const struct {
+        double x;
+        int64_t i;
+        uint64_t u;
+    } rows[] = {{0, 0, 0},
+                {1.9, 1, 1},
+                {-1.9, -1, 0},
+                {1.3e19, INT64_MAX, 13000000000000000000ull},
+                {-1.3e19, INT64_MIN, 0},
+                {1e300, INT64_MAX, UINT64_MAX},
+                {NAN, 0, 0}};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+        if (ss_i64_clamped(rows[k].x) != rows[k].i || ss_u64_clamped(rows[k].x) != rows[k].u)
+            failures++, fprintf(stderr, "FAIL: clamped %g\n", rows[k].x);
+}
+
 int main(void)
 {
+    test_clamped();
     test_strings();
     test_structure();
     test_ns_as_us();

@@ -23,6 +23,7 @@
 #include "report_diff.h"
 #include "report_html_assets.h"
 #include "text_esc.h"
+#include "util/ss_num.h"
 
 static void html_page_begin(FILE *f, const char *title)
 {
@@ -185,10 +186,8 @@ static void html_breakdown(FILE *f, const struct report_view *v)
 {
     const struct ssa_summary *s = &v->s;
     uint64_t ns[SSA_CAT_COUNT];
-    for (int c = 0; c < SSA_CAT_COUNT; c++) {
-        int64_t n = report_ms_as_ns(s->cat_ms[c]);
-        ns[c] = n > 0 ? (uint64_t)n : 0;
-    }
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        ns[c] = ss_u64_clamped(s->cat_ms[c] * 1e6);
     fputs("<h3>Where the step time goes</h3>\n", f);
     html_bar(f, ns, "breakdown of the mean step by category");
     fprintf(f,

@@ -15,6 +15,7 @@
 
 #include "report.h"
 #include "trace/sst_cbid.h"
+#include "util/ss_num.h"
 
 #define HTML_TL_LANES 48    /* lanes drawn; the intervals of more are left out (said) */
 #define HTML_TL_NAME 300    /* characters of a kernel's name on hover (shortened by structure) */
@@ -231,13 +232,13 @@ static void write_bin(struct json_out *j, const struct report_bin *b, const int 
     json_begin_array(j);
     json_u64(j, b->number);
     json_u64(j, b->steps);
-    json_ns_as_us(j, report_ms_as_ns(b->mean_ms));
-    json_ns_as_us(j, report_ms_as_ns(b->max_ms));
+    json_ns_as_us(j, ss_i64_clamped(b->mean_ms * 1e6));
+    json_ns_as_us(j, ss_i64_clamped(b->max_ms * 1e6));
     json_u64(j, (uint64_t)b->warmup);
     json_u64(j, b->outliers);
     json_begin_array(j);
     for (int k = 0; k < n_used; k++)
-        json_ns_as_us(j, report_ms_as_ns(b->cat_ms[used[k]]));
+        json_ns_as_us(j, ss_i64_clamped(b->cat_ms[used[k]] * 1e6));
     json_end_array(j);
     json_end_array(j);
 }
@@ -269,7 +270,7 @@ static void write_run(struct json_out *j, const struct report_view *v)
     json_key(j, "median");
     json_ns_as_us(j, (int64_t)v->s.median_ns);
     json_key(j, "outlier");
-    json_ns_as_us(j, report_ms_as_ns(v->outlier_ms));
+    json_ns_as_us(j, ss_i64_clamped(v->outlier_ms * 1e6));
     json_end_object(j);
 }
 

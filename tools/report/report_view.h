@@ -22,15 +22,6 @@ static inline int report_incomplete(const struct ssa_result *r)
     return r && (r->damage.damaged || r->truncated);
 }
 
-/* ms as whole ns for the HTML page's data, held to what int64 holds: a hostile trace's step
- * can last 2^64 ns, and converting a double beyond the range is undefined. */
-static inline int64_t report_ms_as_ns(double ms)
-{
-    double ns = ms * 1e6;
-    if (!(ns > -9.2e18)) return ns != ns ? 0 : INT64_MIN; /* NaN: 0 */
-    return ns < 9.2e18 ? (int64_t)ns : INT64_MAX;
-}
-
 #define REPORT_OUTLIERS 10 /* kept in the view; the text report shows the first 3 */
 
 /* The environment checks of `stepscope doctor` judged on the trace's record. */
