@@ -119,6 +119,11 @@ PROGRAMS = [
        record=["--steps", "60"], cpu=COMPILE_CPU),
     fw("alloc_transformer", "alloc_transformer.py", "torch.cuda.empty_cache() after every step",
        "no empty_cache() in the loop", est_s=12.0),
+    fw("manual_sgd", "manual_sgd.py", None, None, variants={"plain": []},
+       record=["--steps", "80"], est_s=8.0),
+    fw("varlen_transformer", "varlen_transformer.py",
+       "torch.cuda.empty_cache() every step, a new sequence length each step",
+       "no empty_cache() in the loop", record=["--steps", "60"], est_s=12.0),
     fw("heldout_resnet50", "heldout_resnet50.py", "DataLoader(num_workers=0), per-sample "
        "RandomResizedCrop", "num_workers=6, pin_memory, persistent_workers", held_out=True,
        needs=("torchvision",), est_s=14.0),

@@ -44,6 +44,7 @@ class StepTracker:
         self._open_thread = None  # ident of the thread whose step range is open
         self._next = 0  # number of the step that the next optimizer step ends
         self._started = False
+        self.optimizer_steps = 0  # steps of every optimizer (LoopTicks reads it)
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=self._after_fork)
 
@@ -82,6 +83,7 @@ class StepTracker:
             if _compile.MARKS is not None:  # a compile range that dynamo ended elsewhere
                 _compile.MARKS.close_dangling()
             with self._lock:
+                self.optimizer_steps += 1
                 if not self._is_owner(optimizer):
                     return
                 tid = threading.get_ident()
@@ -94,6 +96,68 @@ class StepTracker:
         except Exception as exc:  # noqa: BLE001
             self._m.enabled = False
             sys.stderr.write("%s: step markers disabled: %s\n" % (_PREFIX, exc))
+
+
+# Marks of a loop that goes on without optimizer steps (docs/markers.md, "Loop ticks"): the
+# collector's --capture auto opens its window on them when the step marks stop or never come.
+TICK_GRAPH = "stepscope.tick.graph"
+TICK_BACKWARD = "stepscope.tick.backward"
+
+
+class LoopTicks:
+    """A tick each time a CUDA graph is replayed, or backward() runs, with no optimizer step
+    since the previous one of its kind: the whole step captured in a graph, a hand-written
+    update, an optimizer the global hook does not see. A program whose optimizer steps between
+    them never ticks."""
+
+    def __init__(self, markers, steps):
+        self._m, self._steps = markers, steps
+        self._last = {}  # text -> optimizer steps seen at the previous call of that kind
+
+    def tick(self, text):
+        seen = self._steps.optimizer_steps
+        if self._last.get(text) == seen:
+            self._m.mark(text)
+        self._last[text] = seen
+
+
+def _wrap_ticking(owner, name, ticks, text):
+    """owner.<name> ticks before it runs; its result and exceptions pass through."""
+    original = getattr(owner, name, None)
+    if original is None or getattr(original, _WRAPPED, False):
+        return
+
+    def wrapped(*args, **kwargs):
+        try:
+            ticks.tick(text)
+        except Exception:  # noqa: BLE001 - never in the program's way
+            pass
+        return original(*args, **kwargs)
+
+    wrapped.__name__ = getattr(original, "__name__", name)
+    wrapped.__qualname__ = getattr(original, "__qualname__", name)
+    wrapped.__doc__ = getattr(original, "__doc__", None)
+    wrapped.__wrapped__ = original
+    setattr(wrapped, _WRAPPED, True)
+    try:
+        setattr(owner, name, wrapped)
+    except (AttributeError, TypeError):  # a C type that refuses it: no ticks of that kind
+        pass
+
+
+def _install_loop_ticks(markers, steps):
+    """CUDAGraph.replay (torch.cuda.graph and torch.compile's CUDA graph trees call it) and
+    torch.autograd.backward (Tensor.backward looks it up at each call)."""
+    ticks = LoopTicks(markers, steps)
+    try:
+        import torch.autograd as autograd_mod
+        import torch.cuda.graphs as graphs_mod
+    except ImportError:
+        return
+    cls = getattr(graphs_mod, "CUDAGraph", None)
+    if cls is not None:
+        _wrap_ticking(cls, "replay", ticks, TICK_GRAPH)
+    _wrap_ticking(autograd_mod, "backward", ticks, TICK_BACKWARD)
 
 
 def _safe_before_data(steps):
@@ -285,4 +349,5 @@ def install():
     _wrap_data_method(dataloader_mod._BaseDataLoaderIter, "__next__", markers, steps)
     _wrap_data_method(dataloader_mod.DataLoader, "__iter__", markers, steps)
     _install_profiler_marks(markers)
+    _install_loop_ticks(markers, steps)
     _compile.watch(markers)

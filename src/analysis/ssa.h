@@ -119,6 +119,9 @@ const char *ssa_api_name(uint8_t domain, uint32_t cbid);
 int ssa_api_frees(uint8_t domain, uint32_t cbid);
 /* 1 for cudaGraphLaunch / cuGraphLaunch (and their _ptsz forms). */
 int ssa_is_graph_launch(uint8_t domain, uint32_t cbid);
+/* 1 for a call that launches one kernel (cudaLaunchKernel and its kin, cuLaunchKernel(Ex)): not
+ * a graph launch, a host function, a copy or a memset. */
+int ssa_is_kernel_launch(uint8_t domain, uint32_t cbid);
 /* ssa_result.step_graph_id when the launches' graphs were not told apart (a light recording:
  * no kernel or GRAPH record names them): all of them are the steps. */
 #define SSA_GRAPH_UNTOLD UINT32_MAX
@@ -260,6 +263,26 @@ enum ssa_step_source {
 };
 /* "none", "step_records", "nvtx", "profiler", "detected", "marker", "graph_launches" */
 const char *ssa_step_source_name(int src);
+
+/* What opened a late --capture auto window (ENV collector.window_opened, src/collect/ssc_core.c):
+ * its step (the default), or, when the step marks stopped or never came, the shim's loop ticks
+ * (CUDA graph replays, backward() calls with no optimizer step between) or the time without a
+ * step. One row each: token in the trace, the words the reports use. */
+#define SSA_WINDOW_OPENERS(X)                                                                    \
+    X(SSA_WINDOW_AT_STEP, "", "")                                                                \
+    X(SSA_WINDOW_GRAPH_REPLAYS, "graph_replays",                                                 \
+      "at the 8th CUDA graph replay with no optimizer step between replays (the step marks "      \
+      "stopped)")                                                                                \
+    X(SSA_WINDOW_BACKWARD_CALLS, "backward_calls",                                               \
+      "at the 32nd backward() with no optimizer step between (the step marks stopped)")          \
+    X(SSA_WINDOW_STALLED, "stalled", "when no step had been marked for 4 times the longest step") \
+    X(SSA_WINDOW_NO_STEP, "no_step", "30 s after the start, no step having been marked")
+#define SSA_WINDOW_ENUM(id, token, words) id,
+enum ssa_window_opener { SSA_WINDOW_OPENERS(SSA_WINDOW_ENUM) SSA_WINDOW_OPENER_COUNT };
+#undef SSA_WINDOW_ENUM
+/* The token ("" for the step) and the words ("" for the step) of an opener; static strings. */
+const char *ssa_window_opener_token(int opener);
+const char *ssa_window_opener_words(int opener);
 /* GPU activity records of r: kernels, copies, memsets and GRAPH records (0: none recorded). */
 uint64_t ssa_gpu_records(const struct ssa_result *r);
 
@@ -443,6 +466,7 @@ struct ssa_result {
     int capture_window;
     int capture_late; /* that window opened mid-run (ENV collector.window or .capture from A > 0) */
     int capture_never_opened; /* ... or was to, and the run ended first */
+    int window_opened; /* what opened a late --capture auto window (enum ssa_window_opener) */
     size_t outside_capture;
     /* launch sampling (ENV collector.launch_sample N > 1): kernel launch calls were recorded
      * in one step of N; the steps without them are not counted (ssa_capture.c) */
@@ -461,6 +485,14 @@ struct ssa_result {
      * detached), quartiles of each in ns; n_baseline 0 when there were too few of either */
     size_t n_baseline, n_recorded;
     uint64_t base_q[3], rec_q[3];
+    /* ... the unrecorded steps left out as not steady (slower than the recorded steps' spread
+     * allows: warm-up, a stall), and, when too few were left or the recorded steps ran faster
+     * than them beyond noise, why no baseline was usable (enum ssa_baseline_verdict) with the
+     * unrecorded steps' count and median (ns) */
+    size_t n_baseline_unsteady;
+    int baseline_verdict;
+    size_t n_unrecorded;
+    uint64_t unrecorded_median_ns;
 
     /* names */
     size_t n_knames;
@@ -587,6 +619,18 @@ struct ssa_summary {
     /* the median launch call (us) rec_us_per_launch was scaled from; 0: a constant was used */
     double rec_launch_call_us;
     size_t rec_baseline_steps;
+    /* no measured basis although steps ran unrecorded: why (enum ssa_baseline_verdict,
+     * UNSTEADY or SLOWER), their count and median; SSA_BASELINE_NONE otherwise */
+    int rec_baseline_verdict;
+    size_t rec_unrecorded_steps;
+    double rec_unrecorded_ms, rec_recorded_ms; /* medians of the two sets */
+};
+/* Whether the steps a window left unrecorded measure the recording's cost (ssa_capture.c). */
+enum ssa_baseline_verdict {
+    SSA_BASELINE_NONE,     /* no unrecorded steps to judge (or fewer than SSA_BASELINE_MIN) */
+    SSA_BASELINE_USED,     /* steady: the cost is measured against them */
+    SSA_BASELINE_UNSTEADY, /* too few left once the unsteady ones were out (warm-up, stalls) */
+    SSA_BASELINE_SLOWER,   /* the recorded steps ran faster than them beyond noise (drift) */
 };
 enum ssa_rec_basis {
     SSA_REC_NONE,  /* not a stepscope recording (an import, a synthetic trace) or turned off */

@@ -157,12 +157,26 @@ _Static_assert(SST_CBID_RUNTIME_SIZE <= API_LOOKUP_MAX && SST_CBID_DRIVER_SIZE <
  * several traces on parallel threads: a second build while another thread reads would show it
  * a half-filled table, hence pthread_once. */
 static uint8_t api_class_of[2][API_LOOKUP_MAX];
+static uint8_t api_kernel_of[2][API_LOOKUP_MAX]; /* 1: launches one kernel (ssa_is_kernel_launch) */
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+
+/* A launch call that launches a kernel, by its CUPTI name: "Launch" but no graph or host
+ * function (copies and memsets are "Memcpy"/"Memset"). */
+static int names_kernel_launch(uint8_t domain, uint32_t cbid)
+{
+    const char *name = sst_cbid_name(domain, cbid);
+    return name && strstr(name, "Launch") && !strstr(name, "Graph") && !strstr(name, "HostFunc");
+}
 
 static void api_build(void)
 {
-    for (size_t i = 0; i < sizeof api_rows / sizeof api_rows[0]; i++)
-        api_class_of[api_rows[i].domain == SST_API_DRIVER][api_rows[i].cbid] = api_rows[i].cls;
+    for (size_t i = 0; i < sizeof api_rows / sizeof api_rows[0]; i++) {
+        const struct api_row *row = &api_rows[i];
+        int drv = row->domain == SST_API_DRIVER;
+        api_class_of[drv][row->cbid] = row->cls;
+        api_kernel_of[drv][row->cbid] =
+            row->cls == SSA_API_LAUNCH && names_kernel_launch(row->domain, row->cbid);
+    }
 }
 
 enum ssa_api_class ssa_api_class(uint8_t domain, uint32_t cbid)
@@ -187,6 +201,13 @@ int ssa_api_frees(uint8_t domain, uint32_t cbid)
     for (size_t i = 0; name && i < sizeof verbs / sizeof verbs[0]; i++)
         if (strstr(name, verbs[i])) return 1;
     return 0;
+}
+
+int ssa_is_kernel_launch(uint8_t domain, uint32_t cbid)
+{
+    pthread_once(&api_once, api_build);
+    if (cbid >= API_LOOKUP_MAX || (domain != SST_API_RUNTIME && domain != SST_API_DRIVER)) return 0;
+    return api_kernel_of[domain == SST_API_DRIVER][cbid];
 }
 
 int ssa_is_graph_launch(uint8_t domain, uint32_t cbid)

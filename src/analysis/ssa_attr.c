@@ -1013,7 +1013,9 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
     switch (cls) {
     case SSA_API_LAUNCH:
         st->n.launches++, st->n.launch_api_ns += d;
-        a->res->launch_call_bins[ssa_call_bin(d)]++;
+        /* the per-launch estimate scales with kernel launches' calls only: a graph launch
+         * blocks for its whole graph, a copy for its transfer */
+        if (ssa_is_kernel_launch(api->domain, api->cbid)) a->res->launch_call_bins[ssa_call_bin(d)]++;
         if (d >= SSA_LAUNCH_WAIT_NS) st->n.gpu.launch_wait_ns += d - SSA_LAUNCH_CALL_NS;
         st->n.graph_launches += ssa_is_graph_launch(api->domain, api->cbid);
         break;

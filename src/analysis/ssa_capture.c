@@ -60,6 +60,31 @@ static int window_opens_late(const struct ssa_result *r)
     return (w.kind == SST_WINDOW_STEPS || w.kind == SST_WINDOW_SECONDS) && w.from > 0;
 }
 
+#define SSA_WINDOW_ROW(id, token, words) {token, words},
+static const struct {
+    const char *token, *words;
+} k_openers[] = {SSA_WINDOW_OPENERS(SSA_WINDOW_ROW)};
+#undef SSA_WINDOW_ROW
+
+const char *ssa_window_opener_token(int opener)
+{
+    return opener >= 0 && opener < SSA_WINDOW_OPENER_COUNT ? k_openers[opener].token : "";
+}
+
+const char *ssa_window_opener_words(int opener)
+{
+    return opener >= 0 && opener < SSA_WINDOW_OPENER_COUNT ? k_openers[opener].words : "";
+}
+
+/* ENV collector.window_opened's token as an opener; the step for none or one unknown. */
+static int window_opener(const struct ssa_result *r)
+{
+    const char *v = ssa_env_value(&r->env, "collector.window_opened");
+    for (int i = 1; v && i < SSA_WINDOW_OPENER_COUNT; i++)
+        if (strcmp(v, k_openers[i].token) == 0) return i;
+    return SSA_WINDOW_AT_STEP;
+}
+
 static int cmp_event(const void *x, const void *y)
 {
     const struct ssa_cap_event *a = x, *b = y;
@@ -94,6 +119,14 @@ static int build_stretches(struct ssa_scan *sc, int late)
         if (was && !now) add_stretch(sc, since, e->t);
     }
     if (ours && open) add_stretch(sc, since, UINT64_MAX);
+    return 0;
+}
+
+/* Whether any of step b lies in a recorded stretch. */
+static int step_touches_record(const struct ssa_scan *sc, const struct ssa_step_brief *b)
+{
+    for (size_t i = 0; i < sc->n_rec; i++)
+        if (b->begin_ns < sc->rec[i].to && b->end_ns > sc->rec[i].from) return 1;
     return 0;
 }
 
@@ -135,6 +168,10 @@ static int capture_applies(const struct ssa_scan *sc, int late)
  * inside, and such a baseline would price the recording at nearly nothing. */
 #define SSA_BASELINE_SKIP 3
 #define SSA_BASELINE_MIN 5
+
+/* Unrecorded steps a baseline needs: 4, as a program that marks no step 0 (no DataLoader) has
+ * only steps 4-7 between the warm-up it skips and the auto window at step 8. */
+#define SSA_BASELINE_MIN_UNRECORDED 4
 
 static int window_only(const struct ssa_scan *sc)
 {
@@ -270,6 +307,43 @@ int ssa_capture_drop_unsampled(const struct ssa_scan *sc, struct ssa_result *res
     return 0;
 }
 
+/* A baseline step is steady when it is no slower than the recorded steps' spread allows
+ * (Tukey's far-out fence, q3 + 3 IQR, at least 1.5 q3: a host under load moves short steps by
+ * tens of percent): recording only slows a step, so one beyond that is warm-up (allocator,
+ * cuDNN/cuBLAS heuristics) or a stall, not a measure of the program's plain speed (issue #39:
+ * steps 3-7 at 109 ms against 11.2 recorded). Keeps the steady ones at the front of out;
+ * returns how many. */
+static size_t keep_steady(uint64_t *out, size_t n_out, const uint64_t rec_q[3])
+{
+    double iqr = (double)rec_q[2] - (double)rec_q[0];
+    double fence = (double)rec_q[2] + 3 * iqr, floor = 1.5 * (double)rec_q[2];
+    if (fence < floor) fence = floor;
+    size_t kept = 0;
+    for (size_t i = 0; i < n_out; i++)
+        if ((double)out[i] <= fence) out[kept++] = out[i];
+    return kept;
+}
+
+/* in/out: the recorded and unrecorded steps' durations. Judges the unrecorded ones as a
+ * baseline and keeps the quartiles of both when it is usable. */
+static void judge_baseline(struct ssa_result *res, uint64_t *in, size_t n_in, uint64_t *out,
+                           size_t n_out)
+{
+    if (n_in < SSA_BASELINE_MIN || n_out < SSA_BASELINE_MIN_UNRECORDED) return;
+    quartiles(in, n_in, res->rec_q);
+    res->n_unrecorded = n_out;
+    res->unrecorded_median_ns = ssa_quantile_u64(out, n_out, 0.5);
+    size_t steady = keep_steady(out, n_out, res->rec_q);
+    res->n_baseline_unsteady = n_out - steady;
+    if (steady < SSA_BASELINE_MIN_UNRECORDED) {
+        res->baseline_verdict = SSA_BASELINE_UNSTEADY;
+        return;
+    }
+    quartiles(out, steady, res->base_q);
+    res->n_recorded = n_in, res->n_baseline = steady;
+    res->baseline_verdict = SSA_BASELINE_USED;
+}
+
 static int measure_cost(const struct ssa_scan *sc, struct ssa_result *res)
 {
     if (!window_only(sc)) return 0;
@@ -284,16 +358,13 @@ static int measure_cost(const struct ssa_scan *sc, struct ssa_result *res)
         int rec = step_recorded(sc, b), clean = !seen_in || detached;
         if (rec && i >= SSA_BASELINE_SKIP && launches_sampled(sc, b))
             in[n_in++] = b->end_ns - b->begin_ns;
-        if (!rec && !prev_in && clean && i >= SSA_BASELINE_SKIP)
+        /* the step whose middle the window opened in is neither: it is a bit of both */
+        if (!rec && !prev_in && clean && i >= SSA_BASELINE_SKIP && !step_touches_record(sc, b))
             out[n_out++] = b->end_ns - b->begin_ns;
         prev_in = rec;
         seen_in |= rec;
     }
-    if (n_in >= SSA_BASELINE_MIN && n_out >= SSA_BASELINE_MIN) {
-        quartiles(in, n_in, res->rec_q);
-        quartiles(out, n_out, res->base_q);
-        res->n_recorded = n_in, res->n_baseline = n_out;
-    }
+    judge_baseline(res, in, n_in, out, n_out);
     free(in);
     free(out);
     return 0;
@@ -318,6 +389,7 @@ static int gpu_capture_filter(struct ssa_scan *sc, struct ssa_result *res)
     res->capture_window = 1;
     res->capture_late = late;
     res->capture_never_opened = late && sc->n_rec == 0;
+    res->window_opened = late ? window_opener(res) : SSA_WINDOW_AT_STEP;
     sc->rec_applies = 1;
     rc = measure_cost(sc, res);
     if (rc) return rc;

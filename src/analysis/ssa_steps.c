@@ -617,20 +617,40 @@ static double median_notch_ms(double q1, double q3, size_t n)
 /* Measured in the trace: the recorded steps' median against the unrecorded ones' (host-marked
  * both), its spread from their quartiles; the cost lands in the GPU-idle time the host
  * leaves, so it is at most that. */
-static void rec_measured(const struct ssa_result *r, struct ssa_summary *s, double idle_ms)
+static int rec_measured(const struct ssa_result *r, struct ssa_summary *s, double idle_ms)
 {
     const uint64_t *b = r->base_q, *k = r->rec_q;
     double cost = ((double)k[1] - (double)b[1]) / 1e6;
-    s->rec_basis = SSA_REC_MEASURED;
     double nk = median_notch_ms((double)k[0], (double)k[2], r->n_recorded);
     double nb = median_notch_ms((double)b[0], (double)b[2], r->n_baseline);
     double half = sqrt(nk * nk + nb * nb);
-    s->rec_cost_lo_ms = cost - half;
-    s->rec_cost_hi_ms = cost + half;
+    if (cost + half < 0) { /* recorded steps faster beyond noise: the host drifted, no baseline */
+        s->rec_baseline_verdict = SSA_BASELINE_SLOWER;
+        return 0;
+    }
+    s->rec_basis = SSA_REC_MEASURED;
     s->rec_baseline_ms = (double)b[1] / 1e6;
     s->rec_baseline_steps = r->n_baseline;
     s->rec_cost_ms = cost < 0 ? 0 : cost < idle_ms ? cost : idle_ms;
+    /* the value shown stays inside its own range (a clamp may move it out) */
+    s->rec_cost_lo_ms = fmin(cost - half, s->rec_cost_ms);
+    s->rec_cost_hi_ms = fmax(cost + half, s->rec_cost_ms);
     s->rec_us_per_launch = s->launches_per_step > 0 ? s->rec_cost_ms * 1e3 / s->launches_per_step : 0;
+    return 1;
+}
+
+/* Why steps that ran unrecorded gave no measured basis: said beside the estimate. */
+static void rec_no_baseline(const struct ssa_result *r, struct ssa_summary *s)
+{
+    if (!s->rec_baseline_verdict) s->rec_baseline_verdict = r->baseline_verdict;
+    if (s->rec_baseline_verdict != SSA_BASELINE_UNSTEADY &&
+        s->rec_baseline_verdict != SSA_BASELINE_SLOWER) {
+        s->rec_baseline_verdict = SSA_BASELINE_NONE;
+        return;
+    }
+    s->rec_unrecorded_steps = r->n_unrecorded;
+    s->rec_unrecorded_ms = (double)r->unrecorded_median_ns / 1e6;
+    s->rec_recorded_ms = (double)r->rec_q[1] / 1e6;
 }
 
 /* us per launch as ms per step, at most the idle in short gaps (where the cost shows). A trace
@@ -676,9 +696,8 @@ static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
     s->rec_inline_ms = r->n_steps ? (double)r->collector_inline_ns / 1e6 / (double)r->n_steps : 0;
     rec_launch_pairs(r, s);
     double idle_ms = s->cat_ms[SSA_CAT_LAUNCH] + s->cat_ms[SSA_CAT_HOST];
-    if (r->n_baseline && !r->rec_cost_given) {
-        rec_measured(r, s, idle_ms);
-    } else {
+    if (!(r->n_baseline && !r->rec_cost_given && rec_measured(r, s, idle_ms))) {
+        if (!r->rec_cost_given) rec_no_baseline(r, s);
         s->rec_basis = rec_basis_of(r);
         struct rec_calib k = rec_calibration(r, s->rec_basis);
         s->rec_us_per_launch = k.us;

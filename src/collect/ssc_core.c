@@ -395,9 +395,12 @@ static void launch_sample_step(uint64_t ordinal)
     ssc_capture_record(want, SST_CAP_SAMPLED, SST_CAPTURE_LAUNCHES);
 }
 
+static void ticks_reset(void);
+
 void ssc_window_step_begin(uint64_t ordinal)
 {
     atomic_fetch_add(&g_steps_begun, 1);
+    ticks_reset();
     if (atomic_load(&g_auto_late)) step_clock();
     if (g_cfg.window == SSC_WINDOW_STEPS && ordinal == g_cfg.window_from)
         capture_set(1, SST_CAP_WINDOW);
@@ -437,14 +440,19 @@ static int late_window_opened(void)
     return atomic_load(&g_capturing) || ssc_window_over();
 }
 
-static void say_stalled(int steps_seen)
+/* Says why the late window opened before its step (on stderr unless quiet; a CPU-only run has
+ * no GPU to wait for) and writes it to the trace: ENV collector.window_opened (docs/trace-
+ * format.md), which the report reads. */
+static void say_opened(const char *why, const char *env)
 {
-    char msg[256];
-    snprintf(msg, sizeof msg, "%s: recording GPU activity from here (--capture auto waits for "
-             "step %llu in programs that mark steps)",
-             steps_seen ? "no step marked for a while" : "no step marked yet",
-             (unsigned long long)g_cfg.window_from);
-    ssc_say(msg);
+    char msg[320];
+    if (!g_cfg.quiet && atomic_load(&g_cupti_on)) {
+        snprintf(msg, sizeof msg, "%s: recording GPU activity from here (--capture auto waits "
+                 "for step %llu in programs that mark steps)", why,
+                 (unsigned long long)g_cfg.window_from);
+        ssc_say(msg);
+    }
+    ssc_env_record("collector.window_opened", env, strlen(env));
 }
 
 static void auto_stall_check(uint64_t now_ns)
@@ -454,8 +462,59 @@ static void auto_stall_check(uint64_t now_ns)
     uint64_t limit = !last ? AUTO_NO_STEP_NS : gap > AUTO_STALL_MIN_NS ? gap : AUTO_STALL_MIN_NS;
     uint64_t since = last ? last : g_start_ns;
     if (now_ns < since || now_ns - since < limit) return; /* a step began after now was read */
-    if (!g_cfg.quiet && atomic_load(&g_cupti_on)) /* a CPU-only run has no GPU to wait for */
-        say_stalled(last != 0);
+    if (last)
+        say_opened("no step marked for a while", "stalled");
+    else
+        say_opened("no step marked yet", "no_step");
+    capture_set(1, SST_CAP_WINDOW);
+}
+
+/* ---- loop ticks ---------------------------------------------------------------------------
+ * A late auto window waits for step 8, which never comes when the step marks stop while the
+ * loop goes on: the whole step captured in a CUDA graph (a replay calls no optimizer.step()),
+ * an update the optimizer hook does not see. The shim then marks ticks (ssc_tick_kind). That
+ * many ticks of a kind in a row, with no step begun between them, open the window at once -
+ * the stall check would wait seconds, past the end of a short run - and it records as many
+ * ticks as it would have recorded steps (or until the steps come back and reach its last).
+ * Backward ticks need more in a row: gradient accumulation ticks between optimizer steps. */
+static const struct tick_rule {
+    uint32_t to_open;
+    const char *why, *env;
+} k_tick_rules[] = {
+    [SSC_TICK_GRAPH] = {8, "CUDA graph replays without an optimizer step", "graph_replays"},
+    [SSC_TICK_BACKWARD] = {32, "backward() calls without an optimizer step", "backward_calls"},
+};
+#define N_TICK_KINDS (sizeof k_tick_rules / sizeof k_tick_rules[0])
+
+static _Atomic uint32_t g_ticks_in_row[N_TICK_KINDS]; /* ticks since the last step began */
+static _Atomic int g_tick_opened = -1;                 /* the kind that opened the window */
+static _Atomic uint64_t g_ticks_recorded;              /* its ticks since */
+
+static void ticks_reset(void)
+{
+    for (size_t k = 0; k < N_TICK_KINDS; k++)
+        atomic_store_explicit(&g_ticks_in_row[k], 0, memory_order_relaxed);
+}
+
+/* The window a kind of tick opened closes after as many ticks as a step window's steps. */
+static void tick_window_count(void)
+{
+    uint64_t len = g_cfg.window_to - g_cfg.window_from + 1;
+    if (atomic_fetch_add(&g_ticks_recorded, 1) + 1 >= len) window_close();
+}
+
+void ssc_window_loop_tick(enum ssc_tick_kind kind)
+{
+    if ((size_t)kind >= N_TICK_KINDS || !atomic_load(&g_auto_late)) return;
+    if (atomic_load(&g_tick_opened) == (int)kind) {
+        tick_window_count();
+        return;
+    }
+    if (late_window_opened()) return;
+    if (atomic_fetch_add(&g_ticks_in_row[kind], 1) + 1 < k_tick_rules[kind].to_open) return;
+    int none = -1;
+    if (!atomic_compare_exchange_strong(&g_tick_opened, &none, (int)kind)) return;
+    say_opened(k_tick_rules[kind].why, k_tick_rules[kind].env);
     capture_set(1, SST_CAP_WINDOW);
 }
 

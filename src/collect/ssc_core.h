@@ -66,6 +66,10 @@ SSC_HIDDEN void ssc_core_mark_foreign(void);
 SSC_HIDDEN void ssc_window_step_begin(uint64_t ordinal);
 SSC_HIDDEN void ssc_window_step_end(uint64_t ordinal);
 SSC_HIDDEN void ssc_window_tick(uint64_t now_ns);
+/* A loop went on without an optimizer step (the shim's tick marks, docs/markers.md): a CUDA
+ * graph replayed, backward() run. On the marking thread. */
+enum ssc_tick_kind { SSC_TICK_GRAPH, SSC_TICK_BACKWARD };
+SSC_HIDDEN void ssc_window_loop_tick(enum ssc_tick_kind kind);
 
 /* ---- per-thread buffers (ssc_buf.c) ---- */
 struct ssc_tbuf;

@@ -29,6 +29,8 @@
 #define STEP_RANGE "step"
 #define PROFILER_START "torch.profiler.start"
 #define PROFILER_STOP "torch.profiler.stop"
+#define TICK_GRAPH "stepscope.tick.graph"       /* docs/markers.md, "Loop ticks" */
+#define TICK_BACKWARD "stepscope.tick.backward"
 #define STEP_CAT_API 1u
 #define STEP_CAT_PYSHIM 2u
 #define MAX_STEP_NEST 32
@@ -288,6 +290,10 @@ static void mark_ev(nvtxDomainHandle_t d, struct ev *ev)
         ssc_cupti_profiler_mark(1);
     else if (text_is(ev, PROFILER_STOP))
         ssc_cupti_profiler_mark(0);
+    else if (text_is(ev, TICK_GRAPH))
+        ssc_window_loop_tick(SSC_TICK_GRAPH);
+    else if (text_is(ev, TICK_BACKWARD))
+        ssc_window_loop_tick(SSC_TICK_BACKWARD);
 }
 
 /* The Ex forms: one body for the default domain (NULL) and named domains. */

@@ -5,7 +5,7 @@ tests/fixtures/h200-1204/overhead/truth.json lists runs recorded on the H200 (th
 opens at step 8, so the cost is measured in the trace against steps 3-7) with the plain runs of
 the same program timed in the same round, interleaved (bench/overhead/run_overhead.py). The
 recorded steps' median less the stated cost must be within --tolerance of the plain median
-(issue #27: 15 %), on the basis `measured` with at least 5 unrecorded steps. Rows marked not
+(issue #27: 15 %), on the basis `measured` with at least 4 unrecorded steps (the analysis's minimum: steps 4-7 of a program that marks no step 0). Rows marked not
 judged are printed with their error (a known miss: see their why_not_judged).
 
     python3 tests/accuracy/rec_line.py build/stepscope tests/fixtures/h200-1204/overhead
@@ -25,7 +25,7 @@ def judge(stepscope, folder, row, tolerance):
     rec = j["recording_cost"]
     plain = statistics.median(row["plain_runs"])
     err = (j["steps"]["median_ms"] - rec["ms_per_step"]) / plain - 1
-    basis_ok = rec["basis"] == "measured" and rec.get("baseline_steps", 0) >= 5
+    basis_ok = rec["basis"] == "measured" and rec.get("baseline_steps", 0) >= 4
     ok = basis_ok and abs(err) <= tolerance
     line = "%s (%s host): stated %.2f ms/step (%s, %d unrecorded steps), recorded median %.2f, " \
            "plain %.2f: %+.1f %%" % (row["trace"], row["host"], rec["ms_per_step"], rec["basis"],

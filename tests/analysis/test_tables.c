@@ -7,6 +7,9 @@
  *                              and a test that names it (a .c file of tests/analysis/)
  *   environment check          its id in docs/doctor.md
  *     (SSA_ENV_CHECKS)
+ *   window opener              its token in the collector that writes it (src/collect/
+ *     (SSA_WINDOW_OPENERS)     ssc_core.c) and in docs/report-json.md
+ * and which launch calls the per-launch estimate scales with (kernel launches only).
  *
  * argv[1] is tests/fixtures (as for every analysis test); the tree is two folders up.
  */
@@ -16,6 +19,7 @@
 
 #include "analysis/ssa.h"
 #include "analysis/ssa_env.h"
+#include "trace/sst_cbid.h"
 
 #define FILE_MAX (1u << 22)
 
@@ -86,6 +90,28 @@ static void check_env(const char *doctor_md)
             SS_FAIL_AT("environment check %s is not in docs/doctor.md", ssa_env_checks[i].id);
 }
 
+static void check_openers(const char *collector, const char *report_json)
+{
+    for (int i = SSA_WINDOW_AT_STEP + 1; i < SSA_WINDOW_OPENER_COUNT; i++) {
+        const char *t = ssa_window_opener_token(i);
+        if (!holds(collector, "\"", t, "\""))
+            SS_FAIL_AT("window opener %s is not written by src/collect/ssc_core.c", t);
+        if (!holds(report_json, "`", t, "`"))
+            SS_FAIL_AT("window opener %s is not in docs/report-json.md", t);
+    }
+}
+
+static void check_launch_kinds(void)
+{
+    CHECK(ssa_is_kernel_launch(SST_API_RUNTIME, SST_CBID_RT_cudaLaunchKernel_v7000));
+    CHECK(ssa_is_kernel_launch(SST_API_DRIVER, SST_CBID_DRV_cuLaunchKernel));
+    CHECK(!ssa_is_kernel_launch(SST_API_RUNTIME, SST_CBID_RT_cudaGraphLaunch_v10000));
+    CHECK(ssa_is_graph_launch(SST_API_RUNTIME, SST_CBID_RT_cudaGraphLaunch_v10000));
+    CHECK(!ssa_is_kernel_launch(SST_API_RUNTIME, SST_CBID_RT_cudaMemcpyAsync_v3020));
+    CHECK(!ssa_is_kernel_launch(SST_API_RUNTIME, SST_CBID_RT_cudaLaunchHostFunc_v10000));
+    CHECK(!ssa_is_kernel_launch(SST_API_RUNTIME, SST_CBID_RT_cudaStreamSynchronize_v3020));
+}
+
 int main(int argc, char **argv)
 {
     char root[1024], path[1100];
@@ -100,6 +126,12 @@ int main(int argc, char **argv)
     check_categories(report_json);
     check_rules(report_json, tests);
     check_env(doctor_md);
+    snprintf(path, sizeof path, "%.1000s/src/collect/ssc_core.c", root);
+    char *collector = slurp(path);
+    REQUIRE(collector);
+    check_openers(collector, report_json);
+    check_launch_kinds();
+    free(collector);
     free(report_json);
     free(doctor_md);
     free(tests);

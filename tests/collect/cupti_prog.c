@@ -26,6 +26,13 @@
  *                            its pid), then N 2-ms steps of 3 launches (the calls of steps
  *                            8-107 are wanted), then STALL_MS ms of launches without a step
  *                            (run with the default --capture auto)
+ *        cupti_prog auto_ticks KIND N  the same shim word, 4 steps, then N loop ticks (the
+ *                            shim's "stepscope.tick.KIND" marks, KIND graph or backward), each
+ *                            followed by a launch (cudaGraphLaunch for graph), 1 ms apart, no
+ *                            step between them: the launches from the tick that opens the
+ *                            window (the 8th graph, 32nd backward tick) and the 99 after it are
+ *                            wanted; then 0.5 s of launches (the detach). KIND mixed: 20 steps of 2 graph ticks each (a graph
+ *                            per step: the steps open the window at step 8, not the ticks)
  *        cupti_prog race [exit]  4 threads make calls without pause while the main thread runs
  *                            6 steps (run with --capture steps:1-3: the window closes and CUPTI
  *                            is detached under them), then sleeps 0.5 s; `exit`: main returns
@@ -290,6 +297,51 @@ static int auto_late_case(unsigned steps, unsigned stall_ms)
     return 0;
 }
 
+/* The shim's word that steps will be marked (STEPSCOPE_AUTO_FROM=8:PID), then CUDA. */
+static int shim_says_steps(void)
+{
+    char v[64];
+    snprintf(v, sizeof v, "8:%d", (int)getpid());
+    setenv("STEPSCOPE_AUTO_FROM", v, 1);
+    return cuda_init();
+}
+
+static void one_step(unsigned i, unsigned ticks)
+{
+    stepscope_step_begin(i);
+    for (unsigned k = 0; k < ticks; k++) {
+        stepscope_mark("stepscope.tick.graph");
+        fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, 0, 0);
+    }
+    fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+    usleep(2000);
+    stepscope_step_end();
+}
+
+static int auto_ticks_case(const char *kind, unsigned n)
+{
+    int graph = strcmp(kind, "graph") == 0, mixed = strcmp(kind, "mixed") == 0;
+    unsigned opens = graph ? 8 : 32, cbid = graph ? CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000
+                                                   : CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+    char text[64];
+    snprintf(text, sizeof text, "stepscope.tick.%s", kind);
+    if (shim_says_steps() != 0) return 1;
+    for (unsigned i = 0; i < (mixed ? 20u : 4u); i++)
+        one_step(i, mixed ? 2 : 0);
+    for (unsigned t = 1; t <= n && !mixed; t++) {
+        stepscope_mark(text);
+        uint32_t corr = fake_cupti_call(RT, cbid, 0, 0);
+        if (t >= opens && t < opens + 100) printf("want 1 %u %u 0 %u\n", cbid, corr, gettid_());
+        usleep(1000);
+    }
+    for (unsigned t = 0; t < 50 && !mixed; t++) { /* calls after the window: its detach */
+        fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+        usleep(10000);
+    }
+    printf("auto done\n");
+    return 0;
+}
+
 static _Atomic int g_stop_calls;
 
 static void *caller(void *arg)
@@ -401,6 +453,8 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "steps_calls") == 0) return steps_calls_case();
     if (argc > 3 && strcmp(argv[1], "auto_late") == 0)
         return auto_late_case((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
+    if (argc > 3 && strcmp(argv[1], "auto_ticks") == 0)
+        return auto_ticks_case(argv[2], (unsigned)atoi(argv[3]));
     if (argc > 1 && strcmp(argv[1], "race") == 0) return race_case(argc > 2);
     if (argc > 1 && strcmp(argv[1], "fork") == 0) return fork_case();
     if (argc > 2 && strcmp(argv[1], "bench") == 0) return bench_case(atol(argv[2]));

@@ -263,6 +263,37 @@ auto_stall | auto_nostep)
     "$BIN" report "$OUT" >"$W/report.txt" 2>&1
     ! grep -q "ended before the window opened" "$W/report.txt" || fail "report: $(cat "$W/report.txt")"
     ;;
+auto_ticks_graph | auto_ticks_backward)
+    # The steps stop at step 3 while the loop goes on: the shim's tick marks (a CUDA graph
+    # replayed, backward() run, with no optimizer step since the last) open the late window at
+    # the 8th graph tick (32nd backward tick) at once - long before the 2-s stall check - and it
+    # records 100 ticks' calls, then closes; the tool says why once, the trace names the opener.
+    kind=${CASE#auto_ticks_}
+    "$BIN" record -o "$OUT" -- "$PROG" auto_ticks "$kind" 150 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "auto done" "$W/out.txt" || fail "the program did not finish"
+    same_calls "$OUT"/*.sstrace
+    [ "$(grep -c "$kind.* without an optimizer step: recording GPU activity from here" "$W/err")" = 1 ] ||
+        fail "not said once: $(cat "$W/err")"
+    ! grep -q "no step marked" "$W/err" || fail "the stall check fired: $(cat "$W/err")"
+    "$BIN" dump --json "$OUT"/*.sstrace >"$W/dump.json" || fail "trace unreadable"
+    want=graph_replays; [ "$kind" = backward ] && want=backward_calls
+    grep -q "\"key\":\"collector.window_opened\",\"value\":\"$want\"" "$W/dump.json" ||
+        fail "no ENV collector.window_opened $want"
+    [ "$(line_after "^finalize" 0)" -gt 0 ] || fail "CUPTI not detached after the window's 100 ticks"
+    ;;
+auto_ticks_mixed)
+    # A graph replayed twice inside every step (torch.compile's CUDA graph trees): the steps go
+    # on, so the ticks never open the window; step 8 does.
+    "$BIN" record -o "$OUT" -- "$PROG" auto_ticks mixed 0 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    "$BIN" dump -t step,capture,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
+    won=$(grep -n "capture .*state=on reason=window" "$W/dump.txt" | cut -d: -f1)
+    [ -n "$won" ] || fail "no window edge"
+    head -n "$won" "$W/dump.txt" | grep "^step" | tail -1 | grep -q "step=8 " ||
+        fail "the window did not open at step 8: $(head -n "$won" "$W/dump.txt" | grep '^step' | tail -2)"
+    ! "$BIN" dump --json "$OUT"/*.sstrace | grep -q collector.window_opened || fail "opened by ticks"
+    ;;
 detach_cuda_late)
     # The window closed before CUDA started: CUPTI is set up, then detached at the first call.
     "$BIN" record -o "$OUT" --capture steps:1-2 -- "$PROG" window_cuda_late >"$W/out.txt" 2>"$W/err"

@@ -291,6 +291,41 @@ print("done")
                  "without the shim: only the fake Kineto's marks")
 
 
+TICK_GRAPH, TICK_BACKWARD = mark("stepscope.tick.graph"), mark("stepscope.tick.backward")
+
+
+def fake_torch_loop_ticks():
+    """A CUDA graph replayed, backward() run, with no optimizer step since the previous call of
+    the kind: a tick mark each (the first call of a kind has nothing before it); an optimizer
+    step between two calls: none. Results and exceptions pass through."""
+    code = r"""
+import torch, torch.autograd as ag, torch.cuda.graphs as G
+import torch.optim.optimizer as O
+class SGD(O.Optimizer):
+    def step(self): pass
+opt, g = SGD([]), G.CUDAGraph()
+for _ in range(3):                  # an ordinary loop: a step after every backward and replay
+    ag.backward("loss"); g.replay(); opt.step()
+print(g.replay(), g.replay())       # replays with no step between: one tick (the second)
+for _ in range(3):
+    ag.backward("loss")             # two ticks
+try:
+    ag.backward("raise")            # a tick, then the program's own exception
+except RuntimeError as e:
+    print(e)
+print(G.replays, ag.backward_calls)
+"""
+    r = run(code, name="ticks")
+    check(r.rc == 0 and r.err == "" and
+          r.out == "replayed replayed\nbackward failed\n5 6\n", "runs quietly, results kept", r)
+    steps = []
+    for n in range(1, 4):
+        steps += [] if n == 1 else ["pop stepscope"]
+        steps.append(step_begin(n))
+    check_events(r, HEADER + steps + [TICK_GRAPH] + [TICK_BACKWARD] * 3,
+                 "ticks only where no optimizer step came between")
+
+
 PROFILER_ERRORS = r"""
 import traceback, torch
 def attempt(label, fail, fn):
@@ -395,7 +430,8 @@ CASES = {f.__name__: f for f in (
     no_torch_loads_nothing, chains_existing_sitecustomize, chains_failing_sitecustomize,
     switch_off, fake_torch_training_loop, fake_torch_two_optimizers, fake_torch_no_dataloader,
     fake_torch_data_error, fake_torch_profiler_marks, fake_torch_profiler_errors,
-    fake_torch_broken_markers_lib, fake_torch_missing_symbols, real_torch_training_loop)}
+    fake_torch_broken_markers_lib, fake_torch_missing_symbols, fake_torch_loop_ticks,
+    real_torch_training_loop)}
 
 
 def main(argv):

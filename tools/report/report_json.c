@@ -107,6 +107,8 @@ static void json_steps(struct json_out *j, const struct report_view *v)
     if (r->launch_sample) json_kv_u64(j, "launch_sample", r->launch_sample);
     json_kv_u64(j, "launch_unsampled", r->launch_unsampled);
     if (r->capture_never_opened) json_kv_bool(j, "capture_never_opened", 1);
+    if (r->window_opened != SSA_WINDOW_AT_STEP)
+        json_kv_string(j, "window_opened", ssa_window_opener_token(r->window_opened));
     if (r->gpu_ends_at_close) json_kv_u64(j, "gpu_ends_at_close", r->gpu_ends_at_close);
     json_kv_double(j, "interval_ms", ms(s->total_ns));
     json_kv_double(j, "median_ms", ms(s->median_ns));
@@ -130,6 +132,8 @@ static void json_recording_cost(struct json_out *j, const struct ssa_summary *s)
     json_kv_double(j, "gpu_busy_pct_without", s->gpu_busy_pct_unrecorded);
     json_kv_double(j, "inline_ms_per_step", s->rec_inline_ms);
     if (s->rec_launch_call_us > 0) json_kv_double(j, "launch_call_us", s->rec_launch_call_us);
+    if (s->graph_launches_per_step >= 0.5)
+        json_kv_double(j, "us_per_graph_launch", s->rec_cost_ms * 1e3 / s->graph_launches_per_step);
     if (s->rec_launch_pairs) {
         json_kv_double(j, "launch_calls_ms_per_step", s->rec_launch_ms);
         json_kv_double(j, "launch_calls_low", s->rec_launch_lo_ms);
@@ -143,6 +147,14 @@ static void json_recording_cost(struct json_out *j, const struct ssa_summary *s)
     if (s->rec_basis == SSA_REC_MEASURED) {
         json_kv_double(j, "baseline_ms", s->rec_baseline_ms);
         json_kv_u64(j, "baseline_steps", s->rec_baseline_steps);
+    }
+    if (s->rec_baseline_verdict == SSA_BASELINE_UNSTEADY ||
+        s->rec_baseline_verdict == SSA_BASELINE_SLOWER) {
+        json_kv_string(j, "baseline_unusable", s->rec_baseline_verdict == SSA_BASELINE_UNSTEADY
+                                                   ? "unsteady" : "slower");
+        json_kv_u64(j, "unrecorded_steps", s->rec_unrecorded_steps);
+        json_kv_double(j, "unrecorded_ms", s->rec_unrecorded_ms);
+        json_kv_double(j, "recorded_ms", s->rec_recorded_ms);
     }
     json_end_object(j);
 }

@@ -98,6 +98,31 @@ static void rec_measured_parts(const struct ssa_summary *s, char *buf, size_t si
                  s->rec_inline_ms);
 }
 
+/* Why the steps without recording measured nothing: appended to an estimate. */
+static void rec_baseline_why(const struct ssa_summary *s, char *buf, size_t size)
+{
+    if (s->rec_baseline_verdict != SSA_BASELINE_UNSTEADY &&
+        s->rec_baseline_verdict != SSA_BASELINE_SLOWER)
+        return;
+    snprintf(buf, size,
+             "; not measured: the %zu steps without recording ran at a median %.2f ms against "
+             "%.2f recorded (%s)",
+             s->rec_unrecorded_steps, s->rec_unrecorded_ms, s->rec_recorded_ms,
+             s->rec_baseline_verdict == SSA_BASELINE_UNSTEADY
+                 ? "still warming up or stalled: no baseline"
+                 : "the host's speed drifted: no baseline");
+}
+
+/* A program whose steps are CUDA graph replays: the estimate per graph launch, whose kernels
+ * CUPTI records one by one (a graph launch is one call, not one launch of the estimate's). */
+static void rec_graph_terms(const struct ssa_summary *s, char *buf, size_t size)
+{
+    if (s->graph_launches_per_step < 0.5) return;
+    double per = s->graph_kernels_per_step / s->graph_launches_per_step;
+    snprintf(buf, size, "; %.1f us per CUDA graph launch (%.0f kernels each, recorded one by one)",
+             s->rec_cost_ms * 1e3 / s->graph_launches_per_step, per);
+}
+
 static int rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
 {
     if (s->rec_basis == SSA_REC_MEASURED) {
@@ -110,8 +135,12 @@ static int rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
     }
     if (s->rec_basis == SSA_REC_NONE || s->rec_cost_ms < 0.005) return 0;
     /* the parts the run measured of itself, when there is one worth a figure */
-    char measured[256] = "";
+    char measured[384] = "";
     rec_measured_parts(s, measured, sizeof measured);
+    size_t used = strlen(measured);
+    rec_graph_terms(s, measured + used, sizeof measured - used);
+    used = strlen(measured);
+    rec_baseline_why(s, measured + used, sizeof measured - used);
     /* full's calibration, with the range other programs measured (one line of text) */
     char scaled[96] = ""; /* lean full mode: scaled to this host's launch calls */
     if (s->rec_launch_call_us > 0)
@@ -192,6 +221,10 @@ static void step_notes(struct report_view *v, const struct ssa_result *r)
                  "measured on the GPU timeline, from each step's first GPU operation to the "
                  "next's: the host ran ahead (its own pace %.2f ms/step)",
                  (double)r->host_pace_ns / 1e6);
+    if (*n) n = v->step_notes[++v->n_step_notes];
+    if (r->window_opened != SSA_WINDOW_AT_STEP)
+        snprintf(n, sizeof v->step_notes[0], "--capture auto opened its GPU window %s",
+                 ssa_window_opener_words(r->window_opened));
     if (*n) n = v->step_notes[++v->n_step_notes];
     if (r->gpu_ends_at_close)
         snprintf(n, sizeof v->step_notes[0],

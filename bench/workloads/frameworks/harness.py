@@ -56,6 +56,8 @@ def parser(description, steps, warmup):
     ap.add_argument("--json-out", help="also write the result object here")
     ap.add_argument("--torch-profiler", action="store_true",
                     help="torch.profiler (CPU + CUDA) around the timed steps")
+    ap.add_argument("--torch-profiler-out", metavar="PATH",
+                    help="with --torch-profiler: export its trace (Kineto JSON) to PATH")
     return ap
 
 
@@ -179,6 +181,8 @@ class Clock:
         if self.prof is not None:
             self.prof.__exit__(None, None, None)
             self.profiled_kernels = count_profiled_kernels(self.prof)
+            if getattr(self.args, "torch_profiler_out", None):
+                self.prof.export_chrome_trace(self.args.torch_profiler_out)
 
     @property
     def started(self):

@@ -1,5 +1,6 @@
-"""FAKE torch.cuda.graphs: a CUDAGraph whose capture does nothing but count."""
+"""FAKE torch.cuda.graphs: a CUDAGraph whose capture and replay do nothing but count."""
 captures = 0
+replays = 0
 
 
 class CUDAGraph:
@@ -9,3 +10,8 @@ class CUDAGraph:
 
     def capture_end(self):
         pass
+
+    def replay(self):
+        global replays
+        replays += 1
+        return "replayed"

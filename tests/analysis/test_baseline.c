@@ -1,0 +1,158 @@
+/*
+ * test_baseline.c — the recording's own cost measured against the steps --capture auto left
+ * unrecorded (ssa_capture.c judge_baseline, ssa_steps.c rec_measured), issue #39: only steady
+ * steps are a baseline, and the value said is never outside its own range.
+ *
+ * A loop of 40 steps whose window (ENV collector.window steps:8-107, CAPTURE window on at step
+ * 8's begin) records steps 8-39 at 10.5 ms; steps 0-7 run unrecorded at a chosen pace:
+ *   steady    10.0 ms: measured, 0.5 ms, inside its range
+ *   warm-up   100 ms (the allocator and cuDNN still settling): no baseline, the estimate says
+ *             why ("unsteady", 5 steps at 100 ms against 10.5)
+ *   faster    11.0 ms (the host's speed drifted: the recorded steps run faster): no baseline,
+ *             "slower"
+ *   one slow  10.0 ms but step 5 at 60 ms (a stall): that step is left out, measured on the
+ *             other four
+ * Usage: test_baseline FIXTURE_DIR (unused)
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "analysis/ssa.h"
+#include "synth.h"
+
+#define TID 5
+#define STEPS 40
+#define WINDOW_FROM 8
+#define RECORDED (10500 * US)
+#define KERNEL (2 * MS)
+
+struct pace {
+    const char *name;
+    uint64_t before; /* an unrecorded step */
+    int slow_step;   /* this one runs 60 ms (-1: none) */
+};
+
+static uint64_t step_ns(const struct pace *p, uint64_t st)
+{
+    if (st >= WINDOW_FROM) return RECORDED + (st % 3) * 20 * US; /* a little spread */
+    return (int)st == p->slow_step ? 60 * MS : p->before;
+}
+
+static void capture(struct synth *s, uint64_t ts, int on, uint8_t reason)
+{
+    struct sst_rec_capture *c = sst_writer_reserve(s->w, SST_REC_CAPTURE, sizeof *c);
+    REQUIRE(c);
+    c->on = (uint8_t)on, c->reason = reason, c->what = SST_CAPTURE_GPU, c->ts_ns = ts;
+}
+
+/* A recorded step: two launches and their kernels. */
+static void recorded_work(struct synth *s, uint64_t b, uint32_t *corr)
+{
+    for (int i = 0; i < 2; i++, (*corr)++) {
+        uint64_t t = b + 100 * US + (uint64_t)i * 4 * MS;
+        struct sst_rec_api *a = sst_writer_reserve(s->w, SST_REC_API, sizeof *a);
+        REQUIRE(a);
+        a->domain = SST_API_RUNTIME, a->cbid = 211, a->tid = TID, a->correlation = *corr;
+        a->start_ns = t, a->end_ns = t + 10 * US;
+        struct sst_rec_kernel *k = sst_writer_reserve(s->w, SST_REC_KERNEL, sizeof *k);
+        REQUIRE(k);
+        k->name = sst_writer_intern_cstr(s->w, "gemm_like"), k->start_ns = t + 20 * US;
+        k->end_ns = k->start_ns + KERNEL, k->correlation = *corr, k->stream = 7;
+    }
+}
+
+static void write_trace(const char *path, const struct pace *p)
+{
+    struct synth s;
+    synth_open(&s, path);
+    synth_env(&s, "collector.mode", "full");
+    synth_env(&s, "collector.capture", "auto");
+    synth_env(&s, "collector.window", "steps:8-107");
+    capture(&s, T0, 1, SST_CAP_START);
+    uint64_t b = T0 + MS;
+    uint32_t corr = 1;
+    for (uint64_t st = 0; st < STEPS; b += step_ns(p, st), st++) {
+        synth_step(&s, SST_STEP_BEGIN, b, st, TID);
+        if (st == WINDOW_FROM) capture(&s, b + 2 * US, 1, SST_CAP_WINDOW);
+        if (st >= WINDOW_FROM) recorded_work(&s, b, &corr);
+        synth_step(&s, SST_STEP_END, b + step_ns(p, st), st, TID);
+    }
+    synth_close(&s);
+}
+
+static void summarize(const struct pace *p, struct ssa_result **r, struct ssa_summary *s)
+{
+    char path[64];
+    snprintf(path, sizeof path, "baseline_%s.sstrace", p->name);
+    write_trace(path, p);
+    CHECK_EQ(ssa_analyze_file(path, NULL, r), 0);
+    REQUIRE(*r);
+    ssa_summarize(*r, s);
+    printf("%-9s basis %-12s cost %.3f ms (%.3f to %.3f), baseline %zu steps, verdict %d, "
+           "unsteady %zu\n", p->name, ssa_rec_basis_name(s->rec_basis), s->rec_cost_ms,
+           s->rec_cost_lo_ms, s->rec_cost_hi_ms, s->rec_baseline_steps, s->rec_baseline_verdict,
+           (*r)->n_baseline_unsteady);
+    remove(path);
+}
+
+static void test_steady(void)
+{
+    struct pace p = {"steady", 10 * MS, -1};
+    struct ssa_result *r;
+    struct ssa_summary s;
+    summarize(&p, &r, &s);
+    CHECK_EQ(s.rec_basis, SSA_REC_MEASURED);
+    CHECK(fabs(s.rec_cost_ms - 0.52) < 0.03); /* 10.52 median against 10.0 */
+    CHECK(s.rec_cost_lo_ms <= s.rec_cost_ms && s.rec_cost_ms <= s.rec_cost_hi_ms);
+    CHECK_EQ((int)s.rec_baseline_steps, 5); /* steps 3-7 */
+    ssa_result_free(r);
+}
+
+static void test_warmup(void)
+{
+    struct pace p = {"warmup", 100 * MS, -1};
+    struct ssa_result *r;
+    struct ssa_summary s;
+    summarize(&p, &r, &s);
+    CHECK(s.rec_basis != SSA_REC_MEASURED);
+    CHECK_EQ(s.rec_baseline_verdict, SSA_BASELINE_UNSTEADY);
+    CHECK_EQ((int)s.rec_unrecorded_steps, 5);
+    CHECK(fabs(s.rec_unrecorded_ms - 100) < 1e-6);
+    CHECK(fabs(s.rec_recorded_ms - 10.52) < 0.03);
+    CHECK(s.rec_cost_ms >= 0);
+    ssa_result_free(r);
+}
+
+static void test_faster_recorded(void)
+{
+    struct pace p = {"faster", 11 * MS, -1};
+    struct ssa_result *r;
+    struct ssa_summary s;
+    summarize(&p, &r, &s);
+    CHECK(s.rec_basis != SSA_REC_MEASURED);
+    CHECK_EQ(s.rec_baseline_verdict, SSA_BASELINE_SLOWER);
+    ssa_result_free(r);
+}
+
+static void test_one_stall(void)
+{
+    struct pace p = {"one_slow", 10 * MS, 5};
+    struct ssa_result *r;
+    struct ssa_summary s;
+    summarize(&p, &r, &s);
+    CHECK_EQ(s.rec_basis, SSA_REC_MEASURED);
+    CHECK_EQ((int)s.rec_baseline_steps, 4);
+    CHECK_EQ((int)r->n_baseline_unsteady, 1);
+    CHECK(fabs(s.rec_cost_ms - 0.52) < 0.03);
+    ssa_result_free(r);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    test_steady();
+    test_warmup();
+    test_faster_recorded();
+    test_one_stall();
+    return ss_test_result();
+}
