@@ -121,6 +121,8 @@ PROGRAMS = [
        "no empty_cache() in the loop", est_s=12.0),
     fw("manual_sgd", "manual_sgd.py", None, None, variants={"plain": []},
        record=["--steps", "80"], est_s=8.0),
+    fw("autotune_cnn", "autotune_cnn.py", None, None, variants={"plain": []},
+       needs=("torchvision",), record=["--steps", "50"], est_s=12.0),
     fw("varlen_transformer", "varlen_transformer.py",
        "torch.cuda.empty_cache() every step, a new sequence length each step",
        "no empty_cache() in the loop", record=["--steps", "60"], est_s=12.0),
