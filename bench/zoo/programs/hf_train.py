@@ -14,8 +14,9 @@ ahead.
 The fixes in Trainer's terms: --workers N / --pin: TrainingArguments(dataloader_num_workers=N,
 dataloader_pin_memory=True); --bf16: TrainingArguments(bf16=True); --no-sync:
 logging_nan_inf_filter=False (its per-step isnan check reads the loss back);
---fused-optim: optim="adamw_torch_fused". In the plain loop they are the DataLoader's,
-autocast, the loss read every 50 steps and AdamW(fused=True).
+--fused-optim: optim="adamw_torch_fused"; --compile: torch_compile=True (torch_compile_mode
+with --compile-mode). In the plain loop they are the DataLoader's,
+autocast, the loss read every 50 steps, AdamW(fused=True) and torch.compile(model).
 """
 import os
 import sys
@@ -28,7 +29,7 @@ import torch  # noqa: E402
 
 import data as D  # noqa: E402
 
-FLAGS = ("workers", "pin", "bf16", "no_sync", "fused_optim")
+FLAGS = ("workers", "pin", "bf16", "compile", "no_sync", "fused_optim")
 SIZES = {"gpt2": dict(batch=8, seq=512, words=1200, config={}),
          "bert": dict(batch=32, seq=128, words=300, config={}),
          "t5": dict(batch=32, seq=256, target=64, words=600,
@@ -102,6 +103,7 @@ class Cycled(torch.utils.data.Dataset):
 
 def plain_loop(args, dev, model, loader):
     opt = C.optimizer("AdamW", model.parameters(), args, dev, lr=1e-4)
+    model = C.compile_model(model, args, dev)
 
     def step(batch):
         opt.zero_grad(set_to_none=True)
@@ -111,6 +113,18 @@ def plain_loop(args, dev, model, loader):
         opt.step()
         return loss
     return C.train(args, dev, C.endless(loader), step)
+
+
+def compile_arguments(args, dev):
+    """TrainingArguments' torch.compile settings for --compile (aot_eager on the CPU)."""
+    if not args.compile:
+        return {}
+    out = dict(torch_compile=True)
+    if dev.type == "cpu":
+        out["torch_compile_backend"] = "aot_eager"
+    elif args.compile_mode != "default":
+        out["torch_compile_mode"] = args.compile_mode
+    return out
 
 
 def trainer_loop(args, dev, model, ds, batch, collate):
@@ -134,7 +148,8 @@ def trainer_loop(args, dev, model, ds, batch, collate):
             dataloader_num_workers=args.workers, dataloader_pin_memory=args.pin,
             dataloader_persistent_workers=args.workers > 0,
             logging_nan_inf_filter=not args.no_sync,
-            optim="adamw_torch_fused" if args.fused_optim and dev.type == "cuda" else "adamw_torch")
+            optim="adamw_torch_fused" if args.fused_optim and dev.type == "cuda" else "adamw_torch",
+            **compile_arguments(args, dev))
         T.Trainer(model=model, args=targs, train_dataset=ds, data_collator=collate,
                   callbacks=[Window()]).train()
     return clock, C.Losses(args, dev)

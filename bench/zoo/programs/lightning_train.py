@@ -12,7 +12,8 @@ The fixes in Lightning's terms: --workers N --pin: the DataLoader's num_workers=
 pin_memory=True, persistent_workers=True; --bf16: Trainer(precision="bf16-mixed") (else
 "32-true"); --no-sync: the progress bar refreshed every 50 steps (TQDMProgressBar(
 refresh_rate=50)), which reads the logged loss back to the host only then (refresh_rate=1
-otherwise: a .item() every step). plugins=[LightningEnvironment()]: no MPI probe (see
+otherwise: a .item() every step); --compile: the network compiled in the module
+(torch.compile(net), the way Lightning's docs show). plugins=[LightningEnvironment()]: no MPI probe (see
 bench/workloads/README.md).
 """
 import os
@@ -26,7 +27,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import data as D  # noqa: E402
 
-FLAGS = ("workers", "pin", "bf16", "no_sync")
+FLAGS = ("workers", "pin", "bf16", "compile", "no_sync")
 SIZES = {"resnet18": dict(batch=128, img=128, src=160, classes=1000),
          "cnn4": dict(batch=256, img=64, src=72, classes=100),
          "lm": dict(layers=6, d=512, heads=8, batch=16, seq=256, vocab=8192)}
@@ -116,7 +117,8 @@ def main():
         limit_val_batches=0, callbacks=[window(L, clock, args), bar],
         plugins=[LightningEnvironment()])
     loader = C.loader(dataset(args.model, size, total * size["batch"]), size["batch"], args)
-    module = make_module(L, make_net(args.model, size, args.tiny), args.model)
+    net = C.compile_model(make_net(args.model, size, args.tiny), args, dev)
+    module = make_module(L, net, args.model)
     trainer.fit(module, train_dataloaders=loader)
     losses = C.Losses(args, dev)
     C.finish(args, "lightning_train", clock, losses, planted=None, model=args.model,

@@ -38,14 +38,16 @@ def cnn4(classes, width=64):
                          nn.Flatten(), nn.Linear(4 * w, classes))
 
 
-def make_model(arch, classes, tiny):
-    """torchvision:NAME, timm:NAME (no weights) or zoo:cnn4."""
+def make_model(arch, classes, tiny, img=224):
+    """torchvision:NAME, timm:NAME (no weights; a ViT built for img) or zoo:cnn4."""
     lib, _, name = arch.partition(":")
     if lib == "zoo":
         return cnn4(classes, 8 if tiny else 64)
     if lib == "timm":
         timm = C.need("timm")
-        kw = dict(img_size=32, depth=2) if tiny and name.startswith(("vit", "deit")) else {}
+        kw = {}
+        if name.startswith(("vit", "deit")):
+            kw = dict(img_size=img, depth=2) if tiny else dict(img_size=img)
         return timm.create_model(name, pretrained=False, num_classes=classes, **kw)
     tv = C.need("torchvision")
     return getattr(tv.models, name)(weights=None, num_classes=classes)
@@ -78,7 +80,7 @@ def main():
         ap.add_argument("--" + key, type=int, default=value)
     args, dev = C.setup(ap)
     size = TINY if args.tiny else {k: getattr(args, k) for k in TINY}
-    model = C.prepare_model(make_model(args.arch, size["classes"], args.tiny), args, dev)
+    model = C.prepare_model(make_model(args.arch, size["classes"], args.tiny, size["img"]), args, dev)
     if args.optim == "sgd":
         opt = C.optimizer("SGD", model.parameters(), args, dev, lr=0.05, momentum=0.9)
     else:
