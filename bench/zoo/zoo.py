@@ -363,6 +363,35 @@ def merge_flags(base, *extra):
     return [t for opt in order for t in [opt] + vals[opt]]
 
 
+def percentile(values, q):
+    v = sorted(values)
+    pos = (len(v) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def side_se(runs):
+    """The standard error of one side's mean step: its runs' own (rms) over sqrt(runs)."""
+    ses = [r["step_se_ms"] for r in runs if r.get("step_se_ms") is not None]
+    return (sum(x * x for x in ses) / len(ses) / len(ses)) ** 0.5 if ses else 0.0
+
+
+def measured_saving(before, after, before_runs=(), after_runs=()):
+    """What a fix measured, from plain runs (ms/step): saving = median before - median after,
+    saving_pct of the before median, unc_ms = half the range of each side's runs combined in
+    quadrature, at least twice the combined standard error of the runs' own steps (the
+    runs' step_se_ms). None without two good runs a side."""
+    if len(before) < 2 or len(after) < 2:
+        return {"saving_ms": None, "saving_pct": None, "unc_ms": None}
+    mb, ma = percentile(before, 0.5), percentile(after, 0.5)
+    half = ((max(before) - min(before)) ** 2 + (max(after) - min(after)) ** 2) ** 0.5 / 2
+    floor = 2 * (side_se(before_runs) ** 2 + side_se(after_runs) ** 2) ** 0.5
+    return {"saving_ms": round(mb - ma, 4), "saving_pct": round(100 * (mb - ma) / mb, 2),
+            "unc_ms": round(max(half, floor), 4), "before_ms": round(mb, 4),
+            "after_ms": round(ma, 4)}
+
+
 def main(argv):
     want_fixes = "--fixes" in argv
     for p in PROGRAMS:
