@@ -227,30 +227,26 @@ def print_gates(results, n_nofix):
 
 
 def main(argv):
-    args = [a for a in argv if not a.startswith("--")]
-    opts = [a for a in argv if a.startswith("--")]
-    split = "judge"
-    for o in opts:
-        if o.startswith("--split="):
-            split = o.split("=", 1)[1]
-    if "--split" in argv:
-        split = argv[argv.index("--split") + 1]
-        args.remove(split)
-    if len(args) != 2 or split not in ("judge", "tune", "all") or \
-            set(o.split("=")[0] for o in opts) - {"--check", "--json", "--split"}:
-        sys.stderr.write(__doc__)
-        return 2
-    programs = [judge_program(args[0], args[1], t) for t in load(args[1], split)]
-    if "--json" in opts:
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("stepscope")
+    ap.add_argument("fixtures", help="ZOO_FIXTURE_DIR: truth/ and the traces it names")
+    ap.add_argument("--split", default="judge", choices=["judge", "tune", "all"])
+    ap.add_argument("--check", action="store_true", help="exit 1 when a gate fails")
+    ap.add_argument("--json", action="store_true", help="one JSON object per program")
+    args = ap.parse_args(argv)
+    programs = [judge_program(args.stepscope, args.fixtures, t)
+                for t in load(args.fixtures, args.split)]
+    if args.json:
         for p in programs:
             print(json.dumps(p))
         return 0
     for p in programs:
         print_program(p)
-    print("\n%s split: %d programs" % (split, len(programs)))
+    print("\n%s split: %d programs" % (args.split, len(programs)))
     ok = print_gates(gates(programs), sum(r["kind"] == "no fix" for p in programs
                                           for r in p["rows"]))
-    return 0 if ok or "--check" not in opts else 1
+    return 0 if ok or not args.check else 1
 
 
 if __name__ == "__main__":
