@@ -118,8 +118,11 @@ def optimizer(kind, params, args, dev, **kw):
 
 
 def autocast(args, dev):
+    """bf16 autocast under --bf16; without its cast cache in a captured step (torch.cuda.graph
+    requires cache_enabled=False)."""
     return torch.autocast(device_type=dev.type, dtype=torch.bfloat16,
-                          enabled=bool(getattr(args, "bf16", False)))
+                          enabled=bool(getattr(args, "bf16", False)),
+                          cache_enabled=not getattr(args, "cuda_graph", False))
 
 
 def loader(dataset, batch, args, collate_fn=None):
