@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""The zoo's own logic without GPU data (ctest bench.zoo_judge): the table (bench/zoo/zoo.py)
+and the judge (bench/zoo/judge.py) on small synthetic truth files over two committed H200
+traces (tests/fixtures/h200-dataloader-w0.sstrace: data_loading [high], its fix
+`DataLoader(num_workers=6, ...)`, and low_utilisation; -w8: its fixed twin).
+
+    test_judge.py STEPSCOPE
+
+Each case writes a fixture folder as run_zoo.py would (truth/NAME.json, traces/), with the
+fixes planned by run_zoo.plan_fixes from the report of the current code, and plain runs made
+up to put the measured saving where the case needs it; the judge must pass the good case and
+fail each bad one for its own reason.
+"""
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench", "zoo"))
+import zoo as Z  # noqa: E402
+import run_zoo as R  # noqa: E402
+
+FIX = os.path.join(ROOT, "tests", "fixtures")
+JUDGE = os.path.join(ROOT, "bench", "zoo", "judge.py")
+NAME = "plain_cnn_bn_w6"  # a judge-split program with --workers and --pin
+failed, passed = [], []
+
+
+def check(ok, what):
+    print("%s: %s" % ("ok" if ok else "FAIL", what))
+    (passed if ok else failed).append(what)
+
+
+def runs(tag, values, se=0.1):
+    return [{"tag": "%s-r%d" % (tag, i + 1), "status": "ok", "ms_per_step": v,
+             "step_se_ms": se} for i, v in enumerate(values)]
+
+
+def base_truth(stepscope):
+    """A truth as run_zoo.run_program writes it, before its timed runs."""
+    program = Z.BY_NAME[NAME]
+    rep = R.report(stepscope, os.path.join(FIX, "h200-dataloader-w0.sstrace"))
+    found = R.findings_of(rep)
+    fixes, variants = R.plan_fixes(program, found)
+    return {"program": NAME, "family": program.family, "split": program.split,
+            "argv": program.argv, "plants": [], "findings": found, "fixes": fixes,
+            "variants": {v: list(k) for k, v in variants.items()},
+            "all_fixed_flags": R.all_fixed_flags(fixes),
+            "record_before": {"trace": "traces/%s-before.sstrace" % NAME},
+            "record_fixed": {"trace": "traces/%s-fixed.sstrace" % NAME}}
+
+
+def write_case(root, case, truth, fixed_trace="h200-dataloader-w8.sstrace"):
+    fx = os.path.join(root, case)
+    os.makedirs(os.path.join(fx, "truth"))
+    os.makedirs(os.path.join(fx, "traces"))
+    shutil.copyfile(os.path.join(FIX, "h200-dataloader-w0.sstrace"),
+                    os.path.join(fx, "traces", "%s-before.sstrace" % NAME))
+    shutil.copyfile(os.path.join(FIX, fixed_trace),
+                    os.path.join(fx, "traces", "%s-fixed.sstrace" % NAME))
+    with open(os.path.join(fx, "truth", NAME + ".json"), "w") as f:
+        json.dump(truth, f)
+    return fx
+
+
+def judge(stepscope, fx, *opts):
+    p = subprocess.run([sys.executable, JUDGE, stepscope, fx] + list(opts),
+                       capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout + p.stderr
+
+
+def judged(stepscope, fx):
+    rc, out = judge(stepscope, fx, "--json")
+    return json.loads(out.splitlines()[0]) if rc == 0 else {"error": out}
+
+
+def with_runs(truth, before, after, extra=None):
+    t = copy.deepcopy(truth)
+    t["runs"] = {"before": runs("before", before), "F1": runs("F1", after)}
+    t["runs"].update(extra or {})
+    return t
+
+
+def data_row(p):
+    return next(r for r in p["rows"] if r["id"] == "data_loading")
+
+
+def test_table():
+    rule = Z.split_rule(Z.PROGRAMS)
+    check(all(rule[p.name] == p.split for p in Z.PROGRAMS), "the table's split is the rule's")
+    check(len(Z.PROGRAMS) >= 24 and len(Z.FAMILIES) >= 6, "%d programs in %d families" % (
+        len(Z.PROGRAMS), len(Z.FAMILIES)))
+    for fam in Z.FAMILIES:
+        n = [p.split for p in Z.PROGRAMS if p.family == fam]
+        check(abs(n.count("tune") - n.count("judge")) <= 1, "family %s split in halves" % fam)
+    check(sum(len(p.plants) >= 2 for p in Z.PROGRAMS) >= 2, "two programs with two causes")
+    check(any(not p.plants for p in Z.PROGRAMS), "healthy programs")
+    bad = [(p.name, f) for p in Z.PROGRAMS for pl in p.plants for f in pl["flags"]
+           if f.startswith("--") and f not in Z.SCRIPT_FLAGS[p.script]]
+    check(not bad, "every plant's flags are the script's: %s" % bad)
+    check(Z.fix_number("DataLoader(num_workers=12, pin_memory=True)") == 12 and
+          Z.fix_number("prepare batches ahead on 5 producer threads") == 5 and
+          Z.fix_number("torch.compile(model)") is None, "worker counts read from fix texts")
+    check(Z.merge_flags(["--workers", "0", "--bf16"], ["--workers", "6", "--pin"]) ==
+          ["--workers", "6", "--bf16", "--pin"], "merge_flags: the later value wins")
+
+
+def test_cases(stepscope, root):
+    truth = base_truth(stepscope)
+    data = [f for f in truth["fixes"] if f["finding"] == "data_loading"]
+    check(len(data) == 1 and data[0]["flags"] == ["--workers", "6", "--pin"] and
+          data[0]["variant"] == "F1", "data_loading's fix: the report's worker count, pinned")
+    check(any(f["finding"] == "low_utilisation" and "no_fix" in f for f in truth["fixes"]),
+          "low_utilisation: no literal fix")
+    price = next(f["saving_ms_per_step"] for f in truth["findings"] if f["id"] == "data_loading")
+    good = write_case(root, "good", with_runs(truth, [100.0, 100.4], [100.2 - price - 0.1,
+                                                                      100.2 - price + 0.1]))
+    rc, out = judge(stepscope, good, "--check")
+    check(rc == 0, "a price within its measured saving passes --check (rc %d)\n%s" % (rc, out))
+    row = data_row(judged(stepscope, good))
+    check(row["kind"] == "error" and abs(row["err_pct"]) < 1, "the error of a good price")
+    cases = [("off", [100.0, 100.4], [50.0, 50.2], "error"),
+             ("nothing", [100.0, 100.4], [100.1, 100.3], "nothing"),
+             ("noisy", [100.0, 140.0], [14.0, 60.0], "re-measure")]
+    for case, before, after, kind in cases:
+        fx = write_case(root, case, with_runs(truth, before, after))
+        rc, out = judge(stepscope, fx, "--check")
+        row = data_row(judged(stepscope, fx))
+        check(rc == 1 and row["kind"] == kind, "%s: --check fails, the finding is %s (%s)" % (
+            case, kind, row["kind"]))
+    check(data_row(judged(stepscope, os.path.join(root, "nothing"))).get("high_small"),
+          "a [high] finding whose fix saves nothing is under 5 %")
+    test_largest_and_kept(stepscope, root, truth, price)
+
+
+def test_largest_and_kept(stepscope, root, truth, price):
+    t = with_runs(truth, [100.0, 100.4], [100.2 - price, 100.2 - price],
+                  {"F2": runs("F2", [4.0, 4.2])})
+    t["fixes"].append({"plant": "a cause no finding names", "finding": None,
+                       "flags": ["--channels-last"], "primary": True, "variant": "F2"})
+    t["variants"]["F2"] = Z.merge_flags(truth["argv"], ["--channels-last"])
+    p = judged(stepscope, write_case(root, "missed", t))
+    check(p["largest"][0] == "F2" and not p["largest_first"],
+          "a larger cause no finding names: the largest is not ranked first")
+    fx = write_case(root, "kept", with_runs(truth, [100.0, 100.4], [15.0, 15.2]),
+                    fixed_trace="h200-dataloader-w0.sstrace")
+    p = judged(stepscope, fx)
+    rc, _ = judge(stepscope, fx, "--check")
+    check(p["kept"] == ["data_loading"] and rc == 1, "a fixed twin that keeps the finding fails")
+
+
+def main(argv):
+    if len(argv) != 1:
+        sys.exit("usage: test_judge.py STEPSCOPE")
+    test_table()
+    root = tempfile.mkdtemp(prefix="zoo-judge-")
+    try:
+        test_cases(argv[0], root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print("%d passed, %d failed" % (len(passed), len(failed)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
