@@ -253,15 +253,39 @@ def estimate_s(program, rounds):
     return program.est_s * (2 + rounds * (3 + len(program.plants))) + 10
 
 
+TRACE_PACK_MAX = 14 << 20  # the GPU tool returns files of up to 16 MiB
+
+
 def pack(args):
-    """Everything but the record folders and the C++ build into one tar.gz, atomically."""
+    """The truth, logs and meta into --pack (tar.gz), atomically; the traces (already
+    compressed) into --pack's folder as traces-K.tar, a new K once one passes TRACE_PACK_MAX,
+    so that no file grows past what the GPU tool returns."""
     tmp = args.pack + ".tmp"
+    os.makedirs(os.path.dirname(args.pack), exist_ok=True)
     with tarfile.open(tmp, "w:gz") as tar:
-        for sub in ("truth", "traces", "logs", "meta.json"):
+        for sub in ("truth", "logs", "meta.json"):
             path = os.path.join(args.work, sub)
             if os.path.exists(path):
                 tar.add(path, arcname=sub)
     os.replace(tmp, args.pack)
+    pack_traces(args)
+
+
+def pack_traces(args):
+    folder = os.path.dirname(os.path.abspath(args.pack))
+    packed = set()
+    for t in glob.glob(os.path.join(folder, "traces-*.tar")):
+        with tarfile.open(t) as tar:
+            packed.update(tar.getnames())
+    new = [p for p in sorted(glob.glob(os.path.join(args.work, "traces", "*.sstrace")))
+           if "traces/" + os.path.basename(p) not in packed]
+    for path in new:
+        k = 1
+        while (os.path.exists(os.path.join(folder, "traces-%d.tar" % k)) and
+               os.path.getsize(os.path.join(folder, "traces-%d.tar" % k)) > TRACE_PACK_MAX):
+            k += 1
+        with tarfile.open(os.path.join(folder, "traces-%d.tar" % k), "a") as tar:
+            tar.add(path, arcname="traces/" + os.path.basename(path))
 
 
 def resume(args):
