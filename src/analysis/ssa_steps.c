@@ -663,6 +663,14 @@ static double rec_capped(const struct ssa_summary *s, double us_per_launch)
     return cost < room ? cost : room;
 }
 
+/* The graph kernels a full recording records with no launch call of theirs (ms per step, at
+ * us_per_kernel each): stepscope's full modes only; a light recording keeps no kernel. */
+static double rec_graph_nodes(const struct ssa_summary *s, double us_per_kernel)
+{
+    if (s->rec_basis != SSA_REC_FULL && s->rec_basis != SSA_REC_FULL_WINDOW) return 0;
+    return s->graph_kernels_per_step * us_per_kernel / 1e3;
+}
+
 /* Launch sampling's own measure (ssa_result.launch_pair_q): the median of the sampled steps'
  * excess over their neighbours and its notch. */
 static void rec_launch_pairs(const struct ssa_result *r, struct ssa_summary *s)
@@ -702,10 +710,10 @@ static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
         struct rec_calib k = rec_calibration(r, s->rec_basis);
         s->rec_us_per_launch = k.us;
         s->rec_launch_call_us = k.call_us;
-        s->rec_cost_ms = rec_capped(s, k.us);
+        s->rec_cost_ms = rec_capped(s, k.us) + rec_graph_nodes(s, SSA_REC_US_GRAPH_KERNEL);
         int range = ssa_rec_has_range(s->rec_basis);
-        s->rec_cost_lo_ms = range ? rec_capped(s, k.lo) : 0;
-        s->rec_cost_hi_ms = range ? rec_capped(s, k.hi) : 0;
+        s->rec_cost_lo_ms = range ? rec_capped(s, k.lo) + rec_graph_nodes(s, SSA_REC_US_GRAPH_KERNEL_LO) : 0;
+        s->rec_cost_hi_ms = range ? rec_capped(s, k.hi) + rec_graph_nodes(s, SSA_REC_US_GRAPH_KERNEL_HI) : 0;
         rec_at_least_measured(s, idle_ms);
     }
     double step_ms = (double)s->mean_ns / 1e6, busy_ms = step_ms * s->gpu_busy_pct / 100;

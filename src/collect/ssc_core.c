@@ -425,12 +425,17 @@ void ssc_window_step_end(uint64_t ordinal)
     if (g_cfg.window == SSC_WINDOW_STEPS && ordinal == g_cfg.window_to) window_close();
 }
 
-/* A late auto window that its step would never open: the steps stopped (a CUDA graph replayed
- * with no optimizer step between replays, an evaluation phase) or never came. It opens when no
- * step has begun for 4 times the longest step so far (at least AUTO_STALL_MIN_NS), or for
- * AUTO_NO_STEP_NS before the first one; the steps it then records are the first recorded,
- * as before the late window existed. */
-#define AUTO_STALL_MIN_NS 2000000000ull
+/* A late auto window that its step would never open and no loop tick opened: the steps
+ * stopped (an evaluation phase) or never came. It opens when no step has begun for 8 times the
+ * longest step so far (at least AUTO_STALL_MIN_NS) once AUTO_STALL_GAPS steps have shown their
+ * length, else for AUTO_NO_STEP_NS; the steps it then records are the first recorded. Patient
+ * on purpose: the first steps of a warm-up-heavy loop are the longest and vary (cuDNN
+ * autotuning every new shape took 0.8-1.5 s a step on the H100, 2026-12-06: 4 times the first
+ * one and 2 s opened the window inside the warm-up, which then had no baseline), and a graph
+ * loop's replays open it at once through their ticks. */
+#define AUTO_STALL_FACTOR 8
+#define AUTO_STALL_GAPS 3
+#define AUTO_STALL_MIN_NS 5000000000ull
 #define AUTO_NO_STEP_NS 30000000000ull
 
 /* A window that starts closed has opened: it is open, or it closed for good (only it switches
@@ -458,8 +463,11 @@ static void say_opened(const char *why, const char *env)
 static void auto_stall_check(uint64_t now_ns)
 {
     if (!atomic_load(&g_auto_late) || late_window_opened()) return;
-    uint64_t last = atomic_load(&g_step_last_ns), gap = 4 * atomic_load(&g_step_gap_ns);
-    uint64_t limit = !last ? AUTO_NO_STEP_NS : gap > AUTO_STALL_MIN_NS ? gap : AUTO_STALL_MIN_NS;
+    uint64_t last = atomic_load(&g_step_last_ns);
+    uint64_t gap = AUTO_STALL_FACTOR * atomic_load(&g_step_gap_ns);
+    uint64_t limit = atomic_load(&g_steps_begun) <= AUTO_STALL_GAPS ? AUTO_NO_STEP_NS
+                     : gap > AUTO_STALL_MIN_NS                       ? gap
+                                                                     : AUTO_STALL_MIN_NS;
     uint64_t since = last ? last : g_start_ns;
     if (now_ns < since || now_ns - since < limit) return; /* a step began after now was read */
     if (last)

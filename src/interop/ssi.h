@@ -130,7 +130,7 @@ struct ssi_exporter {
 
 /* The formats, the default first: the file of each X(name) defines
  * `const struct ssi_exporter ssi_export_<name>`. A new format is its file and one X here. */
-#define SSI_EXPORTERS(X) X(perfetto) X(nsys_sqlite) X(nvtxt) X(folded)
+#define SSI_EXPORTERS(X) X(perfetto) X(nsys_sqlite) X(nvtxt) X(folded) X(sstrace)
 #define SSI_X_DECLARE(name) extern const struct ssi_exporter ssi_export_##name;
 SSI_EXPORTERS(SSI_X_DECLARE)
 #undef SSI_X_DECLARE

@@ -56,6 +56,54 @@ window)
     "$ss" report --format json "$fx/h200-cnn-window.sstrace" >"$work/w.json" || fail "json exit"
     "$py" -c 'import json,sys; d=json.load(open(sys.argv[1]))["steps"]; assert d["outside_capture"] == 279 and d["analysed"] == 50, d' "$work/w.json" || fail "json outside_capture"
     ;;
+auto_default)
+    # Real H100 recordings with record's defaults (issue #39, tests/fixtures/h100-1206): a loop
+    # whose whole step is one CUDA graph (the shim marks 4 steps, then only replays), one that
+    # marks no step at all (a hand-written SGD update), a warm-up-heavy one; and a torch.profiler
+    # trace of the launch-bound eager MLP.
+    h=$fx/h100-1206
+    "$ss" report --format json "$h/auto/cuda_graph-fixed.sstrace" >"$work/graph.json" || fail "graph: exit $?"
+    "$py" - "$work/graph.json" <<'PYEOF' || fail "graph loop"
+import json, sys
+d = json.load(open(sys.argv[1])); st, rc = d["steps"], d["recording_cost"]
+assert st["source"] == "graph_launches" and st["analysed"] >= 20, st
+assert st["window_opened"] == "graph_replays", st
+# estimated per kernel launch call (not the graph launch, which blocks for its graph), and
+# said per graph launch
+assert rc.get("launch_call_us", 0) < 100 and rc["us_per_graph_launch"] > 0, rc
+PYEOF
+    out=$("$ss" report "$h/auto/cuda_graph-fixed.sstrace") || fail "graph text: exit $?"
+    grep -q 'opened its GPU window at the 8th CUDA graph replay' <<<"$out" || fail "graph text: $out"
+    "$ss" report --format json "$h/auto/manual_sgd.sstrace" >"$work/manual.json" || fail "manual: exit $?"
+    "$py" - "$work/manual.json" <<'PYEOF' || fail "no-step loop"
+import json, sys
+st = json.load(open(sys.argv[1]))["steps"]
+assert st["source"] == "detected" and st["analysed"] >= 20, st
+assert st["window_opened"] == "backward_calls", st
+PYEOF
+    # every measured cost of every committed recording lies inside its own range
+    find "$fx" -name '*.sstrace' | sort | while read -r t; do
+        "$ss" report --format json --accept-damage "$t" 2>/dev/null
+    done | "$py" -c '
+import json, sys
+text, n, bad = sys.stdin.read(), 0, []
+dec, i = json.JSONDecoder(), 0
+while i < len(text):
+    while i < len(text) and text[i].isspace(): i += 1
+    if i >= len(text): break
+    obj, i = dec.raw_decode(text, i)
+    for d in obj if isinstance(obj, list) else [obj]:
+        rc = d.get("recording_cost", {})
+        if rc.get("basis") != "measured": continue
+        n += 1
+        if not rc["ms_per_step_low"] <= rc["ms_per_step"] <= rc["ms_per_step_high"]:
+            bad.append((d["file"], rc))
+assert n >= 10 and not bad, (n, bad)
+print("measured costs inside their ranges: %d" % n)' || fail "a measured cost outside its range"
+    # torch.profiler's trace of the launch-bound eager MLP: launch-bound first, as stepscope's own
+    "$ss" report --format json "$h/kineto/eager_mlp-bad.json.gz" >"$work/kineto.json" || fail "kineto: exit $?"
+    "$py" -c 'import json,sys; f=json.load(open(sys.argv[1]))["findings"]; assert f[0]["id"] == "launch_bound", [x["id"] for x in f]' "$work/kineto.json" || fail "kineto: top finding"
+    ;;
 sampled)
     # Launch calls recorded in one step of 8 (real H200 runs, --capture all: a full recording
     # of the timm ViT, a light one of the eager MLP): only steps with launch calls are analysed,

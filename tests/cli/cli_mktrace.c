@@ -9,6 +9,9 @@
  *            odd      valid framing, odd values: undefined string ids, unknown enum
  *                     values and flag bits, end before start, a NaN payload, a record
  *                     longer than this version's struct
+ *            outside  20 marked steps of 10 ms with no GPU work inside, kernels between them
+ *                     (markers that do not wrap the training step)
+ *            unalike  20 marked steps, 1 ms and 60 ms in turn, a kernel in each
  *     OUT    the trace to create (must not exist)
  *     EXPECT a JSON file saying what was written (counts per kind, time span, drops),
  *            which the shell tests compare with `stepscope info --json`.
@@ -187,6 +190,37 @@ static void write_odd(struct gen *g)
     d->source = 77, d->count = 5;
 }
 
+static void step_mark(struct gen *g, uint8_t phase, uint64_t t, uint64_t step)
+{
+    struct sst_rec_step *s = rec(g, SST_REC_STEP, sizeof *s, t, t);
+    s->phase = phase, s->source = SST_STEPSRC_API, s->ts_ns = t, s->step = step, s->tid = 7;
+}
+
+static void kernel_at(struct gen *g, uint32_t name, uint64_t t0, uint64_t t1)
+{
+    struct sst_rec_kernel *k = rec(g, SST_REC_KERNEL, sizeof *k, t0, t1);
+    k->name = name, k->start_ns = t0, k->end_ns = t1, k->stream = 7;
+}
+
+/* outside: 20 steps of 10 ms back to back, then 20 kernels after the last one (steps tile the
+ * time between them, so work between steps is inside one); unalike: steps of 1 and 60 ms in
+ * turn, a kernel of half the step inside each. */
+static void write_step_modes(struct gen *g, int unalike)
+{
+    write_header_records(g);
+    uint32_t name = intern(g, g->str_name, g->len_name);
+    uint64_t t = BASE_NS + 1000, ms = 1000000;
+    for (uint64_t i = 0; i < 20; i++) {
+        uint64_t d = unalike ? (i % 2 ? 60 : 1) * ms : 10 * ms;
+        step_mark(g, SST_STEP_BEGIN, t, i);
+        if (unalike) kernel_at(g, name, t + 10, t + d / 2);
+        step_mark(g, SST_STEP_END, t + d, i);
+        t += d;
+    }
+    for (uint64_t i = 0; i < 20 && !unalike; i++, t += 5 * ms)
+        kernel_at(g, name, t + ms, t + 4 * ms);
+}
+
 static void write_all(struct gen *g)
 {
     write_header_records(g);
@@ -255,7 +289,7 @@ static void choose_strings(struct gen *g, int hostile)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) die("usage: test-cli-mktrace normal|zstd|hostile|unclosed|odd OUT EXPECT");
+    if (argc != 4) die("usage: test-cli-mktrace normal|zstd|hostile|unclosed|odd|outside|unalike OUT EXPECT");
     const char *mode = argv[1];
     struct gen g = {0};
     struct sst_writer_opts o = {.chunk_bytes = 8192,
@@ -271,6 +305,8 @@ int main(int argc, char **argv)
     if (sst_writer_open(argv[2], &o, &g.w) != 0) die("cannot create OUT");
     if (strcmp(mode, "odd") == 0)
         write_odd(&g);
+    else if (strcmp(mode, "outside") == 0 || strcmp(mode, "unalike") == 0)
+        write_step_modes(&g, strcmp(mode, "unalike") == 0);
     else
         write_all(&g);
     struct sst_writer_stats st;

@@ -497,6 +497,28 @@ case_compressed() {
         echo "note: temporary files of other runs in ${TMPDIR:-/tmp}" >&2
 }
 
+# Steps the analysis cannot take for training steps (issue #39): said in the report, in every
+# format, never an analysis presented as done.
+case_bad_steps() {
+    mk outside o.sst
+    run "$SS" report o.sst
+    expect_rc 0 "report (GPU work outside the steps)"
+    tr -s ' \n' ' ' <out >flat
+    grep -qF "the marked steps hold no GPU work while 20 GPU operations ran outside them" flat ||
+        fail "no line on steps without GPU work: $(head -c 1500 out)"
+    run "$SS" report -f md o.sst
+    expect_out "the step markers do not wrap the training step"
+    mk unalike u.sst
+    run "$SS" report u.sst
+    expect_rc 0 "report (unalike steps)"
+    tr -s ' \n' ' ' <out >flat
+    grep -qF "step times vary 60x (p10 1.00 ms, p90 60.00 ms): the steps are not alike" flat ||
+        fail "no line on unalike steps: $(head -c 1500 out)"
+    mk normal n.sst
+    run "$SS" report n.sst
+    ! grep -q "not alike\|do not wrap" out || fail "a normal trace gets the line: $(cat out)"
+}
+
 declare -F "case_$CASE" >/dev/null || fail "no such case"
 "case_$CASE"
 echo "ok [$CASE]"

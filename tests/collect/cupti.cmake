@@ -34,7 +34,7 @@ if(STEPSCOPE_HAVE_CUPTI AND TARGET stepscope_collector)
   target_include_directories(cupti_prog PRIVATE ${CMAKE_SOURCE_DIR}/include)
   target_link_libraries(cupti_prog PRIVATE fake_cupti Threads::Threads ${CMAKE_DL_LIBS})
   set(cupti_cases profiler profiler_before_cuda conflict kinds_off thread_name
-               detach detach_off detach_idle detach_fails auto auto_late auto_shim auto_short auto_stall auto_nostep auto_ticks_graph auto_ticks_backward auto_ticks_mixed
+               detach detach_off detach_idle detach_fails auto auto_late auto_shim auto_short auto_stall auto_stall_early auto_nostep auto_ticks_graph auto_ticks_backward auto_ticks_mixed
                light_findings
                detach_cuda_late cb_calls cb_window_callbacks cb_window_auto cb_window_activity
                cb_race cb_race_exit cb_profiler cb_watch cb_watch_light cost environ pinned

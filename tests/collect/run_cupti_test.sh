@@ -229,6 +229,15 @@ light_findings)
     grep -q "a light recording keeps no kernel records: the findings that price GPU idle time need --mode full" \
         "$W/report.txt" || fail "report: $(cat "$W/report.txt")"
     ;;
+auto_stall_early)
+    # 3 steps, then 6 s of launches without a step: too few steps to know their length (a
+    # warm-up-heavy loop's first steps are its longest), so the stall check waits 30 s and the
+    # run ends before; the old rule (4 x the longest, 2 s) opened inside the warm-up.
+    "$BIN" record -o "$OUT" -- "$PROG" auto_late 3 6000 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    ! grep -q "no step marked" "$W/err" || fail "the stall check fired: $(cat "$W/err")"
+    [ "$("$BIN" dump -t api "$OUT"/*.sstrace | grep -c '^api')" = 0 ] || fail "API records"
+    ;;
 auto_short)
     # The run ends at step 5, before a late auto window opened: the collector says so once on
     # stderr, the trace holds no API record, the report says how to record such a run.
@@ -243,11 +252,12 @@ auto_short)
     ;;
 auto_stall | auto_nostep)
     # auto_stall: steps stop at step 4 (a CUDA graph replayed with no optimizer step between
-    # replays): after 2 s without a step (4 x the longest, at least 2 s) the window opens.
+    # replays and no tick): after 5 s without a step (8 x the longest, at least 5 s, once 3 steps
+    # showed their length) the window opens.
     # auto_nostep: no step at all: it opens 30 s after the collector started. Either way the
     # launches after it are recorded, none before, and the tool says so once.
     if [ "$CASE" = auto_stall ]; then
-        steps=4 stall_ms=3500 said="no step marked for a while"
+        steps=4 stall_ms=6500 said="no step marked for a while"
     else
         steps=0 stall_ms=31500 said="no step marked yet"
     fi

@@ -209,11 +209,35 @@ static void graph_note(char *n, size_t size, const struct ssa_result *r)
     if (len < 0) *n = '\0'; /* longer than size is cut: a note, not a number */
 }
 
+/* Steps that cannot be what the analysis takes them for: marked steps with no GPU work inside
+ * while the trace has some (the markers wrap something else), or steps of wildly different
+ * lengths (SSA_STEPS_DISPARATE: the breakdown is the mean of unlike things). */
+#define SSA_STEPS_DISPARATE 10.0
+static void bad_step_note(char *n, size_t size, const struct report_view *v)
+{
+    const struct ssa_summary *s = &v->s;
+    if (!s->steps) return;
+    if (v->has_gpu && s->gpu_ops_per_step == 0 && s->launches_per_step == 0) {
+        snprintf(n, size, "the marked steps hold no GPU work while %" PRIu64 " GPU operations "
+                 "ran outside them: the step markers do not wrap the training step, so this is "
+                 "not its breakdown", ssa_gpu_records(v->r));
+        return;
+    }
+    if (s->steps >= 5 && s->p10_ns > 0 && (double)s->p90_ns > SSA_STEPS_DISPARATE * (double)s->p10_ns)
+        snprintf(n, size, "step times vary %.0fx (p10 %.2f ms, p90 %.2f ms): the steps are not "
+                 "alike (a marker in the wrong place, phases of different work, a host that ran "
+                 "ahead of the GPU), and the "
+                 "breakdown is their mean", (double)s->p90_ns / (double)s->p10_ns,
+                 (double)s->p10_ns / 1e6, (double)s->p90_ns / 1e6);
+}
+
 /* Why the steps are the launches of a CUDA graph, whether they were measured on the GPU's
  * timeline (the host ran ahead), and GPU records whose end was the capture's close. */
 static void step_notes(struct report_view *v, const struct ssa_result *r)
 {
     char *n = v->step_notes[v->n_step_notes];
+    bad_step_note(n, sizeof v->step_notes[0], v);
+    if (*n) n = v->step_notes[++v->n_step_notes];
     if (r->step_source == SSA_STEPS_GRAPHS) graph_note(n, sizeof v->step_notes[0], r);
     if (*n) n = v->step_notes[++v->n_step_notes];
     if (r->gpu_paced)

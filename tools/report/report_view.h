@@ -111,7 +111,7 @@ struct report_view {
      * instead of markers, times measured on the GPU timeline, GPU records whose end CUPTI
      * wrote at the capture's close (sentences; n_step_notes used) */
     size_t n_step_notes;
-    char step_notes[4][200];
+    char step_notes[5][240];
     int has_graphs; /* graphs: the CUDA graph sentence (launches, kernels, GPU time inside) */
     /* program: what kind of program this is and what it already does, when it is not a plain
      * Python program (the fixes are written for it) */
