@@ -38,6 +38,7 @@
 #include "trace/sst_reader.h"
 #include "trace/sst_window.h"
 #include "util/ss_error.h"
+#include "util/ss_out.h"
 
 #define VERB "record"
 
@@ -342,14 +343,15 @@ static int prepare_out_dir(const char *dir, char *abs, size_t cap)
         return -1;
     }
     char probe[PATH_MAX];
-    snprintf(probe, sizeof probe, "%s/.stepscope-probe-XXXXXX", dir);
-    int fd = mkstemp(probe);
+    int slot = -1, fd = ss_tmp_template(probe, sizeof probe, dir, ".stepscope-probe") == 0
+                            ? ss_tmp_mkstemp(probe, &slot) : -1;
     if (fd < 0) {
         cli_error(VERB, dir, "cannot write into the output folder: %s", strerror(errno));
         return -1;
     }
     close(fd);
     unlink(probe);
+    ss_tmp_untrack(slot);
     char *r = realpath(dir, NULL);
     if (!r || strlen(r) >= cap) {
         free(r);
