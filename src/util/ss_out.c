@@ -58,6 +58,25 @@ static void install_handlers(void)
     }
 }
 
+/* SIGXFSZ's default action kills the process with the temporary file in place; caught, the
+ * write fails with EFBIG and says so like a full disk. A handler rather than SIG_IGN: exec
+ * resets it, so a program `record` runs gets the disposition it had. One it ignored stays. */
+static void on_xfsz(int sig)
+{
+    (void)sig;
+}
+
+void ss_out_catch_xfsz(void)
+{
+    struct sigaction old, sa;
+    if (sigaction(SIGXFSZ, NULL, &old) != 0 || old.sa_handler != SIG_DFL) return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_xfsz;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGXFSZ, &sa, NULL);
+}
+
 /* Tracks path for removal on the fatal signals: its slot, or -1 when every slot is taken. */
 static int ss_tmp_track(const char *path)
 {

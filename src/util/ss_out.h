@@ -73,6 +73,11 @@ void ss_tmp_untrack(int slot);
 /* Untracks the slot that holds path, if any. */
 void ss_tmp_untrack_path(const char *path);
 
+/* Makes a write past RLIMIT_FSIZE (`ulimit -f`) fail with EFBIG, said and cleaned up like a
+ * full disk, instead of SIGXFSZ killing the process; left alone when SIGXFSZ is ignored or
+ * handled already. Call once at the start of the CLI (not in the collector). */
+void ss_out_catch_xfsz(void);
+
 /* ---- temporary names (ss_tmp.c) ---- */
 
 /* $TMPDIR, or /tmp when it is unset or empty (static or the environment's; not owned). */
