@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "text_esc.h"
 #include "trace/sst_format.h"
+#include "util/ss_out.h"
 
 #ifndef STEPSCOPE_VERSION
 #error "STEPSCOPE_VERSION must be defined by the build (tools/CMakeLists.txt)"
@@ -79,6 +80,7 @@ static int unknown_verb(const char *arg)
 
 int main(int argc, char **argv)
 {
+    ss_out_catch_xfsz(); /* past `ulimit -f`: an error line and the temporary file removed */
     if (argc < 2) {
         print_usage(stderr);
         return CLI_EXIT_USAGE;

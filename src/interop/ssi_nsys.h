@@ -146,6 +146,9 @@ int ssi_nsys_tmp_commit(const char *tmp, const char *out_path, char *err, size_t
 
 /* Runs one statement that returns no rows; on failure writes "what: sqlite's message". */
 int ssi_nsys_sql_exec(sqlite3 *db, const char *sql, char *err, size_t errlen);
+/* The ss_error of db's last failure: SS_ENOSPC for a full disk, SS_ENOMEM, the errno's code
+ * for a failed system call (EFBIG past `ulimit -f`), else SS_EIO. */
+int ssi_nsys_sql_rc(sqlite3 *db);
 
 /* Whether table exists (1), not (0), or the query failed (negative ss_error). */
 int ssi_nsys_table_exists(sqlite3 *db, const char *table);

@@ -68,7 +68,7 @@ void xp_insert(struct xp *x, enum xp_stmt s)
     sqlite3_stmt *st = x->st[s];
     if (!x->rc && sqlite3_step(st) != SQLITE_DONE) {
         ssi_nsys_err(x->err, x->errlen, "SQLite: %s", sqlite3_errmsg(x->db));
-        x->rc = SS_EIO;
+        x->rc = ssi_nsys_sql_rc(x->db);
     }
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);

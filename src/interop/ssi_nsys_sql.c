@@ -20,13 +20,23 @@ void ssi_nsys_err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
+int ssi_nsys_sql_rc(sqlite3 *db)
+{
+    int code = sqlite3_errcode(db) & 0xff, e = sqlite3_system_errno(db);
+    if (code == SQLITE_FULL) return SS_ENOSPC;
+    if (code == SQLITE_NOMEM) return SS_ENOMEM;
+    if (code != SQLITE_IOERR) return SS_EIO;
+    if (!e) sqlite3_file_control(db, "main", SQLITE_FCNTL_LAST_ERRNO, &e); /* a failed write's */
+    return e ? ss_from_errno(e) : SS_EIO;
+}
+
 int ssi_nsys_sql_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK) return 0;
     ssi_nsys_err(err, errlen, "SQLite: %s", msg ? msg : sqlite3_errmsg(db));
     sqlite3_free(msg);
-    return SS_EIO;
+    return ssi_nsys_sql_rc(db); /* a full disk is the output's fault, not the trace's */
 }
 
 /* Runs a one-parameter-or-two query and reports whether it returned a row. */

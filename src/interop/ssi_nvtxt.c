@@ -21,6 +21,7 @@
  * integers in ns; on each thread they never decrease (a late record is moved to the last
  * time written, and counted in the trailing comment).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,8 +434,8 @@ static int write_file(struct nt *t, const char *in_path, const char *out_path,
     int rc = t->f ? write_nvtxt(t, in_path, res, err, errlen) : SS_ENOMEM;
     if (!t->f) close(fd);
     if (t->f && (ferror(t->f) | fclose(t->f)) && !rc) {
-        ssi_nsys_err(err, errlen, "%s: write error", out_path);
-        rc = SS_EIO;
+        rc = ss_from_errno(errno); /* the failed write's (a full disk): the CLI names the output */
+        ssi_nsys_err(err, errlen, "%s", ss_strerror(rc));
     }
     if (!rc)
         rc = ssi_nsys_tmp_commit(tmp, out_path, err, errlen);

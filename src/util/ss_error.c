@@ -32,8 +32,11 @@ int ss_from_errno(int errnum)
     switch (errnum) {
     case ENOMEM: return SS_ENOMEM;
     case ENOSPC:
-    case EDQUOT:
-    case EFBIG: return SS_ENOSPC;
+    case EDQUOT: return SS_ENOSPC;
+    case EFBIG: return SS_EFBIG; /* RLIMIT_FSIZE (SIGXFSZ ignored or caught), not a full disk */
+    case EMFILE:
+    case ENFILE: return SS_EMFILE;
+    case ENAMETOOLONG: return SS_ENAMETOOLONG;
     case EACCES:
     case EPERM:
     case EROFS: return SS_EACCES;

@@ -30,7 +30,10 @@
     X(SS_EISDIR, -19, "is a directory")                                                        \
     X(SS_ENOTREG, -20, "not a regular file")                                                   \
     X(SS_ESAME, -21, "the output is the same file as an input")                                \
-    X(SS_ENOTSUP, -22, "not available here")
+    X(SS_ENOTSUP, -22, "not available here")                                                   \
+    X(SS_EMFILE, -23, "too many open files")                                                   \
+    X(SS_ENAMETOOLONG, -24, "file name too long")                                              \
+    X(SS_EFBIG, -25, "file too large: over the size limit of ulimit -f")
 
 enum ss_error {
 #define SS_X_ERR(name, num, text) name = num,

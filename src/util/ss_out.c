@@ -58,6 +58,25 @@ static void install_handlers(void)
     }
 }
 
+/* SIGXFSZ's default action kills the process with the temporary file in place; caught, the
+ * write fails with EFBIG and says so like a full disk. A handler rather than SIG_IGN: exec
+ * resets it, so a program `record` runs gets the disposition it had. One it ignored stays. */
+static void on_xfsz(int sig)
+{
+    (void)sig;
+}
+
+void ss_out_catch_xfsz(void)
+{
+    struct sigaction old, sa;
+    if (sigaction(SIGXFSZ, NULL, &old) != 0 || old.sa_handler != SIG_DFL) return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_xfsz;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGXFSZ, &sa, NULL);
+}
+
 /* Tracks path for removal on the fatal signals: its slot, or -1 when every slot is taken. */
 static int ss_tmp_track(const char *path)
 {
@@ -77,6 +96,7 @@ static int ss_tmp_track(const char *path)
 int ss_tmp_mkstemp(char *pattern, int *slot)
 {
     sigset_t fatal, old;
+    ss_tmp_sweep_once(pattern); /* what killed runs left in that folder */
     fatal_sigset(&fatal);
     install_handlers(); /* before the file exists, outside the blocked stretch */
     sigprocmask(SIG_BLOCK, &fatal, &old);
@@ -91,13 +111,11 @@ int ss_tmp_mkstemp(char *pattern, int *slot)
 
 int ss_tmp_new(const char *prefix, char **path)
 {
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir) dir = "/tmp";
-    size_t cap = strlen(dir) + strlen(prefix) + 9; /* '/', "-XXXXXX", NUL */
+    const char *dir = ss_tmp_dir();
+    size_t cap = strlen(dir) + strlen(prefix) + 32; /* '/', "-pidN-XXXXXX", NUL */
     *path = malloc(cap);
     if (!*path) return errno = ENOMEM, -1;
-    snprintf(*path, cap, "%s/%s-XXXXXX", dir, prefix);
-    int fd = ss_tmp_mkstemp(*path, NULL);
+    int fd = ss_tmp_template(*path, cap, dir, prefix) == 0 ? ss_tmp_mkstemp(*path, NULL) : -1;
     if (fd < 0) {
         int e = errno;
         free(*path), *path = NULL;
@@ -217,26 +235,22 @@ static int make_tmp(struct ss_out *o, const char *pattern)
 
 static int tmp_in_tmpdir(struct ss_out *o)
 {
-    const char *dir = getenv("TMPDIR");
+    const char *dir = ss_tmp_dir();
     char pattern[PATH_MAX];
-    snprintf(pattern, sizeof pattern, "%s/stepscope-out-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = make_tmp(o, pattern);
-    if (fd < 0 && dir && *dir) fd = make_tmp(o, "/tmp/stepscope-out-XXXXXX");
+    int fd = ss_tmp_template(pattern, sizeof pattern, dir, "stepscope-out") == 0
+                 ? make_tmp(o, pattern) : -1;
+    if (fd < 0 && strcmp(dir, "/tmp") != 0 &&
+        ss_tmp_template(pattern, sizeof pattern, "/tmp", "stepscope-out") == 0)
+        fd = make_tmp(o, pattern);
     return fd;
 }
 
-/* "dir/.name.stepscope-XXXXXX" next to the target: a rename within one file system. */
+/* "dir/.name.stepscope-pidN-XXXXXX" next to the target (a rename within one file system),
+ * within NAME_MAX however long the name (ss_tmp_template_beside). */
 static int tmp_next_to(struct ss_out *o)
 {
-    const char *slash = strrchr(o->path, '/');
-    const char *base = slash ? slash + 1 : o->path;
-    int dir_len = slash ? (int)(slash - o->path) + 1 : 0;
     char pattern[PATH_MAX];
-    int n = snprintf(pattern, sizeof pattern, "%.*s.%s.stepscope-XXXXXX", dir_len, o->path, base);
-    if (n < 0 || (size_t)n >= sizeof pattern) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
+    if (ss_tmp_template_beside(pattern, sizeof pattern, o->path) != 0) return -1;
     return make_tmp(o, pattern);
 }
 

@@ -14,7 +14,10 @@
  *   - a folder in which no temporary file can be made (not writable) but whose file is
  *     writable: the file is overwritten in place, once the whole output exists.
  * Temporary files are tracked (ss_tmp_track) and removed when SIGINT, SIGTERM or SIGHUP ends
- * the process, so an interrupted export leaves nothing behind.
+ * the process, so an interrupted export leaves nothing behind. What SIGKILL leaves is swept:
+ * every temporary name carries its process's pid ("stepscope-in-pid4242-Ab3xYz" under $TMPDIR,
+ * ".OUT.stepscope-pid4242-Ab3xYz" beside an output), and the first temporary file a process
+ * makes in a folder removes there the ones whose process is gone (ss_tmp.c).
  */
 #ifndef SS_OUT_H
 #define SS_OUT_H
@@ -69,5 +72,30 @@ int ss_tmp_new(const char *prefix, char **path);
 void ss_tmp_untrack(int slot);
 /* Untracks the slot that holds path, if any. */
 void ss_tmp_untrack_path(const char *path);
+
+/* Makes a write past RLIMIT_FSIZE (`ulimit -f`) fail with EFBIG, said and cleaned up like a
+ * full disk, instead of SIGXFSZ killing the process; left alone when SIGXFSZ is ignored or
+ * handled already. Call once at the start of the CLI (not in the collector). */
+void ss_out_catch_xfsz(void);
+
+/* ---- temporary names (ss_tmp.c) ---- */
+
+/* $TMPDIR, or /tmp when it is unset or empty (static or the environment's; not owned). */
+const char *ss_tmp_dir(void);
+/* A mkstemp template "DIR/PREFIX-pidPID-XXXXXX" into buf: 0, or -1 with ENAMETOOLONG. */
+int ss_tmp_template(char *buf, size_t cap, const char *dir, const char *prefix);
+/* The template of a temporary file beside path: "DIR/.NAME.stepscope-pidPID-XXXXXX", NAME
+ * shortened to a prefix and "~HASH" (8 hex digits of the whole name) where the result would
+ * pass the folder's NAME_MAX — every name the folder takes gets a temporary name there.
+ * 0, or -1 with ENAMETOOLONG (past PATH_MAX). */
+int ss_tmp_template_beside(char *buf, size_t cap, const char *path);
+/* 1 with the pid in *pid when name (no folder) is a temporary name of stepscope's, else 0. */
+int ss_tmp_owner(const char *name, long *pid);
+/* Removes from dir stepscope's temporary files whose process is gone: regular files only
+ * (links are never followed nor removed), the user's own, unchanged for 60 s (a process of
+ * another pid namespace may share the folder). How many were removed. */
+int ss_tmp_sweep(const char *dir);
+/* ss_tmp_sweep of the folder of a path or template, once per folder per process. */
+void ss_tmp_sweep_once(const char *path);
 
 #endif

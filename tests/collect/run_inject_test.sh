@@ -18,6 +18,12 @@ OTHER=/opt/other-tool/libToolsInjection64.so # need not exist: it is the other t
 
 fail() { echo "FAIL [$CASE]: $*"; sed 's/^/  stderr: /' "$W/err" 2>/dev/null; exit 1; }
 expect_rc() { [ "$1" = "$2" ] || fail "exit status $1, expected $2"; }
+# A run with no NVTX call writes no trace; where CUDA cannot start (no driver: issue #41) record
+# cannot tell whether the program tried, says why and exits 3 instead of the program's 0.
+expect_ok_or_nodriver() {
+    [ "$1" = 0 ] || { [ "$1" = 3 ] && grep -q 'CUDA cannot start here' "$W/err"; } ||
+        fail "exit status $1, expected 0 (or 3 where CUDA cannot start)"
+}
 # count_err PATTERN: stderr lines matching it
 count_err() { grep -c "$1" "$W/err"; }
 expect_line() { [ "$(sed -n "${1}p" "$W/out.txt")" = "$2" ] || fail "stdout line $1: '$(sed -n "${1}p" "$W/out.txt")', expected '$2'"; }
@@ -66,7 +72,7 @@ foreign_cuda)
 foreign_nvtx)
     NVTX_INJECTION64_PATH=$OTHER "$BIN" record -o "$OUT" --no-report -- sh -c "$SHOW" \
         >"$W/out.txt" 2>"$W/err"
-    expect_rc $? 0
+    expect_ok_or_nodriver $?
     expect_line 1 "$LIB|$OTHER|unset|$OTHER"
     [ "$(count_err "^stepscope record: NVTX_INJECTION64_PATH names another tool ($OTHER)")" = 1 ] ||
         fail "not one notice line"
@@ -105,7 +111,7 @@ own_lib)
     ln -s "$LIB" "$W/link.so"
     STEPSCOPE_FOREIGN_CUDA_INJECTION=/stale CUDA_INJECTION64_PATH="$W/link.so" NVTX_INJECTION64_PATH=$LIB \
         "$BIN" record -o "$OUT" --no-report -- sh -c "$SHOW" >"$W/out.txt" 2>"$W/err"
-    expect_rc $? 0
+    expect_ok_or_nodriver $?
     expect_line 1 "$LIB|$LIB|unset|unset"
     [ "$(count_err 'another tool')" = 0 ] || fail "a notice for our own library"
     CUDA_INJECTION64_PATH='' "$BIN" record -o "$OUT" --no-report -- sh -c "$SHOW" >"$W/out.txt" 2>"$W/err"
@@ -114,7 +120,7 @@ own_lib)
     # record inside record: the inner one finds our library, says nothing, records
     "$BIN" record -o "$W/outer" --no-report -- "$BIN" record -o "$OUT.inner" --no-report -- "$PROG" steps \
         >/dev/null 2>"$W/err"
-    expect_rc $? 0
+    expect_ok_or_nodriver $? # the outer record's folder gets no trace
     [ "$(count_err 'another tool')" = 0 ] || fail "nested record gave a notice"
     [ "$(ls "$OUT.inner"/*.sstrace | wc -l)" = 1 ] || fail "the inner record wrote no trace"
     ;;

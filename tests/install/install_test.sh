@@ -47,7 +47,10 @@ layout)
     env -u STEPSCOPE_LIB -u STEPSCOPE_PYTHON_DIR -u STEPSCOPE_MARKERS_LIB \
         "$P/bin/stepscope" record -q -o env -- sh -c \
         'echo "$NVTX_INJECTION64_PATH"; echo "$STEPSCOPE_MARKERS_LIB"; echo "${PYTHONPATH%%:*}"' \
-        >"$work/env.txt" 2>"$work/err" || fail "record sh: $(cat "$work/err")"
+        >"$work/env.txt" 2>"$work/err" ||
+        # no trace: where CUDA cannot start (no driver) record exits 3 and says why (issue #41)
+        { [ $? = 3 ] && grep -q 'CUDA cannot start here' "$work/err"; } ||
+        fail "record sh: $(cat "$work/err")"
     real=$(cd "$P" && pwd -P)
     [ "$(sed -n 1p "$work/env.txt")" = "$real/lib/stepscope/libstepscope.so" ] ||
         fail "collector: $(sed -n 1p "$work/env.txt")"

@@ -729,29 +729,75 @@ def sync_calls_same_helper():
 
 def frame_table_cap():
     """More distinct positions than the collector's tables hold (20000): cleared once, said
-    once, sampling goes on, memory bounded."""
+    once, sampling goes on, memory bounded. Each generation of 40 threads parks at its deepest
+    frame until the sampler has been round since the last one arrived: a fixed sleep (0.25 s,
+    with the sampler's start awaited 5 s at most) let a loaded machine sample generations in
+    part or not at all, and the cap was then not reached (the case failed once under load)."""
     code = PRELUDE + textwrap.dedent("""\
         import resource
+        class Gate:
+            def __init__(self, n):
+                self.n, self.cv, self.open = n, threading.Condition(), False
+            def park(self):
+                with self.cv:
+                    self.n -= 1
+                    self.cv.notify_all()
+                    self.cv.wait_for(lambda: self.open)
+            def parked(self, timeout):
+                with self.cv:
+                    return self.cv.wait_for(lambda: self.n == 0, timeout)
+            def release(self):
+                with self.cv:
+                    self.open = True
+                    self.cv.notify_all()
+        def sampler_cpu():
+            # what the sampler has done: the GIL sampler's ticks, or the CPU seconds of the
+            # collector's sampler thread (its ticks are not counted anywhere we can read)
+            s = _pysampler.SAMPLER
+            if s is None or not s.native:
+                return s.ticks if s else 0
+            for t in os.listdir("/proc/self/task"):
+                try:
+                    if open("/proc/self/task/%s/comm" % t).read().strip() == "ss-pynative":
+                        f = open("/proc/self/task/%s/stat" % t).read().rsplit(")", 1)[1].split()
+                        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+                except OSError:
+                    pass
+            return 0
+        def sampled(timeout=60):
+            # two whole ticks after the last thread parked, whatever the load: the GIL
+            # sampler's tick count; for the collector's, 0.1 s of its own CPU time (a tick reads
+            # 40 x 128 frames: 10 ms on the 2-core VM, COST records, 3 times that under ASan;
+            # 0.1 s covers ticks of up to 50 ms)
+            native = _pysampler.SAMPLER.native
+            want, end = sampler_cpu() + (0.1 if native else 2), time.time() + timeout
+            while sampler_cpu() < want and time.time() < end:
+                time.sleep(0.005)
+            return sampler_cpu() >= want
         def chain(tag):
-            src = "".join("def f%d(ev):\\n    return f%d(ev)\\n" % (i, i + 1) for i in range(140))
-            src += "def f140(ev):\\n    ev.wait()\\n"
+            src = "".join("def f%d(gate):\\n    return f%d(gate)\\n" % (i, i + 1) for i in range(140))
+            src += "def f140(gate):\\n    gate.park()\\n"
             ns = {}
             exec(compile(src, "gen_%s.py" % tag, "exec"), ns)
             return ns["f0"]
-        rss = []
+        end = time.time() + 60
+        while not (_pysampler.SAMPLER and _pysampler.SAMPLER.ticks) and time.time() < end:
+            time.sleep(0.01)
+        rss, stalled = [], 0
         for gen in range(6):
-            ev = threading.Event()
-            ths = [threading.Thread(target=chain("%d_%d" % (gen, i)), args=(ev,)) for i in range(40)]
+            gate = Gate(40)
+            ths = [threading.Thread(target=chain("%d_%d" % (gen, i)), args=(gate,)) for i in range(40)]
             for th in ths: th.start()
-            time.sleep(0.25)
-            ev.set()
+            stalled += not (gate.parked(60) and sampled())
+            gate.release()
             for th in ths: th.join()
             rss.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        print("sampler stalled" if stalled else "every generation sampled")
         print("rss growth KiB", rss[-1] - rss[2] < 200000)
         """)
-    r = record(code, "cap", env={"STEPSCOPE_HOST_SAMPLES": "200"}, timeout=120)
+    r = record(code, "cap", env={"STEPSCOPE_HOST_SAMPLES": "200"}, timeout=280)
     check_clean(r)
-    check(r.out == "rss growth KiB True\n", "ran", r)
+    check(r.out == "every generation sampled\nrss growth KiB True\n", "ran", r)
     said = [line for line in shim_lines(r) if "tables cleared" in line]
     check(len(said) == 1, "one line says the tables were cleared", r)
     t = r.traces[0]

@@ -21,7 +21,8 @@ static void dev_full(void)
 }
 
 /* RLIMIT_FSIZE makes write(2) fail with EFBIG part-way through a chunk (a short write, then
- * an error), like a disk filling up. SIGXFSZ is ignored so the process survives. */
+ * an error), like a disk filling up. SIGXFSZ is ignored so the process survives. The error is
+ * SS_EFBIG (issue #41: "file too large", not "no space left on device"). */
 static void full_mid_run(void)
 {
     const char *path = ss_test_path("full.sst");
@@ -41,17 +42,17 @@ static void full_mid_run(void)
         if (k)
             k->start_ns = (uint64_t)i;
     }
-    CHECK_EQ(sst_writer_error(w), SS_ENOSPC);
+    CHECK_EQ(sst_writer_error(w), SS_EFBIG);
     CHECK(refused > 0);
     CHECK(sst_writer_intern_cstr(w, "after the error") == SST_NO_STRING);
     struct sst_rec_step step = {{SST_REC_STEP, sizeof step}, 0, 0, 0, 0, 0, 0, 0};
-    CHECK_EQ(sst_writer_append(w, &step), SS_ENOSPC);
-    CHECK_EQ(sst_writer_flush(w), SS_ENOSPC);
+    CHECK_EQ(sst_writer_append(w, &step), SS_EFBIG);
+    CHECK_EQ(sst_writer_flush(w), SS_EFBIG);
     struct sst_writer_stats st;
     sst_writer_get_stats(w, &st);
     CHECK_EQ_U64(st.records + st.dropped, 1001);
     CHECK(st.chunks >= 1 && st.records < accepted);
-    CHECK_EQ(sst_writer_close(w, 0), SS_ENOSPC);
+    CHECK_EQ(sst_writer_close(w, 0), SS_EFBIG);
     REQUIRE(setrlimit(RLIMIT_FSIZE, &old) == 0);
 
     size_t len;

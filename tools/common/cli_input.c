@@ -90,6 +90,15 @@ static int write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
+/* A failed write of the copy: the temporary file's folder is what failed (a full $TMPDIR),
+ * not the input. -1. */
+static int say_tmp_failed(const struct spool *s, int e)
+{
+    cli_error(s->verb, ss_tmp_dir(), "cannot copy %s into a temporary file here: %s", s->path,
+              ss_strerror(ss_from_errno(e)));
+    return -1;
+}
+
 /* The rest of the stream after the head, into out. 0, or -1 after a line. */
 static int copy_rest(struct spool *s, int out)
 {
@@ -105,9 +114,9 @@ static int copy_rest(struct spool *s, int out)
             cli_error(s->verb, s->path, "the stream is larger than 64 GiB: save it to a file");
             return -1;
         }
-        if (write_all(out, buf, (size_t)n) != 0) break;
+        if (write_all(out, buf, (size_t)n) != 0) return say_tmp_failed(s, errno);
     }
-    cli_error(s->verb, s->path, "cannot copy the stream: %s", strerror(errno));
+    cli_error(s->verb, s->path, "cannot read the stream: %s", strerror(errno));
     return -1;
 }
 
@@ -116,11 +125,12 @@ static int spool_to_tmp(struct spool *s, char **out)
 {
     int fd = ss_tmp_new("stepscope-in", out);
     if (fd < 0) {
-        cli_error(s->verb, s->path, "cannot make a temporary file: %s", strerror(errno));
+        cli_error(s->verb, ss_tmp_dir(), "cannot make a temporary file for %s: %s", s->path,
+                  ss_strerror(ss_from_errno(errno)));
         return -1;
     }
-    int rc = write_all(fd, s->head, s->got) != 0 ? -1 : copy_rest(s, fd);
-    if (close(fd) != 0) rc = -1;
+    int rc = write_all(fd, s->head, s->got) != 0 ? say_tmp_failed(s, errno) : copy_rest(s, fd);
+    if (close(fd) != 0 && rc == 0) rc = say_tmp_failed(s, errno); /* NFS says it at close */
     if (rc != 0) {
         unlink(*out);
         ss_tmp_untrack_path(*out);

@@ -83,6 +83,11 @@ int cli_write_output(const char *verb, const char *file, const char *what, unsig
     return cli_write_path(verb, file, what, flags, write_stream, &j);
 }
 
+int cli_output_error(int rc)
+{
+    return rc == SS_ENOSPC || rc == SS_EFBIG;
+}
+
 int cli_refuse_same_file(const char *verb, const char *out, const char *const *inputs, size_t n)
 {
     for (size_t i = 0; out && i < n; i++)
@@ -205,7 +210,11 @@ static int resolve_input(struct cli_trace *t)
     if (cli_input_spool(t->verb, t->path, &t->spool_path, &t->spool_is_temp) != 0) return -1;
     int rc = ssi_open_input(t->spool_path, &t->fd, &t->local_path, &t->local_is_temp, err,
                             sizeof err);
-    if (rc) cli_error(t->verb, t->path, "%s", err[0] ? err : ss_strerror(rc));
+    if (rc && cli_output_error(rc)) /* the temporary import's folder failed, not the input */
+        cli_error(t->verb, ss_tmp_dir(), "cannot write the temporary trace imported from %s "
+                  "here: %s", t->path, ss_strerror(rc));
+    else if (rc)
+        cli_error(t->verb, t->path, "%s", err[0] ? err : ss_strerror(rc));
     return rc ? -1 : 0;
 }
 

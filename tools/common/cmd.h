@@ -142,6 +142,11 @@ typedef int (*cli_path_writer)(const char *path, void *ctx);
 int cli_write_path(const char *verb, const char *file, const char *what, unsigned flags,
                    cli_path_writer write, void *ctx);
 
+/* 1 when rc (an ss_error) is a failure of writing whatever the file (a full disk: SS_ENOSPC;
+ * past `ulimit -f`: SS_EFBIG): the message names the output or the temporary file's folder,
+ * not the input being read. */
+int cli_output_error(int rc);
+
 /* Set by -q: cli_write_output says nothing on success. */
 extern int cli_quiet;
 

@@ -176,11 +176,17 @@ struct export_job {
     struct ssi_export_in in;
 };
 
-/* Says a writer's warning (a cut trace) or error on one line; -1 after an error. */
-static int say_result(const char *path, int rc, const char *msg)
+/* Says a writer's warning (a cut trace) or error on one line; -1 after an error. An error of
+ * writing (a full disk) names the output and the errno's words (then the writer's, SQLite's),
+ * any other the trace. */
+static int say_result(const struct export_args *a, int rc, const char *msg)
 {
-    if (rc) cli_error(VERB, path, "%s", msg[0] ? msg : ss_strerror(rc));
-    if (!rc && msg[0]) cli_error(VERB, path, "%s", msg);
+    const char *why = ss_strerror(rc);
+    if (rc && cli_output_error(rc))
+        cli_error(VERB, a->out, "cannot write the export: %s%s%s", why,
+                  msg[0] && strcmp(msg, why) ? "; " : "", strcmp(msg, why) ? msg : "");
+    else if (rc || msg[0])
+        cli_error(VERB, a->in, "%s", msg[0] ? msg : why);
     return rc ? -1 : 0;
 }
 
@@ -189,7 +195,7 @@ static int write_stream(FILE *f, void *ctx)
     const struct export_job *j = ctx;
     char msg[512] = "";
     int rc = j->a->fmt->to_stream(&j->in, f, msg, sizeof msg);
-    return say_result(j->a->in, rc, msg);
+    return say_result(j->a, rc, msg);
 }
 
 static int write_path(const char *tmp, void *ctx)
@@ -197,7 +203,7 @@ static int write_path(const char *tmp, void *ctx)
     const struct export_job *j = ctx;
     char msg[512] = "";
     int rc = j->a->fmt->to_path(&j->in, tmp, msg, sizeof msg);
-    return say_result(j->a->in, rc, msg);
+    return say_result(j->a, rc, msg);
 }
 
 /* The trace analysed (full mode: every step kept) for a format that carries stepscope's

@@ -73,18 +73,21 @@ static int parse_import_args(int argc, char **argv, struct import_args *a)
 }
 
 struct import_job {
-    const char *in; /* as given, for messages */
+    const char *in;   /* as given, for messages */
+    const char *out;  /* as given, for messages */
     const char *file; /* what is read: in, or a stream's copy */
     int fmt;
 };
 
+/* An error of writing (a full disk) names the output, any other the input. */
 static int run_importer(const char *tmp, void *ctx)
 {
     const struct import_job *j = ctx;
     char err[512] = "";
     int rc = j->fmt == SSI_FMT_SQLITE ? ssi_nsys_import(j->file, tmp, err, sizeof err)
                                       : ssi_kineto_import(j->file, tmp, err, sizeof err);
-    if (rc) cli_error(VERB, j->in, "%s", err[0] ? err : ss_strerror(rc));
+    if (rc) cli_error(VERB, cli_output_error(rc) ? j->out : j->in, "%s",
+                      err[0] ? err : ss_strerror(rc));
     return rc ? -1 : 0;
 }
 
@@ -123,7 +126,7 @@ static int import_file(const struct import_args *a)
     int is_temp;
     if (cli_input_spool(VERB, a->in, &file, &is_temp) != 0) return CLI_EXIT_FAIL;
     int rc = CLI_EXIT_FAIL;
-    struct import_job j = {a->in, file, input_format(a->in, file)};
+    struct import_job j = {a->in, a->out, file, input_format(a->in, file)};
     if (j.fmt >= 0) {
         cli_progress_begin("importing", a->in);
         rc = cli_write_path(VERB, a->out, "trace", a->out_flags, run_importer, &j);

@@ -38,6 +38,7 @@
 #include "trace/sst_reader.h"
 #include "trace/sst_window.h"
 #include "util/ss_error.h"
+#include "util/ss_out.h"
 
 #define VERB "record"
 
@@ -193,7 +194,8 @@ static void usage(FILE *f)
                "Runs PROGRAM with the stepscope collector injected and writes one trace per\n"
                "process into the output folder. Exits with PROGRAM's exit status; with 3 when\n"
                "PROGRAM succeeded but GPU activity could not be recorded (CUPTI unavailable or\n"
-               "held by another tool), and with 1, PROGRAM not run, when the collector cannot\n"
+               "held by another tool; CUDA cannot start: no NVIDIA driver, one older than CUDA\n"
+               "13, no device), and with 1, PROGRAM not run, when the collector cannot\n"
                "be loaded (the cause is said). The options end at PROGRAM (or at '--'). A\n"
                "first Ctrl-C or SIGTERM is passed to PROGRAM; a second within 3 s of record\n"
                "saying it still runs sends SIGKILL.\n"
@@ -341,14 +343,15 @@ static int prepare_out_dir(const char *dir, char *abs, size_t cap)
         return -1;
     }
     char probe[PATH_MAX];
-    snprintf(probe, sizeof probe, "%s/.stepscope-probe-XXXXXX", dir);
-    int fd = mkstemp(probe);
+    int slot = -1, fd = ss_tmp_template(probe, sizeof probe, dir, ".stepscope-probe") == 0
+                            ? ss_tmp_mkstemp(probe, &slot) : -1;
     if (fd < 0) {
         cli_error(VERB, dir, "cannot write into the output folder: %s", strerror(errno));
         return -1;
     }
     close(fd);
     unlink(probe);
+    ss_tmp_untrack(slot);
     char *r = realpath(dir, NULL);
     if (!r || strlen(r) >= cap) {
         free(r);
@@ -590,12 +593,40 @@ static void summarise_file(const char *dir, const char *name)
     sst_reader_close(r);
 }
 
-/* ---- whether the recording itself failed (issue #29) ------------------------------------------ */
+/* ---- whether the recording itself failed (issue #29, #41) ------------------------------------ */
 
-/* The first trace of the run whose CUPTI could not record (unavailable: a failed start, a CUDA
- * or driver mismatch, too few privileges; conflict: nsys or another tool held CUPTI), and the
- * collector's own words for it. */
-static char g_cupti_failure[512];
+/* What this run's traces say about CUDA. */
+static struct {
+    /* The first trace whose CUPTI could not record (unavailable: a failed start, a CUDA or
+     * driver mismatch, too few privileges; conflict: nsys or another tool held CUPTI), and the
+     * collector's own words for it. */
+    char cupti_failure[512];
+    int cuda_started;   /* a process started CUDA: ENV collector.api, written at CUDA's start */
+    int cuda_runtime;   /* a process loaded a CUDA runtime: ENV runtime_version */
+    int driver_version; /* ENV driver_version of a process that loaded libcuda, else 0 */
+} g_run;
+
+static void check_env(struct sst_reader *r, const struct sst_rec_header *h)
+{
+    struct sst_rec_env e;
+    sst_rec_load(h, &e, sizeof e);
+    const char *key = sst_reader_string(r, e.key, NULL), *v = sst_reader_string(r, e.value, NULL);
+    if (!key) return;
+    g_run.cuda_started |= strcmp(key, "collector.api") == 0;
+    g_run.cuda_runtime |= strcmp(key, "runtime_version") == 0;
+    if (strcmp(key, "driver_version") == 0 && v) g_run.driver_version = atoi(v);
+}
+
+static void check_notice(struct sst_reader *r, const struct sst_rec_header *h, const char *name)
+{
+    struct sst_rec_notice n;
+    sst_rec_load(h, &n, sizeof n);
+    const char *msg = sst_reader_string(r, n.message, NULL);
+    if (!g_run.cupti_failure[0] &&
+        (n.code == SST_NOTICE_CUPTI_UNAVAILABLE || n.code == SST_NOTICE_CUPTI_CONFLICT))
+        snprintf(g_run.cupti_failure, sizeof g_run.cupti_failure, "%s: %s", name,
+                 msg ? msg : "?");
+}
 
 static void check_file(const char *dir, const char *name)
 {
@@ -603,16 +634,23 @@ static void check_file(const char *dir, const char *name)
     snprintf(path, sizeof path, "%s/%s", dir, name);
     struct sst_reader *r;
     const struct sst_rec_header *h;
-    if (g_cupti_failure[0] || sst_reader_open(path, NULL, &r) < 0) return;
-    while (!g_cupti_failure[0] && sst_reader_next(r, &h) == 1) {
-        struct sst_rec_notice n;
-        if (h->type != SST_REC_NOTICE) continue;
-        sst_rec_load(h, &n, sizeof n);
-        const char *msg = sst_reader_string(r, n.message, NULL);
-        if (n.code == SST_NOTICE_CUPTI_UNAVAILABLE || n.code == SST_NOTICE_CUPTI_CONFLICT)
-            snprintf(g_cupti_failure, sizeof g_cupti_failure, "%s: %s", name, msg ? msg : "?");
-    }
+    if (sst_reader_open(path, NULL, &r) < 0) return;
+    while (sst_reader_next(r, &h) == 1)
+        if (h->type == SST_REC_ENV)
+            check_env(r, h);
+        else if (h->type == SST_REC_NOTICE)
+            check_notice(r, h, name);
     sst_reader_close(r);
+}
+
+/* Why GPU activity could not be recorded when no process of the run started CUDA although one
+ * may have tried (no trace at all: what the program did is unknown; or a trace whose process
+ * loaded a CUDA runtime): the driver's cause in out, else "". */
+static void cuda_cause(int traces, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (!g_run.cuda_started && (traces == 0 || g_run.cuda_runtime))
+        record_driver_problem(out, cap);
 }
 
 /* ---- which traces are this run's ---------------------------------------------------------- */
@@ -676,18 +714,26 @@ static int each_new_trace(const char *dir, const struct trace_names *before,
     return found;
 }
 
-/* cuda_foreign: another tool kept CUDA_INJECTION64_PATH, so only NVTX could make a trace.
- * Returns how many traces this run wrote. */
-static int summarise(const char *dir, const struct trace_names *before, int cuda_foreign)
+/* cuda_foreign: another tool kept CUDA_INJECTION64_PATH, so only NVTX could make a trace;
+ * no_cuda: why CUDA could not start here (cuda_cause), or "". */
+static void summarise(const char *dir, const struct trace_names *before, int cuda_foreign,
+                      const char *no_cuda)
 {
     if (each_new_trace(dir, before, NULL) == 0) {
-        fprintf(stderr, "stepscope: no trace: the program made no %s\n",
-                cuda_foreign ? "NVTX call (its CUDA calls went to the other tool)"
-                             : "CUDA or NVTX call");
-        return 0;
+        if (no_cuda[0])
+            fprintf(stderr, "stepscope: no trace: the program made no NVTX call, and no CUDA "
+                            "call can start here: %s\n", no_cuda);
+        else
+            fprintf(stderr, "stepscope: no trace: the program made no %s\n",
+                    cuda_foreign ? "NVTX call (its CUDA calls went to the other tool)"
+                                 : "CUDA or NVTX call");
+        return;
     }
     fprintf(stderr, "stepscope: traces in %s\n", dir);
-    return each_new_trace(dir, before, summarise_file);
+    each_new_trace(dir, before, summarise_file);
+    if (no_cuda[0])
+        fprintf(stderr, "stepscope: no GPU activity: the program loaded the CUDA runtime, but "
+                        "CUDA cannot start here: %s\n", no_cuda);
 }
 
 /* "the program was killed by SIGSEGV after 10 ms": a crash must not pass for a normal end. */
@@ -722,6 +768,38 @@ static int exit_like(int status)
     sigprocmask(SIG_UNBLOCK, &set, NULL);
     raise(sig);
     return 128 + sig;
+}
+
+/* The driver's words for a recording that failed in a process where CUDA started: CUPTI 13
+ * on a driver older than CUDA 13 (ENV driver_version). "" otherwise. */
+static const char *old_driver_note(char *buf, size_t cap)
+{
+    int v = g_run.driver_version;
+    buf[0] = '\0';
+    if (v > 0 && v < 13000)
+        snprintf(buf, cap, "; the NVIDIA driver supports CUDA %d.%d, older than the CUDA 13 "
+                 "stepscope's CUPTI needs (driver R580 or newer)", v / 1000, (v % 1000) / 10);
+    return buf;
+}
+
+/* record's exit status: the program's, except that a successful program recorded in vain is
+ * not a success of record's (the program's own failure always wins). */
+static int record_status(int status, const char *no_cuda)
+{
+    char note[160];
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return exit_like(status);
+    if (g_run.cupti_failure[0]) {
+        cli_error(VERB, NULL, "the recording failed (%s%s): GPU activity was not recorded; the "
+                  "program itself succeeded", g_run.cupti_failure,
+                  old_driver_note(note, sizeof note));
+        return REC_EXIT_RECORDING_FAILED;
+    }
+    if (no_cuda[0]) {
+        cli_error(VERB, NULL, "the recording failed: CUDA cannot start here: %s; GPU activity "
+                  "was not recorded, the program itself succeeded", no_cuda);
+        return REC_EXIT_RECORDING_FAILED;
+    }
+    return exit_like(status);
 }
 
 /* Whether argv0 names a program execvp would run: a path, or a name found on PATH. 0, or the
@@ -801,20 +879,14 @@ int cmd_record(int argc, char **argv)
     if (status < 0) return free_names(&before), CLI_EXIT_FAIL;
     int quiet = o.v[REC_QUIET] != NULL;
     if (!quiet) say_how_it_ended(status, &t0);
-    int traces = !injected ? 0 : quiet ? each_new_trace(out_abs, &before, NULL)
-                                         : summarise(out_abs, &before, cuda_foreign);
-    if (injected) each_new_trace(out_abs, &before, check_file);
+    int traces = injected ? each_new_trace(out_abs, &before, check_file) : 0;
+    char no_cuda[512] = "";
+    if (injected && !cuda_foreign) cuda_cause(traces, no_cuda, sizeof no_cuda);
+    if (!quiet && injected) summarise(out_abs, &before, cuda_foreign, no_cuda);
     if (injected && traces == 0) remove_made_dirs(o.v[REC_OUTPUT]); /* no empty folder left */
     /* the report never changes the exit status: a problem is one line on stderr */
     if (!quiet && !o.v[REC_NO_REPORT] && traces)
         report_after_record(stderr, out_abs, child, &before);
     free_names(&before);
-    if (g_cupti_failure[0] && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        /* the program's own failure always wins; a successful program recorded in vain is
-         * not a success of record's */
-        cli_error(VERB, NULL, "the recording failed (%s): GPU activity was not recorded; the "
-                  "program itself succeeded", g_cupti_failure);
-        return REC_EXIT_RECORDING_FAILED;
-    }
-    return exit_like(status);
+    return record_status(status, no_cuda);
 }

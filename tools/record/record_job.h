@@ -24,6 +24,11 @@ struct trace_names {
 /* 1 when name is a trace that was not among `before` (written by this run). */
 int record_trace_is_new(const struct trace_names *before, const char *name);
 
+/* Why CUDA cannot start here, asked of the driver as the program would (record_driver.c): no
+ * libcuda.so.1, a driver older than CUDA 13, or a cuInit that fails. 1 with the cause in out
+ * (one clause for a message), 0 with out empty when CUDA starts or the driver cannot be asked. */
+int record_driver_problem(char *out, size_t cap);
+
 /* End of `stepscope record`: the text report of the trace of the process it started (the
  * file of this run whose PROCESS pid is child, else this run's largest .sstrace in dir) on f.
  * Never fails the run: a problem is one line on f. (record_report.c) */
