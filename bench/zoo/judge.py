@@ -5,7 +5,8 @@ recordings against the savings their fixes measured (run_zoo.py's truth files).
     judge.py STEPSCOPE ZOO_FIXTURE_DIR [--split judge|tune|all] [--check] [--json]
 
 ZOO_FIXTURE_DIR holds truth/NAME.json and the traces they name (traces/NAME-before.sstrace,
-traces/NAME-fixed.sstrace). Default split: judge (the held-out half; the docs quote it only).
+and traces/NAME-fixed.sstrace where it was small enough to keep: else the all-fixed twin's
+findings as its report gave them when recorded). Default split: judge (the held-out half; the docs quote it only).
 
 For each finding above 'low' of the re-run report, the fix its text proposes now is looked up
 among the variants the truth measured (the same flags, zoo.fix_choices): its measured saving
@@ -150,6 +151,16 @@ def findings(rep):
             for i, f in enumerate(rep.get("findings", []))]
 
 
+def fixed_findings(stepscope, fx, truth):
+    """The all-fixed twin's findings: its trace's report now, or, where that trace was not
+    committed (too large to keep: a compiled twin records its compilation), the findings its
+    report gave when it was recorded."""
+    fixed = truth.get("record_fixed", {}).get("trace")
+    if fixed and os.path.exists(os.path.join(fx, fixed)):
+        return findings(report(stepscope, os.path.join(fx, fixed)))
+    return truth.get("fixed_findings", [])
+
+
 def judge_program(stepscope, fx, truth):
     program = Z.BY_NAME[truth["program"]]
     rep = report(stepscope, os.path.join(fx, truth["record_before"]["trace"]))
@@ -159,8 +170,7 @@ def judge_program(stepscope, fx, truth):
                       if r["status"] == "ok"] or [0], 0.5)
     rows = [judge_finding(truth, program, f, step) for f in now
             if f["severity"] in ABOVE_LOW]
-    fixed = truth.get("record_fixed", {}).get("trace")
-    fixed_now = findings(report(stepscope, os.path.join(fx, fixed))) if fixed else []
+    fixed_now = fixed_findings(stepscope, fx, truth)
     best = largest_cause(truth)
     return {"program": truth["program"], "family": truth["family"], "split": truth["split"],
             "step_ms": step, "rows": rows, "largest": best,

@@ -10,6 +10,9 @@ stack samples, against the whole trace's export of the same format:
   nvtxt        step lines of those steps only
   folded       idle (the analysis's steady steps) and all (samples by time) fold less than the
                whole, and something
+  sstrace      a trace of its own: the report of the part analyses exactly those steps, with
+               the whole's step times and kernel names (string ids kept), says ENV export.part;
+               the part of a cut trace has no end (report refuses it, as it refuses its source)
   errors       a step that does not exist, a time with nothing in it, bad and double windows:
                one line, exit 1 or 2, no file
   size         STEPSCOPE_EXPORT_WARN_MB below the export: a warning first whose size is within
@@ -166,6 +169,42 @@ def test_folded(ss, trace, work, a, b):
                   % (t_win, len(roots)))
 
 
+def report_json(ss, path, *args):
+    p = subprocess.run([ss, "report", "--format", "json", "-v", path] + list(args),
+                       capture_output=True, text=True, timeout=120)
+    return p.returncode, (json.loads(p.stdout) if p.returncode == 0 else None)
+
+
+def test_sstrace(ss, trace, work, a, b):
+    out = os.path.join(work, "part.sstrace")
+    rc, err = export(ss, trace, out, "-f", "sstrace", "--steps", "%d-%d" % (a, b))
+    check(rc == 0 and os.path.exists(out), "sstrace: written (%s)" % err.strip())
+    _, whole = report_json(ss, trace)
+    rc, part = report_json(ss, out)
+    check(rc == 0 and part is not None, "sstrace: the part reads as a trace")
+    if rc or not whole:
+        return
+    want = {s["number"]: s["end_ns"] - s["begin_ns"] for s in whole["step_list"]
+            if a <= s["number"] <= b}
+    got = {s["number"]: s["end_ns"] - s["begin_ns"] for s in part["step_list"]}
+    check(set(got) <= set(want) and len(got) >= len(want) - 1 and
+          all(got[n] == want[n] for n in got if n < b),
+          "sstrace: the part's steps are the whole's (%s of %s)" % (sorted(got), sorted(want)))
+    names = {k["name"] for k in part.get("top_kernels", [])}
+    check(names and names <= {k["name"] for k in whole.get("top_kernels", [])},
+          "sstrace: kernel names resolve to the whole's")
+    dump = subprocess.run([ss, "dump", "-t", "env", out], capture_output=True, text=True).stdout
+    check("export.part" in dump, "sstrace: ENV export.part says which part")
+    cut = os.path.join(work, "cut.sstrace")
+    with open(trace, "rb") as f, open(cut, "wb") as g:
+        g.write(f.read()[: os.path.getsize(trace) * 2 // 3])
+    cutpart = os.path.join(work, "cutpart.sstrace")
+    rc, err = export(ss, cut, cutpart, "-f", "sstrace")
+    rc2, _ = report_json(ss, cutpart) if os.path.exists(cutpart) else (1, None)
+    check("truncated" in err and rc2 == 1,
+          "sstrace: a cut trace's part is said and has no end (export %d, report %d)" % (rc, rc2))
+
+
 def test_errors(ss, trace, work):
     out = os.path.join(work, "err.json")
     for args, rc_want, says in ((["--steps", "9999"], 1, "no step numbered 9999"),
@@ -216,6 +255,7 @@ def main():
     test_nsys(ss, trace, work, a, b)
     test_nvtxt(ss, trace, work, a, b)
     test_folded(ss, trace, work, a, b)
+    test_sstrace(ss, trace, work, a, b)
     test_errors(ss, trace, work)
     test_part(ss, trace, work)
     test_size_warning(ss, trace, work)

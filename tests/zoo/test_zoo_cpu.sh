@@ -29,7 +29,9 @@ fi
 timeout 600 "$py" "$root/bench/zoo/run_zoo.py" --stepscope "$here/fake_stepscope.sh" --device cpu \
   --python "$py" --work "$tmp/run" --only plain_cnn_bn_w6 >"$tmp/run.log" 2>&1
 rc=$?
+# the truth in the pack, the traces beside it in traces-K.tar (files the GPU tool can return)
 tar -tzf "$tmp/run/zoo.tar.gz" >"$tmp/tar.txt" 2>/dev/null
+tar -tf "$tmp/run/traces-1.tar" >>"$tmp/tar.txt" 2>/dev/null
 if [ $rc = 0 ] && grep -q 'truth/plain_cnn_bn_w6.json' "$tmp/tar.txt" &&
    grep -q 'traces/plain_cnn_bn_w6-fixed.sstrace' "$tmp/tar.txt" &&
    "$py" - "$tmp/run/truth/plain_cnn_bn_w6.json" <<'PY'
