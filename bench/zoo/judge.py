@@ -57,6 +57,10 @@ def load(fx, split):
     for name in sorted(os.listdir(tdir)):
         with open(os.path.join(tdir, name)) as f:
             t = json.load(f)
+        program = Z.BY_NAME.get(t["program"])
+        if program is None or program.split != t["split"]:  # the split was decided before
+            raise SystemExit("judge.py: %s: split %r, the table says %r" % (
+                name, t["split"], program and program.split))
         if split == "all" or t["split"] == split:
             out.append(t)
     return out
