@@ -746,6 +746,46 @@ size_t ssa_host_hotspots(const struct ssa_result *r, const struct ssa_summary *s
  * them). Returns buf. */
 char *ssa_hotspot_label(const struct ssa_hotspot *h, char *buf, size_t cap);
 
+/* What the host does on a hotspot's line (ssa_hostwork.c), for the catch-all finding: one row
+ * per kind, the words the report says and the fix that fits (Python programs: C and C++ ones
+ * have no samples to name a line). */
+#define SSA_HOST_WORKS(X)                                                                        \
+    X(SSA_WORK_UNKNOWN, "", "")                                                                  \
+    X(SSA_WORK_MODEL, "the model's forward and backward, run op by op from Python (eager "       \
+      "PyTorch's per-op dispatch)",                                                              \
+      "torch.compile(model) runs them as fused kernels with far less Python; CUDA graphs "       \
+      "(torch.compile(mode=\"reduce-overhead\")) take the launches away too")                     \
+    X(SSA_WORK_COMPILE, "torch.compile at work inside the steps (tracing, guards, recompiles)",  \
+      "keep the shapes it sees stable: torch.compile(dynamic=True), "                            \
+      "torch._dynamo.mark_dynamic(x, dim) on the dimension that changes, or pad inputs to a few " \
+      "bucket sizes")                                                                            \
+    X(SSA_WORK_OPTIMIZER, "the optimizer's Python loop over the parameters",                     \
+      "torch.optim.AdamW(params, fused=True) (or foreach=True); zero_grad(set_to_none=True)")    \
+    X(SSA_WORK_ALLOCATOR, "CUDA allocator calls (torch.cuda.empty_cache() gives memory back)",   \
+      "remove torch.cuda.empty_cache() from the loop")                                           \
+    X(SSA_WORK_DATA, "data preparation on the training thread (decoding, augmentation, "         \
+      "collation, tokenisation)",                                                                \
+      "move it into the Dataset or collate_fn and load with DataLoader(num_workers=N), or "      \
+      "prepare it once before training")                                                        \
+    X(SSA_WORK_LOGGING, "logging and progress output", "log and print every N steps, not every " \
+      "step (a logging interval; tqdm(mininterval=1))")                                          \
+    X(SSA_WORK_TORCH, "PyTorch's own Python", "find why that call runs every step, and take it " \
+      "out of the loop")                                                                         \
+    X(SSA_WORK_LIBRARY, "a library's Python", "take that call out of the training loop, or "     \
+      "make it every N steps")                                                                   \
+    X(SSA_WORK_USER, "the program's own Python", "vectorise it (one tensor operation for a "      \
+      "Python loop), do it every N steps, or take it out of the training loop")
+#define SSA_WORK_ENUM(id, words, fix) id,
+enum ssa_host_work_kind { SSA_HOST_WORKS(SSA_WORK_ENUM) SSA_WORK_COUNT };
+#undef SSA_WORK_ENUM
+struct ssa_host_work {
+    const char *words, *fix;
+};
+/* The kind of a hotspot's host work; compiled: the program uses torch.compile. */
+int ssa_host_work_kind(const struct ssa_hotspot *h, int compiled);
+/* A kind's row (the UNKNOWN row for a kind out of range); static storage. */
+const struct ssa_host_work *ssa_host_work(int kind);
+
 /* Outlier steps: steady steps longer than SSA_OUTLIER_FACTOR x the median, slowest first, and
  * what made each slow — in full mode the category with the most time above the steady mean
  * (excess 1), in compact mode only the step's largest category (excess 0). */
@@ -812,6 +852,9 @@ struct ssa_finding {
      * exposes data loading: read less often, or load ahead); NULL when additive. Its
      * saving is what it saves alone and is not added to the other's. */
     const char *alternative_to;
+    /* a note without a price: what it says is real, but no model stands behind a saving
+     * (saving_ms 0); the reports say "not priced" instead of a saving */
+    int note;
     /* where in the user's code the finding's time is (Python stack samples of the categories
      * it prices: data, sync, launch, alloc or host), the most first; none without samples */
     size_t n_hot;

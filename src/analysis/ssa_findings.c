@@ -43,6 +43,7 @@ struct fctx {
     double fusable_runs, fusable_kernels, fusable_busy_ms, fusable_ms;
     double small_gemms, small_gemm_ms, gemm_idle_sm_ms;
     double d2d_copies, d2d_bytes, memsets;
+    uint64_t fired; /* bit i: rules[i] fired (the rules judged before the one reading it) */
 };
 
 /* Pinned H2D bandwidth when the trace has no pinned copy to measure it on: measured on the
@@ -926,6 +927,46 @@ static int rule_recompile(const struct fctx *c, struct ssa_finding *f)
 
 /* The catch-all, last in the table: a GPU mostly idle for reasons no rule above names (host
  * work on the training thread in long gaps: Python, the framework, CPU ops, logging). */
+static int fired(const struct fctx *c, const char *id);
+static void say_samples(struct ssa_finding *f, char *where0, size_t cap);
+
+/* The catch-all without a line to name (no Python samples: C and C++ programs, the sampler
+ * off) or with the eager model's own Python that launch_bound's fix already covers: a note,
+ * no price (issue #40: a [high] price with advice that fits no line is worse than none). */
+static int low_util_note(const struct fctx *c, struct ssa_finding *f, const char *where)
+{
+    f->note = 1;
+    f->saving_ms = 0;
+    if (where) {
+        SAY(f->fix, "the launch-bound finding's fix covers it (the host work is in %s: the "
+                    "model's forward and backward, run op by op)", where);
+        return 1;
+    }
+    SAY(f->estimate, "not priced: no sample says what the host does there");
+    SAY(f->fix, "%s",
+        in_lang(c, "py-spy dump --pid PID shows the host work between launches: take it "
+                   "out of the loop, or do it every N steps",
+                "find the host work between launches (perf record -g -p PID; the markers of "
+                "<stepscope/stepscope.h> around suspect code)",
+                "find the host work between launches (perf record -g -p PID; the markers of "
+                "<stepscope/stepscope.h> around suspect code)",
+                "find the host work between launches (perf record -g -p PID; NVTX ranges "
+                "around suspect code)"));
+    return 1;
+}
+
+/* The catch-all priced where the samples name what the host does (ssa_hostwork.c): the line,
+ * the kind of work, the fix that fits it. */
+static int low_util_named(struct ssa_finding *f, double left, int kind, const char *where)
+{
+    const struct ssa_host_work *w = ssa_host_work(kind);
+    f->saving_ms = left;
+    SAY(f->estimate, "GPU idle not claimed by another finding nor by the recording's cost: "
+                     "at most that much, if the host work were overlapped or removed");
+    SAY(f->fix, "the host work is in %s, %s: %s", where, w->words, w->fix);
+    return 1;
+}
+
 static int rule_low_utilisation(const struct fctx *c, struct ssa_finding *f)
 {
     const struct ssa_summary *s = c->s;
@@ -934,26 +975,18 @@ static int rule_low_utilisation(const struct fctx *c, struct ssa_finding *f)
     double after = c->busy_ms + left, busy_after = after > 0 ? 100 * c->busy_ms / after : 100;
     if (busy_after >= SSA_LAUNCHBOUND_BUSY_PCT || left < c->step_ms * SSA_LOW_UTIL_PCT / 100)
         return 0;
-    f->saving_ms = left;
     f->confidence = SSA_LOW;
     SAY(f->evidence,
         "GPU busy %.0f %%, %.0f %% with the findings above fixed; %.1f ms/step "
         "of idle that no finding explains",
         s->gpu_busy_pct_unrecorded, busy_after, left);
-    SAY(f->estimate, "GPU idle not claimed by another finding nor by the recording's cost: "
-                     "at most that much, if the host work were overlapped or removed");
-    SAY(f->fix, "%s",
-        in_lang(c, "find the host work between launches (py-spy dump): move it to "
-                   "DataLoader workers, or do it every N steps",
-                "find the host work between launches (perf record -g -p PID; the markers of "
-                "<stepscope/stepscope.h> around suspect code): move it to producer threads, "
-                "or do it every N steps",
-                "find the host work between launches (perf record -g -p PID; the markers of "
-                "<stepscope/stepscope.h> around suspect code): move it to producer threads, "
-                "or do it every N steps",
-                "find the host work between launches (perf record -g -p PID; NVTX ranges "
-                "around suspect code): move it to other threads, or do it every N steps"));
-    return 1;
+    f->n_hot = ssa_host_hotspots(c->r, s, SSA_CAT_BIT(SSA_CAT_HOST), f->hot, SSA_FINDING_HOTSPOTS);
+    if (!f->n_hot || f->hot[0].samples < SSA_HOTSPOT_MIN_SAMPLES) return low_util_note(c, f, NULL);
+    char where[224];
+    say_samples(f, where, sizeof where);
+    int kind = ssa_host_work_kind(&f->hot[0], c->compiled);
+    if (kind == SSA_WORK_MODEL && fired(c, "launch_bound")) return low_util_note(c, f, where);
+    return low_util_named(f, left, kind, where);
 }
 
 /* Where a rule's time is in the user's code, from the Python stack samples (issue #20): the
@@ -1022,14 +1055,20 @@ static const struct rule rules[] = {
      BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1, 0},
     {"low_utilisation", "GPU mostly idle for host work no other finding names",
      rule_low_utilisation, 0, 1, BIT(SSA_CAT_HOST), /* last: it reads the findings above */
-     {BIT(SSA_CAT_HOST), "the host work is in ",
-      ": move it to DataLoader workers, or do it every N steps", 1}, 0, 0},
+     {0, NULL, NULL, 0}, 0, 0}, /* it names its lines itself: ssa_hostwork.c */
 };
 #undef BIT
 
 const char *ssa_finding_rule_id(size_t i)
 {
     return i < sizeof rules / sizeof rules[0] ? rules[i].id : NULL;
+}
+
+static int fired(const struct fctx *c, const char *id)
+{
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (strcmp(rules[i].id, id) == 0) return (int)(c->fired >> i & 1);
+    return 0;
 }
 
 /* Appends text at the end of buf (cut to fit). */
@@ -1051,6 +1090,18 @@ static void name_code(const struct fctx *c, const struct rule_code *code, struct
     if (!code->cats) return;
     f->n_hot = ssa_host_hotspots(c->r, c->s, code->cats, f->hot, SSA_FINDING_HOTSPOTS);
     if (!f->n_hot || f->hot[0].samples < SSA_HOTSPOT_MIN_SAMPLES) return;
+    char where[224];
+    say_samples(f, where, sizeof where);
+    if (code->replace) f->fix[0] = '\0';
+    append(f->fix, sizeof f->fix, code->lead);
+    append(f->fix, sizeof f->fix, where);
+    append(f->fix, sizeof f->fix, code->tail);
+}
+
+/* Appends the finding's first two hotspots (f->hot, enough samples behind the first) to its
+ * evidence; the first one's label in where. */
+static void say_samples(struct ssa_finding *f, char *where0, size_t cap)
+{
     char where[2][224], list[512];
     size_t n = f->n_hot > 1 && f->hot[1].samples >= SSA_HOTSPOT_MIN_SAMPLES ? 2 : 1;
     for (size_t i = 0; i < n; i++)
@@ -1064,12 +1115,10 @@ static void name_code(const struct fctx *c, const struct rule_code *code, struct
     append(f->evidence, sizeof f->evidence,
            f->hot[0].sync_calls ? "; Python lines of the calls: " : "; Python samples: ");
     append(f->evidence, sizeof f->evidence, list);
-    if (code->replace) f->fix[0] = '\0';
-    append(f->fix, sizeof f->fix, code->lead);
-    append(f->fix, sizeof f->fix, where[0]);
-    append(f->fix, sizeof f->fix, code->tail);
+    snprintf(where0, cap, "%s", where[0]);
 }
 _Static_assert(sizeof rules / sizeof rules[0] <= SSA_MAX_FINDINGS, "room for every rule");
+_Static_assert(sizeof rules / sizeof rules[0] <= 64, "a bit each in fctx.fired");
 
 const char *ssa_level_name(int level)
 {
@@ -1141,7 +1190,8 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const str
         f.id = rules[i].id, f.title = rules[i].title, f.cats = rules[i].cats;
         if (!rules[i].detect(&c, &f)) continue;
         rate(&c, &f, rules[i].upper_bound);
-        if (f.saving_pct < SSA_FINDING_MIN_PCT && !rules[i].always) continue;
+        if (f.saving_pct < SSA_FINDING_MIN_PCT && !rules[i].always && !f.note) continue;
+        c.fired |= UINT64_C(1) << i;
         name_code(&c, &rules[i].code, &f);
         if (rules[i].prices_idle && !f.alternative_to) c.idle_claimed_ms += f.saving_ms;
         size_t at = out->n++; /* insertion by saving, largest first */

@@ -9,7 +9,8 @@
  *     (SSA_ENV_CHECKS)
  *   window opener              its token in the collector that writes it (src/collect/
  *     (SSA_WINDOW_OPENERS)     ssc_core.c) and in docs/report-json.md
- * and which launch calls the per-launch estimate scales with (kernel launches only).
+ * and which launch calls the per-launch estimate scales with (kernel launches only), and the
+ * kind of host work the catch-all names for a line (ssa_hostwork.c).
  *
  * argv[1] is tests/fixtures (as for every analysis test); the tree is two folders up.
  */
@@ -19,6 +20,7 @@
 
 #include "analysis/ssa.h"
 #include "analysis/ssa_env.h"
+#include "analysis/ssa_host.h"
 #include "trace/sst_cbid.h"
 
 #define FILE_MAX (1u << 22)
@@ -101,6 +103,45 @@ static void check_openers(const char *collector, const char *report_json)
     }
 }
 
+/* The kind of host work a hotspot's library frame (else its line) says (ssa_hostwork.c). */
+static int work_of(const char *lib_file, const char *fn, int compiled)
+{
+    struct ssa_pyframe user = {"main", "/home/u/train.py", 10, 1, 0};
+    struct ssa_pyframe lib = {(char *)(fn ? fn : "f"), (char *)lib_file, 5, 1, 0};
+    if (!lib_file) user.function = (char *)fn;
+    struct ssa_hotspot h = {&user, lib_file ? &lib : NULL, 1, 1, 3, 0};
+    return ssa_host_work_kind(&h, compiled);
+}
+
+static void check_host_work(void)
+{
+    const char *sp = "/usr/lib/python3.12/site-packages";
+    char path[256];
+    snprintf(path, sizeof path, "%s/torch/nn/modules/conv.py", sp);
+    CHECK_EQ(work_of(path, "Conv2d._conv_forward", 0), SSA_WORK_MODEL);
+    snprintf(path, sizeof path, "%s/torch/autograd/graph.py", sp);
+    CHECK_EQ(work_of(path, "_engine_run_backward", 0), SSA_WORK_MODEL);
+    snprintf(path, sizeof path, "%s/torch/_ops.py", sp);
+    CHECK_EQ(work_of(path, "OpOverload.__call__", 0), SSA_WORK_MODEL);
+    CHECK_EQ(work_of(path, "OpOverload.__call__", 1), SSA_WORK_COMPILE);
+    snprintf(path, sizeof path, "%s/torch/_dynamo/eval_frame.py", sp);
+    CHECK_EQ(work_of(path, "_fn", 0), SSA_WORK_COMPILE);
+    snprintf(path, sizeof path, "%s/torch/optim/adamw.py", sp);
+    CHECK_EQ(work_of(path, "adamw", 0), SSA_WORK_OPTIMIZER);
+    snprintf(path, sizeof path, "%s/torch/cuda/memory.py", sp);
+    CHECK_EQ(work_of(path, "empty_cache", 0), SSA_WORK_ALLOCATOR);
+    snprintf(path, sizeof path, "%s/tqdm/std.py", sp);
+    CHECK_EQ(work_of(path, "tqdm.update", 0), SSA_WORK_LOGGING);
+    CHECK_EQ(work_of("/usr/lib/python3.12/json/decoder.py", "loads", 0), SSA_WORK_LIBRARY);
+    CHECK_EQ(work_of(NULL, "Tokens.__getitem__", 0), SSA_WORK_DATA);
+    CHECK_EQ(work_of(NULL, "class_weights_slow", 0), SSA_WORK_USER);
+    /* no kind's fix sends a model's or the program's own line to DataLoader workers */
+    CHECK(!strstr(ssa_host_work(SSA_WORK_MODEL)->fix, "DataLoader"));
+    CHECK(!strstr(ssa_host_work(SSA_WORK_USER)->fix, "DataLoader"));
+    CHECK(!strstr(ssa_host_work(SSA_WORK_COMPILE)->fix, "DataLoader"));
+    CHECK(strstr(ssa_host_work(SSA_WORK_DATA)->fix, "num_workers") != NULL);
+}
+
 static void check_launch_kinds(void)
 {
     CHECK(ssa_is_kernel_launch(SST_API_RUNTIME, SST_CBID_RT_cudaLaunchKernel_v7000));
@@ -131,6 +172,7 @@ int main(int argc, char **argv)
     REQUIRE(collector);
     check_openers(collector, report_json);
     check_launch_kinds();
+    check_host_work();
     free(collector);
     free(report_json);
     free(doctor_md);

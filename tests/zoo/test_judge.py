@@ -115,8 +115,14 @@ def test_cases(stepscope, root):
     data = [f for f in truth["fixes"] if f["finding"] == "data_loading"]
     check(len(data) == 1 and data[0]["flags"] == ["--workers", "6", "--pin"] and
           data[0]["variant"] == "F1", "data_loading's fix: the report's worker count, pinned")
-    check(any(f["finding"] == "low_utilisation" and "no_fix" in f for f in truth["fixes"]),
-          "low_utilisation: no literal fix")
+    # without Python samples the catch-all is a note (low): no fix is planned for it
+    check(not any(f["finding"] == "low_utilisation" for f in truth["fixes"]),
+          "low_utilisation without samples: a note, nothing to measure")
+    program = Z.BY_NAME[truth["program"]]
+    fixes, _ = R.plan_fixes(program, [{"id": "small_gemms", "rank": 1, "severity": "medium",
+                                       "saving_ms_per_step": 1.0, "fix": "batch the matmuls"}])
+    check(any(f["finding"] == "small_gemms" and "no_fix" in f for f in fixes),
+          "a finding no flag applies: no literal fix")
     price = next(f["saving_ms_per_step"] for f in truth["findings"] if f["id"] == "data_loading")
     good = write_case(root, "good", with_runs(truth, [100.0, 100.4], [100.2 - price - 0.1,
                                                                       100.2 - price + 0.1]))

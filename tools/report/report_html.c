@@ -227,6 +227,11 @@ static void html_finding_row(FILE *f, const struct report_view *v, size_t i)
     html_escaped(f, x->estimate);
     fputs("<br><b>fix:</b> <code>", f);
     html_escaped(f, x->fix);
+    if (x->note) { /* a note: no price to sort by */
+        fprintf(f, "</code></div></td><td class=\"n\">note</td><td class=\"n\"></td>"
+                   "<td class=\"n\"></td><td>%s</td></tr>\n", ssa_level_name(x->confidence));
+        return;
+    }
     fprintf(f,
             "</code></div></td><td class=\"n\">%.2f</td><td class=\"n\">%.1f</td>"
             "<td class=\"n\">%.2f&times;</td><td>%s</td></tr>\n",

@@ -362,6 +362,7 @@ static void json_findings(struct json_out *j, const struct ssa_findings *f, int 
         json_kv_string(j, "severity", ssa_level_name(x->severity));
         json_kv_string(j, "confidence", ssa_level_name(x->confidence));
         json_kv_double(j, "saving_ms_per_step", x->saving_ms);
+        if (x->note) json_kv_bool(j, "note", 1);
         json_kv_double(j, "saving_pct", x->saving_pct);
         json_kv_double(j, "speedup", x->speedup);
         json_kv_string(j, "evidence", x->evidence);

@@ -144,8 +144,7 @@ static void md_findings(FILE *f, const struct report_view *v, int verbose)
         const struct ssa_finding *x = &fs->v[i];
         fprintf(f, "%zu. **[%s] ", i + 1, ssa_level_name(x->severity));
         md_escaped(f, x->title);
-        fprintf(f, "**: saves ~%.2f ms/step (%.0f %%, %.2fx), confidence %s  \n   Evidence: ",
-                x->saving_ms, x->saving_pct, x->speedup, ssa_level_name(x->confidence));
+        fprintf(f, "**: %s  \n   Evidence: ", v->saves[i]);
         if (v->alt_of[i]) fprintf(f, "(alternative to %zu.: the same time, not additive) ", v->alt_of[i]);
         md_escaped(f, x->evidence);
         if (verbose) {

@@ -493,9 +493,8 @@ static void text_findings(FILE *out, const struct report_view *v, int verbose)
     size_t shown = verbose || f->n <= TEXT_FINDINGS ? f->n : TEXT_FINDINGS;
     for (size_t i = 0; i < shown; i++) {
         const struct ssa_finding *x = &f->v[i];
-        fprintf(out, "  %zu. [%s] %s\n     saves ~%.2f ms/step (%.0f %%, %.2fx), confidence %s\n",
-                i + 1, ssa_level_name(x->severity), x->title, x->saving_ms, x->saving_pct,
-                x->speedup, ssa_level_name(x->confidence));
+        fprintf(out, "  %zu. [%s] %s\n     %s\n", i + 1, ssa_level_name(x->severity), x->title,
+                v->saves[i]);
         if (v->alt_of[i])
             fprintf(out, "     alternative to %zu.: the same time, not additive\n", v->alt_of[i]);
         text_wrapped(out, "     evidence: ", x->evidence);

@@ -209,6 +209,16 @@ static void graph_note(char *n, size_t size, const struct ssa_result *r)
     if (len < 0) *n = '\0'; /* longer than size is cut: a note, not a number */
 }
 
+/* What a finding saves, said once for every writer; a note has no price. */
+static void saves_text(const struct ssa_finding *x, char *buf, size_t size)
+{
+    if (x->note)
+        snprintf(buf, size, "not priced: a note, confidence %s", ssa_level_name(x->confidence));
+    else
+        snprintf(buf, size, "saves ~%.2f ms/step (%.0f %%, %.2fx), confidence %s", x->saving_ms,
+                 x->saving_pct, x->speedup, ssa_level_name(x->confidence));
+}
+
 /* Steps that cannot be what the analysis takes them for: marked steps with no GPU work inside
  * while the trace has some (the markers wrap something else), or steps of wildly different
  * lengths (SSA_STEPS_DISPARATE: the breakdown is the mean of unlike things). */
@@ -435,9 +445,11 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     v->damage_label = r->damage.damaged ? "DAMAGED" : "INCOMPLETE";
     v->has_lost = lost_text(r, v->lost, sizeof v->lost);
     step_notes(v, r);
-    for (size_t i = 0; i < v->f.n; i++)
+    for (size_t i = 0; i < v->f.n; i++) {
         for (size_t k = 0; k < v->f.n && v->f.v[i].alternative_to; k++)
             if (strcmp(v->f.v[k].id, v->f.v[i].alternative_to) == 0) v->alt_of[i] = k + 1;
+        saves_text(&v->f.v[i], v->saves[i], sizeof v->saves[i]);
+    }
     v->has_graphs = v->per_step && graphs_text(&v->s, v->graphs, sizeof v->graphs);
     v->has_program = program_text(&r->program, v->program, sizeof v->program);
     ssa_throughput(r, &v->s, &v->tp);
