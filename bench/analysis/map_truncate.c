@@ -37,7 +37,7 @@ static void fail(const char *what)
 
 static int write_trace(const char *path)
 {
-    struct sst_writer_opts o = {0};
+    struct sst_writer_opts o = {.clock = SST_CLOCK_SYNTHETIC};
     struct sst_writer *w;
     if (sst_writer_open(path, &o, &w) != 0) return -1;
     for (uint64_t i = 0; i < RECORDS; i++) {

@@ -33,6 +33,12 @@ static void keep_reader_state(struct sst_reader *r, struct ssa_result *res)
                  "truncated: the imported capture ends inside its document at byte %s (its "
                  "events up to there were read)", cut);
     }
+    /* an import made before its DAMAGE record said so (issue #41): the one damage model too */
+    if (cut && !res->damage.count[SST_DAMAGE_TRUNCATED]) {
+        res->damage.count[SST_DAMAGE_TRUNCATED] = 1, res->damage.any = 1;
+        snprintf(res->damage.detail[SST_DAMAGE_TRUNCATED], SST_DAMAGE_DETAIL,
+                 "the imported capture ends inside its document at byte %.40s", cut);
+    }
 }
 
 static int cmp_kname(const void *x, const void *y)

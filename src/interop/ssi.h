@@ -7,14 +7,17 @@
  * 0 or a negative ss_error code; on failure they write one line for people into err (when
  * err is not NULL) and remove their output file. They write out_path directly (created
  * 0600, or truncated): a caller that must not lose what was at the path hands them a
- * temporary file and puts it in place when they succeed (the CLI: src/util/ss_out.h). The exporters may also return 0 with a warning
- * in err (a cut or damaged input trace: what could be read was exported); callers print a
- * non-empty err either way.
+ * temporary file and puts it in place when they succeed (the CLI: src/util/ss_out.h). A damaged
+ * input is the caller's to say (the reader's damage model, sst_reader_damage; the CLI refuses
+ * it unless --accept-damage): the exporters write what could be read and, where the format has
+ * room, the damage with it; the importers write what they found wrong with the capture as
+ * DAMAGE records (sst_writer_damage). Callers print a non-empty err either way.
  */
 #ifndef SSI_H
 #define SSI_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct sst_reader;
@@ -32,6 +35,14 @@ enum ssi_format {
 #define SSI_OWN_JSON_REFUSAL                                                                   \
     "is stepscope's own Perfetto export, which cannot be imported whole: use the .sstrace it "  \
     "was exported from"
+
+/* One step of the hash the importers find exact repeats with (a Kineto event, an nsys row:
+ * every field folded in; issue #41). */
+static inline uint64_t ssi_hash_mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
 
 /* Sniffs the first bytes of the file at path. Returns an ssi_format (>= 0) or a negative
  * ss_error code when the file cannot be read. */
@@ -111,8 +122,9 @@ struct ssi_export_in {
 
 /* One format. It has one of to_stream (to f, which may be stdout: the caller checks f for
  * write errors) and to_path (fills the empty 0600 file at path, which the caller then puts in
- * place). Both return 0, with a warning in msg when the trace was cut short or damaged (what
- * could be read was exported), or a negative ss_error with msg saying why. */
+ * place). Both return 0 (a damaged trace: what could be read was exported, and the damage
+ * written where the format has room; the caller says it), or a negative ss_error with msg
+ * saying why. */
 struct ssi_exporter {
     const char *name;   /* --format NAME */
     const char *suffix; /* of the default output, named after the input, next to it */

@@ -204,7 +204,11 @@ static int accept_truncated(struct kimport *k, int rc)
 {
     if (rc != SS_ETRUNC || k->out.recognised == 0) return rc;
     k->out.truncated_at = k->offset ? k->offset : 1;
-    if (k->err && k->errlen) k->err[0] = '\0';
+    if (k->err && k->errlen) { /* the trace's DAMAGE record says it from now on */
+        const char *m = strncmp(k->err, "truncated: ", 11) == 0 ? k->err + 11 : k->err;
+        snprintf(k->out.cut_msg, sizeof k->out.cut_msg, "%s", m);
+        k->err[0] = '\0';
+    }
     return 0;
 }
 

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "analysis/ssa.h"
+#include "interop/ssi.h"
 #include "ssi_kineto_internal.h"
 #include "trace/sst_zstd.h"
 #include "util/ss_error.h"
@@ -515,6 +516,61 @@ static int recognised(const struct ki_event *e)
     return e->ph == 'M' || (e->cat != KC_NONE && e->cat != KC_OTHER);
 }
 
+/* ---- damage: events left out, counted (issue #41) ---- */
+
+/* Every field the import keeps of a GPU event or API call, hashed (0 is never returned). */
+static uint64_t event_key(const struct ki_event *e)
+{
+    uint64_t h = ssi_hash_mix(e->cat, (uint64_t)e->ts);
+    const int64_t v[] = {e->dur, e->tid, e->device, e->stream, e->corr, e->bytes, e->cbid,
+                         e->grid[0], e->grid[1], e->grid[2], e->block[0], e->block[1], e->block[2]};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = ssi_hash_mix(h, (uint64_t)v[i]);
+    for (size_t i = 0; i < e->name_len; i++) h = ssi_hash_mix(h, (unsigned char)e->name[i]);
+    return h ? h : 1;
+}
+
+static int is_work(uint8_t cat)
+{
+    return cat == KC_KERNEL || cat == KC_MEMCPY || cat == KC_MEMSET || cat == KC_RUNTIME ||
+           cat == KC_DRIVER || cat == KC_SYNC;
+}
+
+/* 1 when the event cannot be one of the capture: a GPU event or API call before the time base
+ * (Kineto's ts count from it: a negative one is impossible), or an exact repeat of a recent
+ * one (a kernel cannot run twice at the same instant on its stream). Counted, left out. */
+static int left_out(struct ki_out *o, const struct ki_event *e)
+{
+    if (e->ph != 'X' || !is_work(e->cat) || !(e->have & KF_TS) || (e->bad & KF_TS)) return 0;
+    if (o->have_base && e->ts < 0) {
+        if (!o->impossible++)
+            snprintf(o->first_impossible, sizeof o->first_impossible,
+                     "traceEvents[%llu] (%s) at ts %lld ns, before the time base",
+                     (unsigned long long)e->index, cat_text(e->cat), (long long)e->ts);
+        return 1;
+    }
+    uint64_t key = event_key(e), *slot = &o->seen[key & (KI_SEEN_SLOTS - 1)];
+    if (*slot != key) return *slot = key, 0;
+    if (!o->repeats++)
+        snprintf(o->first_repeat, sizeof o->first_repeat, "traceEvents[%llu] (%s)",
+                 (unsigned long long)e->index, cat_text(e->cat));
+    return 1;
+}
+
+/* The import's own damage as DAMAGE records, so every reader of the trace says it. */
+static int write_damage(struct ki_out *o)
+{
+    int rc = 0;
+    if (o->truncated_at)
+        rc = sst_writer_damage(o->w, SST_DAMAGE_TRUNCATED, 1, o->truncated_at,
+                               o->cut_msg[0] ? o->cut_msg : "the capture ends inside its document");
+    if (!rc && o->repeats)
+        rc = sst_writer_damage(o->w, SST_DAMAGE_DUPLICATE, o->repeats, UINT64_MAX, o->first_repeat);
+    if (!rc && o->impossible)
+        rc = sst_writer_damage(o->w, SST_DAMAGE_INCONSISTENT, o->impossible, UINT64_MAX,
+                               o->first_impossible);
+    return rc;
+}
+
 int ki_emit_event(struct ki_out *o, const struct ki_event *e, char *msg, size_t cap)
 {
     o->events++;
@@ -523,6 +579,7 @@ int ki_emit_event(struct ki_out *o, const struct ki_event *e, char *msg, size_t 
         o->pid = (uint32_t)e->pid, o->have_pid = 1;
     if (e->ph == 'M') return emit_meta(o, e, msg, cap);
     if (e->ph != 'X') return o->skipped_other++, 0; /* flows, instants, counters */
+    if (left_out(o, e)) return 0;
     switch (e->cat) {
     case KC_KERNEL:
         return o->imported++, emit_kernel(o, e, msg, cap);
@@ -564,5 +621,6 @@ int ki_emit_finish(struct ki_out *o, char *msg, size_t cap)
     if (!rc && o->unknown_cbid) rc = write_count(o, "import.unknown_api_names", o->unknown_cbid);
     if (!rc && o->base_late) rc = write_env(o, "import.base_time", "ignored: after the events");
     if (!rc && o->truncated_at) rc = write_count(o, "import.truncated_at", o->truncated_at);
+    if (!rc) rc = write_damage(o);
     return rc ? write_error(o, msg, cap) : 0;
 }

@@ -11,8 +11,8 @@
  *                    exact decimal parser for timestamps
  *
  * Memory is bounded by constants (the frame stack, one event's fields, a name buffer, a
- * correlation cache, a few pending copies) plus the writer's interned strings; nothing grows
- * with the number of events.
+ * correlation cache, a few pending copies, the keys of recent events) plus the writer's
+ * interned strings; nothing grows with the number of events.
  */
 #ifndef SSI_KINETO_INTERNAL_H
 #define SSI_KINETO_INTERNAL_H
@@ -34,6 +34,7 @@
 #define KI_TS_LIMIT (INT64_C(1) << 62) /* |time| in ns beyond this is absurd */
 #define KI_CORR_SLOTS 65536            /* API correlation -> async flag, direct-mapped */
 #define KI_PENDING 64                  /* copies waiting for their API call */
+#define KI_SEEN_SLOTS 65536            /* recent GPU events and API calls, for repeats */
 
 /* Event categories ("cat") the importer tells apart; KC_OTHER is any other text. */
 enum ki_cat {
@@ -137,6 +138,13 @@ struct ki_out {
     size_t n_pending;
     /* counts, for the env records and for "is this Kineto at all" */
     uint64_t events, recognised, imported, skipped_cpu, skipped_other, unknown_cbid;
+    /* damage (issue #41), written as DAMAGE records at the end: the cut, events repeated
+     * exactly (a hash of every field the import keeps, direct-mapped: repeats among recent
+     * events), events before the capture's time base; the first of each in words */
+    char cut_msg[160];
+    uint64_t seen[KI_SEEN_SLOTS];
+    uint64_t repeats, impossible;
+    char first_repeat[96], first_impossible[96];
 };
 
 /* ---- ssi_kineto_parse.c ---- */

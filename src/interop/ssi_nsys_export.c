@@ -688,16 +688,23 @@ static void export_skipped(struct xp *x)
     meta(x, "NOT_EXPORTED", buf, n);
 }
 
-static void export_state(struct xp *x, char *warn, size_t warnlen)
+/* The trace's state and its damage (the one model, issue #41): STEPSCOPE_TRACE_STATE, and
+ * for a damaged trace STEPSCOPE_DAMAGE_<KIND> = count per kind and STEPSCOPE_DAMAGE_SAID, which
+ * the import turns back into DAMAGE records: the damage survives the round trip. */
+static void export_state(struct xp *x)
 {
     const struct sst_read_status *st = sst_reader_status(x->r);
-    int partial = st->truncated || st->bad_chunks || st->malformed || !st->closed;
+    struct sst_damage d;
+    char key[64], line[1024];
+    sst_reader_damage(x->r, &d);
+    int partial = d.any || !st->closed;
     meta(x, "TRACE_STATE", partial ? "incomplete" : "complete", partial ? 10 : 8);
-    if (partial)
-        ssi_nsys_err(warn, warnlen,
-                     "warning: the trace is %s: exported what could be read "
-                     "(META_DATA_CAPTURE STEPSCOPE_TRACE_STATE = incomplete)",
-                     st->truncated || !st->closed ? "truncated" : "damaged");
+    for (uint8_t k = 1; k < SST_DAMAGE_LIMIT && d.any; k++) {
+        if (!d.count[k]) continue;
+        snprintf(key, sizeof key, "DAMAGE_%s", sst_damage_kind_name(k));
+        meta_u64(x, key, d.count[k]);
+    }
+    if (d.any) sst_damage_describe(&d, line, sizeof line), meta(x, "DAMAGE_SAID", line, strlen(line));
 }
 
 static void xp_free(struct xp *x)
@@ -725,7 +732,7 @@ static int read_all(struct xp *x)
     return x->rc;
 }
 
-static int export_db(struct xp *x, const char *in_path, char *warn, size_t warnlen)
+static int export_db(struct xp *x, const char *in_path)
 {
     int rc = create_schema(x);
     if (rc) return rc;
@@ -734,7 +741,7 @@ static int export_db(struct xp *x, const char *in_path, char *warn, size_t warnl
     xp_nvtx_finish(x);
     export_meta(x, in_path);
     export_skipped(x);
-    export_state(x, warn, warnlen);
+    export_state(x);
     if (!x->rc) x->rc = ssi_nsys_sql_exec(x->db, "COMMIT", x->err, x->errlen);
     return x->rc;
 }
@@ -759,24 +766,24 @@ static int open_db(struct xp *x, const char *out_path, char **tmp, char *err, si
     return SS_EIO;
 }
 
-/* On success err may hold a warning (the trace was cut short or damaged). */
+/* A damaged trace is exported as far as it reads, its damage in META_DATA_CAPTURE (the caller
+ * says it: cmd_export). */
 int ssi_nsys_export_reader(const struct ssi_export_in *in, const char *out_path, char *err,
                            size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
     struct xp x = {.err = err, .errlen = errlen, .t_min = UINT64_MAX, .r = in->r, .win = in->win,
                    .win_desc = in->win_desc};
-    char *tmp = NULL, warn[256] = "";
+    char *tmp = NULL;
     int rc = ssi_window_rewind(in->r, in->win);
     if (rc == 0) rc = open_db(&x, out_path, &tmp, err, errlen);
-    if (rc == 0) rc = export_db(&x, in->source, warn, sizeof warn);
+    if (rc == 0) rc = export_db(&x, in->source);
     xp_free(&x);
     if (x.db && sqlite3_close(x.db) != SQLITE_OK && !rc) rc = SS_EIO;
     if (tmp && !rc)
         rc = ssi_nsys_tmp_commit(tmp, out_path, err, errlen);
     else if (tmp)
         unlink(tmp);
-    if (!rc && warn[0]) ssi_nsys_err(err, errlen, "%s", warn);
     free(tmp);
     return rc;
 }

@@ -27,6 +27,8 @@ struct im_col {
 /* The tables read in time order, each through its own sorted cursor. */
 enum im_src { IM_CLOSE, IM_KERNEL, IM_MEMCPY, IM_MEMSET, IM_SYNC, IM_RUNTIME, IM_OPEN, IM_NSRC };
 
+#define IM_SAME_TIME 64 /* rows of one time a cursor remembers, to find exact repeats */
+
 struct im_cursor {
     enum im_src src;
     const char *table;
@@ -36,6 +38,11 @@ struct im_cursor {
     int has;     /* a current row */
     int64_t key; /* its time */
     int64_t rowid;
+    /* the rows read at time same_key, hashed over every column but the rowid: a row equal to
+     * one of them is a repeat (the cursor is sorted by time, so repeats meet here) */
+    int64_t same_key;
+    uint64_t same[IM_SAME_TIME];
+    size_t n_same;
 };
 
 /* key -> value map of 64-bit integers (open addressing; key 0 is stored aside). */
@@ -87,6 +94,11 @@ struct im {
     uint64_t skipped_api, unknown_api;
     char **meta; /* STEPSCOPE_* rows of META_DATA_CAPTURE: key, value, key, value... */
     size_t n_meta;
+    /* damage (issue #41), written as DAMAGE records after the rows: the file's own check
+     * (PRAGMA quick_check), rows repeated exactly (left out) */
+    char integrity[160]; /* the check's first complaint; "" when the file passed */
+    uint64_t repeats;
+    char first_repeat[96];
 };
 
 /* Sets m->rc and the message (first error wins); returns m->rc. */
@@ -121,6 +133,8 @@ void im_stacks_free(struct im *m);
  * the PROCESS, ENV, DEVICE, THREAD and DROPPED records. */
 int im_session(struct im *m, struct sst_writer_opts *o);
 int im_header_records(struct im *m);
+/* The damage a stepscope export carried (STEPSCOPE_DAMAGE_<kind>) as DAMAGE records. */
+int im_meta_damage(struct im *m);
 void im_meta_free(struct im *m);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "interop/ssi_nsys.h"
 #include "interop/ssi_nsys_im.h"
+#include "trace/sst_names.h"
 #include "util/ss_error.h"
 
 /* ---- STEPSCOPE_* keys ---- */
@@ -319,6 +320,7 @@ static int notice(struct im *m)
     struct sst_rec_notice *r = sst_writer_reserve(m->w, SST_REC_NOTICE, sizeof *r);
     if (!r) return im_fail(m, SS_EIO, "cannot write the trace");
     r->level = SST_NOTE_WARN, r->code = SST_NOTICE_OTHER, r->message = id;
+    r->ts_ns = m->start_ns; /* no time of its own: the session's start, as threads' */
     return 0;
 }
 
@@ -342,6 +344,7 @@ static int capture_records(struct im *m)
         struct sst_rec_capture *r = sst_writer_reserve(m->w, SST_REC_CAPTURE, sizeof *r);
         if (!r) return im_fail(m, SS_EIO, "cannot write the trace");
         r->ts_ns = t, r->on = (uint8_t)on, r->reason = (uint8_t)reason, r->what = (uint16_t)what;
+        if (t > m->t_max) m->t_max = t; /* the END chunk's time comes after every record */
     }
     return m->rc;
 }
@@ -364,5 +367,21 @@ int im_header_records(struct im *m)
     struct sst_rec_dropped *d = sst_writer_reserve(m->w, SST_REC_DROPPED, sizeof *d);
     if (!d) return im_fail(m, SS_EIO, "cannot write the trace");
     d->count = dropped;
+    d->ts_ns = m->start_ns; /* a time the trace's clock holds (0 is before its start) */
     return 0;
+}
+
+int im_meta_damage(struct im *m)
+{
+    const char *said = meta(m, "DAMAGE_SAID");
+    char key[48], detail[160];
+    snprintf(detail, sizeof detail, "the exported trace's: %.130s", said ? said : "");
+    for (uint8_t k = 1; k < SST_DAMAGE_LIMIT && !m->rc; k++) {
+        if (k == SST_DAMAGE_DROPPED) continue; /* STEPSCOPE_DROPPED's DROPPED record says it */
+        snprintf(key, sizeof key, "DAMAGE_%s", sst_damage_kind_name(k));
+        uint64_t n = meta_u(m, key, INT64_MAX, 0);
+        if (n && sst_writer_damage(m->w, k, n, UINT64_MAX, detail))
+            return im_fail(m, SS_EIO, "cannot write the trace");
+    }
+    return m->rc;
 }

@@ -404,6 +404,11 @@ static void write_tail(struct nt *t)
             "# end: %" PRIu64 " ranges closed at the end, %" PRIu64 " start/end ranges "
             "never ended, %" PRIu64 " unmatched pops/ends dropped, %" PRIu64 " late events moved\n",
             t->unended, (uint64_t)t->n_opens, t->dropped_pops, t->moved);
+    struct sst_damage d; /* the ranges are of what could be read: said where a reader looks */
+    char line[1024];
+    sst_reader_damage(t->r, &d);
+    if (d.any)
+        fprintf(t->f, "# damaged input: %s\n", sst_damage_describe(&d, line, sizeof line));
 }
 
 /* ---- the file ---- */

@@ -564,26 +564,31 @@ static void export_attribution(struct exporter *x, const struct ssa_result *res)
             attribution_step(x, &res->steps[i]);
 }
 
-/* The trace's state, in the JSON's "metadata" (shown by chrome://tracing and Perfetto) and,
- * when the trace was cut short or damaged, in warn: the export holds what could be read, and
- * must not pass for the whole run. */
-static void export_metadata(struct exporter *x, char *warn, size_t cap)
+/* The trace's state, in the JSON's "metadata" (shown by chrome://tracing and Perfetto): a
+ * damaged trace's export holds what could be read and must not pass for the whole run, so
+ * the damage model's kinds and line go with it (the CLI says it on stderr, issue #41). */
+static void export_metadata(struct exporter *x)
 {
     const struct sst_read_status *st = sst_reader_status(x->r);
-    int partial = st->truncated || st->bad_chunks || st->malformed || !st->closed;
+    struct sst_damage d;
+    char line[1024];
+    sst_reader_damage(x->r, &d);
     json_key(&x->j, "metadata");
     json_begin_object(&x->j);
     json_kv_string(&x->j, "exported-by", "stepscope export");
-    json_kv_string(&x->j, "trace-state", partial ? "incomplete" : "complete");
+    json_kv_string(&x->j, "trace-state", d.any || !st->closed ? "incomplete" : "complete");
     json_kv_u64(&x->j, "bad-chunks", st->bad_chunks);
-    json_kv_bool(&x->j, "truncated", st->truncated);
+    json_kv_bool(&x->j, "truncated", d.count[SST_DAMAGE_TRUNCATED] != 0);
+    if (d.any) {
+        json_key(&x->j, "damage");
+        json_begin_object(&x->j);
+        for (uint8_t k = 1; k < SST_DAMAGE_LIMIT; k++)
+            if (d.count[k]) json_kv_u64(&x->j, sst_damage_kind_name(k), d.count[k]);
+        json_kv_string(&x->j, "said", sst_damage_describe(&d, line, sizeof line));
+        json_end_object(&x->j);
+    }
     if (x->win_desc) json_kv_string(&x->j, "window", x->win_desc);
     json_end_object(&x->j);
-    if (partial && warn && cap)
-        snprintf(warn, cap,
-                 "warning: the trace is %s: exported what could be read (metadata says "
-                 "\"trace-state\": \"incomplete\")",
-                 st->truncated || !st->closed ? "truncated" : "damaged");
 }
 
 /* ---- the export ---- */
@@ -608,7 +613,7 @@ static int write_events(struct exporter *x, const struct ssa_result *res, FILE *
     }
     export_attribution(x, res);
     json_end_array(&x->j);
-    export_metadata(x, warn, cap);
+    export_metadata(x);
     json_end_object(&x->j);
     return json_finish(&x->j) == 0 ? 0 : SS_EIO;
 }

@@ -258,6 +258,7 @@ int ssi_window_prepare(struct sst_reader *r, uint64_t from_ns, uint64_t to_ns,
     while (rc == 0 && (rc = sst_reader_next(r, &h)) == 1)
         rc = prepare_record(&p, h);
     if (rc >= 0) ranges_unclosed(&p), rc = 0;
+    sst_reader_damage(r, &w->damage); /* before the rewind forgets it */
     free(p.v), free(p.slots);
     int rw = sst_reader_rewind(r);
     return rc ? rc : rw;

@@ -24,14 +24,16 @@ struct ssi_window {
     uint64_t kept[SST_REC_TYPE_LIMIT];
     uint64_t kept_events;
     uint64_t first_ns, last_ns; /* the times of the whole trace's records (0, 0: none) */
+    struct sst_damage damage;   /* the trace's, as the preparing pass read all of it */
     /* private: one bit per range record (in reading order): kept or not */
     uint8_t *range_keep;
     uint64_t n_ranges, next_range;
 };
 
 /* Reads r once from its start (and rewinds it): pairs the ranges and fills w->kept for the
- * window [from_ns, to_ns]. 0 or a negative ss_error (the reader's). The window owns its
- * memory until ssi_window_free. */
+ * window [from_ns, to_ns], and w->damage (the whole trace's, known before the export writes
+ * anything). 0 or a negative ss_error (the reader's). The window owns its memory until
+ * ssi_window_free. */
 int ssi_window_prepare(struct sst_reader *r, uint64_t from_ns, uint64_t to_ns,
                        struct ssi_window *w);
 void ssi_window_free(struct ssi_window *w);

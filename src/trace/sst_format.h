@@ -21,7 +21,8 @@
 /* "\x89SSTRACE" is never valid text, catches 7-bit transfers and CR/LF rewriting. */
 #define SST_MAGIC "\x89SSTRACE"
 #define SST_MAGIC_LEN 8
-#define SST_FORMAT_VERSION 3 /* what this code writes (2: record types cost, graph, py_*; 3: py_call) */
+#define SST_FORMAT_VERSION 4 /* what this code writes (2: record types cost, graph, py_*; 3: py_call;
+                              * 4: damage) */
 #define SST_READ_VERSION 1   /* newest min_reader_version this code can read */
 #define SST_BYTE_ORDER_LE 1
 
@@ -150,7 +151,8 @@ _Static_assert(sizeof(struct sst_rec_header) == 4, "record header is 4 bytes");
     X(PY_FRAME, 26, "py_frame", py_frame, none)                                                \
     X(PY_STACK, 27, "py_stack", py_stack, none)                                                \
     X(PY_SAMPLE, 28, "py_sample", py_sample, ts)                                           \
-    X(PY_CALL, 29, "py_call", py_call, ts)
+    X(PY_CALL, 29, "py_call", py_call, ts)                                                     \
+    X(DAMAGE, 30, "damage", damage, none)
 
 enum sst_rec_type {
 #define SST_X_ENUM(name, num, str, layout, time) SST_REC_##name = num,
@@ -619,6 +621,47 @@ struct sst_rec_py_call {
     uint32_t correlation; /* the API call's CUPTI correlation id (its API record's) */
 };
 _Static_assert(sizeof(struct sst_rec_py_call) == 24, "py_call record is 24 bytes");
+
+/* ---- damage: the one model of what is wrong with an input --------------------------------
+ * Every reader fills it (sst_reader_damage: a .sstrace's own damage, and through DAMAGE
+ * records what an importer found wrong with the capture it converted: a Kineto JSON cut
+ * short, an nsys SQLite file that fails its integrity check), every verb says it and exits
+ * non-zero unless --accept-damage, every writer carries it into its output.
+ * One row per kind: X(NAME, number, "name", "what a count of it counts"). The numbers are part
+ * of the format (DAMAGE.kind): never renumber, only append. */
+#define SST_DAMAGE_KINDS(X)                                                                    \
+    X(TRUNCATED, 1, "truncated", "the input ends early")                                       \
+    X(CORRUPT, 2, "corrupt", "damaged regions skipped")                                        \
+    X(LOST, 3, "lost", "records the input counts that were not read")                          \
+    X(DROPPED, 4, "dropped", "records dropped while recording")                                \
+    X(DUPLICATE, 5, "duplicate", "repeated chunks, records or rows skipped")                   \
+    X(ORDER, 6, "order", "chunks out of their sequence")                                       \
+    X(INCONSISTENT, 7, "inconsistent", "records with impossible values dropped")
+
+enum sst_damage_kind {
+#define SST_X_DAMAGE_ENUM(name, num, str, what) SST_DAMAGE_##name = num,
+    SST_DAMAGE_KINDS(SST_X_DAMAGE_ENUM)
+#undef SST_X_DAMAGE_ENUM
+        SST_DAMAGE_LIMIT /* one past the highest known kind */
+};
+
+/* Times at or past 2^62 ns (146 years) are impossible in every clock a trace names: a record
+ * holding one is inconsistent (the Kineto and nsys importers refuse such values too). */
+#define SST_TIME_LIMIT (1ull << 62)
+
+/* DAMAGE: what a producer found wrong with its own input (an importer: the capture was cut,
+ * failed its integrity check, held duplicates or impossible values, which it left out), so
+ * that every reader of the trace reports that damage as the trace's own. */
+struct sst_rec_damage {
+    struct sst_rec_header h;
+    uint8_t kind; /* enum sst_damage_kind */
+    uint8_t reserved0[3];
+    uint64_t count;  /* how many (records, rows, regions); 1 for a cut */
+    uint64_t offset; /* where in the input: a byte offset, a row id; UINT64_MAX unknown */
+    uint32_t detail; /* string id: one line saying what and where, or 0 */
+    uint32_t reserved;
+};
+_Static_assert(sizeof(struct sst_rec_damage) == 32, "damage record is 32 bytes");
 
 /* Each kind's layout is a whole number of 8-byte units and more than the header. */
 #define SST_X_LAYOUT_CHECK(name, num, str, layout, time)                                       \

@@ -154,3 +154,29 @@ const char *sst_notice_code_name(uint16_t code)
         [SST_NOTICE_OTHER] = "other"};
     return lookup(names, COUNT_OF(names), code);
 }
+
+/* A damage kind's row of SST_DAMAGE_KINDS, or NULL. */
+struct damage_row {
+    const char *name, *what;
+};
+static const struct damage_row *damage_row(uint8_t kind)
+{
+    static const struct damage_row rows[SST_DAMAGE_LIMIT] = {
+#define SST_X_DAMAGE_ROW(name, num, str, text) [num] = {str, text},
+        SST_DAMAGE_KINDS(SST_X_DAMAGE_ROW)
+#undef SST_X_DAMAGE_ROW
+    };
+    return kind < SST_DAMAGE_LIMIT && rows[kind].name ? &rows[kind] : NULL;
+}
+
+const char *sst_damage_kind_name(uint8_t kind)
+{
+    const struct damage_row *r = damage_row(kind);
+    return r ? r->name : NULL;
+}
+
+const char *sst_damage_kind_what(uint8_t kind)
+{
+    const struct damage_row *r = damage_row(kind);
+    return r ? r->what : NULL;
+}

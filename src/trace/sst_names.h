@@ -24,6 +24,8 @@ const char *sst_step_source_name(uint8_t source);   /* "api", "pyshim", ... */
 const char *sst_memop_name(uint8_t op);             /* "alloc", "free" */
 const char *sst_notice_level_name(uint8_t level);   /* "info", "warn", "error" */
 const char *sst_notice_code_name(uint16_t code);    /* "cupti_unavailable", ... */
+const char *sst_damage_kind_name(uint8_t kind);     /* "truncated", "corrupt", ... */
+const char *sst_damage_kind_what(uint8_t kind);     /* "damaged regions skipped", ... */
 
 /* The record type for a name from sst_rec_type_name ("kernel" -> SST_REC_KERNEL), or 0. */
 uint16_t sst_rec_type_from_name(const char *name);

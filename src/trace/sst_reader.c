@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "sst_crc32c.h"
+#include "sst_names.h"
 #include "sst_zstd.h"
 #include "util/ss_error.h"
 #include "util/ss_progress.h"
@@ -64,6 +65,14 @@ struct str_block {
     size_t used, cap;
     char data[];
 };
+
+/* Sequence numbers not read yet below the highest one read: [lo, hi]. */
+struct seq_gap {
+    uint64_t lo, hi;
+};
+#define SEQ_GAPS 64
+#define TIME_SLACK_NS 1000000000ull /* a record may lie this far outside the recording */
+#define INCONSISTENT_SAID 8        /* impossible records named through on_problem per pass */
 
 /* A chunk whose checksum passed on the first read, for sst_reader_rewind. */
 struct seen_chunk {
@@ -101,7 +110,15 @@ struct sst_reader {
     struct str_entry *strs;
     size_t str_slots, str_count;
     struct str_block *blocks;
-    char line[256];
+    char line[512];
+    /* chunk sequence: the next seq expected, and the holes below it not read yet (a chunk that
+     * fills one came out of order; one below next_seq in no hole repeats a chunk) */
+    uint64_t next_seq;
+    struct seq_gap gaps[SEQ_GAPS];
+    size_t n_gaps;
+    int gaps_overflow;      /* more holes than SEQ_GAPS: repeats are no longer told apart */
+    uint64_t shown_inconsistent; /* inconsistent records handed out (show_inconsistent) */
+    char detail[SST_DAMAGE_LIMIT][SST_DAMAGE_DETAIL]; /* first of each kind, this pass */
 };
 
 /* ---- problems ------------------------------------------------------------------------- */
@@ -127,6 +144,17 @@ __attribute__((format(printf, 2, 3))) static enum chunk_check bad(struct sst_rea
     vsnprintf(r->reason, sizeof r->reason, fmt, ap);
     va_end(ap);
     return CHUNK_BAD;
+}
+
+/* Keeps the first occurrence of a damage kind in words (later ones are only counted). */
+__attribute__((format(printf, 3, 4))) static void note_detail(struct sst_reader *r, int kind,
+                                                              const char *fmt, ...)
+{
+    if (r->detail[kind][0]) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->detail[kind], sizeof r->detail[kind], fmt, ap);
+    va_end(ap);
 }
 
 /* ---- raw input ------------------------------------------------------------------------ */
@@ -441,10 +469,77 @@ static enum chunk_check take_end(struct sst_reader *r)
     return CHUNK_OK;
 }
 
+/* ---- chunk sequence ------------------------------------------------------------------- */
+
+enum seq_verdict { SEQ_NEXT, SEQ_LATE, SEQ_REPEAT };
+
+/* Takes seq out of the hole that holds it: 1 when one did (the chunk came late). */
+static int gap_fill(struct sst_reader *r, uint64_t seq)
+{
+    for (size_t i = 0; i < r->n_gaps; i++) {
+        struct seq_gap *g = &r->gaps[i];
+        if (seq < g->lo || seq > g->hi) continue;
+        if (g->lo == g->hi)
+            *g = r->gaps[--r->n_gaps];
+        else if (seq == g->lo)
+            g->lo++;
+        else if (seq == g->hi)
+            g->hi--;
+        else if (r->n_gaps < SEQ_GAPS)
+            r->gaps[r->n_gaps++] = (struct seq_gap){seq + 1, g->hi}, g->hi = seq - 1;
+        else
+            g->hi = seq - 1, r->gaps_overflow = 1; /* the hole's upper part is forgotten */
+        return 1;
+    }
+    return 0;
+}
+
+/* Where a chunk's sequence number puts it: next (holes it leaves are chunks not read, which
+ * the expected count shows), late (it fills a hole), or a repeat of one read before. */
+static enum seq_verdict seq_take(struct sst_reader *r, uint32_t seq)
+{
+    if (seq >= r->next_seq) {
+        if (seq > r->next_seq && r->n_gaps < SEQ_GAPS)
+            r->gaps[r->n_gaps++] = (struct seq_gap){r->next_seq, (uint64_t)seq - 1};
+        else if (seq > r->next_seq)
+            r->gaps_overflow = 1;
+        r->next_seq = (uint64_t)seq + 1;
+        return SEQ_NEXT;
+    }
+    return gap_fill(r, seq) || r->gaps_overflow ? SEQ_LATE : SEQ_REPEAT;
+}
+
+/* A chunk whose records were read before (a copy spliced in): skipped, counted. */
+static int skip_repeat(struct sst_reader *r)
+{
+    r->st.dup_chunks++;
+    note_detail(r, SST_DAMAGE_DUPLICATE, "chunk %" PRIu32 " again at offset %" PRIu64, r->ch.seq,
+                r->chunk_off);
+    problem(r, SS_ECORRUPT, r->chunk_off,
+            "chunk %" PRIu32 " at offset %" PRIu64 ": repeats a chunk read before, skipped",
+            r->ch.seq, r->chunk_off);
+    r->pos = r->chunk_off + CHUNK_HDR + r->ch.stored_len;
+    return 0;
+}
+
+/* A chunk read after a later one (chunks moved): read where it is, counted. */
+static void note_late(struct sst_reader *r)
+{
+    r->st.late_chunks++;
+    note_detail(r, SST_DAMAGE_ORDER, "chunk %" PRIu32 " at offset %" PRIu64 " after chunk %" PRId32,
+                r->ch.seq, r->chunk_off, r->st.last_seq);
+    problem(r, SS_ECORRUPT, r->chunk_off,
+            "chunk %" PRIu32 " at offset %" PRIu64 ": out of sequence (after chunk %" PRId32 ")",
+            r->ch.seq, r->chunk_off, r->st.last_seq);
+}
+
 /* Acts on a chunk that passed its checks. Returns 1 when records are ready, 0 to go on
  * to the next chunk, or CHUNK_BAD-as-negative (-1) when its content is unusable. */
 static int take_chunk(struct sst_reader *r)
 {
+    enum seq_verdict v = seq_take(r, r->ch.seq);
+    if (v == SEQ_REPEAT) return skip_repeat(r);
+    if (v == SEQ_LATE) note_late(r);
     enum chunk_check c = CHUNK_OK;
     if (r->ch.type == SST_CHUNK_RECORDS)
         c = open_records(r);
@@ -497,6 +592,38 @@ static int skip_damage(struct sst_reader *r, enum chunk_check why)
     return 0;
 }
 
+/* The offset of the first non-zero byte at or after `from`, holes skipped, looking at no more
+ * than TRAIL_SCAN bytes of data; NO_OFFSET when there is none (or only zeros that far). */
+#define TRAIL_SCAN (1u << 20)
+static uint64_t first_nonzero(struct sst_reader *r, uint64_t from)
+{
+    if (!r->scan && !(r->scan = malloc(SCAN_WINDOW))) return from; /* cannot tell: data */
+    for (uint64_t base = from, seen = 0; seen < TRAIL_SCAN;) {
+        if ((base = next_data(r, base)) == NO_OFFSET) return NO_OFFSET;
+        size_t n = read_at(r, base, r->scan, SCAN_WINDOW);
+        if (n == 0) return NO_OFFSET;
+        for (size_t i = 0; i < n; i++)
+            if (r->scan[i]) return base + i;
+        base += n, seen += n;
+    }
+    return NO_OFFSET;
+}
+
+/* Bytes after the END chunk: data there does not belong to the trace (damage); zeros and
+ * holes (a preallocated or sparse tail, the rest of a file system block) are only said. */
+static void note_trailing(struct sst_reader *r)
+{
+    uint64_t at = first_nonzero(r, r->pos);
+    if (at == NO_OFFSET) {
+        problem(r, 0, r->pos, "%" PRIu64 " bytes of zeros after the END chunk ignored",
+                r->file_size - r->pos);
+        return;
+    }
+    r->st.trailing_bytes = r->file_size - r->pos;
+    problem(r, SS_ECORRUPT, at, "%" PRIu64 " bytes after the END chunk ignored (data at offset %" PRIu64 ")",
+            r->file_size - r->pos, at);
+}
+
 /* Makes the next RECORDS chunk current. Returns 1, 0 at the end, or a negative error. */
 static int next_chunk(struct sst_reader *r)
 {
@@ -517,9 +644,7 @@ static int next_chunk(struct sst_reader *r)
         if (rc != 0)
             return rc < 0 ? rc : 0;
     }
-    if (r->file_size != NO_OFFSET && r->pos < r->file_size)
-        problem(r, 0, r->pos, "%" PRIu64 " bytes after the END chunk ignored",
-                r->file_size - r->pos);
+    if (r->file_size != NO_OFFSET && r->pos < r->file_size) note_trailing(r);
     return 0;
 }
 
@@ -639,6 +764,14 @@ int sst_rec_time_range(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t
     return 1;
 }
 
+int sst_rec_time_fields(uint16_t type, size_t *first, size_t *last)
+{
+    const struct rec_time *t = type < SST_REC_TYPE_LIMIT ? &rec_times[type] : NULL;
+    if (!t || !t->known) return 0;
+    *first = t->start_off, *last = t->end_off;
+    return 1;
+}
+
 /* Why the record at p (with `left` bytes of payload from it) is malformed, or NULL. */
 static const char *record_defect(const uint8_t *p, size_t left, struct sst_rec_header *h)
 {
@@ -673,6 +806,67 @@ static int malformed(struct sst_reader *r, const char *why, const struct sst_rec
     return r->opts.strict ? SS_ECORRUPT : 0;
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s; /* hostile counts saturate */
+}
+
+/* Whether the record at p holds possible times (sst_reader_times_ok); one that does not is
+ * counted, its first few named, and never returned: an end before its start or a time far
+ * outside the recording would move every number of an analysis (issue #41). */
+static int times_possible(struct sst_reader *r, const uint8_t *p, const struct sst_rec_header *h)
+{
+    const struct sst_reader_hot *c = &r->hot;
+    if (sst_reader_times_ok(c, p, h->type)) return 1;
+    uint64_t a, b;
+    memcpy(&a, p + c->t_first[h->type], sizeof a);
+    memcpy(&b, p + c->t_last[h->type], sizeof b);
+    const char *why = a > b                          ? "ends before it starts"
+                      : a < c->t_lo                  ? "lies before the recording started"
+                      : b >= SST_TIME_LIMIT          ? "holds a time past 2^62 ns"
+                                                     : "lies after the recording ended";
+    r->st.inconsistent++;
+    note_detail(r, SST_DAMAGE_INCONSISTENT, "a %s record in chunk %" PRIu32 " %s",
+                sst_rec_type_name(h->type), r->ch.seq, why);
+    if (r->st.inconsistent <= INCONSISTENT_SAID)
+        problem(r, SS_EBADREC, r->chunk_off,
+                "chunk %" PRIu32 " at offset %" PRIu64 ": %s record (%" PRIu64 "..%" PRIu64
+                " ns) %s, skipped",
+                r->ch.seq, r->chunk_off, sst_rec_type_name(h->type), a, b, why);
+    return 0;
+}
+
+/* A DAMAGE record's detail, kept as printable ASCII: it comes from the file. */
+static void imported_detail(struct sst_reader *r, int kind, uint32_t id)
+{
+    uint32_t len = 0;
+    const char *t = id ? sst_reader_string(r, id, &len) : NULL;
+    if (!t || r->detail[kind][0]) return;
+    size_t n = len < SST_DAMAGE_DETAIL - 1 ? len : SST_DAMAGE_DETAIL - 1;
+    for (size_t i = 0; i < n; i++)
+        r->detail[kind][i] = t[i] >= 0x20 && t[i] < 0x7f ? t[i] : '?';
+    r->detail[kind][n] = '\0';
+}
+
+/* What DROPPED and DAMAGE records say is lost: the damage model's counts (slow path). */
+static void tally(struct sst_reader *r, const struct sst_rec_header *h)
+{
+    if (h->type == SST_REC_DROPPED) {
+        struct sst_rec_dropped d;
+        sst_rec_load(h, &d, sizeof d);
+        if (d.source != SST_DROP_STRING) /* a text cut short: nothing was lost but bytes */
+            r->st.dropped = sat_add(r->st.dropped, d.count);
+        return;
+    }
+    struct sst_rec_damage d;
+    sst_rec_load(h, &d, sizeof d);
+    int kind = d.kind > 0 && d.kind < SST_DAMAGE_LIMIT ? d.kind : SST_DAMAGE_CORRUPT; /* later */
+    if (!d.count) return;
+    r->st.imported[kind] = sat_add(r->st.imported[kind], d.count);
+    imported_detail(r, kind, d.detail);
+}
+
 /* The next known record of the current chunk: 1 with *rec set, 0 when the chunk is done,
  * or a negative error. */
 static int next_record(struct sst_reader *r, const struct sst_rec_header **rec)
@@ -688,8 +882,13 @@ static int next_record(struct sst_reader *r, const struct sst_rec_header **rec)
             r->st.unknown_records++;
             continue;
         }
+        if (!times_possible(r, p, &h) && !r->opts.show_inconsistent) continue;
+        if (r->opts.show_inconsistent && !sst_reader_times_ok(&r->hot, p, h.type))
+            r->shown_inconsistent++;
         if (h.type == SST_REC_STRING && str_define(r, (const void *)p) != 0)
             return SS_ENOMEM;
+        if (h.type == SST_REC_DROPPED || h.type == SST_REC_DAMAGE)
+            tally(r, (const struct sst_rec_header *)(const void *)p);
         r->hot.records++;
         *rec = (const struct sst_rec_header *)(const void *)p;
         return 1;
@@ -730,12 +929,53 @@ int sst_reader_next_slow(struct sst_reader *r, const struct sst_rec_header **rec
     }
 }
 
+/* The inline path's tables: least sizes (STRING and the records the damage model counts go
+ * to the slow path) and where each kind's times are (a PROCESS's 0 means "not known"). */
 static void init_fast_min(struct sst_reader *r)
 {
-    for (uint16_t t = 0; t < SST_REC_TYPE_LIMIT; t++)
-        r->hot.fast_min[t] = t == 0 || t == SST_REC_STRING ? UINT32_MAX
-                         : sst_rec_min_size(t) < 8 ? 8
-                                                    : (uint32_t)sst_rec_min_size(t);
+    for (uint16_t t = 0; t < SST_REC_TYPE_LIMIT; t++) {
+        int slow = t == 0 || t == SST_REC_STRING || t == SST_REC_DROPPED || t == SST_REC_DAMAGE;
+        r->hot.fast_min[t] = slow                      ? UINT32_MAX
+                             : sst_rec_min_size(t) < 8 ? 8
+                                                       : (uint32_t)sst_rec_min_size(t);
+        int timed = rec_times[t].known && !rec_times[t].zero_unknown;
+        r->hot.t_first[t] = timed ? rec_times[t].start_off : 0;
+        r->hot.t_last[t] = timed ? rec_times[t].end_off : 0;
+    }
+    r->hot.t_lo = 0, r->hot.t_hi = SST_TIME_LIMIT - 1;
+}
+
+/* The END chunk's time when the file ends with a whole END chunk (0: none), read at open: it
+ * bounds the times the records may hold before the END itself is reached. */
+static uint64_t peek_end(struct sst_reader *r)
+{
+    struct {
+        struct sst_chunk_header h;
+        struct sst_end e;
+    } c;
+    if (r->fd < 0 || r->file_size == NO_OFFSET || r->file_size < r->hdr.header_size + sizeof c)
+        return 0;
+    if (read_at(r, r->file_size - sizeof c, &c, sizeof c) != sizeof c) return 0;
+    if (c.h.magic != SST_CHUNK_MAGIC || c.h.type != SST_CHUNK_END || c.h.flags != 0 ||
+        c.h.stored_len != sizeof c.e || c.h.raw_len != sizeof c.e)
+        return 0;
+    uint32_t want = c.h.crc;
+    c.h.crc = 0;
+    return sst_crc32c(sst_crc32c(0, &c.h, sizeof c.h), &c.e, sizeof c.e) == want ? c.e.end_mono_ns
+                                                                                 : 0;
+}
+
+/* The times records may hold. On the collector's clock the header's start and the END's
+ * time were read on the same clock as every record: a record more than TIME_SLACK_NS outside
+ * them is impossible (the fixtures: none earlier than the start, none later than 0.5 ms after
+ * the END). Other clocks and synthetic traces (imports, generators, tests) only get the
+ * absolute limit. */
+static void set_time_bounds(struct sst_reader *r)
+{
+    if (r->hdr.clock != SST_CLOCK_MONOTONIC || (r->hdr.features & SST_FEAT_SYNTHETIC)) return;
+    uint64_t start = r->hdr.start_mono_ns, end = peek_end(r);
+    if (start > TIME_SLACK_NS) r->hot.t_lo = start - TIME_SLACK_NS;
+    if (end >= start && end < SST_TIME_LIMIT - TIME_SLACK_NS) r->hot.t_hi = end + TIME_SLACK_NS;
 }
 
 /* ---- open / state --------------------------------------------------------------------- */
@@ -821,6 +1061,7 @@ static int open_input(FILE *f, int fd, uint64_t size, const struct sst_reader_op
         return rc;
     }
     r->pos = r->hdr.header_size; /* a newer writer's longer header: skip what we don't know */
+    set_time_bounds(r);
     *out = r;
     return 0;
 }
@@ -916,6 +1157,8 @@ int sst_reader_rewind(struct sst_reader *r)
     r->hot.records = 0;
     r->fpos = NO_OFFSET; /* stdio: seek before the next read */
     r->pos = r->hdr.header_size;
+    r->next_seq = 0, r->n_gaps = 0, r->gaps_overflow = 0, r->shown_inconsistent = 0;
+    memset(r->detail, 0, sizeof r->detail);
     return 0;
 }
 
@@ -931,61 +1174,142 @@ const struct sst_read_status *sst_reader_status(const struct sst_reader *r)
     return &r->st;
 }
 
+/* Records and chunks the file says it held (the END chunk, else the highest sequence number
+ * read), against those read; what is missing is lost, what is over is inconsistent. */
+static void expected_counts(const struct sst_reader *r, const struct sst_read_status *st,
+                            struct sst_damage *d)
+{
+    uint64_t present = st->records + st->inconsistent - r->shown_inconsistent + st->unknown_records;
+    if (st->closed) {
+        d->records_expected = st->end.records;
+        d->chunks_expected = st->end.chunks;
+    } else if (r->next_seq) { /* the END chunk would continue the sequence */
+        uint64_t seen = r->next_seq;
+        d->chunks_expected = seen > st->unknown_chunks ? (uint32_t)(seen - st->unknown_chunks) : 0;
+    }
+    uint64_t lost_rec = d->records_expected > present ? d->records_expected - present : 0;
+    uint64_t lost_chunks = d->chunks_expected > d->chunks_read ? d->chunks_expected - d->chunks_read : 0;
+    d->count[SST_DAMAGE_LOST] = lost_rec ? lost_rec : lost_chunks;
+    if (st->closed && (present > st->end.records || d->chunks_read > st->end.chunks)) {
+        d->count[SST_DAMAGE_INCONSISTENT]++;
+        snprintf(d->detail[SST_DAMAGE_INCONSISTENT], SST_DAMAGE_DETAIL,
+                 "the END chunk counts %" PRIu64 " records in %" PRIu32 " chunks, %" PRIu64
+                 " in %" PRIu32 " were read", st->end.records, st->end.chunks, present,
+                 d->chunks_read);
+    }
+    if (d->chunks_expected < d->chunks_read) d->chunks_expected = d->chunks_read;
+    d->read_fraction = 1.0;
+    if (d->records_expected)
+        d->read_fraction = lost_rec ? (double)d->records_read / (double)d->records_expected : 1.0;
+    else if (d->chunks_expected)
+        d->read_fraction = (double)d->chunks_read / (double)d->chunks_expected;
+}
+
+/* The words of the kinds the reader measures itself: where the file ends, what was skipped,
+ * how much was read. */
+static void own_details(const struct sst_read_status *st, struct sst_damage *d)
+{
+    char *t = d->detail[SST_DAMAGE_TRUNCATED], *c = d->detail[SST_DAMAGE_CORRUPT];
+    if (st->truncated && st->last_seq < 0)
+        snprintf(t, SST_DAMAGE_DETAIL, "the trace has no end: it stops before its first chunk "
+                 "(offset %" PRIu64 ")", st->truncated_at);
+    else if (st->truncated)
+        snprintf(t, SST_DAMAGE_DETAIL, "the trace has no end: it stops after chunk %" PRId32
+                 " (offset %" PRIu64 ")", st->last_seq, st->truncated_at);
+    if (st->bad_chunks)
+        snprintf(c, SST_DAMAGE_DETAIL, "%" PRIu32 " damaged region%s skipped (first at offset %" PRIu64 ")",
+                 st->bad_chunks, st->bad_chunks == 1 ? "" : "s", st->first_bad_offset);
+    else if (st->malformed)
+        snprintf(c, SST_DAMAGE_DETAIL, "%" PRIu64 " malformed record%s, the rest of %s chunk skipped",
+                 st->malformed, st->malformed == 1 ? "" : "s", st->malformed == 1 ? "its" : "their");
+    else if (st->trailing_bytes)
+        snprintf(c, SST_DAMAGE_DETAIL, "%" PRIu64 " bytes after the END chunk", st->trailing_bytes);
+    char *l = d->detail[SST_DAMAGE_LOST];
+    if (d->records_expected)
+        snprintf(l, SST_DAMAGE_DETAIL, "%" PRIu64 " of %" PRIu64 " records (%.1f %%) and %" PRIu32
+                 " of %" PRIu32 " chunks read", d->records_read, d->records_expected,
+                 100.0 * d->read_fraction, d->chunks_read, d->chunks_expected);
+    else
+        snprintf(l, SST_DAMAGE_DETAIL, "%" PRIu32 " of at least %" PRIu32 " chunks read (%" PRIu64
+                 " records)", d->chunks_read, d->chunks_expected, d->records_read);
+}
+
 void sst_reader_damage(const struct sst_reader *r, struct sst_damage *d)
 {
     const struct sst_read_status *st = sst_reader_status(r);
     memset(d, 0, sizeof *d);
     d->records_read = st->records;
     d->chunks_read = st->chunks;
-    if (st->closed) {
-        d->records_expected = st->end.records;
-        d->chunks_expected = st->end.chunks;
-    } else if (st->last_seq >= 0) {
-        uint64_t seen = (uint64_t)st->last_seq + 1; /* the END chunk would continue it */
-        d->chunks_expected = seen > st->unknown_chunks ? (uint32_t)(seen - st->unknown_chunks) : 0;
+    memcpy(d->detail, r->detail, sizeof d->detail);
+    expected_counts(r, st, d);
+    uint64_t *n = d->count;
+    n[SST_DAMAGE_TRUNCATED] = st->truncated ? 1 : 0;
+    n[SST_DAMAGE_CORRUPT] = sat_add(st->bad_chunks + (st->trailing_bytes ? 1 : 0), st->malformed);
+    n[SST_DAMAGE_DROPPED] = st->closed && st->end.dropped > st->dropped ? st->end.dropped : st->dropped;
+    n[SST_DAMAGE_DUPLICATE] = st->dup_chunks;
+    n[SST_DAMAGE_ORDER] = st->late_chunks;
+    n[SST_DAMAGE_INCONSISTENT] = sat_add(n[SST_DAMAGE_INCONSISTENT], st->inconsistent);
+    int own_trunc = st->truncated, own_corrupt = n[SST_DAMAGE_CORRUPT] != 0, own_lost = n[SST_DAMAGE_LOST] != 0;
+    own_details(st, d);
+    for (int k = 1; k < SST_DAMAGE_LIMIT; k++) {
+        n[k] = sat_add(n[k], st->imported[k]); /* the importer's input's damage is the trace's */
+        d->damaged |= k != SST_DAMAGE_TRUNCATED && n[k] != 0;
     }
-    if (d->chunks_expected < d->chunks_read) d->chunks_expected = d->chunks_read;
-    int lost_records = d->records_expected > d->records_read;
-    d->damaged = st->bad_chunks || st->malformed || lost_records ||
-                 d->chunks_read < d->chunks_expected;
-    d->read_fraction = 1.0;
-    if (d->records_expected)
-        d->read_fraction = lost_records ? (double)d->records_read / (double)d->records_expected : 1.0;
-    else if (d->chunks_expected)
-        d->read_fraction = (double)d->chunks_read / (double)d->chunks_expected;
+    /* kinds only an import knows: their words are the importer's */
+    if (!own_trunc) memcpy(d->detail[SST_DAMAGE_TRUNCATED], r->detail[SST_DAMAGE_TRUNCATED], SST_DAMAGE_DETAIL);
+    if (!own_corrupt) memcpy(d->detail[SST_DAMAGE_CORRUPT], r->detail[SST_DAMAGE_CORRUPT], SST_DAMAGE_DETAIL);
+    if (!own_lost) memcpy(d->detail[SST_DAMAGE_LOST], r->detail[SST_DAMAGE_LOST], SST_DAMAGE_DETAIL);
+    d->any = d->damaged || n[SST_DAMAGE_TRUNCATED];
 }
 
-/* Appends what damage cost: records and chunks read against what the file says it held, and
- * the regions skipped. */
+/* Kinds whose detail is the whole phrase (where the input ends, how much was read); the
+ * others say their count and what it counts, then the first occurrence. */
+static const char k_detail_only[SST_DAMAGE_LIMIT] = {[SST_DAMAGE_TRUNCATED] = 1,
+                                                     [SST_DAMAGE_CORRUPT] = 1,
+                                                     [SST_DAMAGE_LOST] = 1};
+
+/* Appends one kind to buf at *used ("; " between kinds). */
+static void describe_kind(const struct sst_damage *d, int k, char *buf, size_t cap, size_t *used)
+{
+    const char *detail = d->detail[k];
+    int n;
+    if (*used >= cap) return;
+    if (k_detail_only[k] && detail[0])
+        n = snprintf(buf + *used, cap - *used, "%s%s: %s", *used ? "; " : "",
+                     sst_damage_kind_name((uint8_t)k), detail);
+    else
+        n = snprintf(buf + *used, cap - *used, "%s%s: %" PRIu64 " %s%s%s%s", *used ? "; " : "",
+                     sst_damage_kind_name((uint8_t)k), d->count[k], sst_damage_kind_what((uint8_t)k),
+                     detail[0] ? " (first: " : "", detail, detail[0] ? ")" : "");
+    if (n > 0) *used += (size_t)n;
+}
+
+const char *sst_damage_describe(const struct sst_damage *d, char *buf, size_t cap)
+{
+    size_t used = 0;
+    if (cap) buf[0] = '\0';
+    for (int k = 1; k < SST_DAMAGE_LIMIT; k++)
+        if (d->count[k]) describe_kind(d, k, buf, cap, &used);
+    return buf;
+}
+
+/* Appends what damage cost after the file's own state (whose truncation it already says). */
 static void append_damage(struct sst_reader *r, size_t used)
 {
     struct sst_damage d;
     sst_reader_damage(r, &d);
-    if (!d.damaged || used >= sizeof r->line) return;
-    int n = snprintf(r->line + used, sizeof r->line - used, "; DAMAGED:");
-    used += n > 0 ? (size_t)n : 0;
-    const char *sep = " ";
-    if (d.records_expected && used < sizeof r->line)
-        n = snprintf(r->line + used, sizeof r->line - used,
-                     " %" PRIu64 " of %" PRIu64 " records (%.1f %%) and %" PRIu32 " of %" PRIu32
-                     " chunks read",
-                     d.records_read, d.records_expected, 100.0 * d.read_fraction, d.chunks_read,
-                     d.chunks_expected);
-    else if (d.chunks_read < d.chunks_expected && used < sizeof r->line)
-        n = snprintf(r->line + used, sizeof r->line - used,
-                     " %" PRIu32 " of at least %" PRIu32 " chunks read (%" PRIu64 " records)",
-                     d.chunks_read, d.chunks_expected, d.records_read);
-    else
-        n = 0;
-    if (n > 0) used += (size_t)n, sep = ", ";
-    if (r->st.bad_chunks && used < sizeof r->line)
-        snprintf(r->line + used, sizeof r->line - used,
-                 "%s%" PRIu32 " damaged region%s skipped (first at offset %" PRIu64 ")", sep,
-                 r->st.bad_chunks, r->st.bad_chunks == 1 ? "" : "s", r->st.first_bad_offset);
+    if (r->st.truncated) d.count[SST_DAMAGE_TRUNCATED]--; /* the state says it */
+    if (!d.damaged && !d.count[SST_DAMAGE_TRUNCATED]) return;
+    if (used >= sizeof r->line) return;
+    int n = snprintf(r->line + used, sizeof r->line - used, "; DAMAGED: ");
+    if (n > 0 && (size_t)n < sizeof r->line - used)
+        sst_damage_describe(&d, r->line + used + (size_t)n, sizeof r->line - used - (size_t)n);
 }
 
 const char *sst_reader_state_line(struct sst_reader *r)
 {
+    struct sst_damage d;
+    sst_reader_damage(r, &d);
     int n;
     if (r->st.truncated && r->st.last_seq < 0)
         n = snprintf(r->line, sizeof r->line, "truncated before the first chunk (offset %" PRIu64 ")",
@@ -995,7 +1319,7 @@ const char *sst_reader_state_line(struct sst_reader *r)
                      r->st.last_seq, r->st.truncated_at);
     else if (r->st.closed)
         n = snprintf(r->line, sizeof r->line, "%s, %" PRIu32 " chunk%s",
-                     r->st.bad_chunks || r->st.malformed ? "closed" : "complete", r->st.chunks,
+                     d.damaged ? "closed" : "complete", r->st.chunks,
                      r->st.chunks == 1 ? "" : "s");
     else
         n = snprintf(r->line, sizeof r->line, "read %" PRIu32 " chunk%s so far", r->st.chunks,

@@ -8,6 +8,12 @@
  * fails is reported through on_problem and skipped (the reader resynchronises on the next
  * valid chunk), unless strict is set, in which case reading stops with SS_ECORRUPT.
  * Nothing read from the file is trusted: every length is checked against what is there.
+ * What was wrong is counted in one model (sst_reader_damage, the kinds of SST_DAMAGE_KINDS):
+ * a chunk whose sequence number was read before is skipped, one out of sequence is read
+ * where it is; a record holding an impossible time (an end before its start, a time past
+ * SST_TIME_LIMIT, or outside the recording on the collector's clock) is never returned;
+ * DROPPED records and the END chunk say what the recorder dropped; DAMAGE records what an
+ * importer found wrong with its input. Every verb reports that model (issue #41).
  */
 #ifndef SST_READER_H
 #define SST_READER_H
@@ -28,6 +34,8 @@ struct sst_reader_opts {
     int strict;               /* stop at the first corrupted chunk */
     sst_problem_fn on_problem; /* NULL: problems are only counted */
     void *problem_ctx;
+    int show_inconsistent;    /* hand out records with impossible times too (still counted as
+                               * inconsistent): `stepscope dump`, which shows what is there */
 };
 
 struct sst_read_status {
@@ -45,6 +53,12 @@ struct sst_read_status {
     struct sst_end end;       /* valid when closed */
     uint64_t file_bytes;
     uint32_t unknown_chunks;  /* chunks of types this reader does not know (skipped) */
+    uint64_t inconsistent;    /* records with impossible times: never returned */
+    uint32_t dup_chunks;      /* chunks repeating a sequence number read before: skipped */
+    uint32_t late_chunks;     /* chunks read after a later sequence number (out of order) */
+    uint64_t dropped;         /* what DROPPED records count (strings cut left out) */
+    uint64_t trailing_bytes;  /* data after the END chunk (holes of a sparse file not counted) */
+    uint64_t imported[SST_DAMAGE_LIMIT]; /* DAMAGE records: what the producer's input lost */
 };
 
 /* Opens a trace and checks its header. On success *out owns the reader (free with
@@ -90,10 +104,26 @@ struct sst_reader_hot {
     uint64_t records;       /* records returned so far (sst_read_status.records) */
     uint32_t fast_min[SST_REC_TYPE_LIMIT]; /* least size of each type taken inline;
                                             * UINT32_MAX: left to sst_reader_next_slow */
+    /* where each kind keeps its first and last time (0: no time checked inline), and the
+     * times a record may hold: one outside [t_lo, t_hi], or ending before it starts, is left
+     * to the slow path, which counts it as inconsistent and skips it */
+    uint16_t t_first[SST_REC_TYPE_LIMIT], t_last[SST_REC_TYPE_LIMIT];
+    uint64_t t_lo, t_hi;
 };
 
 /* Everything the inline part of sst_reader_next does not take. */
 int sst_reader_next_slow(struct sst_reader *r, const struct sst_rec_header **rec);
+
+/* Whether the record at p (of a known type, whole) holds possible times: the inline check. */
+static inline int sst_reader_times_ok(const struct sst_reader_hot *c, const uint8_t *p,
+                                      uint16_t type)
+{
+    if (!c->t_first[type]) return 1;
+    uint64_t a, b;
+    __builtin_memcpy(&a, p + c->t_first[type], sizeof a);
+    __builtin_memcpy(&b, p + c->t_last[type], sizeof b);
+    return a <= b && a >= c->t_lo && b <= c->t_hi;
+}
 
 /* Next record: returns 1 and sets *rec (valid until the next call), 0 at the end of the
  * readable data, or a negative ss_error (strict mode, I/O error).
@@ -110,7 +140,8 @@ static inline int sst_reader_next(struct sst_reader *r, const struct sst_rec_hea
         struct sst_rec_header h;
         __builtin_memcpy(&h, p, sizeof h);
         if (__builtin_expect(h.type < SST_REC_TYPE_LIMIT && h.size >= c->fast_min[h.type] &&
-                                 h.size <= left && (h.size & (SST_REC_ALIGN - 1)) == 0,
+                                 h.size <= left && (h.size & (SST_REC_ALIGN - 1)) == 0 &&
+                                 sst_reader_times_ok(c, p, h.type),
                              1)) {
             c->off += h.size;
             c->records++;
@@ -136,6 +167,11 @@ static inline void sst_rec_load(const struct sst_rec_header *h, void *dst, size_
  * DEVICE...; the time column of SST_REC_TYPES) or a PROCESS does not know its start. */
 int sst_rec_time_range(const struct sst_rec_header *h, uint64_t *t0, uint64_t *t1);
 
+/* Where records of `type` keep their first and last time (the time column of SST_REC_TYPES;
+ * both the same offset for an instant): 1 with the byte offsets, 0 for a kind without time.
+ * Whoever makes records up (tests, the hostile-input harness) keeps their times possible. */
+int sst_rec_time_fields(uint16_t type, size_t *first, size_t *last);
+
 /* The text of an interned string and its length; NULL when id is 0 or was never defined
  * (e.g. its STRING record sat in a damaged chunk). Valid until sst_reader_close. */
 const char *sst_reader_string(const struct sst_reader *r, uint32_t id, uint32_t *len);
@@ -149,20 +185,33 @@ const struct sst_read_status *sst_reader_status(const struct sst_reader *r);
  * differ); every length is still checked. At most 65536 chunks are remembered. Returns 0. */
 int sst_reader_rewind(struct sst_reader *r);
 
-/* How much of the trace could be read, against what the file says it held: the END chunk's
- * counts when it was read, else the chunk sequence numbers seen (a lower bound). */
+/* The one damage model (SST_DAMAGE_KINDS in sst_format.h): what is wrong with the input, by
+ * kind, as far as it has been read (complete once the reader has returned 0); and how much of
+ * the trace could be read against what the file says it held: the END chunk's counts when it
+ * was read, else the chunk sequence numbers seen (a lower bound). */
+#define SST_DAMAGE_DETAIL 128
 struct sst_damage {
     uint64_t records_read;
     uint64_t records_expected; /* 0: not known (no END chunk) */
     uint32_t chunks_read;      /* good RECORDS chunks */
-    uint32_t chunks_expected;  /* END's count, else the last good chunk's seq + 1 (less the
-                                * chunks of unknown types) */
-    int damaged;               /* chunks or records were skipped or lost (truncation alone
-                                * is not damage: the file says so in `truncated`) */
+    uint32_t chunks_expected;  /* END's count, else the highest seq + 1 (less the chunks of
+                                * unknown types) */
+    int damaged;               /* a kind other than truncation: chunks or records skipped,
+                                * lost, repeated, out of order, dropped, impossible */
+    int any;                   /* any kind, truncation included: a verb exits non-zero on it
+                                * unless --accept-damage */
     double read_fraction;      /* records read / expected (chunks when records are not known),
                                 * 1 when nothing is known to be lost */
+    uint64_t count[SST_DAMAGE_LIMIT]; /* by kind (enum sst_damage_kind) */
+    char detail[SST_DAMAGE_LIMIT][SST_DAMAGE_DETAIL]; /* the first of each kind in words, or "" */
 };
 void sst_reader_damage(const struct sst_reader *r, struct sst_damage *d);
+
+/* One line naming every kind of d that has a count, in the table's order, each with its
+ * detail ("truncated: after chunk 3 (offset 168436); inconsistent: 2 records with impossible
+ * values dropped (the first: kernel in chunk 4 ends before it starts)"); "" when none.
+ * Returns buf. */
+const char *sst_damage_describe(const struct sst_damage *d, char *buf, size_t cap);
 
 /* One line describing the file's state: "complete, 12 chunks", "truncated after chunk 3
  * (offset 81920)", ... Static storage in r. */

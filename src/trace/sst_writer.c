@@ -203,6 +203,16 @@ void sst_writer_count_dropped(struct sst_writer *w, uint64_t n)
     w->st.dropped += n;
 }
 
+int sst_writer_damage(struct sst_writer *w, uint8_t kind, uint64_t count, uint64_t offset,
+                      const char *detail)
+{
+    uint32_t text = detail ? sst_writer_intern_cstr(w, detail) : SST_NO_STRING;
+    struct sst_rec_damage *d = sst_writer_reserve(w, SST_REC_DAMAGE, sizeof *d);
+    if (!d) return w->err ? w->err : SS_EINVAL;
+    d->kind = kind, d->count = count, d->offset = offset, d->detail = text;
+    return 0;
+}
+
 int sst_writer_error(const struct sst_writer *w)
 {
     return w->err;

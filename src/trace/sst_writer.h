@@ -88,6 +88,14 @@ void sst_writer_get_stats(const struct sst_writer *w, struct sst_writer_stats *o
 /* Adds n to the writer's dropped counter (records lost before reaching the writer). */
 void sst_writer_count_dropped(struct sst_writer *w, uint64_t n);
 
+/* Writes a DAMAGE record: what the producer's own input lost (an importer's capture cut
+ * short, failing its integrity check, rows left out as duplicates or impossible), so that
+ * every reader of the trace counts it as the trace's damage (docs/trace-format.md, "Damage").
+ * kind: enum sst_damage_kind; offset: where in the input (UINT64_MAX: not known); detail: one
+ * line, or NULL. 0, or the writer's error. */
+int sst_writer_damage(struct sst_writer *w, uint8_t kind, uint64_t count, uint64_t offset,
+                      const char *detail);
+
 /* The clock every producer uses (enum sst_clock SST_CLOCK_MONOTONIC), in ns. */
 uint64_t sst_now_ns(void);
 

@@ -14,9 +14,10 @@ N_A = 77
 
 def report(stepscope, trace):
     """The JSON report of one trace (docs/report-json.md), parsed; a report that fails ends
-    the script with stepscope's own message."""
-    p = subprocess.run([stepscope, "report", "--format", "json", trace], capture_output=True,
-                       text=True, timeout=120)
+    the script with stepscope's own message. Damage is accepted (two H200 fixtures dropped
+    records while recording, issue #41): the gates judge the numbers, tests/damage the damage."""
+    p = subprocess.run([stepscope, "report", "--accept-damage", "--format", "json", trace],
+                       capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         sys.exit("%s: %s" % (trace, p.stderr.strip()))
     return json.loads(p.stdout)

@@ -128,25 +128,35 @@ assert len(info["processes"]) == 1 and info["processes"][0]["pid"] == 4242
 assert info["processes"][0]["rank"] == 0 and info["processes"][0]["world_size"] == 2
 assert [d["device"] for d in info["devices"]] == [0, 1]
 assert [n["level"] for n in info["notices"]] == ["info", "warn"]
-assert info["format_version"] == 3 and info["min_reader_version"] == 1
+assert info["format_version"] == 4 and info["min_reader_version"] == 1
 assert info["producer_pid"] == 4242 and info["clock"] == "synthetic"
 ' "$1" "$2"
 }
 
+# The "normal" trace holds 15 dropped records: damage (issue #41), which info says and, without
+# --accept-damage, exits 1 on (info_text checks that side).
 case_info_counts() {
     mk normal t.sst
-    run "$SS" info --json t.sst
-    expect_rc 0 "info --json"
+    run "$SS" info --json --accept-damage t.sst
+    expect_rc 0 "info --json --accept-damage"
     check_info_json out t.sst.expect.json
     pycheck 'import json,sys; d=json.load(open(sys.argv[1])); assert d["processes"][0]["hostname"] == "node-01"
-assert d["compression_ratio"] is None and "zstd" not in d["features"]' out
+assert d["compression_ratio"] is None and "zstd" not in d["features"]
+assert d["damaged"] is True and d["damage"]["dropped"] == 15 and d["damage"]["lost"] == 0' out
 }
 
 case_info_text() {
     mk normal t.sst
     run "$SS" info t.sst
-    expect_rc 0 "info"
-    expect_out "state        complete, 10 chunks"
+    expect_rc 1 "info (15 records dropped)"
+    expect_one_error_line "info (dropped)"
+    expect_err "stepscope info: t.sst: damaged input (dropped: 15 records dropped while recording)"
+    expect_err "--accept-damage"
+    run "$SS" info --accept-damage t.sst
+    expect_rc 0 "info --accept-damage"
+    expect_one_error_line "info --accept-damage" # still said, once
+    expect_err "warning: damaged input (dropped: 15"
+    expect_out "state        closed, 10 chunks; DAMAGED: dropped: 15 records dropped while recording"
     expect_out "    kernel       600"
     expect_out "    memcpy       60"
     expect_out "  records      1390"
@@ -156,12 +166,11 @@ case_info_text() {
     expect_out "    warn memory_cap: \"forward\""
     expect_out "  time span    1000000000 .. 1007001091 ns (7.00ms)"
     ! grep -q "were read" out || fail "a clean file reports lost records"
-    [ ! -s err ] || fail "stderr not empty: $(cat err)"
 }
 
 case_info_json_keys() {
     mk normal t.sst
-    run "$SS" info --json t.sst
+    run "$SS" info --json --accept-damage t.sst
     expect_rc 0 "info --json"
     python3 -m json.tool out >/dev/null || fail "info --json is not JSON"
     pycheck '
@@ -169,7 +178,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 need = ["format_version", "min_reader_version", "records", "unknown_records", "dropped",
         "dropped_by_source", "truncated", "closed", "bad_chunks", "time_span_ns", "processes",
-        "devices", "notices", "chunks", "state", "features", "clock", "producer_pid"]
+        "devices", "notices", "chunks", "state", "features", "clock", "producer_pid",
+        "damaged", "damage"]
 missing = [k for k in need if k not in d]
 assert not missing, missing
 # every record kind of the spec (docs/trace-format.md, the table under "| type | name | size",
@@ -181,34 +191,39 @@ kinds = [name for _, name in sorted(rows, key=lambda r: int(r[0]))]
 assert len(kinds) >= 28 and "kernel" in kinds, kinds
 assert list(d["records"].keys()) == kinds, list(d["records"].keys())
 assert set(d["time_span_ns"]) >= {"first", "last"}
+# the damage model: every kind of the table in the spec under "### Damage", in order
+dt = open(sys.argv[2]).read().split("| kind | name | what is counted |")[1].split("\n\n")[0]
+dkinds = [n for _, n in sorted(re.findall(r"^\| (\d+) \| `(\w+)` \|", dt, re.M), key=lambda r: int(r[0]))]
+assert list(d["damage"].keys()) == dkinds + ["said"], (list(d["damage"].keys()), dkinds)
 ' out "$SPEC"
 }
 
 case_info_zstd() {
     mk zstd z.sst
-    run "$SS" info --json z.sst
+    run "$SS" info --json --accept-damage z.sst
     expect_rc 0 "info --json (zstd)"
     check_info_json out z.sst.expect.json
     pycheck 'import json,sys; d=json.load(open(sys.argv[1]))
 assert "zstd" in d["features"] and d["compression_ratio"] > 1.5, d["compression_ratio"]' out
-    run "$SS" info z.sst
+    run "$SS" info --accept-damage z.sst
     expect_out "(zstd, "
 }
 
 case_info_multi() {
     mk normal a.sst
     mk zstd b.sst
-    run "$SS" info a.sst b.sst
+    run "$SS" info --accept-damage a.sst b.sst
     expect_rc 0 "info a b"
-    [ "$(grep -c '^  state        complete' out)" = 2 ] || fail "expected two blocks"
+    [ "$(grep -c '^  state        closed' out)" = 2 ] || fail "expected two blocks"
     grep -qx "a.sst" out && grep -qx "b.sst" out || fail "block titles missing"
-    run "$SS" info --json a.sst b.sst
+    [ "$(grep -c 'warning: damaged input' err)" = 2 ] || fail "each damaged input said once: $(cat err)"
+    run "$SS" info --json --accept-damage a.sst b.sst
     expect_rc 0 "info --json a b"
     pycheck 'import json,sys; d=json.load(open(sys.argv[1]))
 assert isinstance(d, list) and [x["file"] for x in d] == ["a.sst", "b.sst"]' out
-    run "$SS" info --json a.sst missing.sst b.sst
+    run "$SS" info --json --accept-damage a.sst missing.sst b.sst
     expect_rc 1 "info --json a missing b"
-    expect_one_error_line "info --json a missing b"
+    [ "$(grep -vc 'warning: damaged input' err)" = 1 ] || fail "one error line: $(cat err)"
     expect_err "stepscope info: missing.sst: no such file or directory"
     pycheck 'import json,sys; d=json.load(open(sys.argv[1]))
 assert len(d) == 3 and "error" in d[1] and d[2]["records"]["kernel"] == 600' out
@@ -217,9 +232,10 @@ assert len(d) == 3 and "error" in d[1] and d[2]["records"]["kernel"] == 600' out
 case_info_unclosed() {
     mk unclosed u.sst
     run "$SS" info u.sst
-    expect_rc 0 "info (unclosed)"
+    expect_rc 1 "info (unclosed)"
     expect_out "state        truncated after chunk"
-    run "$SS" info --json u.sst
+    expect_err "has no end: it stops after chunk"
+    run "$SS" info --json --accept-damage u.sst
     expect_rc 0 "info --json (unclosed)"
     pycheck 'import json,sys; d=json.load(open(sys.argv[1])); e=json.load(open(sys.argv[2]))
 assert d["truncated"] is True and d["closed"] is False and d["end"] is None
@@ -240,8 +256,12 @@ assert dict(got) == want, (dict(got), want)
 case_dump_counts() {
     mk normal t.sst
     run "$SS" dump t.sst
-    expect_rc 0 "dump"
-    [ ! -s err ] || fail "stderr not empty: $(cat err)"
+    expect_rc 1 "dump (15 records dropped)"
+    expect_one_error_line "dump"
+    expect_err "damaged input (dropped: 15"
+    run "$SS" dump --accept-damage t.sst
+    expect_rc 0 "dump --accept-damage"
+    expect_one_error_line "dump --accept-damage"
     check_dump_kinds out t.sst.expect.json
     expect_out 'kernel      t=1000003000 dur=5.0us dev=0 stream=7 corr=1 grid=(128,1,1) block=(256,1,1) regs=32'
     expect_out 'name="nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NTT"'
@@ -252,13 +272,13 @@ case_dump_counts() {
 
 case_dump_filter() {
     mk normal t.sst
-    run "$SS" dump --type kernel,memcpy t.sst
+    run "$SS" dump --accept-damage --type kernel,memcpy t.sst
     expect_rc 0 "dump --type kernel,memcpy"
     [ "$(wc -l <out)" = 660 ] || fail "expected 660 lines, got $(wc -l <out)"
     ! grep -vqE '^(kernel|memcpy) ' out || fail "other kinds in a filtered dump"
     run "$SS" dump -n 5 t.sst
     [ "$(wc -l <out)" = 5 ] || fail "--limit 5 gave $(wc -l <out) lines"
-    run "$SS" dump --limit 0 t.sst
+    run "$SS" dump --accept-damage --limit 0 t.sst
     expect_rc 0 "dump --limit 0"
     [ ! -s out ] || fail "--limit 0 printed records"
     run "$SS" dump t.sst -t notice --limit=1
@@ -267,7 +287,7 @@ case_dump_filter() {
 
 case_dump_json() {
     mk normal t.sst
-    run "$SS" dump --json t.sst
+    run "$SS" dump --json --accept-damage t.sst
     expect_rc 0 "dump --json"
     pycheck '
 import json, sys, collections
@@ -292,22 +312,23 @@ case_truncated() {
     half=$((size / 2))
     head -c "$half" t.sst >cut.sst
     run "$SS" info cut.sst
-    expect_rc 0 "info (cut)"
+    expect_rc 1 "info (cut)"
     expect_out "state        truncated after chunk"
-    run "$SS" info --json cut.sst
+    expect_one_error_line "info (cut)"
+    run "$SS" info --json --accept-damage cut.sst
     pycheck 'import json,sys; d=json.load(open(sys.argv[1]))
 assert d["truncated"] is True and d["closed"] is False and 0 < d["records_total"] < 1390
 assert d["truncated_at"] <= d["file_bytes"]' out
     run "$SS" dump cut.sst
-    expect_rc 0 "dump (cut)"
+    expect_rc 1 "dump (cut)"
     expect_one_error_line "dump (cut)"
-    expect_err "stepscope dump: cut.sst: truncated after chunk"
+    expect_err "stepscope dump: cut.sst: incomplete input (truncated: the trace has no end: it stops after chunk"
     # Cut everywhere (every 611 bytes): a clean answer each time, never a crash.
     for ((n = 0; n < size; n += 611)); do
         head -c "$n" t.sst >c.sst
         run "$SS" info c.sst
-        [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "info of a $n-byte cut exited $rc"
-        if [ "$rc" = 0 ]; then expect_out "truncated"; else expect_one_error_line "info c.sst ($n)"; fi
+        expect_rc 1 "info of a $n-byte cut" # cut: never exit 0 without --accept-damage
+        expect_one_error_line "info c.sst ($n)"
         run "$SS" dump --json c.sst
         [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "dump of a $n-byte cut exited $rc"
     done
@@ -318,7 +339,9 @@ case_corrupted() {
     cp t.sst bad.sst
     printf 'XXXXXXXXXXXXXXXX' | dd of=bad.sst bs=1 seek=30000 conv=notrunc status=none
     run "$SS" info --json bad.sst
-    expect_rc 0 "info (corrupted)"
+    expect_rc 1 "info (corrupted)"
+    run "$SS" info --json --accept-damage bad.sst
+    expect_rc 0 "info --accept-damage (corrupted)"
     pycheck 'import json,sys; d=json.load(open(sys.argv[1]))
 assert d["bad_chunks"] == 1 and len(d["problems"]) == 1 and d["closed"] is True
 assert d["problems"][0]["offset"] < 30000 and 0 < d["records_total"] < 1390' out
@@ -326,9 +349,10 @@ assert d["problems"][0]["offset"] < 30000 and 0 < d["records_total"] < 1390' out
     expect_out "damaged region skipped"
     expect_out "were read"
     run "$SS" dump bad.sst
-    expect_rc 0 "dump (corrupted)"
-    expect_one_error_line "dump (corrupted)"
+    expect_rc 1 "dump (corrupted)"
+    [ "$(wc -l <err)" = 2 ] || fail "dump (corrupted): the chunk skipped, then the damage: $(cat err)"
     expect_err "skipped"
+    expect_err "damaged input (corrupt: 1 damaged region skipped"
     [ "$(wc -l <out)" -gt 1000 ] || fail "dump stopped at the damage"
     # Damage at many places: never a crash, exit 0 or 1 only.
     local size
@@ -337,10 +361,10 @@ assert d["problems"][0]["offset"] < 30000 and 0 < d["records_total"] < 1390' out
         cp t.sst d.sst
         printf '\xff\x00\x13\x37' | dd of=d.sst bs=1 seek="$off" conv=notrunc status=none
         run "$SS" info --json d.sst
-        [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "info with damage at $off exited $rc"
-        if [ "$rc" = 0 ]; then python3 -m json.tool out >/dev/null || fail "bad JSON ($off)"; fi
+        expect_rc 1 "info with damage at $off" # damaged: never exit 0 without --accept-damage
+        if [ -s out ]; then python3 -m json.tool out >/dev/null || fail "bad JSON ($off)"; fi
         run "$SS" dump d.sst
-        [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "dump with damage at $off exited $rc"
+        expect_rc 1 "dump with damage at $off"
     done
 }
 
@@ -387,7 +411,7 @@ assert not bad, bad[:5]
 
 case_hostile_dump() {
     mk hostile h.sst
-    run "$SS" dump h.sst
+    run "$SS" dump --accept-damage h.sst
     expect_rc 0 "dump (hostile)"
     check_clean_output out
     check_dump_kinds out h.sst.expect.json # also proves no string added a line
@@ -395,7 +419,7 @@ case_hostile_dump() {
     expect_out 'host="h\xff\xfe\xc0\xafost"'
     expect_out 'cmdline="python \u{202e}txt.py \u{0085} \x07bell\ttab 🚀"'
     expect_out 'message="msg\x00after\x1b]0;title\x07"'
-    run "$SS" dump --json h.sst
+    run "$SS" dump --json --accept-damage h.sst
     expect_rc 0 "dump --json (hostile)"
     check_clean_output out
     pycheck '
@@ -415,7 +439,7 @@ assert n["message"] == dec("msg_hex") and "\x00" in n["message"]
 
 case_hostile_info_json() {
     mk hostile h.sst
-    run "$SS" info --json h.sst
+    run "$SS" info --json --accept-damage h.sst
     expect_rc 0 "info --json (hostile)"
     check_clean_output out
     python3 -m json.tool out >/dev/null || fail "info --json (hostile) is not JSON"
@@ -430,15 +454,21 @@ assert d["devices"][0]["name"] == dec("name_hex")
 assert d["notices"][1]["message"] == dec("msg_hex")
 assert d["records"] == exp["records"]
 ' out h.sst.expect.json
-    run "$SS" info h.sst
+    run "$SS" info --accept-damage h.sst
     expect_rc 0 "info (hostile)"
     check_clean_output out
     expect_out 'host "h\xff\xfe\xc0\xafost"'
 }
 
+# Odd values: dump shows every record the file holds, those with impossible times too (two
+# kernels that end before they start), and says them as damage (issue #41); info, like every
+# analysis, leaves them out and counts them.
 case_odd_values() {
     mk odd o.sst
     run "$SS" dump o.sst
+    expect_rc 1 "dump (odd)"
+    expect_err "inconsistent: 2 records with impossible values dropped"
+    run "$SS" dump --accept-damage o.sst
     expect_rc 0 "dump (odd)"
     expect_out "dur=-1.0us"
     expect_out "flags=graph|0x8000 name=<string 9999>"
@@ -446,7 +476,7 @@ case_odd_values() {
     expect_out "payload_type=f64 payload=nan"
     expect_out "payload_type=unknown(99) payload=0xdeadbeef"
     expect_out "notice      size=40 t=0 level=unknown(9) code=unknown(999) message=<string 12345>"
-    run "$SS" dump --json o.sst
+    run "$SS" dump --json --accept-damage o.sst
     expect_rc 0 "dump --json (odd)"
     pycheck '
 import json, sys
@@ -456,7 +486,7 @@ assert k["name"] is None and k["dur_ns"] == -1000, k
 assert recs[1]["dur_ns"] == -2**63, recs[1]
 assert recs[3]["payload"] is None  # NaN has no JSON spelling
 ' out
-    run "$SS" info --json o.sst
+    run "$SS" info --json --accept-damage o.sst
     expect_rc 0 "info --json (odd)"
     pycheck '
 import json, sys
@@ -464,7 +494,9 @@ d = json.load(open(sys.argv[1]))
 assert d["dropped"] == 2**64 - 1, d["dropped"]  # saturated, not wrapped
 assert d["dropped_by_source"] == {"unknown(77)": 2**64 - 1}
 assert d["notices"][0]["level"] == "unknown(9)" and d["notices"][0]["message"] is None
-assert d["time_span_ns"] == {"first": 0, "last": 2**64 - 1, "duration": 2**64 - 1}
+# the two kernels that end before they start (at 0 and 2**64 - 1) are left out, and counted
+assert d["time_span_ns"] == {"first": 0, "last": 0, "duration": 0}, d["time_span_ns"]
+assert d["damage"]["inconsistent"] == 2 and d["records"]["kernel"] == 0
 ' out
 }
 
@@ -472,14 +504,14 @@ assert d["time_span_ns"] == {"first": 0, "last": 2**64 - 1, "duration": 2**64 - 
 # read as if given plainly (the same report); what is not readable named with its compression.
 case_compressed() {
     mk normal t.sst
-    run "$SS" info t.sst
+    run "$SS" info --accept-damage t.sst
     expect_rc 0 "info plain"
     sed 1d out >plain.txt
     gzip -c t.sst >t.sst.gz && xz -c t.sst >t.sst.xz || fail "gzip/xz"
     local formats="gz xz"
     if command -v zstd >/dev/null; then zstd -q -c t.sst >t.sst.zst && formats="$formats zst"; fi
     for z in $formats; do
-        run "$SS" info "t.sst.$z"
+        run "$SS" info --accept-damage "t.sst.$z"
         expect_rc 0 "info t.sst.$z"
         sed 1d out | cmp -s - plain.txt || fail "info of t.sst.$z differs from the plain trace's"
     done

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define API __attribute__((visibility("default")))
 #define FAKE_MAX_CBID 1024 /* above every runtime and driver cbid of CUPTI 13 */
@@ -257,7 +258,12 @@ static size_t fill_buffer(uint8_t *buf, size_t size)
     memset(&a, 0, sizeof a);
     a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
     a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
-    a.start = 1000, a.end = 2000;
+    /* on the collector's clock, as the real CUPTI's records are once it registered its
+     * timestamp callback: a time before the recording started is impossible (issue #41) */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    a.end = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    a.start = a.end - 1000;
     a.threadId = tid;
     a.correlationId = 1;
     memcpy(buf, &a, sizeof a);

@@ -39,20 +39,27 @@ expect_error() {
     no_leftovers "$work"
 }
 
-# expect_cut FILE LABEL MUST_IMPORT: a capture cut short is imported up to its last complete
-# event and marked truncated (report says so), or — with no complete event — refused in one
-# line; never passed off as whole. MUST_IMPORT=1: the cut leaves events, it must import.
+# expect_cut FILE LABEL MUST_IMPORT: a capture cut short is refused by import (exit 1, one line
+# naming the cut, nothing written) unless --accept-damage, which imports it up to its last
+# complete event, says so once, and marks the trace (its DAMAGE record: report and info say
+# it); with no complete event it is refused either way; never passed off as whole (issue #41).
+# MUST_IMPORT=1: the cut leaves events, it must import with --accept-damage.
 expect_cut() {
     local err rc
     rm -f "$work/cut.sstrace"
     err=$("$ss" import -q "$1" -o "$work/cut.sstrace" 2>&1 >/dev/null); rc=$?
+    [ $rc -eq 1 ] || fail "$2: a cut capture imported without --accept-damage: $err"
+    expect_error "$1" "$2"
+    err=$("$ss" import -q --accept-damage "$1" -o "$work/cut.sstrace" 2>&1 >/dev/null); rc=$?
     if [ $rc -ne 0 ]; then
         [ "$3" = 0 ] || fail "$2: refused: $err"
         expect_error "$1" "$2"
         return
     fi
-    "$ss" report "$work/cut.sstrace" | grep -q 'truncated: the imported capture ends' ||
+    grep -q 'warning: incomplete input (truncated: ' <<<"$err" || fail "$2: not said: $err"
+    "$ss" report --accept-damage "$work/cut.sstrace" | grep -q 'truncated: the imported capture ends' ||
         fail "$2: imported but not marked truncated"
+    "$ss" info "$work/cut.sstrace" >/dev/null 2>&1 && fail "$2: info reads the import as whole"
     no_leftovers "$work"
 }
 

@@ -145,8 +145,11 @@ for _ in range(50):
     p = random.randrange(64, len(d)); d[p] ^= 1 << random.randrange(8)
 open(sys.argv[2], "wb").write(d)
 PYEOF
-    run 0 "info" "$ss" info "$work/flip.sstrace"
-    grep -q 'DAMAGED: [0-9]* of 9555 records' "$work/out" || fail "info: $(grep state "$work/out")"
+    run 1 "info" "$ss" info "$work/flip.sstrace"
+    said "info" "damaged input (corrupt: "
+    grep -q 'DAMAGED: corrupt: .*lost: [0-9]* of 9555 records' "$work/out" || fail "info: $(grep state "$work/out")"
+    run 0 "info --accept-damage" "$ss" info --accept-damage "$work/flip.sstrace"
+    one_line "info --accept-damage"; said "info --accept-damage" "warning: damaged input"
     run 1 "report of a fragment" "$ss" report "$work/flip.sstrace"
     said "report" "accept-damage"
     grep -q '^  DAMAGED' "$work/out" || fail "the text report is not marked"
@@ -159,7 +162,8 @@ PYEOF
     grep -q 'DAMAGED trace' "$work/out" || fail "no Markdown banner"
     ;;
 nsys_flip)
-    # one flipped bit, 120 seeds: the nsys export places what it can, like the other outputs
+    # one flipped bit, 120 seeds: the nsys export refuses the damaged trace (one line, nothing
+    # written) and with --accept-damage places what it can, like the other outputs
     "$py" - "$t0" "$work" "$ss" <<'PYEOF' || fail "nsys export of a damaged trace"
 import random, subprocess, sys
 src, work, ss = sys.argv[1:4]
@@ -169,8 +173,10 @@ for seed in range(120):
     d = bytearray(d0); random.seed(seed)
     p = random.randrange(64, len(d)); d[p] ^= 1 << random.randrange(8)
     open(work + "/b.sstrace", "wb").write(d)
-    r = subprocess.run([ss, "export", "-q", "--force", "-f", "nsys-sqlite", "-o", work + "/b.sqlite",
-                        work + "/b.sstrace"], capture_output=True, text=True, timeout=60)
+    cmd = [ss, "export", "-q", "--force", "-f", "nsys-sqlite", "-o", work + "/b.sqlite", work + "/b.sstrace"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    if r.returncode != 1 or "damaged input" not in r.stderr: bad.append((seed, "refused?", r.stderr.strip()))
+    r = subprocess.run(cmd + ["--accept-damage"], capture_output=True, text=True, timeout=60)
     if r.returncode != 0: bad.append((seed, r.stderr.strip()))
 assert not bad, bad[:3]
 PYEOF
@@ -204,7 +210,8 @@ stream_inputs)
     cp "$t0" "$work/sparse.sstrace" && truncate -s 50G "$work/sparse.sstrace"
     run 0 "a 50 GB sparse tail" "$ss" report "$work/sparse.sstrace"
     head -c 30000 "$t0" >"$work/sparse2.sstrace" && truncate -s 50G "$work/sparse2.sstrace"
-    run 0 "a cut trace with a 50 GB sparse tail" "$ss" info "$work/sparse2.sstrace"
+    run 1 "a cut trace with a 50 GB sparse tail" "$ss" info "$work/sparse2.sstrace"
+    said "cut, sparse tail" "(truncated: the trace has no end"
     truncate -s 50G "$work/zeros.sstrace"
     run 1 "50 GB of nothing" "$ss" report "$work/zeros.sstrace"
     rm -f "$work"/*sparse* "$work/zeros.sstrace"

@@ -13,7 +13,8 @@ static uint64_t next_rand(void)
 /* 2000 similar kernel records, then one chunk's worth of random (incompressible) text. */
 static void write_mix(const char *path, struct sst_compressor comp, uint64_t *records)
 {
-    struct sst_writer_opts o = {.chunk_bytes = 64 << 10, .compressor = comp};
+    struct sst_writer_opts o = {.chunk_bytes = 64 << 10, .compressor = comp,
+                                .clock = SST_CLOCK_SYNTHETIC};
     struct sst_writer *w;
     REQUIRE(sst_writer_open(path, &o, &w) == 0);
     for (int i = 0; i < 2000; i++) {

@@ -8,7 +8,7 @@
 
 static void write_sample(const char *path, int level)
 {
-    struct sst_writer_opts o = {.chunk_bytes = 300};
+    struct sst_writer_opts o = {.chunk_bytes = 300, .clock = SST_CLOCK_SYNTHETIC};
     if (level)
         REQUIRE(sst_zstd_compressor_init(&o.compressor, level) == 0);
     struct sst_writer *w;
@@ -20,6 +20,7 @@ static void write_sample(const char *path, int level)
         struct sst_rec_memcpy *m = sst_writer_reserve(w, SST_REC_MEMCPY, sizeof *m);
         REQUIRE(m);
         m->copy_kind = SST_COPY_H2D, m->bytes = 4096u * i, m->start_ns = 100u * i;
+        m->end_ns = m->start_ns + 50;
         m->correlation = id;
     }
     CHECK_EQ(sst_writer_close(w, 0), 0);

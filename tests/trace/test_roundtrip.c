@@ -14,6 +14,14 @@ static void fill_record(uint8_t *rec, uint16_t type, int copy)
     memcpy(rec, &h, sizeof h);
     for (size_t i = sizeof h; i < size; i++)
         rec[i] = (uint8_t)(type * 31 + copy * 101 + i * 7 + 1);
+    uint64_t none = 0; /* nothing lost: the counts the damage model reads */
+    if (type == SST_REC_DROPPED) memcpy(rec + offsetof(struct sst_rec_dropped, count), &none, 8);
+    if (type == SST_REC_DAMAGE) memcpy(rec + offsetof(struct sst_rec_damage, count), &none, 8);
+    size_t first, last; /* times a reader accepts: an end after its start, under 2^62 */
+    if (!sst_rec_time_fields(type, &first, &last)) return;
+    uint64_t t0 = 1000u * type + (uint64_t)copy, t1 = t0 + (first != last ? 500u : 0u);
+    memcpy(rec + first, &t0, sizeof t0);
+    memcpy(rec + last, &t1, sizeof t1);
 }
 
 static void write_all_kinds(const char *path, int level)

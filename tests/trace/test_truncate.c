@@ -9,7 +9,7 @@
 
 static void write_sample(const char *path, int level)
 {
-    struct sst_writer_opts o = {.chunk_bytes = 400};
+    struct sst_writer_opts o = {.chunk_bytes = 400, .clock = SST_CLOCK_SYNTHETIC};
     if (level)
         REQUIRE(sst_zstd_compressor_init(&o.compressor, level) == 0);
     struct sst_writer *w;
@@ -109,7 +109,7 @@ static struct read_summary read_path(const char *path)
 {
     struct read_summary s;
     memset(&s, 0, sizeof s);
-    struct sst_reader_opts o = {0, note_problem, &s};
+    struct sst_reader_opts o = {.on_problem = note_problem, .problem_ctx = &s};
     struct sst_reader *r;
     if ((s.open_rc = sst_reader_open(path, &o, &r)) != 0)
         return s;

@@ -15,7 +15,8 @@ static void fb_start(struct fbuf *f)
     const char *path = ss_test_path("empty.sst");
     unlink(path);
     struct sst_writer *w;
-    REQUIRE(sst_writer_open(path, NULL, &w) == 0);
+    struct sst_writer_opts o = {.clock = SST_CLOCK_SYNTHETIC}; /* its times are made up */
+    REQUIRE(sst_writer_open(path, &o, &w) == 0);
     CHECK_EQ(sst_writer_close(w, 0), 0);
     size_t len;
     uint8_t *buf = slurp(path, &len);
@@ -69,7 +70,7 @@ static void unknown_and_longer_records(void)
     struct sst_reader *r;
     struct read_summary s;
     memset(&s, 0, sizeof s);
-    struct sst_reader_opts o = {0, note_problem, &s};
+    struct sst_reader_opts o = {.on_problem = note_problem, .problem_ctx = &s};
     REQUIRE(open_mem(f.data, f.len, &o, &r) == 0);
     const struct sst_rec_header *h;
     uint32_t want_words[] = {11, 12, 13, 14};

@@ -32,7 +32,7 @@ static void full_mid_run(void)
     lim = old;
     lim.rlim_cur = 10000;
     REQUIRE(setrlimit(RLIMIT_FSIZE, &lim) == 0);
-    struct sst_writer_opts o = {.chunk_bytes = 4096};
+    struct sst_writer_opts o = {.chunk_bytes = 4096, .clock = SST_CLOCK_SYNTHETIC};
     struct sst_writer *w;
     REQUIRE(sst_writer_open(path, &o, &w) == 0);
     uint64_t accepted = 0, refused = 0;
@@ -40,7 +40,7 @@ static void full_mid_run(void)
         struct sst_rec_kernel *k = sst_writer_reserve(w, SST_REC_KERNEL, sizeof *k);
         k ? accepted++ : refused++;
         if (k)
-            k->start_ns = (uint64_t)i;
+            k->start_ns = k->end_ns = (uint64_t)i;
     }
     CHECK_EQ(sst_writer_error(w), SS_EFBIG);
     CHECK(refused > 0);

@@ -65,7 +65,7 @@ static inline struct read_summary read_all(const uint8_t *buf, size_t len, int s
 {
     struct read_summary s;
     memset(&s, 0, sizeof s);
-    struct sst_reader_opts o = {strict, note_problem, &s};
+    struct sst_reader_opts o = {.strict = strict, .on_problem = note_problem, .problem_ctx = &s};
     struct sst_reader *r;
     s.open_rc = open_mem(buf, len, &o, &r);
     if (s.open_rc != 0)

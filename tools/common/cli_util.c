@@ -228,8 +228,23 @@ static int open_reader(struct cli_trace *t, const struct sst_reader_opts *opts)
     return sst_reader_open_ex(t->local_path, opts, SST_READ_MAP, &t->r);
 }
 
+static int trace_open(struct cli_trace *t, const char *verb, const char *path,
+                      sst_problem_fn on_problem, void *problem_ctx, int show_all);
+
 int cli_trace_open(struct cli_trace *t, const char *verb, const char *path,
                    sst_problem_fn on_problem, void *problem_ctx)
+{
+    return trace_open(t, verb, path, on_problem, problem_ctx, 0);
+}
+
+int cli_trace_open_all(struct cli_trace *t, const char *verb, const char *path,
+                       sst_problem_fn on_problem, void *problem_ctx)
+{
+    return trace_open(t, verb, path, on_problem, problem_ctx, 1);
+}
+
+static int trace_open(struct cli_trace *t, const char *verb, const char *path,
+                      sst_problem_fn on_problem, void *problem_ctx, int show_all)
 {
     *t = (struct cli_trace){.verb = verb,
                             .path = path,
@@ -245,7 +260,8 @@ int cli_trace_open(struct cli_trace *t, const char *verb, const char *path,
         cli_trace_close(t); /* what the spool or the import made so far */
         return -1;
     }
-    struct sst_reader_opts opts = {.on_problem = trace_problem, .problem_ctx = t};
+    struct sst_reader_opts opts = {.on_problem = trace_problem, .problem_ctx = t,
+                                   .show_inconsistent = show_all};
     int rc = open_reader(t, &opts);
     if (rc < 0) {
         if (t->open_detail[0])

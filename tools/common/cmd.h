@@ -86,6 +86,10 @@ struct cli_trace {
  * reader, t->local_path the file it reads) or -1. */
 int cli_trace_open(struct cli_trace *t, const char *verb, const char *path,
                    sst_problem_fn on_problem, void *problem_ctx);
+/* As cli_trace_open, with the reader's records of impossible times handed out too (still
+ * counted as damage): dump shows what the file holds. */
+int cli_trace_open_all(struct cli_trace *t, const char *verb, const char *path,
+                       sst_problem_fn on_problem, void *problem_ctx);
 
 /* A stream input ("-" for stdin, a pipe, a FIFO, a character device) as a file the readers
  * can map: *out_path is path itself for a regular file (or "/dev/stdin" when stdin is one),
@@ -115,6 +119,15 @@ int cli_find_collector(char *out, size_t cap);
  * CUPTI it loaded in why ("" when none was seen), or -1 with the cause in why (the library the
  * loader missed, where it looked, another CUDA's CUPTI found there). (cli_collector.c) */
 int cli_collector_check(const char *lib, char *why, size_t cap);
+
+/* The one line a verb says about a damaged input (d->any; cli_damage.c): an error ending with
+ * `refused` (what the verb does instead, and that --accept-damage goes on) that makes the verb
+ * exit CLI_EXIT_FAIL, or with accept a warning, and CLI_EXIT_OK. Nothing for a whole input. */
+#define CLI_ACCEPT_DAMAGE_HELP                                                                 \
+    "      --accept-damage  go on with an input that is damaged, truncated, inconsistent or\n" \
+    "                     dropped records (said once on stderr either way)\n"
+int cli_damage_said(const char *verb, const char *path, const struct sst_damage *d, int accept,
+                    const char *refused);
 
 /* Closes the reader and removes a temporary import; safe on a trace that failed to open. */
 void cli_trace_close(struct cli_trace *t);

@@ -60,6 +60,7 @@ static void export_usage(void)
     char list[256];
     printf("usage: stepscope export TRACE [-o OUT] [--format %s]\n"
            "                        [--samples idle|all] [--steps A-B | --time A-B]\n"
+           "                        [--accept-damage]\n"
            "\n"
            "Writes TRACE in another tool's format.\n",
            format_list(list, sizeof list, 0, "|", "|", ""));
@@ -80,13 +81,16 @@ static void export_usage(void)
           "                     step): what overlaps them, ranges that cross them whole\n"
           "      --time A-B     only A to B seconds after the recording started (1.5-2.25)\n"
           "      --force        replace an existing or read-only OUT\n"
+          CLI_ACCEPT_DAMAGE_HELP
           "  -q, --quiet        no 'wrote OUT (SIZE)' line\n"
           "  -h, --help         this text\n"
           "\n"
           "An export expected to pass 1 GiB (STEPSCOPE_EXPORT_WARN_MB) says its size first.\n"
           "\n"
-          "Exit status: 0 written, 1 the trace could not be read, the window holds nothing or\n"
-          "OUT not written, 2 usage.\n",
+          "Exit status: 0 written, 1 the trace could not be read, is damaged, truncated,\n"
+          "inconsistent or dropped records (nothing written; --accept-damage writes what could\n"
+          "be read, marked in the output where its format has room), the window holds nothing\n"
+          "or OUT not written, 2 usage.\n",
           stdout);
 }
 
@@ -94,13 +98,14 @@ struct export_args {
     const char *in, *out;
     const struct ssi_exporter *fmt;
     int all_samples, samples_set; /* --samples all; --samples given */
+    int accept_damage;
     struct sst_window win;        /* --steps (SST_WINDOW_STEPS) or --time (SECONDS); else ALL */
     const char *win_arg;
     unsigned out_flags;
     char default_out[PATH_MAX];
 };
 
-enum { OPT_FORCE = 1000, OPT_SAMPLES, OPT_STEPS, OPT_TIME };
+enum { OPT_FORCE = 1000, OPT_SAMPLES, OPT_STEPS, OPT_TIME, OPT_ACCEPT_DAMAGE };
 
 /* --steps A-B (or A) and --time A-B, in the capture window's grammar (sst_window.h): 0, or a
  * usage error's exit code. */
@@ -136,6 +141,8 @@ static int parse_export_args(int argc, char **argv, struct export_args *a)
                                              {"samples", required_argument, NULL, OPT_SAMPLES},
                                              {"steps", required_argument, NULL, OPT_STEPS},
                                              {"time", required_argument, NULL, OPT_TIME},
+                                             {"accept-damage", no_argument, NULL,
+                                              OPT_ACCEPT_DAMAGE},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
@@ -152,6 +159,7 @@ static int parse_export_args(int argc, char **argv, struct export_args *a)
         if (c == 'o') a->out = optarg;
         if (c == 'q') cli_quiet = 1;
         if (c == OPT_FORCE) a->out_flags |= SS_OUT_FORCE;
+        if (c == OPT_ACCEPT_DAMAGE) a->accept_damage = 1;
         if (c == OPT_SAMPLES && samples_option(a, optarg)) return CLI_EXIT_USAGE;
         if ((c == OPT_STEPS || c == OPT_TIME) && window_option(a, c == OPT_STEPS, optarg))
             return CLI_EXIT_USAGE;
@@ -315,12 +323,17 @@ static void say_nothing(const struct export_args *a, struct sst_reader *r,
               last > zero ? (double)(last - zero) / 1e9 : 0.0);
 }
 
-/* The window's records counted (and its ranges paired): 0, or -1 after saying why. */
+/* The window's records counted (and its ranges paired), the trace's damage said before
+ * anything is written (issue #41: a damaged trace is exported only with --accept-damage):
+ * 0, or -1 after saying why. */
 static int prepare_window(const struct export_args *a, struct sst_reader *r, const uint64_t span[2],
                           const char *desc, struct ssi_window *w)
 {
     int rc = ssi_window_prepare(r, span[0], span[1], w);
     if (rc) cli_error(VERB, a->in, "cannot read the trace: %s", ss_strerror(rc));
+    else if (cli_damage_said(VERB, a->in, &w->damage, a->accept_damage,
+                             "nothing written (--accept-damage to export what could be read)"))
+        return -1;
     else if (a->win_arg && !w->kept_events)
         say_nothing(a, r, w, desc);
     else

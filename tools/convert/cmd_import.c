@@ -21,7 +21,7 @@
 #define VERB "import"
 
 static const char import_usage[] =
-    "usage: stepscope import IN [-o OUT.sstrace]\n"
+    "usage: stepscope import IN [-o OUT.sstrace] [--accept-damage]\n"
     "\n"
     "Converts IN into a stepscope trace: a torch.profiler (Kineto) trace, .json or .json.gz\n"
     "(streamed: files of several GB take constant memory), or an nsys SQLite export\n"
@@ -34,16 +34,23 @@ static const char import_usage[] =
     "                     of .json/.json.gz/.sqlite; an existing file there is kept\n"
     "                     unless --force\n"
     "      --force        replace an existing or read-only OUT\n"
+    CLI_ACCEPT_DAMAGE_HELP
     "  -q, --quiet        no 'wrote OUT (SIZE)' line\n"
     "  -h, --help         this text\n"
     "\n"
-    "Exit status: 0 written, 1 IN could not be read or OUT not written, 2 usage error.\n";
+    "A capture cut short, failing its integrity check, or holding duplicates or impossible\n"
+    "values (left out) is damaged: the trace says so in DAMAGE records, every verb that\n"
+    "reads it says so again.\n"
+    "\n"
+    "Exit status: 0 written, 1 IN could not be read, is damaged (nothing written;\n"
+    "--accept-damage writes what could be read) or OUT not written, 2 usage error.\n";
 
-enum { OPT_FORCE = 1000 };
+enum { OPT_FORCE = 1000, OPT_ACCEPT_DAMAGE };
 
 struct import_args {
     const char *in, *out;
     unsigned out_flags;
+    int accept_damage;
     char default_out[PATH_MAX];
 };
 
@@ -51,6 +58,8 @@ static int parse_import_args(int argc, char **argv, struct import_args *a)
 {
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
                                              {"force", no_argument, NULL, OPT_FORCE},
+                                             {"accept-damage", no_argument, NULL,
+                                              OPT_ACCEPT_DAMAGE},
                                              {"quiet", no_argument, NULL, 'q'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
@@ -65,6 +74,7 @@ static int parse_import_args(int argc, char **argv, struct import_args *a)
         if (c == 'o') a->out = optarg;
         if (c == 'q') cli_quiet = 1;
         if (c == OPT_FORCE) a->out_flags |= SS_OUT_FORCE;
+        if (c == OPT_ACCEPT_DAMAGE) a->accept_damage = 1;
     }
     if (argc - optind != 1) return cli_usage_error(VERB, "want one IN file");
     a->in = argv[optind];
@@ -77,7 +87,30 @@ struct import_job {
     const char *out;  /* as given, for messages */
     const char *file; /* what is read: in, or a stream's copy */
     int fmt;
+    int accept_damage;
 };
+
+/* The trace just written, read back by the one reader: what the importer found wrong with its
+ * input is in its DAMAGE records, and whatever else the reader finds counts too. CLI_EXIT_OK,
+ * or CLI_EXIT_FAIL after one line (the damage not accepted, or the trace unreadable). */
+static int damage_of_import(const struct import_job *j, const char *tmp)
+{
+    struct sst_reader *r;
+    const struct sst_rec_header *h;
+    int rc = sst_reader_open(tmp, NULL, &r);
+    if (rc == 0)
+        while ((rc = sst_reader_next(r, &h)) == 1) continue;
+    if (rc < 0) {
+        cli_error(VERB, j->in, "the trace written cannot be read back: %s", ss_strerror(rc));
+        sst_reader_close(r);
+        return CLI_EXIT_FAIL;
+    }
+    struct sst_damage d;
+    sst_reader_damage(r, &d);
+    sst_reader_close(r);
+    return cli_damage_said(VERB, j->in, &d, j->accept_damage,
+                           "nothing written (--accept-damage to keep what could be read)");
+}
 
 /* An error of writing (a full disk) names the output, any other the input. */
 static int run_importer(const char *tmp, void *ctx)
@@ -88,6 +121,7 @@ static int run_importer(const char *tmp, void *ctx)
                                       : ssi_kineto_import(j->file, tmp, err, sizeof err);
     if (rc) cli_error(VERB, cli_output_error(rc) ? j->out : j->in, "%s",
                       err[0] ? err : ss_strerror(rc));
+    if (!rc && damage_of_import(j, tmp) != CLI_EXIT_OK) return -1;
     return rc ? -1 : 0;
 }
 
@@ -126,7 +160,7 @@ static int import_file(const struct import_args *a)
     int is_temp;
     if (cli_input_spool(VERB, a->in, &file, &is_temp) != 0) return CLI_EXIT_FAIL;
     int rc = CLI_EXIT_FAIL;
-    struct import_job j = {a->in, a->out, file, input_format(a->in, file)};
+    struct import_job j = {a->in, a->out, file, input_format(a->in, file), a->accept_damage};
     if (j.fmt >= 0) {
         cli_progress_begin("importing", a->in);
         rc = cli_write_path(VERB, a->out, "trace", a->out_flags, run_importer, &j);

@@ -16,6 +16,7 @@
 
 static const char dump_usage[] =
     "usage: stepscope dump TRACE [--json] [--type KIND[,KIND...]] [--limit N]\n"
+    "                      [--accept-damage]\n"
     "\n"
     "Prints every record of TRACE, one per line, in file order. Strings are resolved and\n"
     "escaped, enums shown by name. Problems (damaged chunks, truncation) go to stderr.\n"
@@ -24,13 +25,16 @@ static const char dump_usage[] =
     "                      (--json is the same as --format json)\n"
     "  -t, --type KINDS    only these record kinds, comma-separated (e.g. kernel,memcpy)\n"
     "  -n, --limit N       stop after N records\n"
+    CLI_ACCEPT_DAMAGE_HELP
     "  -h, --help          this text\n"
     "\n"
-    "Exit status: 0 the trace was read (damage is reported on stderr), 1 it could not be\n"
-    "read, 2 usage error.\n";
+    "Exit status: 0 the trace was read whole, 1 it could not be read or is damaged,\n"
+    "truncated, inconsistent or dropped records (said on stderr; --accept-damage: 0), 2 usage\n"
+    "error.\n";
 
 struct dump_opts {
     int json;
+    int accept_damage;
     int has_filter;
     int n_wanted;
     unsigned char want[SST_REC_TYPE_LIMIT]; /* by record type, when has_filter */
@@ -71,12 +75,16 @@ static int parse_types(const char *verb, const char *list, struct dump_opts *o)
     return 0;
 }
 
+enum { OPT_ACCEPT_DAMAGE = 1000 };
+
 static int parse_dump_args(int argc, char **argv, struct dump_opts *o, const char **path)
 {
     static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
                                              {"json", no_argument, NULL, 'J'},
                                              {"type", required_argument, NULL, 't'},
                                              {"limit", required_argument, NULL, 'n'},
+                                             {"accept-damage", no_argument, NULL,
+                                              OPT_ACCEPT_DAMAGE},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     char shown[64];
@@ -89,6 +97,7 @@ static int parse_dump_args(int argc, char **argv, struct dump_opts *o, const cha
             return -1; /* --help: done, success */
         }
         if (c == 'J') o->json = 1;
+        if (c == OPT_ACCEPT_DAMAGE) o->accept_damage = 1;
         if (c == 'f' && cli_parse_text_json("dump", optarg, &o->json) != 0) return CLI_EXIT_USAGE;
         if (c == 't' && parse_types("dump", optarg, o)) return CLI_EXIT_USAGE;
         if (c == 'n' && cli_parse_u64(optarg, &o->limit) < 0)
@@ -107,8 +116,8 @@ static int parse_dump_args(int argc, char **argv, struct dump_opts *o, const cha
  * (its message names the chunk and offset), then dumping goes on. */
 static void report_problem(void *ctx, int err, uint64_t offset, const char *msg)
 {
-    (void)err;
     (void)offset;
+    if (err == SS_ETRUNC) return; /* the damage line at the end says where it stops */
     cli_error("dump", (const char *)ctx, "%s", msg);
 }
 
@@ -129,6 +138,18 @@ static int dump_records(struct sst_reader *r, const struct dump_opts *o)
     return rc < 0 ? rc : 0;
 }
 
+/* The input's damage, once all of it was read (--limit stops early: the rest is read for it,
+ * unprinted, so a cut or a hole after the last record shown is still said). */
+static int damage_said(struct cli_trace *t, const struct dump_opts *o, const char *path)
+{
+    const struct sst_rec_header *h;
+    while (sst_reader_next(t->r, &h) == 1) continue;
+    struct sst_damage d;
+    sst_reader_damage(t->r, &d);
+    return cli_damage_said("dump", path, &d, o->accept_damage,
+                           "what could be read was printed (--accept-damage to accept it)");
+}
+
 int cmd_dump(int argc, char **argv)
 {
     struct dump_opts o;
@@ -137,10 +158,12 @@ int cmd_dump(int argc, char **argv)
     if (rc == -1) return cli_finish_stdout("dump");
     if (rc) return rc;
     struct cli_trace t;
-    if (cli_trace_open(&t, "dump", path, report_problem, (void *)path) < 0) return CLI_EXIT_FAIL;
+    if (cli_trace_open_all(&t, "dump", path, report_problem, (void *)path) < 0)
+        return CLI_EXIT_FAIL;
     rc = dump_records(t.r, &o);
     if (rc < 0) cli_error("dump", path, "reading stopped: %s", ss_strerror(rc));
-    cli_trace_close(&t);
     int out = cli_finish_stdout("dump");
-    return rc < 0 ? CLI_EXIT_FAIL : out;
+    int dmg = rc < 0 ? CLI_EXIT_OK : damage_said(&t, &o, path);
+    cli_trace_close(&t);
+    return rc < 0 ? CLI_EXIT_FAIL : out != CLI_EXIT_OK ? out : dmg;
 }

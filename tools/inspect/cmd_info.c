@@ -21,7 +21,7 @@
 #include "util/ss_error.h"
 
 static const char info_usage[] =
-    "usage: stepscope info TRACE... [--json]\n"
+    "usage: stepscope info TRACE... [--json] [--accept-damage]\n"
     "\n"
     "Summarises each TRACE: format version, producer, clock and features, time span,\n"
     "processes and devices, record counts by kind, dropped records, the collector's\n"
@@ -29,10 +29,12 @@ static const char info_usage[] =
     "\n"
     "  -f, --format FMT  text (default) or json: one JSON object (an array of them\n"
     "               for several traces); --json is the same as --format json\n"
+    CLI_ACCEPT_DAMAGE_HELP
     "  -h, --help   this text\n"
     "\n"
-    "Exit status: 0 every trace was read (a truncated or damaged one too: its state says\n"
-    "so), 1 a trace could not be read, 2 usage error.\n";
+    "Exit status: 0 every trace was read whole, 1 a trace could not be read or is damaged,\n"
+    "truncated, inconsistent or dropped records (its state says how; --accept-damage: 0),\n"
+    "2 usage error.\n";
 
 #define INFO_MAX_PROCS 64
 #define INFO_MAX_DEVICES 64
@@ -316,12 +318,28 @@ static void json_header(struct json_out *j, const struct sst_file_header *fh)
     json_end_array(j);
 }
 
+/* The one damage model (sst_reader_damage): every kind with its count, and the line. */
+static void json_damage(struct json_out *j, struct sst_reader *r)
+{
+    struct sst_damage d;
+    char line[1024];
+    sst_reader_damage(r, &d);
+    json_kv_bool(j, "damaged", d.any);
+    json_key(j, "damage");
+    json_begin_object(j);
+    for (uint8_t k = 1; k < SST_DAMAGE_LIMIT; k++) json_kv_u64(j, sst_damage_kind_name(k), d.count[k]);
+    json_kv_string(j, "said", sst_damage_describe(&d, line, sizeof line));
+    json_end_object(j);
+}
+
 static void json_state(struct json_out *j, struct sst_reader *r, const struct info_acc *a)
 {
     const struct sst_read_status *st = sst_reader_status(r);
     json_kv_string(j, "state", sst_reader_state_line(r));
     json_kv_bool(j, "closed", st->closed);
-    json_kv_bool(j, "truncated", st->truncated);
+    struct sst_damage d;
+    sst_reader_damage(r, &d);
+    json_kv_bool(j, "truncated", st->truncated || d.count[SST_DAMAGE_TRUNCATED]); /* an import's too */
     json_key(j, "truncated_at");
     if (st->truncated)
         json_u64(j, st->truncated_at);
@@ -343,6 +361,7 @@ static void json_state(struct json_out *j, struct sst_reader *r, const struct in
     }
     json_end_array(j);
     json_kv_u64(j, "problems_omitted", a->n_problems - min_u64(a->n_problems, INFO_MAX_PROBLEMS));
+    json_damage(j, r);
 }
 
 static void json_span_and_size(struct json_out *j, struct sst_reader *r, const struct info_acc *a)
@@ -510,7 +529,7 @@ static void json_error_entry(struct json_out *j, const char *path)
 }
 
 /* Reads and prints one trace. Returns CLI_EXIT_OK, or CLI_EXIT_FAIL after one error line. */
-static int info_one(const char *path, struct json_out *j, int first)
+static int info_one(const char *path, struct json_out *j, int first, int accept)
 {
     struct info_acc *a = calloc(1, sizeof *a);
     struct cli_trace t;
@@ -527,6 +546,12 @@ static int info_one(const char *path, struct json_out *j, int first)
             cli_error("info", path, "reading stopped: %s", ss_strerror(a->read_error));
             rc = CLI_EXIT_FAIL;
         }
+        struct sst_damage d;
+        sst_reader_damage(t.r, &d);
+        if (!a->read_error && cli_damage_said("info", path, &d, accept,
+                                              "its state says what was read (--accept-damage "
+                                              "to accept it)") != CLI_EXIT_OK)
+            rc = CLI_EXIT_FAIL;
         cli_trace_close(&t);
     } else {
         if (j && j->depth > 0) json_error_entry(j, path);
@@ -536,12 +561,15 @@ static int info_one(const char *path, struct json_out *j, int first)
     return rc;
 }
 
-static int parse_info_args(int argc, char **argv, int *json)
+enum { OPT_ACCEPT_DAMAGE = 1000 };
+
+static int parse_info_args(int argc, char **argv, int *json, int *accept)
 {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'J'},
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    *json = 0;
+        {"accept-damage", no_argument, NULL, OPT_ACCEPT_DAMAGE}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    *json = 0, *accept = 0;
     cli_opt_reset();
     for (int c; (c = cli_getopt("info", argc, argv, "f:h", longopts)) != -1;) {
         if (c == 'h') {
@@ -549,6 +577,7 @@ static int parse_info_args(int argc, char **argv, int *json)
             return -1; /* --help: done, success */
         }
         if (c == 'J') *json = 1;
+        if (c == OPT_ACCEPT_DAMAGE) *accept = 1;
         if (c == 'f' && cli_parse_text_json("info", optarg, json) != 0) return CLI_EXIT_USAGE;
         if (c == '?') return CLI_EXIT_USAGE;
     }
@@ -558,8 +587,8 @@ static int parse_info_args(int argc, char **argv, int *json)
 
 int cmd_info(int argc, char **argv)
 {
-    int json_mode;
-    int rc = parse_info_args(argc, argv, &json_mode);
+    int json_mode, accept;
+    int rc = parse_info_args(argc, argv, &json_mode, &accept);
     if (rc == -1) return cli_finish_stdout("info");
     if (rc) return rc;
     struct json_out j;
@@ -568,7 +597,7 @@ int cmd_info(int argc, char **argv)
     if (json_mode && several) json_begin_array(&j);
     int status = CLI_EXIT_OK;
     for (int i = optind; i < argc; i++)
-        if (info_one(argv[i], json_mode ? &j : NULL, i == optind) != CLI_EXIT_OK)
+        if (info_one(argv[i], json_mode ? &j : NULL, i == optind, accept) != CLI_EXIT_OK)
             status = CLI_EXIT_FAIL;
     if (json_mode && several) json_end_array(&j);
     if (json_mode && (several || status == CLI_EXIT_OK)) json_finish(&j);

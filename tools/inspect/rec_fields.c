@@ -376,6 +376,19 @@ static void p_dropped(struct rec_sink *s, const struct sst_rec_header *h)
     f_u64(s, "count", r.count);
 }
 
+static void p_damage(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_damage r;
+    sst_rec_load(h, &r, sizeof r);
+    f_enum(s, "kind", sst_damage_kind_name(r.kind), r.kind);
+    f_u64(s, "count", r.count);
+    if (r.offset == UINT64_MAX)
+        f_name(s, "at", "unknown");
+    else
+        f_u64(s, "at", r.offset);
+    f_str(s, "detail", r.detail);
+}
+
 static void p_capture(struct rec_sink *s, const struct sst_rec_header *h)
 {
     struct sst_rec_capture r;

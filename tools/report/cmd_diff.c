@@ -38,8 +38,9 @@ static const char diff_about[] =
 static const char diff_options[] =
     "  -o, --output FILE  write the result to FILE (written whole, then put in place)\n"
     "      --force        replace a read-only FILE\n"
-    "      --accept-damage  compare although a trace is incomplete (records lost, or no\n"
-    "                     end: killed, cut); said on stderr either way\n"
+    "      --accept-damage  compare although a trace is incomplete (records lost, dropped,\n"
+    "                     repeated or impossible, or no end: killed, cut); said on\n"
+    "                     stderr either way\n"
     "  -q, --quiet        no 'wrote FILE (SIZE)' line\n" REPORT_STEP_HELP
     "  -h, --help         this text\n"
     "\n"
@@ -191,10 +192,9 @@ static int load_side(struct diff_side *x, const char *path, const struct diff_ar
     x->path = path;
     /* summaries and findings only: the compact analysis (issue #5's memory goal) */
     if (report_load(VERB, path, &d->ssa, SSA_COMPACT, &x->r) != 0) return -1;
-    if (report_incomplete(x->r)) {
-        report_say_incomplete(VERB, path, x->r);
-        if (!d->accept_damage) return -1;
-    }
+    if (report_incomplete(x->r) &&
+        report_say_incomplete(VERB, path, x->r, d->accept_damage) != CLI_EXIT_OK)
+        return -1;
     ssa_summarize(x->r, &x->s);
     if (!x->s.steps || !x->s.median_ns) {
         cli_error(VERB, path, "has no step that could be analysed (%s): nothing to compare",

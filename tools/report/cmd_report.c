@@ -61,8 +61,9 @@ static const char report_options[] =
     "  -o, --output FILE  write the report to FILE (written whole, then put in place;\n"
     "                     - for stdout); a read-only FILE is kept unless --force\n"
     "      --force        replace a read-only FILE\n"
-    "      --accept-damage  exit 0 even when a trace is incomplete: records lost, or no end\n"
-    "                     (killed, cut); the report says so at its top either way\n"
+    "      --accept-damage  exit 0 even when a trace is incomplete: records lost, dropped,\n"
+    "                     repeated or impossible, or no end (killed, cut); the report says\n"
+    "                     so at its top either way, stderr once\n"
     "  -q, --quiet        no 'wrote FILE (SIZE)' line\n"
     "  -v, --verbose      also the top kernels and a table of every step, and the section\n"
     "                     of every rank\n"
@@ -70,8 +71,8 @@ static const char report_options[] =
     "                     at most 64)\n" REPORT_STEP_HELP "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 every trace was analysed whole, 1 a trace could not be read or is\n"
-    "incomplete (records lost, or no end: --accept-damage), 2 usage error (also when FILE\n"
-    "is one of the traces).\n";
+    "incomplete (damaged, truncated, inconsistent or dropped records: --accept-damage), 2\n"
+    "usage error (also when FILE is one of the traces).\n";
 
 /* The usage text; the formats come from the format table (report.h). */
 static const struct report_usage usage = {"report TRACE|DIR...", "[-o FILE] [-v]", report_about,
@@ -468,9 +469,9 @@ static int check_damage(const struct inputs *in, const struct report_opts *o)
     int status = CLI_EXIT_OK;
     for (size_t i = 0; i < in->n; i++) {
         const struct ssa_result *r = in->v[i].r;
-        if (!report_incomplete(r) || o->accept_damage) continue;
-        report_say_incomplete(VERB, in->v[i].path, r);
-        status = CLI_EXIT_FAIL;
+        if (report_incomplete(r) &&
+            report_say_incomplete(VERB, in->v[i].path, r, o->accept_damage) != CLI_EXIT_OK)
+            status = CLI_EXIT_FAIL;
     }
     return status;
 }

@@ -169,7 +169,10 @@ int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
                 struct ssa_result **out);
 
 /* The one line that fails report and diff on an incomplete trace (report_incomplete). */
-void report_say_incomplete(const char *verb, const char *path, const struct ssa_result *r);
+/* Says it once (cli_damage_said: an error, or with accept a warning); CLI_EXIT_FAIL when not
+ * accepted, else CLI_EXIT_OK. */
+int report_say_incomplete(const char *verb, const char *path, const struct ssa_result *r,
+                          int accept);
 
 /* One trace's report on f in o->format, through the writer table (the fuzzers' way in). */
 void report_write_single(FILE *f, const struct ssa_result *r, const struct report_opts *o);

@@ -149,6 +149,7 @@ static void html_identity(FILE *f, const struct report_view *v)
     snprintf(buf, sizeof buf, "%s; %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64 " copies",
              r->state_line, r->records, r->kernels, r->memcpys);
     html_row(f, "trace", buf);
+    if (v->has_problems) html_row(f, "damage", v->problems);
     html_identity_steps(f, v, buf, sizeof buf);
     html_identity_gpu(f, v, buf, sizeof buf);
     fputs("</table>\n", f);

@@ -11,8 +11,19 @@
 #include "report.h"
 #include "util/ss_cxxname.h"
 #include "report_diff.h"
+#include "trace/sst_names.h"
 
 /* ---- JSON (docs/report-json.md) ---- */
+
+/* The damage model's counts by kind (only the kinds with a count), issue #41. */
+static void json_damage_kinds(struct json_out *j, const struct sst_damage *d)
+{
+    json_key(j, "kinds");
+    json_begin_object(j);
+    for (uint8_t k = 1; k < SST_DAMAGE_LIMIT; k++)
+        if (d->count[k]) json_kv_u64(j, sst_damage_kind_name(k), d->count[k]);
+    json_end_object(j);
+}
 
 static void json_process(struct json_out *j, const struct ssa_result *r)
 {
@@ -49,6 +60,7 @@ static void json_process(struct json_out *j, const struct ssa_result *r)
         json_kv_u64(j, "chunks_read", r->damage.chunks_read);
         json_kv_u64(j, "chunks_expected", r->damage.chunks_expected);
         json_kv_double(j, "read_fraction", r->damage.read_fraction);
+        json_damage_kinds(j, &r->damage);
         json_end_object(j);
     }
     json_key(j, "incomplete"); /* issue #29: damaged or truncated; report exits 1 then */

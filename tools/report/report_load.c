@@ -29,14 +29,12 @@ int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
     return 0;
 }
 
-void report_say_incomplete(const char *verb, const char *path, const struct ssa_result *r)
+int report_say_incomplete(const char *verb, const char *path, const struct ssa_result *r,
+                          int accept)
 {
-    if (r->damage.damaged)
-        cli_error(verb, path, "only %.1f %% of the trace could be read: the numbers are of what "
-                  "was left (--accept-damage to accept it)", 100.0 * r->damage.read_fraction);
-    else
-        cli_error(verb, path, "%s: the trace has no end, the numbers are of what was written "
-                  "before it (--accept-damage to accept it)", r->state_line);
+    return cli_damage_said(verb, path, &r->damage, accept,
+                           "the numbers are of what could be read (--accept-damage to accept "
+                           "them)");
 }
 
 static int parse_rec_cost(const char *verb, const char *arg, struct ssa_opts *o)

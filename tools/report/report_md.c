@@ -12,6 +12,14 @@
 #include "report_diff.h"
 #include "text_esc.h"
 
+/* The reader's problems, as the text report's "damage" line says them. */
+static void md_problems(FILE *f, const struct report_view *v)
+{
+    fputs("- **damage**: ", f);
+    md_escaped(f, v->problems);
+    fputs("\n", f);
+}
+
 static void md_headline(FILE *f, const struct report_view *v)
 {
     const struct ssa_result *r = v->r;
@@ -30,6 +38,7 @@ static void md_headline(FILE *f, const struct report_view *v)
     md_escaped(f, r->state_line);
     fprintf(f, "; %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64 " copies\n", r->records,
             r->kernels, r->memcpys);
+    if (v->has_problems) md_problems(f, v);
     if (r->step_source == SSA_STEPS_NONE)
         fprintf(f, "- **steps**: no step markers: whole trace as one interval (%.1f ms)\n",
                 ms(s->total_ns));

@@ -107,11 +107,7 @@ static void text_identity(FILE *out, const struct report_view *v)
     snprintf(trace + n, sizeof trace - (size_t)n, "%" PRIu64 " copies", r->memcpys);
     text_wrapped(out, "  trace      ", trace);
     if (v->has_program) text_wrapped(out, "  program    ", v->program);
-    if (r->problems) {
-        snprintf(trace, sizeof trace, "%" PRIu64 " problems, first: %s", r->problems,
-                 r->first_problem);
-        text_wrapped(out, "  damage     ", trace);
-    }
+    if (v->has_problems) text_wrapped(out, "  damage     ", v->problems);
     if (v->has_lost) text_wrapped(out, "  lost       ", v->lost);
 }
 

@@ -159,33 +159,27 @@ static int rec_cost_text(const struct ssa_summary *s, char *buf, size_t size)
     return 1;
 }
 
-/* A trace that ends without its END chunk: what was written before the end is all there is. */
-static int incomplete_text(const struct ssa_result *r, char *buf, size_t size)
-{
-    snprintf(buf, size,
-             "%s: the trace has no end (the program was killed, or the file was cut): the "
-             "report is of what was written before%s",
-             r->state_line,
-             r->step_source == SSA_STEPS_DETECTED ? "; its steps were found by period in what is "
-                                                    "left, and the last may be a fragment"
-                                                  : "");
-    return 1;
-}
-
+/* What the input lost, in the words of the one damage model (sst_damage_describe), and what
+ * that does to the report. */
 static int damage_text(const struct ssa_result *r, char *buf, size_t size)
 {
     const struct sst_damage *d = &r->damage;
-    if (!d->damaged) return report_incomplete(r) ? incomplete_text(r, buf, size) : 0;
-    if (d->records_expected)
-        snprintf(buf, size,
-                 "only %" PRIu64 " of the %" PRIu64 " records (%.1f %%) could be read: the "
-                 "numbers are of what was left",
-                 d->records_read, d->records_expected, 100.0 * d->read_fraction);
-    else
-        snprintf(buf, size,
-                 "only %" PRIu32 " of at least %" PRIu32 " chunks could be read: the numbers "
-                 "are of what was left",
-                 d->chunks_read, d->chunks_expected);
+    char what[1024];
+    if (!report_incomplete(r)) return 0;
+    sst_damage_describe(d, what, sizeof what);
+    snprintf(buf, size, "%s: the numbers are of what could be read%s", what[0] ? what : r->state_line,
+             r->step_source == SSA_STEPS_DETECTED && d->count[SST_DAMAGE_TRUNCATED]
+                 ? "; its steps were found by period in what is left, and the last may be a "
+                   "fragment"
+                 : "");
+    return 1;
+}
+
+/* The reader's problems (damaged chunks, impossible records...), the first named. */
+static int problems_text(const struct ssa_result *r, char *buf, size_t size)
+{
+    if (!r->problems) return 0;
+    snprintf(buf, size, "%" PRIu64 " problems, first: %s", r->problems, r->first_problem);
     return 1;
 }
 
@@ -443,6 +437,7 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     v->has_rec_cost = rec_cost_text(&v->s, v->rec_cost, sizeof v->rec_cost);
     v->damaged = damage_text(r, v->damage, sizeof v->damage);
     v->damage_label = r->damage.damaged ? "DAMAGED" : "INCOMPLETE";
+    v->has_problems = problems_text(r, v->problems, sizeof v->problems);
     v->has_lost = lost_text(r, v->lost, sizeof v->lost);
     step_notes(v, r);
     for (size_t i = 0; i < v->f.n; i++) {

@@ -19,7 +19,7 @@
  * says so at the top. */
 static inline int report_incomplete(const struct ssa_result *r)
 {
-    return r && (r->damage.damaged || r->truncated);
+    return r && (r->damage.any || r->truncated);
 }
 
 #define REPORT_OUTLIERS 10 /* kept in the view; the text report shows the first 3 */
@@ -106,7 +106,9 @@ struct report_view {
     char rec_cost[640];
     int damaged;             /* damage: the sentence on what was lost (report_incomplete) */
     const char *damage_label; /* "DAMAGED" (records lost) or "INCOMPLETE" (no end) */
-    char damage[512];
+    char damage[1200];
+    int has_problems;        /* problems: the reader's problems, the first named */
+    char problems[256];
     int has_lost;             /* lost: what the recording itself lost (records dropped when a
                                * buffer was full; CUPTI that could not be detached), counted */
     char lost[320];

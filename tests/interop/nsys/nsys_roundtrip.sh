@@ -15,13 +15,15 @@ fails=0
 for trace in "$@"; do
     name=$(basename "$trace" .sstrace)
     db=$WORK/$name.sqlite
-    if ! "$SS" export "$trace" -o "$db" --format nsys-sqlite 2> "$WORK/$name.export.err"; then
+    # a trace that dropped records while recording is damaged (issue #41): accepted here, and
+    # its damage must come back from the import as it was (the "damaged" object compared below)
+    if ! "$SS" export --accept-damage "$trace" -o "$db" --format nsys-sqlite 2> "$WORK/$name.export.err"; then
         echo "FAIL $name: export: $(cat "$WORK/$name.export.err")"
         fails=$((fails + 1))
         continue
     fi
-    "$SS" report -v --format json "$trace" > "$WORK/$name.orig.json" 2> "$WORK/$name.orig.err"
-    if ! "$SS" report -v --format json "$db" > "$WORK/$name.rt.json" 2> "$WORK/$name.rt.err"; then
+    "$SS" report --accept-damage -v --format json "$trace" > "$WORK/$name.orig.json" 2> "$WORK/$name.orig.err"
+    if ! "$SS" report --accept-damage -v --format json "$db" > "$WORK/$name.rt.json" 2> "$WORK/$name.rt.err"; then
         echo "FAIL $name: report of the export: $(head -1 "$WORK/$name.rt.err")"
         fails=$((fails + 1))
         continue
@@ -29,7 +31,9 @@ for trace in "$@"; do
     if ! python3 - "$WORK/$name.orig.json" "$WORK/$name.rt.json" "$name" <<'EOF'; then
 import json, sys
 a, b, name = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
-IGNORED = {"/file", "/trace/state", "/trace/records"}
+IGNORED = {"/file", "/trace/state", "/trace/records", "/trace/damaged/records_read",
+           "/trace/damaged/records_expected", "/trace/damaged/chunks_read",
+           "/trace/damaged/chunks_expected", "/trace/damaged/read_fraction"}
 # host samples are not exported: the environment check that counts DataLoader workers in them
 # has nothing to judge in the import
 for d in (a, b):

@@ -163,7 +163,7 @@ def run(args):
 def against_trace(ss, trace, c):
     """Steps and attribution against the report, NVTX counts against the trace."""
     errs = []
-    rep = json.loads(run([ss, "report", "-v", "--format", "json", trace]))
+    rep = json.loads(run([ss, "report", "--accept-damage", "-v", "--format", "json", trace]))
     steps = rep.get("step_list") or []
     if rep["steps"]["source"] == "none":
         steps = []
@@ -184,7 +184,7 @@ def against_trace(ss, trace, c):
             if t != st["end_ns"]:
                 errs.append("step %s: attribution sums to %d ns, step is %d" %
                             (st["number"], t - st["begin_ns"], st["end_ns"] - st["begin_ns"]))
-    dump = run([ss, "dump", "--json", "-t", "nvtx_push,nvtx_mark", trace]).splitlines()
+    dump = run([ss, "dump", "--accept-damage", "--json", "-t", "nvtx_push,nvtx_mark", trace]).splitlines()
     want = {"nvtx_push": 0, "nvtx_mark": 0}
     for line in dump:
         want[json.loads(line)["type"]] += 1
@@ -206,7 +206,8 @@ def main():
         out = os.path.join(work, name + ".nvtxt")
         if os.path.exists(out):
             os.unlink(out)
-        subprocess.run([ss, "export", trace, "-o", out, "--format", "nvtxt"], check=True)
+        subprocess.run([ss, "export", "--accept-damage", trace, "-o", out, "--format", "nvtxt"],
+                       check=True)
         c = Checker(out)
         c.run()
         errs, nsteps = against_trace(ss, trace, c)
