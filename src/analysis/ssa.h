@@ -238,7 +238,7 @@ struct ssa_step_counts {
 struct ssa_step {
     uint64_t number; /* as the program counts it (marker payload), else the sequence */
     uint64_t begin_ns, end_ns;
-    int warmup;                     /* excluded from the summary */
+    int warmup; /* excluded from the summary: 1 warm-up, SSA_STEP_OUTLIER a price outlier */
     uint64_t cat_ns[SSA_CAT_COUNT]; /* sums exactly to end_ns - begin_ns */
     struct ssa_step_counts n;
 };
@@ -435,6 +435,11 @@ struct ssa_result {
     size_t n_steps;
     struct ssa_step *steps; /* sorted, non-overlapping; for SSA_STEPS_NONE: windows */
     size_t n_warmup;        /* flagged warm-up steps (the first ones) */
+    /* a one-off steady step over SSA_PRICE_OUTLIER_FACTOR x the median (the only one, among 10
+     * or more): left out of the breakdown and the prices like warm-up (its `warmup` is
+     * SSA_STEP_OUTLIER), said on its own line (issue #41: one 120 ms autotuning step made a
+     * catch-all the top finding); several are the program's own (recompiles), kept */
+    size_t n_price_outliers;
     size_t warmup_asked;    /* --warmup N (ssa_opts.warmup_fixed): N; the report says when
                              * n_warmup is fewer (one step is always kept to analyse) */
     int warmup_autotune;    /* step 0 excluded for extra kernels (autotuning, compile) */
@@ -790,6 +795,9 @@ const struct ssa_host_work *ssa_host_work(int kind);
  * what made each slow — in full mode the category with the most time above the steady mean
  * (excess 1), in compact mode only the step's largest category (excess 0). */
 #define SSA_OUTLIER_FACTOR 1.5
+#define SSA_STEP_OUTLIER 2           /* ssa_step(_brief).warmup of a price outlier */
+#define SSA_PRICE_OUTLIER_FACTOR 3.0 /* a steady step this many medians long: left out */
+#define SSA_PRICE_OUTLIER_SHARE 20   /* among at least half this many steady steps */
 struct ssa_outlier {
     uint64_t number, dur_ns, over_median_ns;
     int cat;    /* enum ssa_cat */
@@ -866,6 +874,12 @@ struct ssa_finding {
 struct ssa_findings {
     size_t n;
     struct ssa_finding v[SSA_MAX_FINDINGS]; /* ranked by saving_ms, largest first */
+    /* every finding fixed at once (issue #41): sum_ms adds the savings (notes and alternatives
+     * left out); all_ms is that, at most what takes the step down to floor_ms, the GPU's busy
+     * time once the GPU-side findings are fixed: savings that overlap make all_ms smaller than
+     * sum_ms (overlap set) */
+    double sum_ms, all_ms, floor_ms;
+    int overlap;
 };
 /* Runs every rule over the steady steps of r (s from ssa_summarize). */
 /* peer: where r stands in its job (ssa_ranks_peer), NULL when reported alone. */

@@ -1170,6 +1170,33 @@ static void place_alternatives(struct ssa_findings *out)
     }
 }
 
+/* The rule that made a finding (NULL for none). */
+static const struct rule *rule_of(const char *id)
+{
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (strcmp(rules[i].id, id) == 0) return &rules[i];
+    return NULL;
+}
+
+/* Every finding fixed at once: their savings added, the GPU-side ones taken off the GPU's busy
+ * time, the step no shorter than what stays busy. */
+static void all_fixed(const struct fctx *c, struct ssa_findings *out)
+{
+    double gpu_side = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        const struct ssa_finding *f = &out->v[i];
+        if (f->note || f->alternative_to) continue;
+        out->sum_ms += f->saving_ms;
+        const struct rule *r = rule_of(f->id);
+        if (r && !r->prices_idle) gpu_side += f->saving_ms;
+    }
+    /* not the host's own time: the idle findings' fixes take host work away too */
+    out->floor_ms = c->busy_ms > gpu_side ? c->busy_ms - gpu_side : 0;
+    double room = c->step_ms - out->floor_ms;
+    out->all_ms = out->sum_ms < room ? out->sum_ms : room > 0 ? room : 0;
+    out->overlap = out->sum_ms - out->all_ms > 0.005 * c->step_ms;
+}
+
 void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const struct ssa_peer *peer,
               struct ssa_findings *out)
 {
@@ -1202,4 +1229,5 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const str
         out->v[at] = f;
     }
     place_alternatives(out);
+    all_fixed(&c, out);
 }

@@ -298,6 +298,7 @@ struct ssa_scan {
     int autotune_possible; /* step 0 may still be excluded after pass 2 */
     struct ssa_step step0; /* compact mode, autotune_possible: step 0, summed or not later */
     size_t fill_end;       /* steps [warm_dur, fill_end) may be a queue fill (after pass 2) */
+    const struct ssa_step_brief *plan; /* the briefs the plan marked (price outliers) */
     struct ssa_step fill;  /* compact mode: their sum, summed or not later */
     /* CAPTURE records that switch GPU recording, and the stretches they recorded (ssa_capture.c) */
     struct ssa_cap_event {

@@ -318,6 +318,29 @@ static size_t compile_warmup(const struct ssa_scan *sc, const struct ssa_result 
     return w;
 }
 
+/* The one step of [first, n) over SSA_PRICE_OUTLIER_FACTOR x their median, among at least
+ * SSA_PRICE_OUTLIER_SHARE / 2: flagged SSA_STEP_OUTLIER, out of the sums like warm-up. Only a
+ * one-off (cuDNN autotuning a new shape, a late allocation): two or more are something the
+ * program does again (recompiles every 20 steps, a checkpoint), which the prices must keep.
+ * d: room for n durations. */
+static void mark_price_outliers(struct ssa_result *res, size_t first, uint64_t *d)
+{
+    size_t m = res->n_steps > first ? res->n_steps - first : 0, out = 0;
+    if (m < SSA_PRICE_OUTLIER_SHARE / 2) return;
+    for (size_t i = 0; i < m; i++)
+        d[i] = brief_dur(&res->briefs[first + i]);
+    double limit = SSA_PRICE_OUTLIER_FACTOR * (double)ssa_quantile_u64(d, m, 0.5);
+    /* steps already unalike (a host that runs ahead and then waits out the GPU's queue in one
+     * step): that step holds the others' GPU work, not a one-off */
+    if (ssa_quantile_u64(d, m, 0.9) > 10 * ssa_quantile_u64(d, m, 0.1) || res->gpu_paced) return;
+    for (size_t i = first; i < res->n_steps; i++)
+        out += (double)brief_dur(&res->briefs[i]) > limit;
+    if (out != 1) return;
+    for (size_t i = first; i < res->n_steps; i++)
+        if ((double)brief_dur(&res->briefs[i]) > limit) res->briefs[i].warmup = SSA_STEP_OUTLIER;
+    res->n_price_outliers = out;
+}
+
 int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const struct ssa_opts *o)
 {
     size_t n = res->n_steps;
@@ -335,10 +358,13 @@ int ssa_steps_warmup_plan(struct ssa_scan *sc, struct ssa_result *res, const str
     if (!d) return SS_ENOMEM;
     size_t w = compile_warmup(sc, res, slow_first_steps(res, d));
     sc->fill_end = fill_phase_end(res, w, d, 0);
-    free(d);
     memset(&sc->fill, 0, sizeof sc->fill);
     sc->warm_dur = w;
     sc->autotune_possible = w == 0 && n >= 3;
+    size_t first = w > sc->fill_end ? w : sc->fill_end;
+    mark_price_outliers(res, first ? first : (size_t)sc->autotune_possible, d);
+    sc->plan = res->briefs;
+    free(d);
     return 0;
 }
 
@@ -396,6 +422,7 @@ static void step_add(struct ssa_step *sum, const struct ssa_step *st)
 enum ssa_step_group ssa_steps_group(const struct ssa_scan *sc, size_t i)
 {
     if (i < sc->warm_dur) return SSA_GROUP_WARMUP;
+    if (sc->plan && sc->plan[i].warmup == SSA_STEP_OUTLIER) return SSA_GROUP_WARMUP; /* never counted */
     if (i == 0 && sc->autotune_possible) return SSA_GROUP_STEP0;
     return i < sc->fill_end ? SSA_GROUP_FILL : SSA_GROUP_STEADY;
 }
@@ -453,6 +480,8 @@ void ssa_steps_warmup(struct ssa_scan *sc, struct ssa_result *res, const struct 
         res->briefs[i].warmup = 1;
         if (res->steps) res->steps[i].warmup = 1;
     }
+    for (size_t i = w; res->steps && i < res->n_steps; i++) /* the plan's price outliers */
+        if (res->briefs[i].warmup == SSA_STEP_OUTLIER) res->steps[i].warmup = SSA_STEP_OUTLIER;
     res->n_warmup = w;
 }
 
@@ -793,7 +822,7 @@ size_t ssa_outliers(const struct ssa_result *r, const struct ssa_summary *s,
     for (size_t i = 0; s->steps >= 3 && i < r->n_steps; i++) {
         const struct ssa_step_brief *b = &r->briefs[i];
         uint64_t d = b->end_ns - b->begin_ns;
-        if (b->warmup || (double)d <= limit) continue;
+        if ((b->warmup && b->warmup != SSA_STEP_OUTLIER) || (double)d <= limit) continue;
         found++;
         struct ssa_outlier o = {b->number, d, d - s->median_ns, b->top_cat, 0, 0};
         if (r->steps) o.cat = excess_cat(r, s, i, &o.cat_excess_ns), o.excess = 1;

@@ -255,6 +255,11 @@ static void html_findings(FILE *f, const struct report_view *v)
     for (size_t i = 0; i < v->f.n; i++)
         html_finding_row(f, v, i);
     fputs("</tbody>\n</table>\n", f);
+    if (v->has_all_fixed) {
+        fputs("<p class=\"note\">", f);
+        html_escaped(f, v->all_fixed);
+        fputs("</p>\n", f);
+    }
 }
 
 /* ---- where the GPU-idle host time is in the code: the table ---- */

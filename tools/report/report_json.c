@@ -101,6 +101,7 @@ static void json_steps(struct json_out *j, const struct report_view *v)
     json_kv_u64(j, "training_tid", r->train_tid);
     json_kv_u64(j, "total", r->step_source == SSA_STEPS_NONE ? 0 : r->n_steps);
     json_kv_u64(j, "warmup_excluded", r->n_warmup);
+    if (r->n_price_outliers) json_kv_u64(j, "outliers_left_out", r->n_price_outliers);
     if (r->warmup_asked) json_kv_u64(j, "warmup_requested", r->warmup_asked);
     json_kv_bool(j, "warmup_autotune", r->warmup_autotune);
     json_kv_u64(j, "warmup_fill", r->warmup_fill);
@@ -360,6 +361,19 @@ static void json_host(struct json_out *j, const struct report_view *v)
     json_end_object(j);
 }
 
+/* Every finding fixed at once: its estimate, and whether the savings overlap. */
+static void json_all_fixed(struct json_out *j, const struct ssa_findings *f)
+{
+    if (!f->n) return;
+    json_key(j, "all_fixed");
+    json_begin_object(j);
+    json_kv_double(j, "ms_per_step", f->all_ms);
+    json_kv_double(j, "sum_ms_per_step", f->sum_ms);
+    json_kv_double(j, "floor_ms", f->floor_ms);
+    json_kv_bool(j, "overlap", f->overlap);
+    json_end_object(j);
+}
+
 static void json_findings(struct json_out *j, const struct ssa_findings *f, int has_samples,
                           int with_calls)
 {
@@ -507,6 +521,7 @@ static void json_process_object(struct json_out *j, const struct report_view *v,
     if (v->has_throughput) json_throughput(j, v);
     json_program(j, &r->program);
     json_findings(j, &v->f, v->has_samples, v->r->host.sync_calls > 0);
+    json_all_fixed(j, &v->f);
     json_env(j, &v->env);
     json_top_kernels(j, r);
     if (verbose) json_step_list(j, r);

@@ -164,6 +164,11 @@ static void md_findings(FILE *f, const struct report_view *v, int verbose)
         md_escaped(f, x->fix);
         fputc('\n', f);
     }
+    if (v->has_all_fixed) {
+        fputs("\n", f);
+        md_escaped(f, v->all_fixed);
+        fputc('\n', f);
+    }
 }
 
 static void md_process(struct report_sink *k, const struct report_view *v)

@@ -498,6 +498,7 @@ static void text_findings(FILE *out, const struct report_view *v, int verbose)
         text_wrapped(out, "     fix:      ", x->fix);
     }
     if (shown < f->n) fprintf(out, "  (%zu more with -v)\n", f->n - shown);
+    if (v->has_all_fixed) text_wrapped(out, "  together   ", v->all_fixed);
 }
 
 /* ---- the environment checks (doctor's, judged on the trace's record: report_view.c) ---- */

@@ -213,6 +213,20 @@ static void saves_text(const struct ssa_finding *x, char *buf, size_t size)
                  x->saving_pct, x->speedup, ssa_level_name(x->confidence));
 }
 
+/* All the findings fixed at once, when their savings overlap (their sum would take the step
+ * below what stays busy on the GPU). */
+static int all_fixed_text(const struct ssa_findings *f, const struct ssa_summary *s, char *buf,
+                          size_t size)
+{
+    if (!f->overlap) return 0;
+    double step = (double)s->mean_ns / 1e6, left = step - f->all_ms;
+    snprintf(buf, size, "all of them fixed: ~%.2f ms/step (%.2fx), not their sum %.2f: their "
+             "savings overlap, and the step cannot fall below %.2f ms (what stays busy on the "
+             "GPU once its own findings are fixed)", f->all_ms, left > 0 ? step / left : 1, f->sum_ms,
+             f->floor_ms);
+    return 1;
+}
+
 /* Steps that cannot be what the analysis takes them for: marked steps with no GPU work inside
  * while the trace has some (the markers wrap something else), or steps of wildly different
  * lengths (SSA_STEPS_DISPARATE: the breakdown is the mean of unlike things). */
@@ -241,6 +255,11 @@ static void step_notes(struct report_view *v, const struct ssa_result *r)
 {
     char *n = v->step_notes[v->n_step_notes];
     bad_step_note(n, sizeof v->step_notes[0], v);
+    if (*n) n = v->step_notes[++v->n_step_notes];
+    if (r->n_price_outliers)
+        snprintf(n, sizeof v->step_notes[0], "%zu step%s over %.0fx the median left out of the "
+                 "breakdown and the prices (outliers, below)", r->n_price_outliers,
+                 r->n_price_outliers == 1 ? "" : "s", SSA_PRICE_OUTLIER_FACTOR);
     if (*n) n = v->step_notes[++v->n_step_notes];
     if (r->step_source == SSA_STEPS_GRAPHS) graph_note(n, sizeof v->step_notes[0], r);
     if (*n) n = v->step_notes[++v->n_step_notes];
@@ -445,6 +464,7 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
             if (strcmp(v->f.v[k].id, v->f.v[i].alternative_to) == 0) v->alt_of[i] = k + 1;
         saves_text(&v->f.v[i], v->saves[i], sizeof v->saves[i]);
     }
+    v->has_all_fixed = all_fixed_text(&v->f, &v->s, v->all_fixed, sizeof v->all_fixed);
     v->has_graphs = v->per_step && graphs_text(&v->s, v->graphs, sizeof v->graphs);
     v->has_program = program_text(&r->program, v->program, sizeof v->program);
     ssa_throughput(r, &v->s, &v->tp);

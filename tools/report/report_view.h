@@ -86,6 +86,9 @@ struct report_view {
     /* saves[i]: what finding i saves, in words ("saves ~2.10 ms/step (12 %, 1.14x)" or, for a
      * note, "not priced: a note"), and its confidence; every writer says the same */
     char saves[SSA_MAX_FINDINGS][96];
+    /* when the findings' savings overlap: what fixing them all saves, not their sum */
+    int has_all_fixed;
+    char all_fixed[320];
     struct ssa_peer peer;       /* where the trace stands in its job (known 0: alone) */
     struct report_env env;
     struct ssa_outlier outliers[REPORT_OUTLIERS]; /* the slowest first */
@@ -116,7 +119,7 @@ struct report_view {
      * instead of markers, times measured on the GPU timeline, GPU records whose end CUPTI
      * wrote at the capture's close (sentences; n_step_notes used) */
     size_t n_step_notes;
-    char step_notes[5][240];
+    char step_notes[6][240];
     int has_graphs; /* graphs: the CUDA graph sentence (launches, kernels, GPU time inside) */
     /* program: what kind of program this is and what it already does, when it is not a plain
      * Python program (the fixes are written for it) */
