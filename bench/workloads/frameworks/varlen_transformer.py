@@ -18,24 +18,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as H  # noqa: E402
 
 import torch  # noqa: E402
-import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+
+from alloc_transformer import Model  # noqa: E402  (the same encoder, embedding and head)
 
 SIZES = dict(d=512, heads=8, ff=2048, layers=4, batch=32, vocab=8192,
              lengths=(64, 96, 128, 192, 256, 320, 384, 512))
 TINY = dict(d=32, heads=2, ff=64, layers=2, batch=2, vocab=64, lengths=(8, 12, 16))
-
-
-class Model(nn.Module):
-    def __init__(self, s):
-        super().__init__()
-        self.embed = nn.Embedding(s["vocab"], s["d"])
-        layer = nn.TransformerEncoderLayer(s["d"], s["heads"], s["ff"], batch_first=True)
-        self.encoder = nn.TransformerEncoder(layer, s["layers"], enable_nested_tensor=False)
-        self.head = nn.Linear(s["d"], s["vocab"])
-
-    def forward(self, tokens):
-        return self.head(self.encoder(self.embed(tokens)))
 
 
 def batches(size, n, dev):
