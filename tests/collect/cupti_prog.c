@@ -23,7 +23,7 @@
  *                            call (its exit only is seen: not recorded), then calls for half a
  *                            second after the steps (the detach)
  *        cupti_prog auto_late N STALL_MS  says what the Python shim says (STEPSCOPE_AUTO_FROM=8:
- *                            its pid), then N 2-ms steps of 3 launches (the calls of steps
+ *                            its pid), then N 20-ms steps of 3 launches (the calls of steps
  *                            8-107 are wanted), then STALL_MS ms of launches without a step
  *                            (run with the default --capture auto)
  *        cupti_prog auto_ticks KIND N  the same shim word, 4 steps, then N loop ticks (the
@@ -273,6 +273,8 @@ static int steps_calls_case(void)
     return 0;
 }
 
+#define STEP_US 20000
+
 static int auto_late_case(unsigned steps, unsigned stall_ms)
 {
     char v[64];
@@ -286,7 +288,7 @@ static int auto_late_case(unsigned steps, unsigned stall_ms)
                                             0, 0);
             if (i >= 8 && i <= 107) printf("want 1 211 %u 0 %u\n", corr, gettid_());
         }
-        usleep(2000);
+        usleep(STEP_US); /* long enough that a loaded host's jitter leaves steps steady */
         stepscope_step_end();
     }
     for (unsigned t = 0; t < stall_ms; t += 10) {
