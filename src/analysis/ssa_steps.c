@@ -646,6 +646,8 @@ static double median_notch_ms(double q1, double q3, size_t n)
 /* Measured in the trace: the recorded steps' median against the unrecorded ones' (host-marked
  * both), its spread from their quartiles; the cost lands in the GPU-idle time the host
  * leaves, so it is at most that. */
+#define SSA_BASELINE_DRIFT 0.02
+
 static int rec_measured(const struct ssa_result *r, struct ssa_summary *s, double idle_ms)
 {
     const uint64_t *b = r->base_q, *k = r->rec_q;
@@ -653,7 +655,10 @@ static int rec_measured(const struct ssa_result *r, struct ssa_summary *s, doubl
     double nk = median_notch_ms((double)k[0], (double)k[2], r->n_recorded);
     double nb = median_notch_ms((double)b[0], (double)b[2], r->n_baseline);
     double half = sqrt(nk * nk + nb * nb);
-    if (cost + half < 0) { /* recorded steps faster beyond noise: the host drifted, no baseline */
+    /* recorded steps faster beyond noise (the notch, and 2 % of a step: steps as regular as a
+     * sleep have almost none) - the host's speed drifted: no baseline */
+    double tolerance = fmax(half, SSA_BASELINE_DRIFT * (double)b[1] / 1e6);
+    if (cost < -tolerance) {
         s->rec_baseline_verdict = SSA_BASELINE_SLOWER;
         return 0;
     }
