@@ -376,6 +376,13 @@ enum ssa_program_kind {
 const char *ssa_program_kind_name(int kind);
 
 /* Facts about the program that change what a finding should advise. */
+/* The training framework a Python program runs under, from its Python stack samples (the
+ * frames of its trainer): its fixes then name the framework's own settings (issue #40). */
+enum ssa_framework { SSA_FW_NONE, SSA_FW_HF_TRAINER, SSA_FW_LIGHTNING };
+/* The framework whose trainer's frames the trace's samples hold (SSA_FW_NONE: none, or no
+ * samples). (ssa_program.c) */
+int ssa_program_framework(const struct ssa_result *r);
+
 struct ssa_program {
     int kind;          /* enum ssa_program_kind */
     int kind_recorded; /* from the collector's ENV program.kind (else inferred) */

@@ -32,6 +32,7 @@ struct fctx {
     double post_sync_data_ms;          /* loading exposed by a sync that drained the queue */
     double compile_ms, compiles, recompiles; /* torch.compile in the steady steps */
     int lang;     /* enum ssa_program_kind the fixes are written for (unknown: python) */
+    int framework; /* enum ssa_framework: a Python program's trainer (its own settings) */
     int compiled; /* torch.compile in use (ssa_program) */
     int graphed;  /* the steady steps replay CUDA graphs */
     double idle_claimed_ms; /* the savings of the findings so far that price GPU idle time
@@ -206,6 +207,7 @@ static void ctx_init(struct fctx *c, const struct ssa_result *r, const struct ss
     c->median_kernel_us = median_kernel_us(r);
     c->lang = r->program.kind == SSA_PROG_UNKNOWN ? SSA_PROG_PYTHON : r->program.kind;
     c->compiled = r->program.compiled;
+    c->framework = c->lang == SSA_PROG_PYTHON ? ssa_program_framework(r) : SSA_FW_NONE;
     c->graphed = s->graph_launches_per_step >= 0.5;
     c->host_floor_ms = host_floor(c);
 }
@@ -273,7 +275,13 @@ static int rule_data(const struct fctx *c, struct ssa_finding *f)
         c->data_ranges > 0 ? c->data_range_ms / c->data_ranges : 0, cpu_text);
     SAY(f->estimate, "data-attributed GPU idle time: loading fully overlapped by workers");
     const char *cap = capped ? " (capped by the CPU count: also make decoding cheaper)" : "";
-    if (c->lang == SSA_PROG_PYTHON)
+    if (c->framework == SSA_FW_HF_TRAINER)
+        SAY(f->fix, "TrainingArguments(dataloader_num_workers=%u, dataloader_pin_memory=True, "
+                    "dataloader_persistent_workers=True)%s", n, cap);
+    else if (c->framework == SSA_FW_LIGHTNING)
+        SAY(f->fix, "DataLoader(num_workers=%u, pin_memory=True, persistent_workers=True) in "
+                    "the LightningModule's or LightningDataModule's train_dataloader()%s", n, cap);
+    else if (c->lang == SSA_PROG_PYTHON)
         SAY(f->fix, "DataLoader(num_workers=%u, pin_memory=True, persistent_workers=True)%s", n,
             cap);
     else
@@ -543,6 +551,15 @@ static int rule_comm(const struct fctx *c, struct ssa_finding *f)
 
 /* What to do about launches, given what the program already does: never torch.compile to a
  * compiled program, nor CUDA graphs to one that replays them. */
+/* torch.compile in the program's framework: a Trainer takes it as a setting. */
+static const char *compile_words(const struct fctx *c)
+{
+    return c->framework == SSA_FW_HF_TRAINER
+               ? "TrainingArguments(torch_compile=True)"
+           : c->framework == SSA_FW_LIGHTNING ? "model = torch.compile(model) before trainer.fit(model)"
+                                              : "torch.compile(model)";
+}
+
 static const char *launch_fix(const struct fctx *c)
 {
     if (c->lang == SSA_PROG_PYTHON && c->graphed)
@@ -554,6 +571,9 @@ static const char *launch_fix(const struct fctx *c)
     if (c->graphed)
         return "the step already replays CUDA graphs: capture what is still launched outside "
                "them too; larger batch";
+    if (c->framework == SSA_FW_HF_TRAINER)
+        return "TrainingArguments(torch_compile=True, torch_compile_mode=\"reduce-overhead\") "
+               "(CUDA graphs); larger per_device_train_batch_size";
     return in_lang(c, "torch.compile(model), CUDA graphs (torch.compile(mode=\"reduce-overhead\")), "
                       "fuse small ops; larger batch",
                    "capture the step in a CUDA graph (at::cuda::CUDAGraph: capture_begin, "
@@ -630,6 +650,15 @@ static double bf16_time_factor(const struct ssa_result *r, double *simt_share)
  * it on is the step before bf16. */
 static void mixed_fix(const struct fctx *c, struct ssa_finding *f, int tf32)
 {
+    if (c->framework == SSA_FW_HF_TRAINER) {
+        SAY(f->fix, "TrainingArguments(bf16=True)%s", tf32 ? "; at least tf32=True" : "");
+        return;
+    }
+    if (c->framework == SSA_FW_LIGHTNING) {
+        SAY(f->fix, "Trainer(precision=\"bf16-mixed\")%s",
+            tf32 ? "; at least torch.set_float32_matmul_precision(\"high\")" : "");
+        return;
+    }
     const char *bf16 =
         in_lang(c, "with torch.autocast(\"cuda\", dtype=torch.bfloat16): around forward and loss",
                 "run the GEMMs in bf16: at::autocast::set_autocast_enabled(at::kCUDA, true) "
@@ -760,12 +789,14 @@ static int rule_unfused_elementwise(const struct fctx *c, struct ssa_finding *f)
     SAY(f->estimate, "each run fused into one kernel as long as its longest: the rest of its "
                      "busy time, at most down to the host's own time per step (on the H200 "
                      "twin, 13 %% under what torch.compile saved)");
+    char plain[160];
+    SAY(plain, "%s: Inductor fuses each chain of elementwise and normalisation ops into one "
+               "kernel", compile_words(c));
     const char *py = c->graphed ? "compile what the CUDA graph captures (torch.compile of the "
                                   "step's function, mode=\"reduce-overhead\" keeps it in CUDA "
                                   "graphs): Inductor fuses each chain of elementwise and "
                                   "normalisation ops into one kernel"
-                                : "torch.compile(model): Inductor fuses each chain of "
-                                  "elementwise and normalisation ops into one kernel";
+                                : plain;
     SAY(f->fix, "%s",
         in_lang(c, py,
                 "compile the model ahead of time with AOTInductor (torch._inductor.aoti_compile_"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/ssa_env.h"
+#include "ssa_host.h"
 #include "ssa_internal.h"
 
 #define SSA_TRITON_COMPILED_PCT 10.0
@@ -81,4 +82,23 @@ void ssa_program_facts(struct ssa_result *r)
     p->kind = p->kind_recorded ? kind_by_name(v) : infer_kind(r);
     p->triton_pct = triton_pct(r);
     p->compiled = p->compiles > 0 || p->triton_pct >= SSA_TRITON_COMPILED_PCT;
+}
+
+/* A framework is known by the file of its trainer's loop among the sampled frames. */
+static const struct {
+    const char *path;
+    int framework;
+} k_frameworks[] = {
+    {"/transformers/trainer.py", SSA_FW_HF_TRAINER},
+    {"/lightning/pytorch/trainer/", SSA_FW_LIGHTNING},
+    {"/pytorch_lightning/trainer/", SSA_FW_LIGHTNING},
+};
+
+int ssa_program_framework(const struct ssa_result *r)
+{
+    const struct ssa_pytab *t = &r->host.tab;
+    for (size_t i = 0; i < t->n_frames; i++)
+        for (size_t k = 0; t->frames[i].file && k < sizeof k_frameworks / sizeof *k_frameworks; k++)
+            if (strstr(t->frames[i].file, k_frameworks[k].path)) return k_frameworks[k].framework;
+    return SSA_FW_NONE;
 }

@@ -113,6 +113,20 @@ print("measured costs inside their ranges: %d" % n)' || fail "a measured cost ou
     "$ss" report --format json "$h/kineto/eager_mlp-bad.json.gz" >"$work/kineto.json" || fail "kineto: exit $?"
     "$py" -c 'import json,sys; f=json.load(open(sys.argv[1]))["findings"]; assert f[0]["id"] == "launch_bound", [x["id"] for x in f]' "$work/kineto.json" || fail "kineto: top finding"
     ;;
+framework_fixes)
+    # Fixes in the program's framework (issue #40): an HF Trainer program is told its
+    # TrainingArguments, a Lightning one its DataLoader in train_dataloader() and its Trainer's
+    # precision; a plain loop keeps torch's own words.
+    out=$("$ss" report "$fx/h200-1201/fw/hf_trainer_gpt2-bad/vm-5693.sstrace" | tr -s ' \n' ' ') || fail "hf: exit $?"
+    grep -q "fix: TrainingArguments(bf16=True)" <<<"$out" || fail "hf: mixed precision fix: $out"
+    grep -q "TrainingArguments(torch_compile=True)" <<<"$out" || fail "hf: compile fix: $out"
+    ! grep -q "torch.autocast" <<<"$out" || fail "hf: autocast advice: $out"
+    out=$("$ss" report "$fx"/h200-1201/fw/lightning_cnn-bad/*.sstrace | tr -s ' \n' ' ') || fail "lightning: exit $?"
+    grep -q "DataLoader(num_workers=[0-9]*, pin_memory=True, persistent_workers=True) in the LightningModule's or LightningDataModule's train_dataloader()" <<<"$out" ||
+        fail "lightning: data fix: $out"
+    out=$("$ss" report "$w0" | tr -s ' \n' ' ') || fail "w0: exit $?"
+    grep -q "fix: DataLoader(num_workers=6, pin_memory=True, persistent_workers=True)" <<<"$out" || fail "w0: plain fix: $out"
+    ;;
 sampled)
     # Launch calls recorded in one step of 8 (real H200 runs, --capture all: a full recording
     # of the timm ViT, a light one of the eager MLP): only steps with launch calls are analysed,
