@@ -11,7 +11,11 @@ What a recipe of docs/design.md asks beside the table's row, which builds clean 
   export format  every row of SSI_EXPORTERS (`export --help`) is described in docs/export.md
                  or docs/interop.md and named in export's man page (interop.exporters runs
                  every row)
-Exit 0, or 1 with one line per gap.
+  importer       every row of SSI_IMPORTERS (`import --help`) has its row in docs/interop.md's
+                 table of importers, with the same file names, and that table has no other
+                 row
+Exit 0, or 1 with one line per gap. With --imports-only, only the importers (the recipe's own
+test, interop.recipe_importer, runs it on a CLI with one more row).
 """
 import glob
 import os
@@ -96,7 +100,53 @@ def check_exports(ss, root):
             fail("export format %s is not in docs/man/stepscope-export.1.scd" % name)
 
 
+def listed_importers(ss):
+    """{name: [suffix, ...]} of `import --help`'s rows: '  NAME  help...', then its lines, the
+    last one 'files: SUFFIX ...'."""
+    out = run(ss, "import", "--help")[1].decode()
+    rows, name = {}, None
+    for line in out.split("\n\n", 2)[1].splitlines():
+        m = re.match(r"  ([a-z][a-z0-9_-]*) ", line)
+        if m:
+            name = m.group(1)
+            rows[name] = []
+        f = re.match(r"\s+files: (.*)", line)
+        if f and name:
+            rows[name] = f.group(1).split()
+    return rows
+
+
+def documented_importers(root):
+    """{name: text of its row} of docs/interop.md's table of importers."""
+    doc = open(os.path.join(root, "docs", "interop.md"), encoding="utf-8").read()
+    part = doc.split("## Importers", 1)[1].split("\n## ", 1)[0] if "## Importers" in doc else ""
+    return {m.group(1): m.group(0) for m in re.finditer(r"^\| `([a-z][a-z0-9_-]*)` \|.*$", part,
+                                                         re.M)}
+
+
+def check_imports(ss, root):
+    rows, docs = listed_importers(ss), documented_importers(root)
+    if not rows:
+        fail("import --help lists no importer")
+    for name, suffixes in rows.items():
+        if name not in docs:
+            fail("importer %s has no row in docs/interop.md's table of importers" % name)
+            continue
+        for suffix in suffixes:
+            if "`%s`" % suffix not in docs[name]:
+                fail("importer %s: file name %s is not in its row of docs/interop.md" %
+                     (name, suffix))
+    for name in sorted(set(docs) - set(rows)):
+        fail("docs/interop.md's table of importers has %s, which import --help does not list"
+             % name)
+    return len(rows)
+
+
 def main():
+    if sys.argv[1] == "--imports-only":
+        n = check_imports(sys.argv[2], sys.argv[3])
+        print("tables: %d importers checked, %d gaps" % (n, len(FAILS)))
+        return 1 if FAILS else 0
     ss, root = sys.argv[1], sys.argv[2]
     check_verbs(ss, root)
     formats = listed_formats(ss, "report")
@@ -106,6 +156,7 @@ def main():
     for fmt in formats:
         check_report_format(ss, root, fmt, doc)
     check_exports(ss, root)
+    check_imports(ss, root)
     print("tables: %d report formats checked, %d gaps" % (len(formats), len(FAILS)))
     return 1 if FAILS else 0
 

@@ -293,18 +293,9 @@ void cli_trace_close(struct cli_trace *t)
 /* The output named after in (see cli_output_beside); -1 when in has no name or it does not fit. */
 static int default_output(const char *in, const char *suffix, char *out, size_t cap)
 {
-    static const char *const trace_suffixes[] = {".pt.trace.json.gz", ".pt.trace.json",
-                                                 ".json.gz", ".json", ".sstrace", ".sqlite"};
     struct stat st;
     if (strcmp(in, "-") == 0 || (stat(in, &st) == 0 && !S_ISREG(st.st_mode))) return -1;
-    size_t len = strlen(in);
-    for (size_t i = 0; i < sizeof trace_suffixes / sizeof trace_suffixes[0]; i++) {
-        size_t n = strlen(trace_suffixes[i]);
-        if (len > n && strcmp(in + len - n, trace_suffixes[i]) == 0) {
-            len -= n;
-            break;
-        }
-    }
+    size_t len = strlen(in) - ssi_input_suffix_len(in); /* the importers' rows name them */
     int w = snprintf(out, cap, "%.*s%s", (int)len, in, suffix);
     return w > 0 && (size_t)w < cap ? 0 : -1;
 }
