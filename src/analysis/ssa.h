@@ -86,32 +86,71 @@ enum ssa_cat {
 const char *ssa_cat_name(int cat);        /* "compute.gemm_tc", ... ; NULL out of range */
 const char *ssa_cat_description(int cat); /* one phrase for people */
 
-/* Kernel classes (src/analysis/ssa_kernel_class.c holds the one table of name patterns). */
-enum ssa_kclass {
-    SSA_KC_GEMM_TC,
-    SSA_KC_GEMM_FP32,
-    SSA_KC_ATTENTION,
-    SSA_KC_OPTIMIZER,
-    SSA_KC_REDUCTION,
-    SSA_KC_ELEMENTWISE,
-    SSA_KC_OTHER,
-    SSA_KC_NCCL,
-    SSA_KC_COUNT
-};
+/* What each kind of GPU work and host call counts as: one row per kernel class, copy kind and
+ * API class, with the category of SSA_CATS its time falls in. A source that is not CUDA's
+ * (another vendor's kernels, copies, calls) maps its records onto these rows, or adds one
+ * with its category, instead of filling arrays kept beside SSA_CATS:
+ *   K(ID, "name", CAT)  a kernel class: enum ssa_kclass (SSA_KC_<ID>), ssa_kclass_name (JSON's
+ *                       kernel_classes, in this order), ssa_kclass_cat. The name patterns
+ *                       that give a kernel its class: ssa_kernel_class.c
+ *   C(ID, CAT)          a copy kind of the trace format (SST_COPY_<ID>, src/trace/sst_format.h:
+ *                       SST_COPY_KINDS, in its order: a kind without its row does not build):
+ *                       ssa_copy_cat; the per-step copy counts are indexed by it
+ *   A(ID, CAT)          an API class: enum ssa_api_class (SSA_API_<ID>), ssa_api_cat. Which
+ *                       calls are in each: ssa_api_class.c, by CUPTI callback id. OTHER is
+ *                       host work of no class, so its time is the host's
+ * Each category of GPU work is reached by a row; the idle causes data and host (and memset,
+ * a record of its own) are the sweep's (ssa_attr.c). docs/report-json.md names the kernel
+ * classes and copy kinds (analysis.test_tables). */
+#define SSA_CLASSES(K, C, A)                                                                       \
+    K(GEMM_TC, "gemm_tc", GEMM_TC)                                                                 \
+    K(GEMM_FP32, "gemm_fp32", GEMM_FP32)                                                           \
+    K(ATTENTION, "attention", ATTENTION)                                                           \
+    K(OPTIMIZER, "optimizer", OPTIMIZER)                                                           \
+    K(REDUCTION, "reduction", REDUCTION)                                                           \
+    K(ELEMENTWISE, "elementwise", ELEMENTWISE)                                                     \
+    K(OTHER, "other", COMPUTE_OTHER)                                                               \
+    K(NCCL, "nccl", COMM)                                                                          \
+    C(UNKNOWN, COPY_OTHER)                                                                         \
+    C(H2D, COPY_H2D)                                                                               \
+    C(D2H, COPY_D2H)                                                                               \
+    C(D2D, COPY_D2D)                                                                               \
+    C(H2H, COPY_OTHER)                                                                             \
+    C(P2P, COPY_P2P)                                                                               \
+    C(H2A, COPY_OTHER)                                                                             \
+    C(A2H, COPY_OTHER)                                                                             \
+    C(OTHER, COPY_OTHER)                                                                           \
+    A(OTHER, HOST)   /* not classed: host work */                                                  \
+    A(LAUNCH, LAUNCH) /* kernel, graph, async copy or memset launch */                             \
+    A(SYNC, SYNC)     /* blocks the host until the GPU catches up (incl. non-async copies) */      \
+    A(ALLOC, ALLOC)   /* device/host/managed allocation or free */
+
+#define SSA_X_NONE2(id, cat)
+#define SSA_X_NONE3(id, name, cat)
+#define SSA_X_KC_ENUM(id, name, cat) SSA_KC_##id,
+#define SSA_X_API_ENUM(id, cat) SSA_API_##id,
+#define SSA_X_COPY_ONE(id, cat) +1
+enum ssa_kclass { SSA_CLASSES(SSA_X_KC_ENUM, SSA_X_NONE2, SSA_X_NONE2) SSA_KC_COUNT };
+enum ssa_api_class { SSA_CLASSES(SSA_X_NONE3, SSA_X_NONE2, SSA_X_API_ENUM) SSA_API_COUNT };
+/* Copy kinds counted per step (index = enum sst_copy_kind): one per row. */
+enum { SSA_COPY_KINDS = 0 SSA_CLASSES(SSA_X_NONE3, SSA_X_COPY_ONE, SSA_X_NONE2) };
+#undef SSA_X_KC_ENUM
+#undef SSA_X_API_ENUM
+#undef SSA_X_COPY_ONE
+_Static_assert(SSA_API_OTHER == 0, "a call of no class is 0: the lookup tables' zero");
+
 /* The class of a kernel from its (mangled) name; NULL or "" gives SSA_KC_OTHER. */
 enum ssa_kclass ssa_kernel_class(const char *name);
-const char *ssa_kclass_name(int kc); /* "gemm_tc", ..., "nccl" */
+const char *ssa_kclass_name(int kc); /* "gemm_tc", ..., "nccl"; NULL out of range */
 int ssa_kclass_cat(int kc);          /* the category its busy time falls in */
+/* The category of a copy's busy time by its enum sst_copy_kind (past the rows: COPY_OTHER). */
+int ssa_copy_cat(int kind);
+/* The category of a call's time by its class (the sweep's host state). */
+int ssa_api_cat(int cls);
 
 /* CUDA API calls as the attribution sees them (src/analysis/ssa_api_class.c: the calls it
  * classes, by their names in the trace module's callback-id table, src/trace/sst_cbid.h).
  * domain is enum sst_api_domain. */
-enum ssa_api_class {
-    SSA_API_OTHER = 0,
-    SSA_API_LAUNCH, /* kernel, graph, async copy or memset launch */
-    SSA_API_SYNC,   /* blocks the host until the GPU catches up (incl. non-async copies) */
-    SSA_API_ALLOC,  /* device/host/managed allocation or free */
-};
 enum ssa_api_class ssa_api_class(uint8_t domain, uint32_t cbid);
 /* The name (sst_cbid_name) of a call the analysis classes; NULL for every other call. */
 const char *ssa_api_name(uint8_t domain, uint32_t cbid);
@@ -131,9 +170,6 @@ int ssa_is_kernel_launch(uint8_t domain, uint32_t cbid);
  * open) follows that sync: the GPU drained because the host waited, and the host work done
  * before the next launch (reading back and processing results) is exposed. */
 #define SSA_POST_SYNC_NS 20000ull
-
-/* Copy directions counted per step (index = enum sst_copy_kind clamped to OTHER). */
-#define SSA_COPY_KINDS 9
 
 /* How an optimizer's kernels were launched (ssa_optimizer_kind, from the kernel's name):
  * the unfused_optimizer finding prices the difference. */

@@ -3,6 +3,10 @@
  * recipe of docs/design.md asks beside the table's row, which builds clean when forgotten.
  *
  *   category (SSA_CATS)        its name in docs/report-json.md's category table
+ *   class (SSA_CLASSES)        a kernel class's name and a copy kind's "N name" in
+ *                              docs/report-json.md; every row's category on its side (GPU work
+ *                              busy, a call's class idle), every busy category but memset
+ *                              reached by a row
  *   finding rule (rules[])     its row in docs/report-json.md's what-if table ("| `id` |"),
  *                              and a test that names it (a .c file of tests/analysis/)
  *   environment check          its id in docs/doctor.md
@@ -22,6 +26,7 @@
 #include "analysis/ssa_env.h"
 #include "analysis/ssa_host.h"
 #include "trace/sst_cbid.h"
+#include "trace/sst_names.h"
 
 #define FILE_MAX (1u << 22)
 
@@ -71,6 +76,40 @@ static void check_categories(const char *report_json)
     for (int c = 0; c < SSA_CAT_COUNT; c++)
         if (!holds(report_json, "`", ssa_cat_name(c), "`"))
             SS_FAIL_AT("category %s is not in docs/report-json.md", ssa_cat_name(c));
+}
+
+/* GPU work (kernels, copies) is busy time, a host call's class idle time; a busy category no
+ * row reaches would never show (memset has a record kind of its own). */
+static void check_class_cats(void)
+{
+    int reached[SSA_CAT_COUNT] = {0};
+    for (int k = 0; k < SSA_KC_COUNT; k++) reached[ssa_kclass_cat(k)] = 1;
+    for (int k = 0; k < SSA_COPY_KINDS; k++) reached[ssa_copy_cat(k)] = 1;
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        if (c < SSA_CAT_FIRST_IDLE && !reached[c] && c != SSA_CAT_MEMSET)
+            SS_FAIL_AT("category %s is reached by no kernel class or copy kind", ssa_cat_name(c));
+        else if (c >= SSA_CAT_FIRST_IDLE && reached[c])
+            SS_FAIL_AT("GPU work falls in %s, an idle category", ssa_cat_name(c));
+    for (int a = 0; a < SSA_API_COUNT; a++)
+        if (ssa_api_cat(a) < SSA_CAT_FIRST_IDLE)
+            SS_FAIL_AT("API class %d falls in %s, a busy category", a, ssa_cat_name(ssa_api_cat(a)));
+}
+
+static void check_classes(const char *report_json)
+{
+    char kind[32];
+    for (int k = 0; k < SSA_KC_COUNT; k++)
+        if (!holds(report_json, "`", ssa_kclass_name(k), "`"))
+            SS_FAIL_AT("kernel class %s is not in docs/report-json.md", ssa_kclass_name(k));
+    for (int k = 0; k < SSA_COPY_KINDS; k++) {
+        snprintf(kind, sizeof kind, "%d %s", k, sst_copy_kind_name((uint8_t)k));
+        if (!holds(report_json, "", kind, ""))
+            SS_FAIL_AT("copy kind \"%s\" is not in docs/report-json.md's copy arrays", kind);
+    }
+    snprintf(kind, sizeof kind, "arrays of %d", SSA_COPY_KINDS);
+    if (!holds(report_json, "", kind, ""))
+        SS_FAIL_AT("docs/report-json.md does not say the copy arrays hold %d", SSA_COPY_KINDS);
+    check_class_cats();
 }
 
 static void check_rules(const char *report_json, const char *tests)
@@ -165,6 +204,7 @@ int main(int argc, char **argv)
     char *tests = analysis_tests(root);
     REQUIRE(report_json && doctor_md && tests && strlen(tests) > 0);
     check_categories(report_json);
+    check_classes(report_json);
     check_rules(report_json, tests);
     check_env(doctor_md);
     snprintf(path, sizeof path, "%.1000s/src/collect/ssc_core.c", root);
