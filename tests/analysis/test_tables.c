@@ -20,56 +20,13 @@
  */
 #include "ss_test.h"
 
-#include <dirent.h>
+#include "table_checks.h"
 
 #include "analysis/ssa.h"
 #include "analysis/ssa_env.h"
 #include "analysis/ssa_host.h"
 #include "trace/sst_cbid.h"
 #include "trace/sst_names.h"
-
-#define FILE_MAX (1u << 22)
-
-/* path's text (NUL-terminated, malloc'ed: the caller frees), or NULL. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = f ? malloc(FILE_MAX + 1) : NULL;
-    size_t n = buf ? fread(buf, 1, FILE_MAX, f) : 0;
-    if (f) fclose(f);
-    if (buf) buf[n] = '\0';
-    return buf;
-}
-
-/* 1 when text holds before + word + after. */
-static int holds(const char *text, const char *before, const char *word, const char *after)
-{
-    char needle[256];
-    snprintf(needle, sizeof needle, "%s%s%s", before, word, after);
-    return text && strstr(text, needle) != NULL;
-}
-
-/* Every .c file of tests/analysis/, one after the other in one buffer (the caller frees). */
-static char *analysis_tests(const char *root)
-{
-    char dir[1100], path[2048];
-    snprintf(dir, sizeof dir, "%.1000s/tests/analysis", root);
-    DIR *d = opendir(dir);
-    char *all = calloc(1, 1);
-    size_t len = 0;
-    for (struct dirent *e; d && all && (e = readdir(d));) {
-        size_t n = strlen(e->d_name);
-        if (n < 3 || strcmp(e->d_name + n - 2, ".c") != 0) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        char *one = slurp(path);
-        size_t k = one ? strlen(one) : 0;
-        char *grown = realloc(all, len + k + 1);
-        if (grown) memcpy(grown + len, one ? one : "", k + 1), all = grown, len += k;
-        free(one);
-    }
-    if (d) closedir(d);
-    return all;
-}
 
 static void check_categories(const char *report_json)
 {
@@ -115,12 +72,8 @@ static void check_classes(const char *report_json)
 static void check_rules(const char *report_json, const char *tests)
 {
     size_t n = 0;
-    for (const char *id; (id = ssa_finding_rule_id(n)) != NULL; n++) {
-        if (!holds(report_json, "| `", id, "` |"))
-            SS_FAIL_AT("finding %s has no row in docs/report-json.md's what-if table", id);
-        if (!holds(tests, "\"", id, "\""))
-            SS_FAIL_AT("finding %s is named by no test in tests/analysis/", id);
-    }
+    for (const char *id; (id = ssa_finding_rule_id(n)) != NULL; n++)
+        rule_gaps(id, report_json, tests, 1);
     CHECK(n > 0 && n <= SSA_MAX_FINDINGS);
 }
 

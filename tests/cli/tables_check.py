@@ -24,6 +24,7 @@ import subprocess
 import sys
 
 FAILS = []
+IMPORTERS_DOC = os.path.join("docs", "interop.md")  # its "## Importers" table: a row each
 
 
 def fail(msg):
@@ -118,7 +119,7 @@ def listed_importers(ss):
 
 def documented_importers(root):
     """{name: text of its row} of docs/interop.md's table of importers."""
-    doc = open(os.path.join(root, "docs", "interop.md"), encoding="utf-8").read()
+    doc = open(os.path.join(root, IMPORTERS_DOC), encoding="utf-8").read()
     part = doc.split("## Importers", 1)[1].split("\n## ", 1)[0] if "## Importers" in doc else ""
     return {m.group(1): m.group(0) for m in re.finditer(r"^\| `([a-z][a-z0-9_-]*)` \|.*$", part,
                                                          re.M)}
