@@ -202,8 +202,8 @@ struct ssi_exporter {
     int takes_samples; /* reads ssi_export_in.all_samples (--samples idle|all) */
     /* the output's bytes per record that carries a time (kernel, API call, NVTX range end...),
      * for the size `export` warns about before it writes (0: the size does not grow with the
-     * records, as collapsed stacks' does not). Measured 2026-12-04 on 7 H200 fixtures: Perfetto
-     * 434-564, nsys SQLite 45-63 (and ~200 KB of schema), NVTXT 1.5-6.6 */
+     * records, as collapsed stacks' does not): within what the fixtures' exports measured
+     * (docs/performance.md, "Import and export"), near its middle; a warning, not a limit */
     double bytes_per_event;
 };
 

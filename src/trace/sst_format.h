@@ -534,7 +534,7 @@ enum sst_notice_code {
     SST_NOTICE_OTHER = 7,
 };
 
-/* COST: the collector's own time on one thread (since 2026-12-01). Counters are cumulative
+/* COST: the collector's own time on one thread (since v2). Counters are cumulative
  * from the thread's first counted event, like HOST_SAMPLE: the cost in an interval is the
  * difference between two records of the same tid and kind. Where timing every event would cost
  * more than it tells, one event in N is timed: the estimated total is ns x events / timed. */
