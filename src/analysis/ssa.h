@@ -212,8 +212,9 @@ struct ssa_gpu_detail {
 /* A launch call's own time when the launch queue has room, recorded in full mode (the
  * collector's callbacks inside): the mean launch call of host-bound steps, whose queue is never
  * full, in the committed fixtures (mlp-none, mlp-launch, cnn_jpeg-none, eager_mlp-bad,
- * hf_trainer_gpt2-fixed, timm_vit-fixed, cabi_data-bad: 6.3-7.4 us each). A call of SSA_LAUNCH_WAIT_NS or more waited for room in the
- * queue (those of GPU-bound steps take milliseconds: a kernel's time). */
+ * hf_trainer_gpt2-fixed, timm_vit-fixed, cabi_data-bad: 6.3-7.4 us each). A call of
+ * SSA_LAUNCH_WAIT_NS or more waited for room in the queue (those of GPU-bound steps take
+ * milliseconds: a kernel's time). */
 #define SSA_LAUNCH_CALL_NS 7000u
 #define SSA_LAUNCH_WAIT_NS 100000u
 

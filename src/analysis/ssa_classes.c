@@ -12,10 +12,12 @@
 enum { SSA_CLASSES(SSA_X_NONE3, SSA_X_COPY_AT, SSA_X_NONE2) };
 #undef SSA_X_COPY_AT
 #define SSA_X_COPY_CHECK(id, cat)                                                                  \
-    _Static_assert((int)SSA_COPY_AT_##id == (int)SST_COPY_##id, "SSA_CLASSES' copy rows in sst order");
+    _Static_assert((int)SSA_COPY_AT_##id == (int)SST_COPY_##id,                                    \
+                   "SSA_CLASSES' copy rows in sst order");
 SSA_CLASSES(SSA_X_NONE3, SSA_X_COPY_CHECK, SSA_X_NONE2)
 #undef SSA_X_COPY_CHECK
-_Static_assert((int)SSA_COPY_KINDS == (int)SST_COPY_KIND_COUNT, "a row in SSA_CLASSES for each copy kind");
+_Static_assert((int)SSA_COPY_KINDS == (int)SST_COPY_KIND_COUNT,
+               "a row in SSA_CLASSES for each copy kind");
 
 #define SSA_X_KC_NAME(id, name, cat) name,
 #define SSA_X_KC_CAT(id, name, cat) SSA_CAT_##cat,

@@ -111,7 +111,7 @@ int ssi_nvtxt_export_reader(const struct ssi_export_in *in, const char *out_path
  * in->res (full mode, or NULL) gives the attribution track. (ssi_perfetto.c, docs/export.md) */
 int ssi_perfetto_write(const struct ssi_export_in *in, FILE *f, char *warn, size_t cap);
 
-/* ---- importers: one table, one row per format read (`stepscope import`, every verb's input) ---- */
+/* ---- importers: one table, one row per format read (`import`, every verb's input) ---- */
 
 /* One format of another tool that becomes a stepscope trace. Detection, `import --help`, the
  * default output's name and the "not a ..." messages come from these rows; docs/interop.md

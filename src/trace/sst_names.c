@@ -48,7 +48,8 @@ const char *sst_clock_name(uint8_t clock)
 #define SST_X_COPY_ONE(name, num, str) +1
 enum { SST_COPY_ROWS = 0 SST_COPY_KINDS(SST_X_COPY_ONE) };
 #undef SST_X_COPY_ONE
-_Static_assert((int)SST_COPY_ROWS == (int)SST_COPY_KIND_COUNT, "copy kinds numbered 0.. without a hole");
+_Static_assert((int)SST_COPY_ROWS == (int)SST_COPY_KIND_COUNT,
+               "copy kinds numbered 0.. without a hole");
 
 const char *sst_copy_kind_name(uint8_t kind)
 {

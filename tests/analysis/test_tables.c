@@ -49,7 +49,8 @@ static void check_class_cats(void)
             SS_FAIL_AT("GPU work falls in %s, an idle category", ssa_cat_name(c));
     for (int a = 0; a < SSA_API_COUNT; a++)
         if (ssa_api_cat(a) < SSA_CAT_FIRST_IDLE)
-            SS_FAIL_AT("API class %d falls in %s, a busy category", a, ssa_cat_name(ssa_api_cat(a)));
+            SS_FAIL_AT("API class %d falls in %s, a busy category", a,
+                       ssa_cat_name(ssa_api_cat(a)));
 }
 
 static void check_classes(const char *report_json)

@@ -28,8 +28,7 @@ static int sniff_recipe(const unsigned char *head, size_t n)
 }
 
 /* One line "NAME,START,END" -> a kernel record. 0, or SS_EINVAL with its line in err. */
-static int import_line(struct sst_writer *w, char *line, unsigned lineno, char *err,
-                       size_t errlen)
+static int import_line(struct sst_writer *w, char *line, unsigned lineno, char *err, size_t errlen)
 {
     char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL, *end;
     if (!c2) return snprintf(err, errlen, "line %u: want NAME,START,END", lineno), SS_EINVAL;
