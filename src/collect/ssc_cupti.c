@@ -599,32 +599,28 @@ static const struct {
 static uint64_t g_kinds_off;   /* bit (1 << kind) for each kind left off */
 static uint64_t g_kinds_extra; /* bit (1 << kind) for each opt-in kind asked for */
 
-static int name_in_list(const char *list, const char *name)
+/* The kinds a LIST setting names (its words are names of k_kind_names), as bits (1 << kind). */
+static uint64_t kinds_named(enum sst_setting_id id)
 {
-    size_t n = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
-        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
-    return 0;
-}
-
-/* The kinds a comma list names, as bits (1 << kind). */
-static uint64_t kinds_named(const char *list)
-{
-    uint64_t bits = 0;
-    for (size_t i = 0; list && i < sizeof k_kind_names / sizeof k_kind_names[0]; i++)
-        if (name_in_list(list, k_kind_names[i].name)) bits |= 1ull << k_kind_names[i].kind;
+    uint64_t bits = 0, words = ssc_setting(id)->num;
+    char name[32];
+    for (int w = 0; sst_setting_alt(id, w, name, sizeof name) == 0; w++) {
+        if (!(words >> w & 1)) continue;
+        for (size_t i = 0; i < sizeof k_kind_names / sizeof k_kind_names[0]; i++)
+            if (strcmp(name, k_kind_names[i].name) == 0) bits |= 1ull << k_kind_names[i].kind;
+    }
     return bits;
 }
 
 /* STEPSCOPE_CUPTI_OFF (kinds left off) and STEPSCOPE_CUPTI_EXTRA=sync,memory,overhead (the
- * opt-in kinds of full mode), read once at start; ENV collector.cupti_extra says which. */
+ * opt-in kinds of full mode), read at start; ENV collector.cupti_extra says which. */
 static void read_kinds_off(void)
 {
     uint64_t extra_ok = 0;
     for (size_t i = 0; i < sizeof k_extra / sizeof k_extra[0]; i++)
         extra_ok |= 1ull << k_extra[i];
-    g_kinds_off = kinds_named(getenv("STEPSCOPE_CUPTI_OFF"));
-    g_kinds_extra = kinds_named(getenv("STEPSCOPE_CUPTI_EXTRA")) & extra_ok;
+    g_kinds_off = kinds_named(SST_SET_CUPTI_OFF);
+    g_kinds_extra = kinds_named(SST_SET_CUPTI_EXTRA) & extra_ok;
 }
 
 static int kind_off(CUpti_ActivityKind k)
@@ -732,7 +728,7 @@ static void set_graph_trace(int on)
 static CUptiResult set_kinds(int on)
 {
     CUptiResult first = CUPTI_SUCCESS;
-    int full = ssc_config()->mode == SSC_MODE_FULL;
+    int full = !ssc_light_mode();
     for (size_t i = 0; full && i < sizeof(k_full_only) / sizeof(k_full_only[0]); i++) {
         CUptiResult r = set_kind(k_full_only[i], on);
         if (first == CUPTI_SUCCESS) first = r;
@@ -822,59 +818,32 @@ static void write_cupti_version(void)
     write_env("cupti.version", val);
 }
 
-/* ENV collector.cupti_extra: the opt-in kinds recorded in full mode ("none" by default). */
-static void write_extra_env(void)
-{
-    char val[64] = "";
-    for (size_t i = 0; i < sizeof k_kind_names / sizeof k_kind_names[0]; i++) {
-        if (!((g_kinds_extra >> k_kind_names[i].kind) & 1)) continue;
-        if (val[0]) strncat(val, ",", sizeof val - strlen(val) - 1);
-        strncat(val, k_kind_names[i].name, sizeof val - strlen(val) - 1);
-    }
-    write_env("collector.cupti_extra", val[0] ? val : "none");
-}
-
-/* STEPSCOPE_API=activity|callbacks|auto (unset: SSC_API_DEFAULT). */
-/* callbacks since 2026-12-04: on the H200 they cost no more than API activity records (stairs,
- * in one process: within the ±3 % noise on the eager MLP, the ViT and the allocation loop;
- * across processes 1.37x vs 1.40x and 1.33x vs 1.44x on 2026-12-02), and only they let a CUDA
- * call's Python line be read on its own thread as it returns (ssc_pynative.c). */
-#define SSC_API_DEFAULT SSC_API_CALLBACKS
+/* STEPSCOPE_API=activity|callbacks|auto. The default, callbacks, costs no more than API
+ * activity records (docs/performance.md, "Recording cost": kind by kind inside one process, and
+ * plain against recorded), and only callbacks let a CUDA call's Python line be read on its own
+ * thread as it returns (ssc_pynative.c). */
 static enum ssc_api_method read_api_method(void)
 {
-    const char *v = getenv("STEPSCOPE_API");
-    if (!v || !*v) return SSC_API_DEFAULT;
+    char word[32];
+    sst_setting_format(SST_SET_API, ssc_setting(SST_SET_API), word, sizeof word);
     for (int m = 0; m <= SSC_API_AUTO; m++)
-        if (strcmp(v, k_api_method_names[m]) == 0) return (enum ssc_api_method)m;
-    ssc_notice(SST_NOTICE_OTHER, SST_NOTE_WARN,
-               "STEPSCOPE_API is neither activity, callbacks nor auto: using the default");
-    return SSC_API_DEFAULT;
+        if (strcmp(word, k_api_method_names[m]) == 0) return (enum ssc_api_method)m;
+    return SSC_API_CALLBACKS; /* not reached: the table's words are these */
 }
 
-/* STEPSCOPE_GRAPHS=node|graph: graph launches as their nodes' records, or one GRAPH record. */
-static int read_graph_level(void)
-{
-    const char *v = getenv("STEPSCOPE_GRAPHS");
-    if (!v || !*v || strcmp(v, "node") == 0) return 0;
-    if (strcmp(v, "graph") == 0) return 1;
-    ssc_notice(SST_NOTICE_OTHER, SST_NOTE_WARN,
-               "STEPSCOPE_GRAPHS is neither node nor graph: recording graph nodes");
-    return 0;
-}
-
-/* The session's settings, once per process, before any kind is enabled (also when CUDA
- * starts inside torch.profiler and CUPTI is set up only at the take-back). */
+/* The session's settings (read at the collector's start: ssc_config.c), once per process,
+ * before any kind is enabled (also when CUDA starts inside torch.profiler and CUPTI is set up
+ * only at the take-back); their ENV records (api, graphs, cupti_extra) say CUDA started. */
 static void read_config(void)
 {
+    char graphs[16];
     read_kinds_off();
-    const char *d = getenv("STEPSCOPE_CUPTI_DETACH");
-    g_detach_off = d && strcmp(d, "0") == 0;
+    g_detach_off = !ssc_setting(SST_SET_CUPTI_DETACH)->num;
     if (g_detach_off) write_env("cupti.detached", "off"); /* the steps after a window pay too */
     g_api_method = read_api_method();
-    g_graph_level = read_graph_level();
-    write_env("collector.api", k_api_method_names[g_api_method]);
-    write_env("collector.graphs", g_graph_level ? "graph" : "node");
-    write_extra_env();
+    sst_setting_format(SST_SET_GRAPHS, ssc_setting(SST_SET_GRAPHS), graphs, sizeof graphs);
+    g_graph_level = strcmp(graphs, "graph") == 0;
+    ssc_config_env(SST_S_ENV_CUDA, write_env);
     pthread_atfork(NULL, NULL, api_after_fork_child);
 }
 
@@ -1007,7 +976,7 @@ static void watch_locked(void)
     /* Light mode with API calls through our callbacks: a launch leaves nothing in CUPTI's
      * buffers (no kernel kind, no API activity record), so silent buffers prove nothing.
      * And while we hold the subscription Kineto cannot subscribe to take them over. */
-    if (g_api_subscribed && ssc_config()->mode == SSC_MODE_LIGHT) return;
+    if (g_api_subscribed && ssc_light_mode()) return;
     uint64_t launches = atomic_load_explicit(&g_launches, memory_order_relaxed);
     enum ssc_watch_action act =
         ssc_watch_tick(&g_watch, sst_now_ns(), g_enabled, atomic_load(&g_deliveries), launches);

@@ -814,7 +814,7 @@ static int api_native_stop(void)
 
 static int api_start(void)
 {
-    return ssc_core_ensure();
+    return ssc_top.start();
 }
 
 /* ---- the sampler's life ---------------------------------------------------------------- */
