@@ -47,7 +47,7 @@ enum sst_setting_type {
 /* Who reads a setting, and what it is. */
 #define SST_S_COLLECTOR 0x01u /* libstepscope.so, at its start (src/collect/ssc_config.c) */
 #define SST_S_SHIM 0x02u      /* the Python shim (python/stepscope/_settings_rows.py) */
-#define SST_S_RECORD 0x04u    /* `stepscope record` (besides setting it from an option) */
+#define SST_S_RECORD 0x04u    /* `stepscope record` reads or sets it (besides from an option) */
 #define SST_S_CLI 0x08u       /* another verb of the command line (named in its man page) */
 #define SST_S_ENV 0x10u       /* its value goes into the trace's ENV record at the start */
 #define SST_S_ENV_CUDA 0x20u  /* ... when CUDA starts (the CUPTI part writes it) */
@@ -126,12 +126,13 @@ enum sst_setting_type {
     X(PROGRESS, NULL, 0, NULL, SST_T_SWITCH, "", "", NULL, SST_S_CLI,                             \
       "1 shows the progress line also when stderr is not a terminal, 0 never")                   \
     X(FOREIGN_CUDA_INJECTION, NULL, 0, NULL, SST_T_TEXT, "", "", NULL,                            \
-      SST_S_COL_ENV | SST_S_SHIM | SST_S_INTERNAL,                                                 \
+      SST_S_COL_ENV | SST_S_SHIM | SST_S_RECORD | SST_S_INTERNAL,                                  \
       "record to the collector: the library another tool keeps in CUDA_INJECTION64_PATH")         \
     X(FOREIGN_NVTX_INJECTION, NULL, 0, NULL, SST_T_TEXT, "", "", NULL,                            \
-      SST_S_COL_ENV | SST_S_SHIM | SST_S_INTERNAL,                                                 \
+      SST_S_COL_ENV | SST_S_SHIM | SST_S_RECORD | SST_S_INTERNAL,                                  \
       "record to the collector: the library another tool keeps in NVTX_INJECTION64_PATH")         \
-    X(ROOT_PID, NULL, 0, NULL, SST_T_TEXT, "", "", NULL, SST_S_SHIM | SST_S_INTERNAL,             \
+    X(ROOT_PID, NULL, 0, NULL, SST_T_TEXT, "", "", NULL,                                          \
+      SST_S_SHIM | SST_S_RECORD | SST_S_INTERNAL,                                                  \
       "record to the shim: the process it started, whose stacks are sampled from the start")     \
     X(AUTO_FROM, NULL, 0, NULL, SST_T_STEP_PID, "0-1000", "", NULL,                               \
       SST_S_COLLECTOR | SST_S_SHIM | SST_S_INTERNAL,                                               \

@@ -217,10 +217,11 @@ static int id_of(const char *name)
     return -1;
 }
 
-/* "ID<TAB>TEXT" -> "ID<TAB>TEXT<TAB>rc<TAB>word<TAB>num<TAB>pid<TAB>as the ENV says it". */
+/* "ID<TAB>TEXT" -> "ID<TAB>TEXT<TAB>rc<TAB>word<TAB>num<TAB>pid<TAB>as the ENV says it<TAB>
+ * the problem every reader says, if any". */
 static int gen_parse(FILE *in, FILE *out)
 {
-    char line[4096], shown[4096];
+    char line[4096], shown[4096], problem[1024];
     while (fgets(line, sizeof line, in)) {
         line[strcspn(line, "\n")] = '\0';
         char *tab = strchr(line, '\t');
@@ -231,8 +232,10 @@ static int gen_parse(FILE *in, FILE *out)
         struct sst_value v;
         int rc = sst_setting_parse((enum sst_setting_id)id, tab + 1, &v);
         sst_setting_format((enum sst_setting_id)id, &v, shown, sizeof shown);
-        fprintf(out, "%s\t%s\t%d\t%d\t%llu\t%llu\t%s\n", line, tab + 1, rc, v.word,
-                (unsigned long long)v.num, (unsigned long long)v.pid, shown);
+        problem[0] = '\0';
+        if (rc < 0) sst_setting_problem((enum sst_setting_id)id, tab + 1, problem, sizeof problem);
+        fprintf(out, "%s\t%s\t%d\t%d\t%llu\t%llu\t%s\t%s\n", line, tab + 1, rc, v.word,
+                (unsigned long long)v.num, (unsigned long long)v.pid, shown, problem);
     }
     return ferror(out);
 }
