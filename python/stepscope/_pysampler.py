@@ -22,7 +22,8 @@ releases the GIL in ops, backward, DataLoader waits and item(), so the sampler r
 once and sees the thread's Python stack at the call; only long C calls that keep the GIL delay a
 sample, and each sample says how late it was (lag_us). A native reader of CPython's frame
 structures would not need the GIL, but needs per-version struct offsets for 3.10-3.12; walking
-in Python cost 50-100 us per tick with the caches cold from the training step, in C a few.
+in Python cost tens of times what it costs in C with the caches cold from the training step
+(docs/performance.md, "Figures behind the collector's choices").
 
 Synchronising calls (PY_CALL records): where the collector sees CUDA API calls as they start
 (STEPSCOPE_API=callbacks), the wait between ticks is a wait for a thread blocked in a stream,
@@ -199,7 +200,7 @@ class Sampler:
         mode="reduce-overhead"): sampling stops for good. Each snapshot makes frame objects and
         allocates, which moves when the program's tensors die (a frame object outlives its
         call; a garbage collection runs in our thread); graph capture checks exactly that —
-        on the H200, torch.compile(mode="reduce-overhead") failed under sampling with
+        torch.compile(mode="reduce-overhead") failed under sampling with
         "graph recording observed an input tensor deallocate during graph recording that did
         not occur during replay". Called with the GIL held, so no tick is in flight."""
         if self._stop or self._graphs or self.native:

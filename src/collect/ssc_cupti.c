@@ -4,12 +4,12 @@
  * Started from InitializeInjection (inside the driver's cuInit). Records reach the trace
  * through the core (ssc_rec_reserve/commit) from bufferCompleted, on whichever thread CUPTI
  * completes a buffer. Conversion is in ssc_cupti_convert.c, the takeover watch in
- * ssc_cupti_watch.c. Costs measured on the H200 (BRIEF.md): kernel activity adds ~1.6 µs
- * per launch, API records alone 0–0.8 µs, so API calls are enabled one by one from the
- * keep-list (cuptiActivityEnableRuntimeApi/DriverApi: activity-level, no subscriber) instead
- * of whole domains.
+ * ssc_cupti_watch.c. Kernel activity is most of CUPTI's cost a launch, API records little
+ * (docs/performance.md, "Recording cost"), and only the keep-list's calls are recorded: one by
+ * one (cuptiActivityEnableRuntimeApi/DriverApi: activity-level, no subscriber) or through
+ * callbacks, never whole domains when that can be helped.
  *
- * With API activity records (STEPSCOPE_API=activity, the default) no CUPTI subscription is
+ * With API activity records (STEPSCOPE_API=activity) no CUPTI subscription is
  * held. CUPTI allows one subscriber per process and Kineto (torch.profiler) needs it: holding
  * one made torch.profiler record no GPU activity. We subscribe only for an instant at start (to
  * learn whether nsys or another tool owns CUPTI), for the takeover watch's launch probes, and
@@ -51,10 +51,9 @@
  * out CUPTI drops records and counts them (reported as DROPPED, source CUPTI). Many small
  * buffers rather than a few large ones: each flush closes the buffer CUPTI is filling, and it
  * keeps that buffer until every record in it is complete, so a GPU-bound step whose host runs
- * ahead pins one buffer per flush for as long as its queue lasts. With 8 of 8 MiB the H200's
- * fp32 MLP (host 1.6 s ahead, a flush every ~300 ms) ran out every 2.1 s and lost 0.9 s of
- * kernels each time (2397 records; tests/fixtures/h200-1204/gpubound/fp32-bad); 32 of 2 MiB
- * hold ~10 s of such a queue. */
+ * ahead pins one buffer per flush for as long as its queue lasts: a few large buffers ran
+ * out on a GPU-bound fp32 MLP and lost kernels each time, which 32 of 2 MiB do not
+ * (docs/performance.md, "Figures behind the collector's choices"). */
 #define SSC_BUF_BYTES (2u << 20)
 #define SSC_BUF_MAX 32
 #define SSC_WATCH_QUIET_NS (3ull * 1000000000ull)
@@ -483,10 +482,10 @@ static void api_callbacks_off(void)
 /* ---- dynamic detach after the capture window ----------------------------------------- */
 
 /* Switching the kinds off at the window's end leaves most of CUPTI's per-launch cost in place
- * (H200, docs/performance.md); only cuptiFinalize removes its hooks. CUPTI's advice is to call
- * it at the exit of a CUDA API call: called from our own thread it races with the program's
- * CUPTI-hooked calls (Kineto crashed so in cuptiActivityFlushAll). So the writer subscribes
- * to every API call and the first exit on a program thread flushes and finalises. */
+ * (docs/performance.md, "Recording cost"); only cuptiFinalize removes its hooks. CUPTI's
+ * advice is to call it at the exit of a CUDA API call: called from our own thread it races with
+ * the program's CUPTI-hooked calls (Kineto crashed so in cuptiActivityFlushAll). So the writer
+ * subscribes to every API call and the first exit on a program thread flushes and finalises. */
 static void CUPTIAPI on_detach_callback(void *userdata, CUpti_CallbackDomain domain,
                                         CUpti_CallbackId cbid, const void *data)
 {
@@ -565,11 +564,10 @@ static void detach_settle_locked(void)
 /* Full mode records kernels, memsets, copies and API calls. Light mode keeps what finds
  * host-side bottlenecks at the least cost: API calls (launches, syncs, copies, allocations, with
  * their host durations) and copies (bytes, pageable or pinned).
- * SYNCHRONIZATION, MEMORY2 and OVERHEAD records are opt-in (STEPSCOPE_CUPTI_EXTRA): measured
- * kind by kind inside one process on the H200 (2026-12-04, bench/overhead/stairs.py), the
- * SYNCHRONIZATION kind alone slowed an eager per-parameter-AdamW MLP by 27-30 % and a timm
- * ViT by 14-20 %, MEMORY2 a further 2-9 %, OVERHEAD 1-4 %, while the analysis reads none of
- * them: API records carry the host side of every sync and allocation. */
+ * SYNCHRONIZATION, MEMORY2 and OVERHEAD records are opt-in (STEPSCOPE_CUPTI_EXTRA): they cost
+ * host-bound programs as much as the kernel records or more (SYNCHRONIZATION most: measured
+ * kind by kind inside one process, docs/performance.md, "Recording cost"), while the analysis
+ * reads none of them: API records carry the host side of every sync and allocation. */
 static const CUpti_ActivityKind k_full_only[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                                  CUPTI_ACTIVITY_KIND_MEMSET};
 static const CUpti_ActivityKind k_extra[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
@@ -649,9 +647,10 @@ static int set_api_calls(CUptiResult (*fn)(CUpti_CallbackId, uint8_t), const uin
 
 /* API records: only the keep-list, call by call, when enabled while CUDA starts (inside
  * InitializeInjection). Enabled later — a capture window opening mid-run, CUPTI taken back
- * after torch.profiler — per-call settings record nothing (H200, CUDA 13: 0 of 20000 launches,
- * bench/gpu/cupti_api_window.cu), so then, or if this CUPTI lacks per-call control, whole
- * domains are enabled and ssc_cupti_convert filters (more overhead, same trace). */
+ * after torch.profiler — per-call settings record nothing (CUDA 13's CUPTI:
+ * bench/gpu/cupti_api_window.cu, docs/performance.md, "Figures behind the collector's
+ * choices"), so then, or if this CUPTI lacks per-call control, whole domains are enabled and
+ * ssc_cupti_convert filters (more overhead, same trace). */
 static void set_api_per_call(int on)
 {
     const uint32_t *ids;
