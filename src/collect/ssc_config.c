@@ -84,7 +84,8 @@ int ssc_light_mode(void)
 uint64_t ssc_config_auto_from(void)
 {
     struct sst_value v;
-    if (sst_setting_parse(SST_SET_AUTO_FROM, getenv(sst_settings[SST_SET_AUTO_FROM].env), &v) <= 0) return 0;
+    const char *text = getenv(sst_settings[SST_SET_AUTO_FROM].env);
+    if (sst_setting_parse(SST_SET_AUTO_FROM, text, &v) <= 0) return 0;
     return v.pid == (uint64_t)getpid() ? v.num : 0;
 }
 

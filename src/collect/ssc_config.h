@@ -47,9 +47,9 @@ enum ssc_window_kind { SSC_WINDOW_ALL = 0, SSC_WINDOW_STEPS = 1, SSC_WINDOW_SECO
 
 struct ssc_window {
     enum ssc_window_kind kind;
-    uint64_t from, to;  /* steps, or ns after the start */
-    int auto_pending;   /* "auto": the shim may still move its start (ssc_window.c) */
-    char spec[64];      /* what auto came to (ENV collector.window), e.g. steps:8-107; else "" */
+    uint64_t from, to; /* steps, or ns after the start */
+    int auto_pending;  /* "auto": the shim may still move its start (ssc_window.c) */
+    char spec[64];     /* what auto came to (ENV collector.window), e.g. steps:8-107; else "" */
 };
 /* Read by any part; written by the window only (ssc_config_window_start_at). */
 SSC_HIDDEN const struct ssc_window *ssc_config_window(void);

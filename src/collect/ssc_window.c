@@ -79,7 +79,7 @@ static void step_clock(void)
  * analysis which steps are whole. A step whose switch found CUPTI busy keeps the state before
  * it. */
 static _Atomic int g_launch_state = 1; /* written by the step-marking thread */
-static _Atomic int g_launch_gave_up; /* API calls through activity records: no sampling */
+static _Atomic int g_launch_gave_up;   /* API calls through activity records: no sampling */
 
 /* A fixed scramble of a block's number (splitmix64's finaliser): spread evenly, cheap. */
 static uint64_t block_hash(uint64_t block)
@@ -137,8 +137,7 @@ void ssc_window_step_begin(uint64_t ordinal)
     atomic_fetch_add(&g_steps_begun, 1);
     ticks_reset();
     if (atomic_load(&g_auto_late)) step_clock();
-    if (win->kind == SSC_WINDOW_STEPS && ordinal == win->from)
-        capture_set(1, SST_CAP_WINDOW);
+    if (win->kind == SSC_WINDOW_STEPS && ordinal == win->from) capture_set(1, SST_CAP_WINDOW);
     launch_sample_step(ordinal);
 }
 
@@ -184,9 +183,10 @@ static void say_opened(const char *why, const char *env)
     const struct ssc_window *win = ssc_config_window();
     char msg[320];
     if (!quiet() && atomic_load(&ssc_g_cupti_on)) {
-        snprintf(msg, sizeof msg, "%s: recording GPU activity from here (--capture auto waits "
-                 "for step %llu in programs that mark steps)", why,
-                 (unsigned long long)win->from);
+        snprintf(msg, sizeof msg,
+                 "%s: recording GPU activity from here (--capture auto waits "
+                 "for step %llu in programs that mark steps)",
+                 why, (unsigned long long)win->from);
         ssc_say(msg);
     }
     ssc_env_record("collector.window_opened", env, strlen(env));
@@ -198,8 +198,8 @@ static void auto_stall_check(uint64_t now_ns)
     uint64_t last = atomic_load(&g_step_last_ns);
     uint64_t gap = AUTO_STALL_FACTOR * atomic_load(&g_step_gap_ns);
     uint64_t limit = atomic_load(&g_steps_begun) <= AUTO_STALL_GAPS ? AUTO_NO_STEP_NS
-                     : gap > AUTO_STALL_MIN_NS                       ? gap
-                                                                     : AUTO_STALL_MIN_NS;
+                     : gap > AUTO_STALL_MIN_NS                      ? gap
+                                                                    : AUTO_STALL_MIN_NS;
     uint64_t since = last ? last : ssc_start_ns();
     if (now_ns < since || now_ns - since < limit) return; /* a step began after now was read */
     if (last)
@@ -227,8 +227,8 @@ static const struct tick_rule {
 #define N_TICK_KINDS (sizeof k_tick_rules / sizeof k_tick_rules[0])
 
 static _Atomic uint32_t g_ticks_in_row[N_TICK_KINDS]; /* ticks since the last step began */
-static _Atomic int g_tick_opened = -1;                 /* the kind that opened the window */
-static _Atomic uint64_t g_ticks_recorded;              /* its ticks since */
+static _Atomic int g_tick_opened = -1;                /* the kind that opened the window */
+static _Atomic uint64_t g_ticks_recorded;             /* its ticks since */
 
 static void ticks_reset(void)
 {
@@ -285,8 +285,6 @@ void ssc_window_at_exit(void)
              "starts recording (the steps before it run unrecorded so that the report can "
              "measure the recording's own cost): no GPU activity was recorded; record short "
              "runs with --capture all",
-             (unsigned long long)atomic_load(&g_steps_begun),
-             (unsigned long long)win->from);
+             (unsigned long long)atomic_load(&g_steps_begun), (unsigned long long)win->from);
     ssc_say(msg);
 }
-

@@ -182,8 +182,8 @@ static void *writer_main(void *arg)
     pthread_mutex_lock(&g_round_mu);
     ssc_host_write_process();
     ssc_host_write_env();
-    ssc_capture_record(1, SST_CAP_START,
-                       SST_CAPTURE_NVTX | (ssc_setting(SST_SET_SAMPLE_HZ)->num ? SST_CAPTURE_HOST : 0));
+    int host = ssc_setting(SST_SET_SAMPLE_HZ)->num != 0;
+    ssc_capture_record(1, SST_CAP_START, SST_CAPTURE_NVTX | (host ? SST_CAPTURE_HOST : 0));
     ssc_mark_config();
     if (g_parent_pid) {
         char msg[96];

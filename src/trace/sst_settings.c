@@ -13,8 +13,17 @@
 
 const struct sst_setting sst_settings[SST_N_SETTINGS] = {
 #define SST_X_ROW(ID, opt, sh, arg, type, values, dflt, rec, flags, help)                          \
-    [SST_SET_##ID] = {((flags) & SST_S_NO_VAR) ? NULL : "STEPSCOPE_" #ID,                         \
-                      #ID, opt, sh, arg, type, values, dflt, rec, flags, help},
+    [SST_SET_##ID] = {((flags)&SST_S_NO_VAR) ? NULL : "STEPSCOPE_" #ID,                            \
+                      #ID,                                                                         \
+                      opt,                                                                         \
+                      sh,                                                                          \
+                      arg,                                                                         \
+                      type,                                                                        \
+                      values,                                                                      \
+                      dflt,                                                                        \
+                      rec,                                                                         \
+                      flags,                                                                       \
+                      help},
     SST_SETTINGS(SST_X_ROW)
 #undef SST_X_ROW
 };
@@ -240,8 +249,8 @@ void sst_setting_problem(enum sst_setting_id id, const char *text, char *buf, si
 {
     char must[300];
     sst_setting_must(id, must, sizeof must);
-    snprintf(buf, cap, "%s must be %s, not '%.200s': using the default", sst_settings[id].env,
-             must, text);
+    snprintf(buf, cap, "%s must be %s, not '%.200s': using the default", sst_settings[id].env, must,
+             text);
 }
 
 /* The words of a LIST value: "sync,memory", in values' order; "none" for none. */
@@ -252,8 +261,8 @@ static void format_list(const char *values, uint64_t bits, char *buf, size_t cap
     buf[0] = '\0';
     for (int i = 0; alt_at(values, i, &p, &len) == 0 && used < cap; i++)
         if (bits >> i & 1)
-            used += (size_t)snprintf(buf + used, cap - used, "%s%.*s", used ? "," : "", (int)len,
-                                     p);
+            used +=
+                (size_t)snprintf(buf + used, cap - used, "%s%.*s", used ? "," : "", (int)len, p);
     if (!buf[0]) snprintf(buf, cap, "none");
 }
 

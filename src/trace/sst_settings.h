@@ -65,85 +65,85 @@ enum sst_setting_type {
 
 #define SST_SETTINGS(X)                                                                            \
     X(OUTPUT_DIR, "output", 'o', "DIR", SST_T_TEXT, "", ".", NULL, SST_S_COLLECTOR,                \
-      "the output folder, made with its parents (mode 0700); record's default is "               \
-      "./stepscope-<timestamp>/, the collector's without record the current folder")            \
-    X(CAPTURE, "capture", 0, "SPEC", SST_T_WINDOW, "auto|all|steps:A-B|seconds:A-B", "all",       \
+      "the output folder, made with its parents (mode 0700); record's default is "                 \
+      "./stepscope-<timestamp>/, the collector's without record the current folder")               \
+    X(CAPTURE, "capture", 0, "SPEC", SST_T_WINDOW, "auto|all|steps:A-B|seconds:A-B", "all",        \
       "auto", SST_S_COL_ENV,                                                                       \
-      "GPU activity is recorded inside the window only, CUPTI detached after it; auto: 100 "      \
-      "steps, from step 8 in PyTorch programs, from the start in others (the steps outside "      \
-      "measure the recording's own cost), the whole run when the program marks no steps; the "   \
-      "collector without record captures all")                                                   \
-    X(MODE, "mode", 0, "MODE", SST_T_CHOICE, "full|light", "full", "full", SST_S_COL_ENV,         \
-      "light records API calls and copies only")                                                  \
-    X(NO_PYTHON_SHIM, "no-python-shim", 0, NULL, SST_T_SWITCH, "", "0", NULL, SST_S_NO_VAR,       \
+      "GPU activity is recorded inside the window only, CUPTI detached after it; auto: 100 "       \
+      "steps, from step 8 in PyTorch programs, from the start in others (the steps outside "       \
+      "measure the recording's own cost), the whole run when the program marks no steps; the "     \
+      "collector without record captures all")                                                     \
+    X(MODE, "mode", 0, "MODE", SST_T_CHOICE, "full|light", "full", "full", SST_S_COL_ENV,          \
+      "light records API calls and copies only")                                                   \
+    X(NO_PYTHON_SHIM, "no-python-shim", 0, NULL, SST_T_SWITCH, "", "0", NULL, SST_S_NO_VAR,        \
       "do not put the Python step/data markers on PYTHONPATH")                                     \
-    X(MEMORY_CAP, "memory-cap", 0, "SIZE", SST_T_SIZE, "", "64M", NULL, SST_S_COL_ENV,            \
-      "buffered records per process before dropping, a size such as 64M")                         \
-    X(SAMPLE_HZ, "sample-hz", 0, "N", SST_T_CHOICE, "0-1000", "10", NULL, SST_S_COL_ENV,          \
-      "host samples per second, 0 for none")                                                      \
-    X(LAUNCH_SAMPLE, "launch-sample", 0, "N", SST_T_CHOICE, "1-1000", "8", NULL, SST_S_COL_ENV,   \
-      "kernel launch calls recorded in one step of N, 1 for every step (a window records "        \
-      "every step unless this is given); the report reads the steps that have them")             \
-    X(HOST_SAMPLES, "host-samples", 0, "HZ", SST_T_CHOICE, "off|1-1000", "100", NULL,             \
-      SST_S_SHIM, "the Python stacks sampled per second, in Python programs (through the shim)")  \
-    X(QUIET, "quiet", 'q', NULL, SST_T_SWITCH, "", "0", NULL, SST_S_COLLECTOR | SST_S_SHIM,       \
-      "no summary and no report after the run; the collector and the shim say only errors")      \
-    X(NO_REPORT, "no-report", 0, NULL, SST_T_SWITCH, "", "0", NULL, SST_S_NO_VAR,                 \
+    X(MEMORY_CAP, "memory-cap", 0, "SIZE", SST_T_SIZE, "", "64M", NULL, SST_S_COL_ENV,             \
+      "buffered records per process before dropping, a size such as 64M")                          \
+    X(SAMPLE_HZ, "sample-hz", 0, "N", SST_T_CHOICE, "0-1000", "10", NULL, SST_S_COL_ENV,           \
+      "host samples per second, 0 for none")                                                       \
+    X(LAUNCH_SAMPLE, "launch-sample", 0, "N", SST_T_CHOICE, "1-1000", "8", NULL, SST_S_COL_ENV,    \
+      "kernel launch calls recorded in one step of N, 1 for every step (a window records "         \
+      "every step unless this is given); the report reads the steps that have them")               \
+    X(HOST_SAMPLES, "host-samples", 0, "HZ", SST_T_CHOICE, "off|1-1000", "100", NULL, SST_S_SHIM,  \
+      "the Python stacks sampled per second, in Python programs (through the shim)")               \
+    X(QUIET, "quiet", 'q', NULL, SST_T_SWITCH, "", "0", NULL, SST_S_COLLECTOR | SST_S_SHIM,        \
+      "no summary and no report after the run; the collector and the shim say only errors")        \
+    X(NO_REPORT, "no-report", 0, NULL, SST_T_SWITCH, "", "0", NULL, SST_S_NO_VAR,                  \
       "no report after the run (the summary stays)")                                               \
-    X(HELP, "help", 'h', NULL, SST_T_SWITCH, "", "0", NULL, SST_S_NO_VAR, "this text")            \
+    X(HELP, "help", 'h', NULL, SST_T_SWITCH, "", "0", NULL, SST_S_NO_VAR, "this text")             \
     X(AUTO_STEPS, NULL, 0, NULL, SST_T_CHOICE, "1-100000000", "100", NULL, SST_S_COLLECTOR,        \
       "the steps --capture auto records")                                                          \
-    X(API, NULL, 0, NULL, SST_T_CHOICE, "activity|callbacks|auto", "callbacks", NULL,             \
-      SST_S_COL_CUDA, "how CUDA API calls are recorded: CUPTI's activity records or callbacks")   \
-    X(GRAPHS, NULL, 0, NULL, SST_T_CHOICE, "node|graph", "node", NULL, SST_S_COL_CUDA,            \
-      "CUDA graph launches as the records of their nodes, or one GRAPH record each")              \
-    X(CUPTI_EXTRA, NULL, 0, NULL, SST_T_LIST, "sync|memory|overhead", "", NULL, SST_S_COL_CUDA,   \
-      "CUPTI activity kinds that full mode leaves off for their cost, recorded too")              \
-    X(CUPTI_DETACH, NULL, 0, NULL, SST_T_SWITCH, "", "1", NULL, SST_S_COLLECTOR,                  \
-      "0 keeps CUPTI attached after the capture window (the steps after it then pay for it)")    \
-    X(WAKE_MS, NULL, 0, NULL, SST_T_CHOICE, "10-1000", "100", NULL, SST_S_COLLECTOR,              \
-      "how often the collector's writer thread wakes, in ms")                                     \
-    X(FLUSH_MS, NULL, 0, NULL, SST_T_CHOICE, "10-1000", "500", NULL, SST_S_COLLECTOR,             \
-      "the longest time between two chunks written to the trace, in ms")                          \
-    X(PYFRAMES, NULL, 0, NULL, SST_T_CHOICE, "auto|gil", "auto", NULL, SST_S_SHIM,                \
-      "how the Python stacks are read: by the collector without the GIL where it can, or "       \
-      "always by the shim under the GIL")                                                         \
-    X(PYSHIM, NULL, 0, NULL, SST_T_SWITCH, "", "1", NULL, SST_S_SHIM,                             \
-      "0 turns the Python shim off although it is on PYTHONPATH")                                 \
-    X(LIB, NULL, 0, NULL, SST_T_TEXT, "", "", NULL, SST_S_RECORD | SST_S_CLI,                     \
-      "the collector to inject; else ../lib/stepscope/libstepscope.so from the folder of the "    \
-      "stepscope executable, else the one beside it")                                             \
-    X(PYTHON_DIR, NULL, 0, NULL, SST_T_TEXT, "", "", NULL, SST_S_RECORD,                          \
-      "the shim folder; else ../lib/stepscope/python from that folder, else the source tree "     \
-      "stepscope was built from")                                                                 \
-    X(MARKERS_LIB, NULL, 0, NULL, SST_T_TEXT, "", "", NULL, SST_S_RECORD | SST_S_SHIM,            \
-      "the markers library the Python shim loads; record sets it to the one beside the "          \
-      "collector unless it is set")                                                               \
-    X(EXPORT_WARN_MB, NULL, 0, NULL, SST_T_CHOICE, "0-1000000000", "1024", NULL, SST_S_CLI,       \
-      "an export expected to be larger (MiB) says its size first")                                \
-    X(DOCTOR_TIMEOUT_S, NULL, 0, NULL, SST_T_CHOICE, "1-600", "", NULL, SST_S_CLI,                \
-      "the time limit of each program doctor runs, in seconds (default: each check's own)")       \
-    X(PROGRESS, NULL, 0, NULL, SST_T_SWITCH, "", "", NULL, SST_S_CLI,                             \
-      "1 shows the progress line also when stderr is not a terminal, 0 never")                   \
-    X(FOREIGN_CUDA_INJECTION, NULL, 0, NULL, SST_T_TEXT, "", "", NULL,                            \
+    X(API, NULL, 0, NULL, SST_T_CHOICE, "activity|callbacks|auto", "callbacks", NULL,              \
+      SST_S_COL_CUDA, "how CUDA API calls are recorded: CUPTI's activity records or callbacks")    \
+    X(GRAPHS, NULL, 0, NULL, SST_T_CHOICE, "node|graph", "node", NULL, SST_S_COL_CUDA,             \
+      "CUDA graph launches as the records of their nodes, or one GRAPH record each")               \
+    X(CUPTI_EXTRA, NULL, 0, NULL, SST_T_LIST, "sync|memory|overhead", "", NULL, SST_S_COL_CUDA,    \
+      "CUPTI activity kinds that full mode leaves off for their cost, recorded too")               \
+    X(CUPTI_DETACH, NULL, 0, NULL, SST_T_SWITCH, "", "1", NULL, SST_S_COLLECTOR,                   \
+      "0 keeps CUPTI attached after the capture window (the steps after it then pay for it)")      \
+    X(WAKE_MS, NULL, 0, NULL, SST_T_CHOICE, "10-1000", "100", NULL, SST_S_COLLECTOR,               \
+      "how often the collector's writer thread wakes, in ms")                                      \
+    X(FLUSH_MS, NULL, 0, NULL, SST_T_CHOICE, "10-1000", "500", NULL, SST_S_COLLECTOR,              \
+      "the longest time between two chunks written to the trace, in ms")                           \
+    X(PYFRAMES, NULL, 0, NULL, SST_T_CHOICE, "auto|gil", "auto", NULL, SST_S_SHIM,                 \
+      "how the Python stacks are read: by the collector without the GIL where it can, or "         \
+      "always by the shim under the GIL")                                                          \
+    X(PYSHIM, NULL, 0, NULL, SST_T_SWITCH, "", "1", NULL, SST_S_SHIM,                              \
+      "0 turns the Python shim off although it is on PYTHONPATH")                                  \
+    X(LIB, NULL, 0, NULL, SST_T_TEXT, "", "", NULL, SST_S_RECORD | SST_S_CLI,                      \
+      "the collector to inject; else ../lib/stepscope/libstepscope.so from the folder of the "     \
+      "stepscope executable, else the one beside it")                                              \
+    X(PYTHON_DIR, NULL, 0, NULL, SST_T_TEXT, "", "", NULL, SST_S_RECORD,                           \
+      "the shim folder; else ../lib/stepscope/python from that folder, else the source tree "      \
+      "stepscope was built from")                                                                  \
+    X(MARKERS_LIB, NULL, 0, NULL, SST_T_TEXT, "", "", NULL, SST_S_RECORD | SST_S_SHIM,             \
+      "the markers library the Python shim loads; record sets it to the one beside the "           \
+      "collector unless it is set")                                                                \
+    X(EXPORT_WARN_MB, NULL, 0, NULL, SST_T_CHOICE, "0-1000000000", "1024", NULL, SST_S_CLI,        \
+      "an export expected to be larger (MiB) says its size first")                                 \
+    X(DOCTOR_TIMEOUT_S, NULL, 0, NULL, SST_T_CHOICE, "1-600", "", NULL, SST_S_CLI,                 \
+      "the time limit of each program doctor runs, in seconds (default: each check's own)")        \
+    X(PROGRESS, NULL, 0, NULL, SST_T_SWITCH, "", "", NULL, SST_S_CLI,                              \
+      "1 shows the progress line also when stderr is not a terminal, 0 never")                     \
+    X(FOREIGN_CUDA_INJECTION, NULL, 0, NULL, SST_T_TEXT, "", "", NULL,                             \
       SST_S_COL_ENV | SST_S_SHIM | SST_S_RECORD | SST_S_INTERNAL,                                  \
-      "record to the collector: the library another tool keeps in CUDA_INJECTION64_PATH")         \
-    X(FOREIGN_NVTX_INJECTION, NULL, 0, NULL, SST_T_TEXT, "", "", NULL,                            \
+      "record to the collector: the library another tool keeps in CUDA_INJECTION64_PATH")          \
+    X(FOREIGN_NVTX_INJECTION, NULL, 0, NULL, SST_T_TEXT, "", "", NULL,                             \
       SST_S_COL_ENV | SST_S_SHIM | SST_S_RECORD | SST_S_INTERNAL,                                  \
-      "record to the collector: the library another tool keeps in NVTX_INJECTION64_PATH")         \
-    X(ROOT_PID, NULL, 0, NULL, SST_T_TEXT, "", "", NULL,                                          \
+      "record to the collector: the library another tool keeps in NVTX_INJECTION64_PATH")          \
+    X(ROOT_PID, NULL, 0, NULL, SST_T_TEXT, "", "", NULL,                                           \
       SST_S_SHIM | SST_S_RECORD | SST_S_INTERNAL,                                                  \
-      "record to the shim: the process it started, whose stacks are sampled from the start")     \
-    X(AUTO_FROM, NULL, 0, NULL, SST_T_STEP_PID, "0-1000", "", NULL,                               \
+      "record to the shim: the process it started, whose stacks are sampled from the start")       \
+    X(AUTO_FROM, NULL, 0, NULL, SST_T_STEP_PID, "0-1000", "", NULL,                                \
       SST_S_COLLECTOR | SST_S_SHIM | SST_S_INTERNAL,                                               \
-      "the shim to its collector: the step --capture auto starts at in process PID")              \
-    X(NO_ZSTD, NULL, 0, NULL, SST_T_SWITCH, "", "0", NULL, SST_S_COLLECTOR | SST_S_TEST,          \
-      "1 writes the trace's chunks uncompressed (the raw path's tests)")                          \
-    X(CUPTI_OFF, NULL, 0, NULL, SST_T_LIST,                                                       \
-      "kernel|overhead|memcpy|memset|sync|memory|runtime|driver|graph", "", NULL,                 \
-      SST_S_COLLECTOR | SST_S_TEST, "CUPTI activity kinds left off (the overhead benchmark)")     \
-    X(HOST_SAMPLES_FORCE, NULL, 0, NULL, SST_T_SWITCH, "", "0", NULL, SST_S_SHIM | SST_S_TEST,    \
-      "1 samples Python 3.12.0 and 3.12.1 although their garbage collector may crash")            \
+      "the shim to its collector: the step --capture auto starts at in process PID")               \
+    X(NO_ZSTD, NULL, 0, NULL, SST_T_SWITCH, "", "0", NULL, SST_S_COLLECTOR | SST_S_TEST,           \
+      "1 writes the trace's chunks uncompressed (the raw path's tests)")                           \
+    X(CUPTI_OFF, NULL, 0, NULL, SST_T_LIST,                                                        \
+      "kernel|overhead|memcpy|memset|sync|memory|runtime|driver|graph", "", NULL,                  \
+      SST_S_COLLECTOR | SST_S_TEST, "CUPTI activity kinds left off (the overhead benchmark)")      \
+    X(HOST_SAMPLES_FORCE, NULL, 0, NULL, SST_T_SWITCH, "", "0", NULL, SST_S_SHIM | SST_S_TEST,     \
+      "1 samples Python 3.12.0 and 3.12.1 although their garbage collector may crash")             \
     SST_SETTINGS_EXTRA(X)
 
 enum sst_setting_id {

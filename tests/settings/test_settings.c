@@ -48,8 +48,10 @@ static void word_order(void)
     CHECK_EQ(v.word, SSC_MODE_FULL);
     CHECK_EQ(parse(SST_SET_MODE, "light", &v), 1);
     CHECK_EQ(v.word, SSC_MODE_LIGHT);
-    const char *forms[] = {[SST_WINDOW_AUTO] = "auto", [SST_WINDOW_ALL] = "all",
-                           [SST_WINDOW_STEPS] = "steps:1-2", [SST_WINDOW_SECONDS] = "seconds:1-2"};
+    const char *forms[] = {[SST_WINDOW_AUTO] = "auto",
+                           [SST_WINDOW_ALL] = "all",
+                           [SST_WINDOW_STEPS] = "steps:1-2",
+                           [SST_WINDOW_SECONDS] = "seconds:1-2"};
     for (int k = 0; k < 4; k++) {
         CHECK_EQ(parse(SST_SET_CAPTURE, forms[k], &v), 1);
         CHECK_EQ(v.word, k);
@@ -65,11 +67,16 @@ struct probe {
 };
 
 static const struct probe k_probes[] = {
-    {SST_SET_SAMPLE_HZ, "0", 1, 0},      {SST_SET_SAMPLE_HZ, "1000", 1, 1000},
-    {SST_SET_SAMPLE_HZ, "1001", -1, 10}, {SST_SET_SAMPLE_HZ, " 5", -1, 10},
-    {SST_SET_SAMPLE_HZ, "5x", -1, 10},   {SST_SET_SAMPLE_HZ, "-1", -1, 10},
-    {SST_SET_SAMPLE_HZ, "", 0, 10},      {SST_SET_SAMPLE_HZ, NULL, 0, 10},
-    {SST_SET_LAUNCH_SAMPLE, "0", -1, 8}, {SST_SET_LAUNCH_SAMPLE, "2", 1, 2},
+    {SST_SET_SAMPLE_HZ, "0", 1, 0},
+    {SST_SET_SAMPLE_HZ, "1000", 1, 1000},
+    {SST_SET_SAMPLE_HZ, "1001", -1, 10},
+    {SST_SET_SAMPLE_HZ, " 5", -1, 10},
+    {SST_SET_SAMPLE_HZ, "5x", -1, 10},
+    {SST_SET_SAMPLE_HZ, "-1", -1, 10},
+    {SST_SET_SAMPLE_HZ, "", 0, 10},
+    {SST_SET_SAMPLE_HZ, NULL, 0, 10},
+    {SST_SET_LAUNCH_SAMPLE, "0", -1, 8},
+    {SST_SET_LAUNCH_SAMPLE, "2", 1, 2},
     {SST_SET_MEMORY_CAP, "64M", 1, 64ull << 20},
     {SST_SET_MEMORY_CAP, "1GiB", 1, 1ull << 30},
     {SST_SET_MEMORY_CAP, "512kB", 1, 512ull << 10},
@@ -78,13 +85,19 @@ static const struct probe k_probes[] = {
     {SST_SET_MEMORY_CAP, "64i", -1, 64ull << 20}, /* the collector took it, record did not */
     {SST_SET_MEMORY_CAP, "17179869184G", -1, 64ull << 20}, /* 2^64 bytes must not wrap */
     {SST_SET_MEMORY_CAP, "-5M", -1, 64ull << 20},
-    {SST_SET_QUIET, "1", 1, 1},          {SST_SET_QUIET, "yes", -1, 0},
-    {SST_SET_CUPTI_DETACH, "0", 1, 0},   {SST_SET_CUPTI_DETACH, "", 0, 1},
-    {SST_SET_CUPTI_EXTRA, "sync,overhead", 1, 5}, {SST_SET_CUPTI_EXTRA, "sync,", -1, 0},
+    {SST_SET_QUIET, "1", 1, 1},
+    {SST_SET_QUIET, "yes", -1, 0},
+    {SST_SET_CUPTI_DETACH, "0", 1, 0},
+    {SST_SET_CUPTI_DETACH, "", 0, 1},
+    {SST_SET_CUPTI_EXTRA, "sync,overhead", 1, 5},
+    {SST_SET_CUPTI_EXTRA, "sync,", -1, 0},
     {SST_SET_CUPTI_EXTRA, "kernel", -1, 0},
-    {SST_SET_AUTO_FROM, "8:4242", 1, 8}, {SST_SET_AUTO_FROM, "1001:1", -1, 0},
-    {SST_SET_AUTO_FROM, "8", -1, 0},     {SST_SET_AUTO_FROM, "8:x", -1, 0},
-    {SST_SET_HOST_SAMPLES, "off", 1, 0}, {SST_SET_HOST_SAMPLES, "0", -1, 100},
+    {SST_SET_AUTO_FROM, "8:4242", 1, 8},
+    {SST_SET_AUTO_FROM, "1001:1", -1, 0},
+    {SST_SET_AUTO_FROM, "8", -1, 0},
+    {SST_SET_AUTO_FROM, "8:x", -1, 0},
+    {SST_SET_HOST_SAMPLES, "off", 1, 0},
+    {SST_SET_HOST_SAMPLES, "0", -1, 100},
     {SST_SET_HOST_SAMPLES, "2.5", -1, 100},
 };
 

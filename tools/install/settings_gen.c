@@ -20,8 +20,8 @@
 #define SETTINGS_H "src/trace/sst_settings.h"
 
 static const char *const k_types[] = {
-    [SST_T_TEXT] = "text",   [SST_T_SWITCH] = "switch", [SST_T_CHOICE] = "choice",
-    [SST_T_SIZE] = "size",   [SST_T_WINDOW] = "window", [SST_T_LIST] = "list",
+    [SST_T_TEXT] = "text",         [SST_T_SWITCH] = "switch", [SST_T_CHOICE] = "choice",
+    [SST_T_SIZE] = "size",         [SST_T_WINDOW] = "window", [SST_T_LIST] = "list",
     [SST_T_STEP_PID] = "step_pid",
 };
 
@@ -121,7 +121,8 @@ static int gen_man(FILE *in, FILE *out)
     return ferror(in) || ferror(out);
 }
 
-/* ---- the shim's rows --------------------------------------------------------------------------- */
+/* ---- the shim's rows ---------------------------------------------------------------------------
+ */
 
 static void py_str(FILE *f, const char *s)
 {
@@ -135,13 +136,15 @@ static void py_str(FILE *f, const char *s)
 
 static int gen_python(FILE *f)
 {
-    fprintf(f, "# Generated from %s by tools/install/settings_gen.c: do not edit;\n"
-               "# after a change of the table, `cmake --build build --target settings_py` (test\n"
-               "# settings.agree checks it).\n"
-               "\"\"\"The rows of stepscope's settings table that the Python shim reads (_settings.py "
-               "reads\nthem): name -> (variable, type, values, default, what a value must be).\"\"\"\n\n"
-               "ROWS = {\n",
-            SETTINGS_H);
+    fprintf(
+        f,
+        "# Generated from %s by tools/install/settings_gen.c: do not edit;\n"
+        "# after a change of the table, `cmake --build build --target settings_py` (test\n"
+        "# settings.agree checks it).\n"
+        "\"\"\"The rows of stepscope's settings table that the Python shim reads (_settings.py "
+        "reads\nthem): name -> (variable, type, values, default, what a value must be).\"\"\"\n\n"
+        "ROWS = {\n",
+        SETTINGS_H);
     for (int id = 0; id < SST_N_SETTINGS; id++) {
         const struct sst_setting *x = &sst_settings[id];
         char must[300];
@@ -161,7 +164,8 @@ static int gen_python(FILE *f)
     return ferror(f);
 }
 
-/* ---- for the tests ------------------------------------------------------------------------------ */
+/* ---- for the tests ------------------------------------------------------------------------------
+ */
 
 static void json_str(FILE *f, const char *key, const char *s)
 {
