@@ -30,6 +30,7 @@ layout)
     install_moved
     for f in bin/stepscope lib/stepscope/libstepscope.so lib/stepscope/libstepscope_markers.so \
              lib/stepscope/python/sitecustomize.py lib/stepscope/python/stepscope/_shim.py \
+             lib/stepscope/python/stepscope/_settings_rows.py \
              include/stepscope/stepscope.h lib/pkgconfig/stepscope.pc \
              lib/cmake/stepscope/stepscopeConfig.cmake \
              share/bash-completion/completions/stepscope share/zsh/site-functions/_stepscope; do
