@@ -172,6 +172,20 @@ int cli_getopt(const char *verb, int argc, char **argv, const char *shortopts,
     return c;
 }
 
+int cli_setting(enum sst_setting_id id, struct sst_value *v)
+{
+    static unsigned char said[SST_N_SETTINGS];
+    const char *text = getenv(sst_settings[id].env);
+    int rc = sst_setting_parse(id, text, v);
+    if (rc < 0 && !said[id]) {
+        char msg[512];
+        sst_setting_problem(id, text, msg, sizeof msg);
+        fprintf(stderr, "stepscope: %s\n", msg);
+        said[id] = 1;
+    }
+    return rc;
+}
+
 int cli_parse_text_json(const char *verb, const char *arg, int *json)
 {
     if (strcmp(arg, "text") == 0 || strcmp(arg, "json") == 0) {
