@@ -18,7 +18,7 @@ static void judge_env(const struct ssa_result *r, struct report_env *b)
     struct ssa_env_facts f;
     ssa_env_facts_of(r, &f);
     memset(b, 0, sizeof *b);
-    for (size_t i = 0; i < ssa_env_n_checks && i < SSA_ENV_MAX_CHECKS; i++) {
+    for (size_t i = 0; i < ssa_env_n_checks && i < SSA_ENV_N_CHECKS; i++) {
         ssa_env_checks[i].judge(&f, &b->v[i]);
         b->counts[b->v[i].status]++;
         b->notable |= report_env_notable(&b->v[i]);

@@ -34,7 +34,7 @@ struct report_env {
     char counts_said[80]; /* "N pass, N warn, N fail, N skip" */
     int recorded;         /* some check found its facts in the trace */
     int notable;          /* some check warns or fails: shown without -v */
-    struct ssa_env_verdict v[SSA_ENV_MAX_CHECKS]; /* in the order of ssa_env_checks[] */
+    struct ssa_env_verdict v[SSA_ENV_N_CHECKS]; /* in the order of ssa_env_checks[] */
 };
 
 /* A check that found something (warn or fail): the only ones text and md show without -v. */
