@@ -468,6 +468,35 @@ record)
         >/dev/null 2>"$work/err"
     grep -q 'the program was killed by SIGSEGV after' "$work/err" || fail "signal: not said"
     ;;
+screen)
+    # Issue #42: the default text report of every committed trace fits one screen (60 lines
+    # at the 80 columns of a pipe): .sstrace, Kineto captures, nsys exports. Some recorded
+    # dropped records: --accept-damage (the report says so at its top either way). A report
+    # that would be longer leaves its lesser details to -v, and says what it left.
+    n=0
+    while IFS= read -r t; do
+        case $t in
+        *.sqlite.xz) xz -dc "$t" >"$work/in.sqlite" || fail "xz $t"; in=$work/in.sqlite ;;
+        *) in=$t ;;
+        esac
+        COLUMNS=80 "$ss" report --accept-damage "$in" >"$work/out" 2>"$work/err" ||
+            fail "${t#"$fx"/}: exit $?: $(head -3 "$work/err")"
+        head -1 "$work/out" | grep -q '^stepscope report: ' || fail "${t#"$fx"/}: no report"
+        lines=$(wc -l <"$work/out")
+        [ "$lines" -le 60 ] || fail "${t#"$fx"/}: $lines lines (60 at most)"
+        n=$((n + 1))
+    done < <(find "$fx" \( -name '*.sstrace' -o -name '*.json.gz' -o -name '*.sqlite.xz' \) | sort)
+    [ "$n" -ge 130 ] || fail "only $n traces found under $fx"
+    # the longest of them at full detail: cut down without -v, whole with it
+    t=$fx/h200-1204/host/host_item-bad/vm-1478.sstrace
+    COLUMNS=80 "$ss" report "$t" >"$work/short" || fail "exit $?"
+    COLUMNS=80 "$ss" report -v "$t" >"$work/full" || fail "-v: exit $?"
+    grep -q '^  (the evidence and fix of 2\. with -v)$' "$work/short" || fail "not said: $(tail -3 "$work/short")"
+    [ "$(grep -c '^     evidence: ' "$work/short")" -eq 1 ] || fail "evidence of 2. shown"
+    [ "$(grep -c '^     evidence: ' "$work/full")" -ge 2 ] || fail "-v: evidence of 2. missing"
+    [ "$(wc -l <"$work/full")" -gt 60 ] || fail "-v cut too"
+    echo "screen: $n traces, each report at most 60 lines"
+    ;;
 *) fail "unknown case $case_name" ;;
 esac
 echo ok

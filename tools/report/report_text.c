@@ -48,6 +48,21 @@ static void text_hard_wrapped(FILE *out, int indent, const char *s);
 
 #define TEXT_LABEL 13 /* "  command    " */
 
+/* How much of a process's section is shown: everything with -v; without -v one screen,
+ * TEXT_SCREEN lines at most. A section that would be longer gives detail up in this order,
+ * the least telling first, until it fits (text_section): the outliers after the slowest, the
+ * host lines after each category's first, the evidence and fix of the findings after the
+ * first (their title and saving stay). -v shows it all. */
+#define TEXT_SCREEN 60
+enum text_detail {
+    TEXT_VERBOSE,       /* -v */
+    TEXT_SHORT,         /* the first 3 outliers and host lines a category, 2 findings */
+    TEXT_ONE_OUTLIER,   /* ... the slowest outlier only */
+    TEXT_ONE_HOST,      /* ... and one host line a category */
+    TEXT_FIRST_FINDING, /* ... and the second finding by its title and saving */
+    TEXT_DETAILS
+};
+
 /* The width of the report being written (report_opts.width): set by each text entry point
  * before it prints, read by every line that wraps or fits a name. */
 static int text_cols = REPORT_TEXT_MIN_COLS;
@@ -117,7 +132,7 @@ static void text_notes(FILE *out, const char (*lines)[REPORT_NOTE], size_t n)
         text_wrapped(out, "             ", lines[i]);
 }
 
-static void text_steps_line(FILE *out, const struct report_view *v)
+static void text_steps_line(FILE *out, const struct report_view *v, int detail)
 {
     const struct ssa_summary *s = &v->s;
     fprintf(out, "  steps      %s\n", v->steps_head);
@@ -130,7 +145,9 @@ static void text_steps_line(FILE *out, const struct report_view *v)
             ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
     if (v->has_rec_cost) text_wrapped(out, "  recording  ", v->rec_cost);
     if (v->caution_long[0]) text_wrapped(out, "  caution    ", v->caution_long);
-    if (v->n_outliers) text_wrapped(out, "  outliers   ", v->outliers_said);
+    if (v->n_outliers)
+        text_wrapped(out, "  outliers   ",
+                     detail >= TEXT_ONE_OUTLIER ? v->outlier_said : v->outliers_said);
 }
 
 /* Largest-remainder rounding of the percentages to BAR_WIDTH cells. */
@@ -229,14 +246,16 @@ static const char *hotspot_text(char *buf, size_t cap, const struct report_hotsp
 
 /* Where the GPU-idle host time went, per category: the user's lines the Python stack
  * samples of the training thread fell on (ms/step without stepscope's own launch cost). */
-static void text_host(FILE *out, const struct report_view *v, int verbose)
+static void text_host(FILE *out, const struct report_view *v, int detail)
 {
+    size_t most = detail == TEXT_VERBOSE ? REPORT_HOTSPOTS
+                  : detail >= TEXT_ONE_HOST ? 1 : REPORT_HOST_SHORT;
     if (!v->n_hostcats) return;
     fprintf(out, "\n  %-10s %7s %5s  %s\n", "host time", "ms/step", "smpl",
             "where, from Python stack samples");
     for (size_t c = 0; c < v->n_hostcats; c++) {
         const struct report_hostcat *h = &v->hostcats[c];
-        size_t shown = verbose || h->n < REPORT_HOST_SHORT ? h->n : REPORT_HOST_SHORT;
+        size_t shown = h->n < most ? h->n : most;
         for (size_t i = 0; i < shown; i++) {
             char where[256];
             fprintf(out, "  %-10s %7.2f %5" PRIu64 "  %s\n", i ? "" : ssa_cat_name(h->cat),
@@ -395,8 +414,21 @@ static void text_wrapped(FILE *out, const char *label, const char *text)
     fputc('\n', out);
 }
 
+/* One finding: title and saving, then (in full) its evidence and fix. */
+static void text_finding(FILE *out, const struct report_view *v, size_t i, int full, int verbose)
+{
+    const struct ssa_finding *x = &v->f.v[i];
+    fprintf(out, "  %zu. [%s] %s\n     %s\n", i + 1, ssa_level_name(x->severity), x->title,
+            v->saves[i]);
+    if (v->alt_of[i]) fprintf(out, "     %s\n", v->alt_said[i]);
+    if (!full) return;
+    text_wrapped(out, "     evidence: ", x->evidence);
+    if (verbose) text_wrapped(out, "     estimate: ", x->estimate);
+    text_wrapped(out, "     fix:      ", x->fix);
+}
+
 /* Ranked findings: title, saving, evidence, the fix (src/analysis/ssa_findings.c). */
-static void text_findings(FILE *out, const struct report_view *v, int verbose)
+static void text_findings(FILE *out, const struct report_view *v, int detail)
 {
     const struct ssa_findings *f = &v->f;
     if (!f->n) {
@@ -405,17 +437,16 @@ static void text_findings(FILE *out, const struct report_view *v, int verbose)
         return;
     }
     fprintf(out, "\n  findings, ranked by estimated saving\n");
+    int verbose = detail == TEXT_VERBOSE, first_only = detail >= TEXT_FIRST_FINDING;
     size_t shown = verbose || f->n <= TEXT_FINDINGS ? f->n : TEXT_FINDINGS;
-    for (size_t i = 0; i < shown; i++) {
-        const struct ssa_finding *x = &f->v[i];
-        fprintf(out, "  %zu. [%s] %s\n     %s\n", i + 1, ssa_level_name(x->severity), x->title,
-                v->saves[i]);
-        if (v->alt_of[i]) fprintf(out, "     %s\n", v->alt_said[i]);
-        text_wrapped(out, "     evidence: ", x->evidence);
-        if (verbose) text_wrapped(out, "     estimate: ", x->estimate);
-        text_wrapped(out, "     fix:      ", x->fix);
-    }
-    if (shown < f->n) fprintf(out, "  (%zu more with -v)\n", f->n - shown);
+    for (size_t i = 0; i < shown; i++)
+        text_finding(out, v, i, i == 0 || !first_only, verbose);
+    if (first_only && shown > 1 && shown < f->n)
+        fprintf(out, "  (the evidence and fix of 2., and %zu more, with -v)\n", f->n - shown);
+    else if (first_only && shown > 1)
+        fprintf(out, "  (the evidence and fix of 2. with -v)\n");
+    else if (shown < f->n)
+        fprintf(out, "  (%zu more with -v)\n", f->n - shown);
     if (v->has_all_fixed) text_wrapped(out, "  together   ", v->all_fixed);
 }
 
@@ -451,29 +482,63 @@ static void text_gpu_note(FILE *out, const struct report_view *v)
     if (v->gpu_note[0]) fprintf(out, "  %s\n", text_escape_to(esc, sizeof esc, v->gpu_note));
 }
 
-static void text_section(FILE *out, const struct report_view *v, const struct report_opts *o)
+/* The section at one level of detail (enum text_detail). */
+static void text_layout(FILE *out, const struct report_view *v, const struct report_opts *o,
+                        int detail)
 {
     const struct ssa_summary *s = &v->s;
-    text_set_cols(o);
+    int verbose = detail == TEXT_VERBOSE;
     text_identity(out, v);
-    text_env(out, &v->env, o->verbose);
-    text_steps_line(out, v);
-    text_throughput(out, v, o->verbose);
+    text_env(out, &v->env, verbose);
+    text_steps_line(out, v, detail);
+    text_throughput(out, v, verbose);
     if (!s->steps) {
         fprintf(out, "  nothing to attribute: the trace has no timed records inside a step\n");
         return;
     }
     text_gpu_note(out, v);
     text_bar(out, s, o->color);
-    text_categories(out, s, v->per_step, o->verbose);
-    if (v->per_step) text_host(out, v, o->verbose);
-    if (o->verbose) text_kernels(out, s, v->per_step);
-    text_counts(out, s, v->per_step, o->verbose);
+    text_categories(out, s, v->per_step, verbose);
+    if (v->per_step) text_host(out, v, detail);
+    if (verbose) text_kernels(out, s, v->per_step);
+    text_counts(out, s, v->per_step, verbose);
     if (v->has_graphs) text_wrapped(out, "  graphs    ", v->graphs);
-    if (v->per_step) text_findings(out, v, o->verbose);
-    if (!o->verbose) return;
+    if (v->per_step) text_findings(out, v, detail);
+    if (!verbose) return;
     text_top_kernels(out, v);
     text_step_table(out, v);
+}
+
+static size_t count_lines(const char *s, size_t n)
+{
+    size_t lines = 0;
+    for (const char *p = s; (p = memchr(p, '\n', n - (size_t)(p - s))) != NULL; p++)
+        lines++;
+    return lines;
+}
+
+/* Without -v: the most detail that fits TEXT_SCREEN lines, else the least (each level laid
+ * out in memory and counted). */
+static void text_section(FILE *out, const struct report_view *v, const struct report_opts *o)
+{
+    text_set_cols(o);
+    if (o->verbose) {
+        text_layout(out, v, o, TEXT_VERBOSE);
+        return;
+    }
+    for (int detail = TEXT_SHORT; detail < TEXT_DETAILS; detail++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (!m) break; /* out of memory: the shortest, written directly */
+        text_layout(m, v, o, detail);
+        int done = fclose(m) == 0 &&
+                   (count_lines(buf, len) <= TEXT_SCREEN || detail + 1 == TEXT_DETAILS);
+        if (done) fwrite(buf, 1, len, out);
+        free(buf);
+        if (done) return;
+    }
+    text_layout(out, v, o, TEXT_DETAILS - 1);
 }
 
 /* ---- the ranks of a multi-GPU job (report_view.c says what; here how) ---- */
