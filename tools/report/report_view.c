@@ -347,8 +347,10 @@ static void host_categories(struct report_view *v, const struct ssa_result *r)
             h->v[i].h = hot[i];
             ssa_hotspot_label(&hot[i], h->v[i].where, sizeof h->v[i].where);
         }
-        size_t at = v->n_hostcats++; /* insertion by the category's time */
-        for (; at > 0 && v->hostcats[at - 1].ms < h->ms; at--) {
+        /* insertion by the category's time: h's slot takes the ones it passes, so its time is
+         * kept aside */
+        size_t at = v->n_hostcats++;
+        for (double ms = h->ms; at > 0 && v->hostcats[at - 1].ms < ms; at--) {
             struct report_hostcat t = v->hostcats[at - 1];
             v->hostcats[at - 1] = v->hostcats[at], v->hostcats[at] = t;
         }
