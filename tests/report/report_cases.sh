@@ -497,6 +497,32 @@ screen)
     [ "$(wc -l <"$work/full")" -gt 60 ] || fail "-v cut too"
     echo "screen: $n traces, each report at most 60 lines"
     ;;
+recipe)
+    # $ss is stepscope-recipe: tools/report/ with docs/design.md's recipe "Add a report format"
+    # done to it (report_plain.c and its row in report.h, nothing else). The format is then
+    # everywhere a format is: both verbs' --help and usage errors, -f for report and diff,
+    # every case cli.tables runs each row through; and what it writes is the view's.
+    "$ss" report --help | head -1 | grep -q -- '--format text|json|md|html|plain\]' ||
+        fail "report --help: $("$ss" report --help | head -1)"
+    "$ss" report --help | tr -s ' \n' ' ' | grep -q "or plain (the view's sentences, one a line)" ||
+        fail "report help words"
+    "$ss" diff --help | tr -s ' \n' ' ' | grep -q "or plain (the diff's sentences, one a line)" ||
+        fail "diff help words"
+    "$ss" report -f nope "$w0" 2>"$work/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q 'html or plain)' "$work/err" || fail "usage error: $rc $(cat "$work/err")"
+    "$py" "$(dirname "$0")/../cli/tables_check.py" "$ss" "$fx/../.." >"$work/tables" ||
+        fail "cli.tables on the recipe's build: $(grep FAIL "$work/tables")"
+    grep -q '^tables: 5 report formats checked, 0 gaps$' "$work/tables" || fail "$(tail -1 "$work/tables")"
+    # from the view alone: its sentences are the text report's (unwrapped)
+    "$ss" report -f plain "$w0" >"$work/plain" || fail "plain: exit $?"
+    "$ss" report "$w0" | tr -s ' \n' ' ' >"$work/text"
+    for label in steps recording saves trace; do
+        grep "^$label: " "$work/plain" | head -1 | cut -d' ' -f2- | tr -s ' ' >"$work/one"
+        [ -s "$work/one" ] || fail "plain: no $label line"
+        grep -qF -- "$(cat "$work/one")" "$work/text" || fail "plain's $label is not text's: $(cat "$work/one")"
+    done
+    "$ss" diff -f plain "$w0" "$w8" | grep -q '^faster: median step ' || fail "plain diff"
+    ;;
 *) fail "unknown case $case_name" ;;
 esac
 echo ok
