@@ -571,6 +571,11 @@ struct ssa_result {
     /* Python stack samples over the steady steps, by stack and category (ssa_host.h); all
      * zero when the trace has none */
     struct ssa_host host;
+
+    /* The steady steps' numbers (ssa_summarize), summed once at the end of the analysis so
+     * that whoever reads the result (the report's view, diff, record's report) reads the same
+     * ones and none sums them again; owned */
+    struct ssa_summary *summary;
 };
 
 struct ssa_opts {

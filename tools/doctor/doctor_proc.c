@@ -17,13 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *dr_status_name(int status)
-{
-    static const char *const names[DR_N_STATUS] = {"pass", "warn", "fail", "skip"};
-    return status >= 0 && status < DR_N_STATUS ? names[status] : "fail";
-}
-
-void dr_set(struct dr_result *r, int status, const char *fix, const char *fmt, ...)
+void dr_set(struct ssa_env_verdict *r, int status, const char *fix, const char *fmt, ...)
 {
     va_list ap;
     r->status = status;
