@@ -4,7 +4,7 @@
  * "kernel,start_ns,end_ns", then one kernel a line), as a new importer's src/interop/ssi_NAME.c
  * holds it: the import, the sniff and the row ssi_import_recipe. Step 2, the row's X in
  * SSI_IMPORTERS, is tests/interop/CMakeLists.txt's SSI_TEST_IMPORTERS(X)=X(recipe) on this
- * copy of the CLI (stepscope-recipe, the CLI's sources as tests/fuzz builds them, with
+ * copy of the CLI (stepscope-recipe-importer, the CLI's sources as tests/fuzz builds them, with
  * src/interop/ssi_import.c built again with the row); recipe_importer.py checks what follows
  * from the row and step 3 (docs/interop.md).
  */

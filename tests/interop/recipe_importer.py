@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """recipe_importer.py STEPSCOPE_RECIPE STEPSCOPE ROOT WORK: docs/design.md's recipe "Add an
 importer", followed (recipe_importer.c is its step 1's file, CMake's SSI_TEST_IMPORTERS its step
-2's row), then every claim of the recipe checked on stepscope-recipe, the CLI with that row:
+2's row), then every claim of the recipe checked on stepscope-recipe-importer, the CLI with that
+row:
 
   the recipe   its heading says at most 3 files and its steps name them; they are what a new
                row needs: a file the build's glob of src/interop/ takes, the header whose

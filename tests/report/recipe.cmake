@@ -1,7 +1,8 @@
 # recipe.cmake: docs/design.md's "Add a report format", done to a copy of tools/report/ (OUT):
 # its first file, the writer (WRITER, copied in as report_NAME.c), and its second, the row in
 # report.h (the writer's "REPORT_FORMATS row:" line, added at the end of REPORT_FORMATS).
-# Nothing else of the copy is changed; it builds stepscope-recipe (tests/report/CMakeLists.txt).
+# Nothing else of the copy is changed; it builds stepscope-recipe-report
+# (tests/report/CMakeLists.txt).
 #   cmake -DSRC=tools/report -DWRITER=tests/report/report_plain.c -DOUT=DIR -P recipe.cmake
 file(MAKE_DIRECTORY ${OUT})
 file(GLOB files ${SRC}/*.[ch])

@@ -498,9 +498,9 @@ screen)
     echo "screen: $n traces, each report at most 60 lines"
     ;;
 recipe)
-    # $ss is stepscope-recipe: tools/report/ with docs/design.md's recipe "Add a report format"
-    # done to it (report_plain.c and its row in report.h, nothing else). The format is then
-    # everywhere a format is: both verbs' --help and usage errors, -f for report and diff,
+    # $ss is stepscope-recipe-report: tools/report/ with docs/design.md's recipe "Add a report
+    # format" done to it (report_plain.c and its row in report.h, nothing else). The format is
+    # then everywhere a format is: both verbs' --help and usage errors, -f for report and diff,
     # every case cli.tables runs each row through; and what it writes is the view's.
     "$ss" report --help | head -1 | grep -q -- '--format text|json|md|html|plain\]' ||
         fail "report --help: $("$ss" report --help | head -1)"

@@ -3,7 +3,7 @@
  * the test that follows it (report.recipe): this file is the recipe's first file, copied into
  * a copy of tools/report/ as report_plain.c, and the line below is its second, added at the
  * end of REPORT_FORMATS in that copy's report.h (tests/report/recipe.cmake). Nothing else is
- * touched; the copy builds stepscope-recipe.
+ * touched; the copy builds stepscope-recipe-report.
  *
  * REPORT_FORMATS row: X(PLAIN, plain, SSA_COMPACT, SSA_COMPACT, "plain (the view's sentences, one a line)", "plain (the diff's sentences, one a line)")
  *
