@@ -120,7 +120,7 @@ const char *ssa_cat_description(int cat); /* one phrase for people */
     C(H2A, COPY_OTHER)                                                                             \
     C(A2H, COPY_OTHER)                                                                             \
     C(OTHER, COPY_OTHER)                                                                           \
-    A(OTHER, HOST)   /* not classed: host work */                                                  \
+    A(OTHER, HOST)    /* not classed: host work */                                                 \
     A(LAUNCH, LAUNCH) /* kernel, graph, async copy or memset launch */                             \
     A(SYNC, SYNC)     /* blocks the host until the GPU catches up (incl. non-async copies) */      \
     A(ALLOC, ALLOC)   /* device/host/managed allocation or free */

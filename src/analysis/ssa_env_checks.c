@@ -113,9 +113,10 @@ static void judge_driver_runtime(const struct ssa_env_facts *f, struct ssa_env_v
     const char *ds = ssa_env_get(f, "driver_version"), *rs = ssa_env_get(f, "runtime_version");
     unsigned long long d, r;
     if (!ds || !rs) {
-        not_recorded(f, v, !ds && !rs ? "driver_version, runtime_version"
-                        : !ds      ? "driver_version"
-                                   : "runtime_version");
+        not_recorded(f, v,
+                     !ds && !rs ? "driver_version, runtime_version"
+                     : !ds      ? "driver_version"
+                                : "runtime_version");
         return;
     }
     if (cuda_version(ds, &d) != 0 || cuda_version(rs, &r) != 0) {

@@ -34,9 +34,8 @@ static int g_signals_installed;
  * at load, whether CUDA, NVTX or the Python shim loaded the library. */
 __attribute__((constructor)) static void core_load(void)
 {
-    ssc_top = (struct ssc_top_events){ssc_core_ensure, ssc_window_step_begin,
-                                      ssc_window_step_end, ssc_window_loop_tick,
-                                      ssc_window_tick};
+    ssc_top = (struct ssc_top_events){ssc_core_ensure, ssc_window_step_begin, ssc_window_step_end,
+                                      ssc_window_loop_tick, ssc_window_tick};
 }
 
 /* ---- fork ------------------------------------------------------------------------------- */
@@ -198,4 +197,3 @@ EXPORT int InitializeInjection(void)
     }
     return 1;
 }
-

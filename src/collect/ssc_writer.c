@@ -25,7 +25,6 @@
 #include "collect/ssc_core.h"
 #include "util/ss_error.h"
 
-
 static struct sst_writer *g_w;
 static pthread_t g_thread;
 static int g_have_thread;

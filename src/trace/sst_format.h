@@ -260,15 +260,15 @@ _Static_assert(sizeof(struct sst_rec_kernel) == 72, "kernel record is 72 bytes")
  * row there does not build). Numbers are the format's: a new kind takes the next one. H2A and
  * A2H (host to array and back) are kept distinct though rarely seen in training; OTHER stands
  * for the rest of CUPTI's kinds (array to array, to device, from device). */
-#define SST_COPY_KINDS(X)                                                                      \
-    X(UNKNOWN, 0, "unknown")                                                                   \
-    X(H2D, 1, "h2d")                                                                           \
-    X(D2H, 2, "d2h")                                                                           \
-    X(D2D, 3, "d2d")                                                                           \
-    X(H2H, 4, "h2h")                                                                           \
-    X(P2P, 5, "p2p")                                                                           \
-    X(H2A, 6, "h2a")                                                                           \
-    X(A2H, 7, "a2h")                                                                           \
+#define SST_COPY_KINDS(X)                                                                          \
+    X(UNKNOWN, 0, "unknown")                                                                       \
+    X(H2D, 1, "h2d")                                                                               \
+    X(D2H, 2, "d2h")                                                                               \
+    X(D2D, 3, "d2d")                                                                               \
+    X(H2H, 4, "h2h")                                                                               \
+    X(P2P, 5, "p2p")                                                                               \
+    X(H2A, 6, "h2a")                                                                               \
+    X(A2H, 7, "a2h")                                                                               \
     X(OTHER, 8, "other")
 
 enum sst_copy_kind {

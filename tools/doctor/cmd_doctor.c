@@ -89,7 +89,8 @@ static void print_text(const struct ssa_env_verdict *res, const int counts[SSA_E
     printf("%-4s  %-15s  %s\n", "STAT", "CHECK", "VALUE  [fix]");
     for (size_t i = 0; i < dr_n_checks; i++) {
         text_escape_to(value, sizeof value, res[i].value); /* values quote outside programs */
-        printf("%-4s  %-15s  %s", ssa_env_status_name(res[i].status), dr_check_id(&dr_checks[i]), value);
+        printf("%-4s  %-15s  %s", ssa_env_status_name(res[i].status), dr_check_id(&dr_checks[i]),
+               value);
         if (res[i].fix[0]) printf("  [fix: %s]", text_escape_to(fix, sizeof fix, res[i].fix));
         printf("\n");
     }

@@ -138,8 +138,9 @@ static void check_collector(struct dr_ctx *c, struct ssa_env_verdict *r)
     (void)c;
     char lib[4096], why[4096];
     if (cli_find_collector(lib, sizeof lib) != 0) {
-        dr_set(r, SSA_ENV_SKIP, NULL, "no collector found (stepscope built without the CUDA toolkit, "
-                                 "or STEPSCOPE_LIB names none)");
+        dr_set(r, SSA_ENV_SKIP, NULL,
+               "no collector found (stepscope built without the CUDA toolkit, "
+               "or STEPSCOPE_LIB names none)");
         return;
     }
     if (cli_collector_check(lib, why, sizeof why) != 0) {
@@ -242,7 +243,8 @@ static int torch_present(struct dr_ctx *c, struct ssa_env_verdict *r)
                "python3 -c 'import torch' did not finish in %d s",
                dr_timeout_ms(TORCH_TIMEOUT_MS) / 1000);
     else if (strncmp(c->torch_out, "missing=", 8) == 0)
-        dr_set(r, SSA_ENV_SKIP, NULL, "python3 has no torch (%s)", probe_get(c, "missing", b, sizeof b));
+        dr_set(r, SSA_ENV_SKIP, NULL, "python3 has no torch (%s)",
+               probe_get(c, "missing", b, sizeof b));
     else if (rc != 0 || !strstr(c->torch_out, "version="))
         dr_set(r, SSA_ENV_WARN, "run python3 -c 'import torch' to see the error",
                "python3 torch probe failed (exit %d)", rc);
@@ -260,7 +262,8 @@ static void check_torch(struct dr_ctx *c, struct ssa_env_verdict *r)
     probe_get(c, "cudnn", dnn, sizeof dnn);
     probe_get(c, "mkl", mkl, sizeof mkl);
     if (strcmp(cu, "None") == 0)
-        dr_set(r, SSA_ENV_WARN, "install a CUDA build of torch (pip index https://download.pytorch.org)",
+        dr_set(r, SSA_ENV_WARN,
+               "install a CUDA build of torch (pip index https://download.pytorch.org)",
                "torch %s is a CPU-only build (mkl %s)", v, mkl[0] == '1' ? "yes" : "no");
     else
         dr_set(r, SSA_ENV_PASS, NULL, "torch %s, built for CUDA %s, cuDNN %s, MKL %s", v, cu, dnn,
@@ -328,14 +331,14 @@ static void check_tcp_buffers(struct dr_ctx *c, struct ssa_env_verdict *r)
     }
     int multi = c->multi_node || dr_env_says_multi_node();
     int status = !low ? SSA_ENV_PASS : multi ? SSA_ENV_WARN : SSA_ENV_SKIP;
-    dr_set(r, status,
-           status == SSA_ENV_WARN ? "sysctl -w net.core.rmem_max=67108864 net.core.wmem_max=67108864 "
-                               "net.ipv4.tcp_rmem='4096 87380 67108864' "
-                               "net.ipv4.tcp_wmem='4096 65536 67108864'"
-                             : NULL,
+    const char *fix = "sysctl -w net.core.rmem_max=67108864 net.core.wmem_max=67108864 "
+                      "net.ipv4.tcp_rmem='4096 87380 67108864' "
+                      "net.ipv4.tcp_wmem='4096 65536 67108864'";
+    dr_set(r, status, status == SSA_ENV_WARN ? fix : NULL,
            "rmem_max %.1f MiB, wmem_max %.1f MiB, tcp_rmem max %.1f MiB, tcp_wmem max %.1f MiB%s",
            v[0] / MIB, v[1] / MIB, v[2] / MIB, v[3] / MIB,
-           status == SSA_ENV_SKIP ? " (below 16 MiB; matters only for multi-node: --multi-node)" : "");
+           status == SSA_ENV_SKIP ? " (below 16 MiB; matters only for multi-node: --multi-node)"
+                                  : "");
 }
 
 /* ---- CPU ---- */

@@ -43,7 +43,7 @@ static int have_data(const struct dr_ctx *c, struct ssa_env_verdict *r)
 struct fs_kind {
     unsigned long magic;
     const char *name;
-    int status; /* SSA_ENV_PASS, or SSA_ENV_WARN for filesystems that are often slow for training data */
+    int status; /* SSA_ENV_PASS, or SSA_ENV_WARN: a filesystem often slow for training data */
     const char *note;
 };
 
@@ -78,9 +78,10 @@ void dr_check_data_fs(struct dr_ctx *c, struct ssa_env_verdict *r)
         const struct fs_kind *k = &fs_kinds[i];
         if (k->magic != magic) continue;
         dr_set(r, k->status,
-               k->status == SSA_ENV_WARN ? "copy the data set to a local SSD/NVMe (or mount it as a "
-                                      "volume), or raise DataLoader num_workers"
-                                    : NULL,
+               k->status == SSA_ENV_WARN
+                   ? "copy the data set to a local SSD/NVMe (or mount it as a "
+                     "volume), or raise DataLoader num_workers"
+                   : NULL,
                "%s (%s)", k->name, k->note);
         return;
     }
@@ -129,8 +130,9 @@ void dr_check_data_device(struct dr_ctx *c, struct ssa_env_verdict *r)
         return;
     }
     if (major(st.st_dev) == 0 || disk_sysfs_dir(st.st_dev, dir, sizeof dir) != 0) {
-        dr_set(r, SSA_ENV_SKIP, NULL, "device %u:%u is not a block device (tmpfs, overlay, network)",
-               major(st.st_dev), minor(st.st_dev));
+        dr_set(r, SSA_ENV_SKIP, NULL,
+               "device %u:%u is not a block device (tmpfs, overlay, network)", major(st.st_dev),
+               minor(st.st_dev));
         return;
     }
     snprintf(path, sizeof path, "%s/queue/rotational", dir);
@@ -240,7 +242,8 @@ void dr_check_data_read(struct dr_ctx *c, struct ssa_env_verdict *r)
     /* The folder itself may be a link (FTW_PHYS would not enter it); links inside are not
      * followed, so a loop or a link out of the folder is never read. */
     if (!realpath(c->data_dir, root) || nftw(root, walk_visit, 16, FTW_PHYS) < 0) {
-        dr_set(r, SSA_ENV_FAIL, "check the --data path", "cannot walk the folder: %s", strerror(errno));
+        dr_set(r, SSA_ENV_FAIL, "check the --data path", "cannot walk the folder: %s",
+               strerror(errno));
         return;
     }
     if (walk.n == 0) {

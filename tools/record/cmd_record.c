@@ -632,7 +632,8 @@ int cmd_record(int argc, char **argv)
     char no_cuda[512] = "";
     if (injected && !cuda_foreign) cuda_cause(traces, no_cuda, sizeof no_cuda);
     if (!quiet && injected) summarise(out_abs, &before, cuda_foreign, no_cuda);
-    if (injected && traces == 0) remove_made_dirs(o.v[SST_SET_OUTPUT_DIR]); /* no empty folder left */
+    /* no empty folder left behind */
+    if (injected && traces == 0) remove_made_dirs(o.v[SST_SET_OUTPUT_DIR]);
     /* the report never changes the exit status: a problem is one line on stderr */
     if (!quiet && !o.v[SST_SET_NO_REPORT] && traces)
         report_after_record(stderr, out_abs, child, &before);
