@@ -13,6 +13,8 @@ and must let that thread (and every other) have the GIL meanwhile.
 import ctypes
 import os
 
+from stepscope import _settings
+
 SYMBOL = "stepscope_host_api_v1"
 VERSION = 1
 
@@ -80,10 +82,10 @@ class NotOurs(Exception):
 def candidate_paths(environ=os.environ):
     """The injection libraries that may be ours; another tool's (record marks it) first out."""
     paths = []
-    for var, foreign in (("NVTX_INJECTION64_PATH", "STEPSCOPE_FOREIGN_NVTX_INJECTION"),
-                         ("CUDA_INJECTION64_PATH", "STEPSCOPE_FOREIGN_CUDA_INJECTION")):
+    for var, foreign in (("NVTX_INJECTION64_PATH", "FOREIGN_NVTX_INJECTION"),
+                         ("CUDA_INJECTION64_PATH", "FOREIGN_CUDA_INJECTION")):
         path = environ.get(var)
-        if path and path != environ.get(foreign) and path not in paths:
+        if path and path != _settings.get(foreign, environ).value and path not in paths:
             paths.append(path)
     return paths
 

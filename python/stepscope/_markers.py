@@ -8,6 +8,8 @@ import ctypes
 import os
 import sys
 
+from stepscope import _settings
+
 LIB_NAME = "libstepscope_markers.so"
 
 _SIGNATURES = {
@@ -26,7 +28,7 @@ def library_path():
     library next to this package, or the pip wheel's (stepscope/_prefix/lib/stepscope/), or
     the one of `cmake --install` (this package is lib/stepscope/python/stepscope/ there),
     else <repo>/build/ (source tree)."""
-    explicit = os.environ.get("STEPSCOPE_MARKERS_LIB")
+    explicit = _settings.get("MARKERS_LIB").value
     if explicit:
         return explicit
     here = os.path.dirname(os.path.abspath(__file__))

@@ -22,7 +22,8 @@ releases the GIL in ops, backward, DataLoader waits and item(), so the sampler r
 once and sees the thread's Python stack at the call; only long C calls that keep the GIL delay a
 sample, and each sample says how late it was (lag_us). A native reader of CPython's frame
 structures would not need the GIL, but needs per-version struct offsets for 3.10-3.12; walking
-in Python cost 50-100 us per tick with the caches cold from the training step, in C a few.
+in Python cost tens of times what it costs in C with the caches cold from the training step
+(docs/performance.md, "Figures behind the collector's choices").
 
 Synchronising calls (PY_CALL records): where the collector sees CUDA API calls as they start
 (STEPSCOPE_API=callbacks), the wait between ticks is a wait for a thread blocked in a stream,
@@ -41,13 +42,13 @@ import os
 import sys
 import time
 
+from stepscope import _settings
+
 _monotonic_ns = time.monotonic_ns
 _current_frames = getattr(sys, "_current_frames", None)
 _gettrace, _settrace = sys.gettrace, sys.settrace
 _getprofile, _setprofile = sys.getprofile, sys.setprofile
 
-DEFAULT_HZ = 100
-MAX_HZ = 1000
 MAX_THREADS_NAMED = 4096
 SUPPORTED = ((3, 10), (3, 13))  # inclusive
 FIND_FAST_S, FIND_SLOW_S, FIND_FAST_FOR_S = 0.1, 1.0, 30.0
@@ -70,21 +71,11 @@ _PREFIX = "stepscope: host samples"
 
 
 def parse_rate(value):
-    """STEPSCOPE_HOST_SAMPLES: unset/'' -> (DEFAULT_HZ, None); 'off'/'0' -> (0, None);
-    '<Hz>' -> (Hz, None); anything else -> (DEFAULT_HZ, problem text)."""
-    text = (value or "").strip().lower()
-    if text == "":
-        return DEFAULT_HZ, None
-    if text in ("off", "0", "no", "false"):
-        return 0, None
-    try:
-        hz = int(float(text))
-    except ValueError:
-        hz = -1
-    if 1 <= hz <= MAX_HZ:
-        return hz, None
-    return DEFAULT_HZ, "STEPSCOPE_HOST_SAMPLES=%s is not off or a rate of 1-%d Hz: using %d Hz" % (
-        value, MAX_HZ, DEFAULT_HZ)
+    """STEPSCOPE_HOST_SAMPLES as `record --host-samples` takes it (the settings table's row):
+    unset or '' -> (the default, None); 'off' -> (0, None); a whole number of Hz in its range
+    -> (Hz, None); anything else ('0', 'no', '2.5', ...) -> (the default, problem text)."""
+    v = _settings.parse("HOST_SAMPLES", value)
+    return (0 if v.value == "off" else v.value), v.problem
 
 
 def interpreter_problem():
@@ -96,7 +87,7 @@ def interpreter_problem():
     if not SUPPORTED[0] <= ver <= SUPPORTED[1]:
         return "Python %d.%d is not supported (%d.%d-%d.%d)" % (ver + SUPPORTED[0] + SUPPORTED[1])
     if sys.version_info[:3] in ((3, 12, 0), (3, 12, 1)) and \
-            os.environ.get("STEPSCOPE_HOST_SAMPLES_FORCE") != "1":
+            _settings.get("HOST_SAMPLES_FORCE").value != 1:
         # CPython gh-111049: the garbage collector can crash on a BytesIO buffer in a reference
         # cycle; a sampler thread's allocations move collections to where they hit it (seen as
         # a segfault in multiprocessing DataLoader runs on 3.12.1). Fixed in 3.12.2.
@@ -152,7 +143,7 @@ class Sampler:
         self.hz = hz
         self.explicit = explicit  # the user asked for samples: say why there are none
         self.paths = None
-        self.quiet = environ.get("STEPSCOPE_QUIET", "") == "1"
+        self.quiet = _settings.get("QUIET", environ).value == 1
         self.api = None
         self.ticks = 0  # samples taken (all threads of one snapshot count once)
         self.busy_ns = 0  # time spent taking them, GIL held
@@ -171,7 +162,7 @@ class Sampler:
         self.native = False  # the collector samples natively (this thread only names threads)
         # the process `record` ran: the sampler loads and starts the collector itself when
         # neither CUDA nor NVTX has after a moment (a script that never imports torch)
-        self.root = environ.get("STEPSCOPE_ROOT_PID", "") == str(os.getpid())
+        self.root = _settings.get("ROOT_PID", environ).value == str(os.getpid())
 
     # ---- control (any thread) ----
 
@@ -209,7 +200,7 @@ class Sampler:
         mode="reduce-overhead"): sampling stops for good. Each snapshot makes frame objects and
         allocates, which moves when the program's tensors die (a frame object outlives its
         call; a garbage collection runs in our thread); graph capture checks exactly that —
-        on the H200, torch.compile(mode="reduce-overhead") failed under sampling with
+        torch.compile(mode="reduce-overhead") failed under sampling with
         "graph recording observed an input tensor deallocate during graph recording that did
         not occur during replay". Called with the GIL held, so no tick is in flight."""
         if self._stop or self._graphs or self.native:
@@ -483,8 +474,8 @@ class _Learn:
 
 def native_problem(api, environ=os.environ):
     """Why the collector cannot read frames natively here, or None."""
-    if environ.get("STEPSCOPE_PYFRAMES", "").strip().lower() == "gil":
-        return "STEPSCOPE_PYFRAMES=gil"
+    if _settings.get("PYFRAMES", environ).value == "gil":
+        return "%s=gil" % _settings.env("PYFRAMES")
     if getattr(api, "learner", None) is None:
         return "the collector is older than this shim"
     if sys.version_info[:2] < (3, 11):
@@ -501,11 +492,11 @@ def start_from_env(environ=os.environ):
     global SAMPLER
     if SAMPLER is not None:
         return SAMPLER
-    raw = environ.get("STEPSCOPE_HOST_SAMPLES")
-    hz, problem = parse_rate(raw)
+    rate = _settings.get("HOST_SAMPLES", environ)
+    hz, problem = parse_rate(environ.get(_settings.env("HOST_SAMPLES")))
     if hz == 0:
         return None
-    sampler = Sampler(hz, explicit=raw is not None and raw.strip() != "", environ=environ)
+    sampler = Sampler(hz, explicit=rate.given != 0, environ=environ)
     if problem:
         sampler.say(NOTE_WARN, problem)
     if not sampler.start():

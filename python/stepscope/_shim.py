@@ -27,7 +27,7 @@ import sys
 import threading
 import weakref
 
-from stepscope import _compile, _markers
+from stepscope import _compile, _markers, _settings
 
 _PREFIX = "stepscope: python shim"
 _WRAPPED = "_stepscope_wrapped"
@@ -323,7 +323,7 @@ def _say_steps_will_be_marked():
     then leaves steps 0-7 unrecorded and the report measures the recording's cost against
     steps 3-7 (src/collect/ssc_core.c, capture_auto). The pid keeps it from children that
     inherit the environment and mark no steps (a C++ tool the script runs)."""
-    os.environ["STEPSCOPE_AUTO_FROM"] = "%d:%d" % (AUTO_FIRST_STEP, os.getpid())
+    os.environ[_settings.env("AUTO_FROM")] = "%d:%d" % (AUTO_FIRST_STEP, os.getpid())
 
 
 def install():

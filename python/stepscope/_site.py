@@ -17,10 +17,12 @@ def start(stub_file):
         _chain_next_sitecustomize(stub_file)
     except Exception as exc:  # noqa: BLE001
         sys.stderr.write("stepscope: could not run the next sitecustomize: %s\n" % (exc,))
-    if os.environ.get("STEPSCOPE_PYSHIM", "1").strip() == "0":
+    from stepscope import _settings
+
+    if _settings.get("PYSHIM").value == 0:
         return
     try:
-        if os.environ.get("STEPSCOPE_ROOT_PID", "") == str(os.getpid()):
+        if _settings.get("ROOT_PID").value == str(os.getpid()):
             _sample_from_start()
     except Exception as exc:  # noqa: BLE001
         sys.stderr.write(_PREFIX + "%s\n" % (exc,))

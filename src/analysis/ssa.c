@@ -108,6 +108,15 @@ static int resort_knames(struct ssa_scan *sc, struct ssa_result *res)
     return 0;
 }
 
+/* The steady steps' numbers, once: what every report of the result says. */
+static int keep_summary(struct ssa_result *res)
+{
+    res->summary = malloc(sizeof *res->summary);
+    if (!res->summary) return SS_ENOMEM;
+    ssa_summarize(res, res->summary);
+    return 0;
+}
+
 static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa_result *res,
                    struct ssa_scan *sc, unsigned flags)
 {
@@ -137,6 +146,7 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     res->problems = problems;
     if (rc == 0) ssa_steps_warmup(sc, res, opts);
     if (rc == 0) rc = ssa_host_finish(&sc->host, res);
+    if (rc == 0) rc = keep_summary(res);
     return rc;
 }
 
@@ -201,5 +211,6 @@ void ssa_result_free(struct ssa_result *r)
     free(r->bins.cat_ns);
     ssa_env_record_free(&r->env);
     ssa_host_free(&r->host);
+    free(r->summary);
     free(r);
 }

@@ -86,32 +86,71 @@ enum ssa_cat {
 const char *ssa_cat_name(int cat);        /* "compute.gemm_tc", ... ; NULL out of range */
 const char *ssa_cat_description(int cat); /* one phrase for people */
 
-/* Kernel classes (src/analysis/ssa_kernel_class.c holds the one table of name patterns). */
-enum ssa_kclass {
-    SSA_KC_GEMM_TC,
-    SSA_KC_GEMM_FP32,
-    SSA_KC_ATTENTION,
-    SSA_KC_OPTIMIZER,
-    SSA_KC_REDUCTION,
-    SSA_KC_ELEMENTWISE,
-    SSA_KC_OTHER,
-    SSA_KC_NCCL,
-    SSA_KC_COUNT
-};
+/* What each kind of GPU work and host call counts as: one row per kernel class, copy kind and
+ * API class, with the category of SSA_CATS its time falls in. A source that is not CUDA's
+ * (another vendor's kernels, copies, calls) maps its records onto these rows, or adds one
+ * with its category, instead of filling arrays kept beside SSA_CATS:
+ *   K(ID, "name", CAT)  a kernel class: enum ssa_kclass (SSA_KC_<ID>), ssa_kclass_name (JSON's
+ *                       kernel_classes, in this order), ssa_kclass_cat. The name patterns
+ *                       that give a kernel its class: ssa_kernel_class.c
+ *   C(ID, CAT)          a copy kind of the trace format (SST_COPY_<ID>, src/trace/sst_format.h:
+ *                       SST_COPY_KINDS, in its order: a kind without its row does not build):
+ *                       ssa_copy_cat; the per-step copy counts are indexed by it
+ *   A(ID, CAT)          an API class: enum ssa_api_class (SSA_API_<ID>), ssa_api_cat. Which
+ *                       calls are in each: ssa_api_class.c, by CUPTI callback id. OTHER is
+ *                       host work of no class, so its time is the host's
+ * Each category of GPU work is reached by a row; the idle causes data and host (and memset,
+ * a record of its own) are the sweep's (ssa_attr.c). docs/report-json.md names the kernel
+ * classes and copy kinds (analysis.test_tables). */
+#define SSA_CLASSES(K, C, A)                                                                       \
+    K(GEMM_TC, "gemm_tc", GEMM_TC)                                                                 \
+    K(GEMM_FP32, "gemm_fp32", GEMM_FP32)                                                           \
+    K(ATTENTION, "attention", ATTENTION)                                                           \
+    K(OPTIMIZER, "optimizer", OPTIMIZER)                                                           \
+    K(REDUCTION, "reduction", REDUCTION)                                                           \
+    K(ELEMENTWISE, "elementwise", ELEMENTWISE)                                                     \
+    K(OTHER, "other", COMPUTE_OTHER)                                                               \
+    K(NCCL, "nccl", COMM)                                                                          \
+    C(UNKNOWN, COPY_OTHER)                                                                         \
+    C(H2D, COPY_H2D)                                                                               \
+    C(D2H, COPY_D2H)                                                                               \
+    C(D2D, COPY_D2D)                                                                               \
+    C(H2H, COPY_OTHER)                                                                             \
+    C(P2P, COPY_P2P)                                                                               \
+    C(H2A, COPY_OTHER)                                                                             \
+    C(A2H, COPY_OTHER)                                                                             \
+    C(OTHER, COPY_OTHER)                                                                           \
+    A(OTHER, HOST)    /* not classed: host work */                                                 \
+    A(LAUNCH, LAUNCH) /* kernel, graph, async copy or memset launch */                             \
+    A(SYNC, SYNC)     /* blocks the host until the GPU catches up (incl. non-async copies) */      \
+    A(ALLOC, ALLOC)   /* device/host/managed allocation or free */
+
+#define SSA_X_NONE2(id, cat)
+#define SSA_X_NONE3(id, name, cat)
+#define SSA_X_KC_ENUM(id, name, cat) SSA_KC_##id,
+#define SSA_X_API_ENUM(id, cat) SSA_API_##id,
+#define SSA_X_COPY_ONE(id, cat) +1
+enum ssa_kclass { SSA_CLASSES(SSA_X_KC_ENUM, SSA_X_NONE2, SSA_X_NONE2) SSA_KC_COUNT };
+enum ssa_api_class { SSA_CLASSES(SSA_X_NONE3, SSA_X_NONE2, SSA_X_API_ENUM) SSA_API_COUNT };
+/* Copy kinds counted per step (index = enum sst_copy_kind): one per row. */
+enum { SSA_COPY_KINDS = 0 SSA_CLASSES(SSA_X_NONE3, SSA_X_COPY_ONE, SSA_X_NONE2) };
+#undef SSA_X_KC_ENUM
+#undef SSA_X_API_ENUM
+#undef SSA_X_COPY_ONE
+_Static_assert(SSA_API_OTHER == 0, "a call of no class is 0: the lookup tables' zero");
+
 /* The class of a kernel from its (mangled) name; NULL or "" gives SSA_KC_OTHER. */
 enum ssa_kclass ssa_kernel_class(const char *name);
-const char *ssa_kclass_name(int kc); /* "gemm_tc", ..., "nccl" */
+const char *ssa_kclass_name(int kc); /* "gemm_tc", ..., "nccl"; NULL out of range */
 int ssa_kclass_cat(int kc);          /* the category its busy time falls in */
+/* The category of a copy's busy time by its enum sst_copy_kind (past the rows: COPY_OTHER). */
+int ssa_copy_cat(int kind);
+/* The category of a call's time by its class (the sweep's host state). */
+int ssa_api_cat(int cls);
 
 /* CUDA API calls as the attribution sees them (src/analysis/ssa_api_class.c: the calls it
  * classes, by their names in the trace module's callback-id table, src/trace/sst_cbid.h).
  * domain is enum sst_api_domain. */
-enum ssa_api_class {
-    SSA_API_OTHER = 0,
-    SSA_API_LAUNCH, /* kernel, graph, async copy or memset launch */
-    SSA_API_SYNC,   /* blocks the host until the GPU catches up (incl. non-async copies) */
-    SSA_API_ALLOC,  /* device/host/managed allocation or free */
-};
 enum ssa_api_class ssa_api_class(uint8_t domain, uint32_t cbid);
 /* The name (sst_cbid_name) of a call the analysis classes; NULL for every other call. */
 const char *ssa_api_name(uint8_t domain, uint32_t cbid);
@@ -131,9 +170,6 @@ int ssa_is_kernel_launch(uint8_t domain, uint32_t cbid);
  * open) follows that sync: the GPU drained because the host waited, and the host work done
  * before the next launch (reading back and processing results) is exposed. */
 #define SSA_POST_SYNC_NS 20000ull
-
-/* Copy directions counted per step (index = enum sst_copy_kind clamped to OTHER). */
-#define SSA_COPY_KINDS 9
 
 /* How an optimizer's kernels were launched (ssa_optimizer_kind, from the kernel's name):
  * the unfused_optimizer finding prices the difference. */
@@ -174,10 +210,11 @@ struct ssa_gpu_detail {
     uint64_t launch_wait_ns, host_wait_ns, long_free_ns;
 };
 /* A launch call's own time when the launch queue has room, recorded in full mode (the
- * collector's callbacks inside): 6.3-7.4 us per launch on average in the H200 fixtures'
- * host-bound steps (mlp-none, mlp-launch, cnn_jpeg-none, eager_mlp-bad, hf_trainer_gpt2-fixed,
- * timm_vit-fixed, cabi_data-bad). A call of SSA_LAUNCH_WAIT_NS or more waited for room in the
- * queue (those of GPU-bound steps take milliseconds: a kernel's time). */
+ * collector's callbacks inside): the mean launch call of host-bound steps, whose queue is never
+ * full, in the committed fixtures (mlp-none, mlp-launch, cnn_jpeg-none, eager_mlp-bad,
+ * hf_trainer_gpt2-fixed, timm_vit-fixed, cabi_data-bad: 6.3-7.4 us each). A call of
+ * SSA_LAUNCH_WAIT_NS or more waited for room in the queue (those of GPU-bound steps take
+ * milliseconds: a kernel's time). */
 #define SSA_LAUNCH_CALL_NS 7000u
 #define SSA_LAUNCH_WAIT_NS 100000u
 
@@ -534,6 +571,11 @@ struct ssa_result {
     /* Python stack samples over the steady steps, by stack and category (ssa_host.h); all
      * zero when the trace has none */
     struct ssa_host host;
+
+    /* The steady steps' numbers (ssa_summarize), summed once at the end of the analysis so
+     * that whoever reads the result (the report's view, diff, record's report) reads the same
+     * ones and none sums them again; owned */
+    struct ssa_summary *summary;
 };
 
 struct ssa_opts {
@@ -600,9 +642,9 @@ struct ssa_summary {
     uint64_t total_ns; /* summed step time */
     /* The GPU ran behind the host: the steps launched more GPU work than ran inside them (a
      * short recording of a program whose host waits for nothing). Their times then show the
-     * host's enqueue pace, not the training step's, and the report says so. On the H200
-     * fixtures: 0.94-1.0 where step times matched the program's own timing, 0.81 where they
-     * understated it by 21 %, 0.03-0.7 far worse. */
+     * host's enqueue pace, not the training step's, and the report says so. GPU operations per
+     * launch in the committed fixtures: 0.94-1.0 where step times matched the program's own
+     * timing, 0.81 where they understated it by 21 %, 0.03-0.7 far worse (SSA_AHEAD_RATIO). */
     int host_ahead;
     /* CUDA graphs, per steady step: launches of graphs, kernels that ran as graph nodes, GPU
      * time inside graphs (node kernels, or GRAPH records in graph mode) */
@@ -666,61 +708,50 @@ static inline int ssa_rec_has_range(int basis)
 const char *ssa_rec_basis_name(int basis);
 /* Whose cost the basis prices: "stepscope's", "torch.profiler's", "Nsight Systems'". */
 const char *ssa_rec_recorder(int basis);
-/* Per-launch cost of the collector on a launch-bound CNN training step (cuDNN convolutions,
- * batch norm, SGD; 67 launches per step), measured on the H200 machine on 2026-11-30 inside
- * one process: the capture window's steps against the steps before it (run_overhead.py
- * full-win / light-win, 066c412:bench/gpu/results/2026-11-30d; docs/performance.md). Medians
- * of 5 runs; their spread is wide (full 3.9-15.8 us, light -3.5-7.4 us): the VM's host is noisy. One
- * tiny kernel per launch (models.py --workload launch) costs less: 2.7 and 1.1 us. */
+/* The collector's cost per launch when the trace measures none itself (no steps left
+ * unrecorded), by mode: the report's calibration, a guess for any one program, so it is said as
+ * an estimate with a range. Each constant below is a median of runs measured inside one
+ * process, where the cost is not lost in the 10-40 % that separate processes move; the figures,
+ * their spread, programs, hosts and dates are in docs/performance.md, "Recording cost" (the
+ * table "Inside one process" and the paragraphs that name each constant).
+ *
+ * Full and light mode from the start: a launch-bound CNN step (cuDNN convolutions, batch norm,
+ * SGD), the capture window's steps against the steps before it. One tiny kernel per launch
+ * costs less; a CNN is the more common case. */
 #define SSA_REC_US_FULL 6.7
 #define SSA_REC_US_LIGHT 2.0
-/* How far full mode's per-launch cost ranges over other programs, where the trace measured it
- * (basis measured, H200): 7.9-18.8 us on the five framework programs of the 2026-12-01 window
- * fixtures, 4.5-18.6 in the eager MLP's and timm ViT's auto runs of 2026-12-02 (their measured
- * ms/step over the launches per step of the same programs' 2026-12-01 fixtures), ~2.6 implied
- * by the torch.compile default fixture against its one plain run. A calibrated estimate carries this
- * range (ms_per_step_low/high): the constant is a guess for any one program. */
+/* How far full mode's cost per launch ranges over other programs where traces measured it
+ * (the framework programs of the window fixtures, auto runs, a torch.compile program): the
+ * range a calibrated estimate carries (ms_per_step_low/high). */
 #define SSA_REC_US_FULL_LO 2.5
 #define SSA_REC_US_FULL_HI 19.0
-/* Full mode as it records since 2026-12-04 (ENV collector.cupti_extra "none": no
- * SYNCHRONIZATION, MEMORY2 or OVERHEAD records, API calls through callbacks), which the
- * constants above overprice (13.3 ms/step stated for the eager MLP's 1979 launches/step where
- * runs measured 0.4-13.3): the eager MLP's full and auto runs on the H200 that day, each against
- * its round's plain median, per launch: 0.18, 1.09, 1.11, 1.77, 2.47, 3.08, 3.70, 6.73 us (two
- * rounds of 40 steps) and 3.83, 4.30 (medians of two earlier rounds, counted twice); their
- * median, and their spread as the range (docs/performance.md). Between processes the plain
- * runs alone move by +-8 %: a guess for any one run. */
+/* Full mode as it records since trace v3 (ENV collector.cupti_extra "none": no
+ * SYNCHRONIZATION, MEMORY2 or OVERHEAD records, API calls through callbacks) costs less than
+ * the constants above, which overpriced the eager MLP several-fold: the median of its full and
+ * auto runs against plain, per launch, and their spread as the range. Plain runs alone move by
+ * about 8 % between processes: a guess for any one run. */
 #define SSA_REC_US_FULL_LEAN 3.4
 #define SSA_REC_US_FULL_LEAN_LO 0.2
 #define SSA_REC_US_FULL_LEAN_HI 6.7
-/* The same cost scales with the host's speed: two H200 hosts of 2026-12-04 ran the eager MLP at
- * 14.3 and 30-34 ms/step (plain), and their median launch call (cudaLaunchKernel, in full
- * mode's own trace) took 3.5 and 7.3 us. Per launch, full mode cost 0.34 and 0.45 times that
- * median on the quick host (its auto window measured in the trace; full runs against plain)
- * and 0.36 on the slow one (auto against plain), 0.53 for the full runs of 066c412 on a host as
- * slow (its calls not kept: taken as the slow host's): so a trace that holds launch calls
- * prices them at 0.40 of its own median call, with that spread as the range
- * (docs/performance.md). */
+/* The same cost scales with the host's speed, as the launch call's own time does (a quick and a
+ * slow host differed 2x in both): a trace that holds launch calls prices each at this share of
+ * its own median call (cudaLaunchKernel in full mode's trace), the median of the measured
+ * shares, with their spread as the range. */
 #define SSA_REC_FULL_LEAN_PER_CALL 0.40
 #define SSA_REC_FULL_LEAN_PER_CALL_LO 0.30
 #define SSA_REC_FULL_LEAN_PER_CALL_HI 0.60
 /* A window that opens mid-run records API calls by whole domain (CUPTI takes per-call settings
- * only before CUDA starts; src/collect/README.md), which costs more: the same CNN, full-win /
- * light-win of 066c412:bench/gpu/results/2026-11-30g, medians of 4 runs (full 6.9-15.2, light
- * 9.9-15.8 us). */
+ * only before CUDA starts; src/collect/README.md), which costs more: the same CNN through such a
+ * window. */
 #define SSA_REC_US_FULL_WINDOW 10.4
 #define SSA_REC_US_LIGHT_WINDOW 12.9
 /* Other recorders' cost per launch, for their imports: torch.profiler (CPU + CUDA
- * activities) on the committed Kineto fixture mlp-none, 8.51 ms/step profiled against 5.24
- * plain over 205 launches: 16 us (the held-out cnn_jpeg-none shows 33: 24.6 against 10.9 over
- * 422 launches, its host ops denser; so this is a lower bound); `nsys profile -t cuda,nvtx` on
- * the nsys fixtures mlp-none (8.22 against 5.24, 202 launches) and wide-none (6.80 against
- * 4.85, 131 launches): 15 us (tests/fixtures/workloads/truth.json; docs/performance.md). */
-/* A kernel inside a CUDA graph has no launch call to price: CUPTI records each node all the
- * same. H100, 2026-12-06: the whole-step graph of bench/workloads/frameworks/cuda_graph.py
- * (1167 kernels a replay) ran 3.80 ms/step under the default recording against 3.68 plain
- * (0.11 us a kernel, one plain run), and the brief's H100 run of the same program 1.13x over
- * ~3.6 ms (0.40 us); per graph kernel, their middle and that spread. */
+ * activities) and `nsys profile -t cuda,nvtx`, from the committed Kineto and nsys fixtures
+ * against plain runs of the same programs (tests/fixtures/workloads/truth.json). torch.profiler's
+ * is a lower bound: a program with denser host operations paid twice as much. */
+/* A kernel inside a CUDA graph has no launch call to price, but CUPTI records each node all the
+ * same: per graph kernel, the middle of the whole-step graph program's two measurements and their
+ * spread as the range. */
 #define SSA_REC_US_GRAPH_KERNEL 0.2
 #define SSA_REC_US_GRAPH_KERNEL_LO 0.1
 #define SSA_REC_US_GRAPH_KERNEL_HI 0.4

@@ -911,22 +911,6 @@ static void on_kernel(struct attr *a, const struct sst_rec_kernel *k)
     }
 }
 
-static uint32_t copy_cat(uint8_t kind)
-{
-    switch (kind) {
-    case SST_COPY_H2D:
-        return SSA_CAT_COPY_H2D;
-    case SST_COPY_D2H:
-        return SSA_CAT_COPY_D2H;
-    case SST_COPY_D2D:
-        return SSA_CAT_COPY_D2D;
-    case SST_COPY_P2P:
-        return SSA_CAT_COPY_P2P;
-    default:
-        return SSA_CAT_COPY_OTHER;
-    }
-}
-
 static int host_side_pageable(const struct sst_rec_memcpy *m)
 {
     if (m->copy_kind == SST_COPY_H2D) return m->src_kind == SST_MEM_PAGEABLE;
@@ -939,12 +923,12 @@ static void on_memcpy(struct attr *a, const struct sst_rec_memcpy *m)
     /* pageable H2D copies carry their own edge category (counted as copy.h2d by the sweep)
      * so the sweep can tell a blocking copy of a CPU-made tensor from a pinned async one */
     int pageable_h2d = m->copy_kind == SST_COPY_H2D && host_side_pageable(m);
+    uint32_t cat = (uint32_t)ssa_copy_cat(m->copy_kind);
     size_t i;
     struct ssa_step *st =
-        add_record(a, m->start_ns, m->end_ns,
-                   pageable_h2d ? SSA_EDGE_H2D_PAGEABLE : copy_cat(m->copy_kind), &i);
+        add_record(a, m->start_ns, m->end_ns, pageable_h2d ? SSA_EDGE_H2D_PAGEABLE : cat, &i);
     tl_add(a, &(struct ssa_tl_item){m->start_ns, m->end_ns, gpu_lane(m->device, m->stream),
-                                    SSA_TL_GPU, (uint8_t)copy_cat(m->copy_kind),
+                                    SSA_TL_GPU, (uint8_t)cat,
                                     host_side_pageable(m) ? SSA_TLN_COPY_PAGEABLE : SSA_TLN_COPY,
                                     m->bytes < UINT32_MAX ? (uint32_t)m->bytes : UINT32_MAX});
     if (!st) return;
@@ -994,18 +978,18 @@ static void on_graph(struct attr *a, const struct sst_rec_graph *g)
 static void on_api(struct attr *a, const struct sst_rec_api *api)
 {
     enum ssa_api_class cls = ssa_api_lut_get(&a->sc->api, api->domain, api->cbid);
-    static const uint32_t cat_of[] = {SSA_CAT_HOST, SSA_CAT_LAUNCH, SSA_CAT_SYNC, SSA_CAT_ALLOC};
+    uint32_t cat = (uint32_t)ssa_api_cat(cls);
     size_t i;
     struct ssa_step *st;
     struct ssa_tl_item it = {api->start_ns, api->end_ns, api->tid, SSA_TL_HOST,
-                             (uint8_t)cat_of[cls],
+                             (uint8_t)cat,
                              api->cbid <= 0xffffffu ? SSA_TLN_API : SSA_TLN_NONE, /* 24 bits */
                              (uint32_t)api->domain << 24 | (api->cbid & 0xffffffu)};
     tl_add(a, &it); /* every call on its thread's lane; allocations on the memory lane too */
     if (cls == SSA_API_ALLOC) tl_add(a, &(struct ssa_tl_item){it.start_ns, it.end_ns, 0, SSA_TL_MEM,
                                                               it.cat, it.name_kind, it.name});
     if (cls != SSA_API_OTHER)
-        st = add_record(a, api->start_ns, api->end_ns, cat_of[cls], &i);
+        st = add_record(a, api->start_ns, api->end_ns, cat, &i);
     else
         st = step_in(a, step_after(a, api->start_ns), api->start_ns, &i);
     if (!st) return;

@@ -104,7 +104,7 @@ static int build_stretches(struct ssa_scan *sc, int late)
     sc->rec = malloc((sc->n_cap + 1) * sizeof *sc->rec);
     if (!sc->rec) return SS_ENOMEM;
     qsort(sc->cap, sc->n_cap, sizeof *sc->cap, cmp_event);
-    /* collectors before 2026-11-29 wrote no START for the GPU: an "off" first means it was on */
+    /* the first collectors wrote no START for the GPU: an "off" first means it was on */
     int ours = !sc->cap[0].on, open = !late;
     uint64_t since = 0;
     for (size_t i = 0; i < sc->n_cap; i++) {
@@ -255,9 +255,9 @@ static int launch_sampling(struct ssa_scan *sc, struct ssa_result *res)
 
 /* What recording launch calls costs, inside one process: each sampled step against the mean
  * of the unsampled steps right before and after it (host-marked, before GPU pacing). Its
- * neighbours cancel the drift that moves whole runs and the two ends of one run (H200,
- * 2026-12-04, eager MLP in light mode, launches 1 in 8, three processes on a noisy host:
- * +2.12, +2.03, +2.48 ms a step this way, -0.40, +2.37, +2.96 as the medians of the two sets).
+ * neighbours cancel the drift that moves whole runs and the two ends of one run: on a noisy
+ * host three runs agreed within a quarter of a millisecond this way, where the medians of the
+ * two sets spread over 3 ms (docs/performance.md, "Launch sampling").
  * Signed differences go through the u64 quantiles offset by 2^63, which keeps their order. */
 #define PAIR_BIAS (UINT64_C(1) << 63)
 
@@ -405,12 +405,12 @@ static int gpu_capture_filter(struct ssa_scan *sc, struct ssa_result *res)
 }
 
 /* Records flushed when the window closes (CUPTI detached or taken over) can carry the detach's
- * time as their end: seen on the H200 (2026-12-02, torch.compile mode="reduce-overhead",
- * --capture auto) in the last two graph replays before the detach, 176 kernels of ~10 us each
- * with ends 88-149 ms after their starts; kernels that ran after them on the same stream had
- * ended long before. Such an end is not a measurement. Kernels really running across the close
- * end within microseconds of it (15-166 us on the 2026-12-01 window fixtures): an end up to
- * SSA_CLOSE_SLACK_NS past the close is kept. */
+ * time as their end: seen in the last CUDA graph replays before an auto window's detach
+ * (torch.compile mode="reduce-overhead"), kernels of ~10 us with ends a tenth of a second after
+ * their starts, where kernels that ran after them on the same stream had ended long before.
+ * Such an end is not a measurement. Kernels really running across the close end within
+ * microseconds of it (15-166 us in the window fixtures, tests/fixtures/h200-1201/window/): an
+ * end up to SSA_CLOSE_SLACK_NS past the close is kept. */
 #define SSA_CLOSE_SLACK_NS 1000000u
 int ssa_capture_end_trusted(const struct ssa_scan *sc, uint64_t start_ns, uint64_t end_ns)
 {

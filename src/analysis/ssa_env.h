@@ -18,7 +18,8 @@
 
 struct ssa_result;
 
-/* Same values and order as doctor's enum dr_status (asserted in tools/doctor_env.c). */
+/* A check's verdict, the report's and `stepscope doctor`'s alike: doctor's own checks
+ * (tools/doctor/) say theirs with the same type. */
 enum ssa_env_status { SSA_ENV_PASS, SSA_ENV_WARN, SSA_ENV_FAIL, SSA_ENV_SKIP, SSA_ENV_N_STATUS };
 const char *ssa_env_status_name(int status); /* "pass", "warn", "fail", "skip" */
 
@@ -57,6 +58,9 @@ struct ssa_env_facts {
     long native_conv;  /* kernels of convolutions run without cuDNN (im2col/col2im) */
     long nccl_kernels; /* NCCL kernels that ran */
     int multi_node;    /* 1 the job spans machines, 0 it does not, -1 unknown */
+    /* How a missing fact reads in a skip's value: NULL for a trace's ("not recorded"), or the
+     * gatherer's words ("not readable here": doctor, on the live machine) */
+    const char *missing;
 };
 /* The value of key (the last one given), or NULL when it is not among the facts. */
 const char *ssa_env_get(const struct ssa_env_facts *f, const char *key);
@@ -65,7 +69,9 @@ const char *ssa_env_get(const struct ssa_env_facts *f, const char *key);
  * r's strings: use it while r lives. */
 void ssa_env_facts_of(const struct ssa_result *r, struct ssa_env_facts *f);
 
-#define SSA_ENV_VALUE_MAX 320
+/* The verdict of one check: this table's judges fill it, and doctor's own checks do (whose
+ * values name paths: a deep checkout's are long). */
+#define SSA_ENV_VALUE_MAX 4096
 #define SSA_ENV_FIX_MAX 256
 struct ssa_env_verdict {
     int status;                    /* enum ssa_env_status */

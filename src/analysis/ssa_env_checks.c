@@ -30,9 +30,10 @@ static void say(struct ssa_env_verdict *v, int status, const char *fix, const ch
     va_end(ap);
 }
 
-static void not_recorded(struct ssa_env_verdict *v, const char *what)
+/* A skip for a missing fact, in the words of whoever gathered the facts. */
+static void not_recorded(const struct ssa_env_facts *f, struct ssa_env_verdict *v, const char *what)
 {
-    say(v, SSA_ENV_SKIP, NULL, "not recorded (%s)", what);
+    say(v, SSA_ENV_SKIP, NULL, "%s (%s)", f->missing ? f->missing : "not recorded", what);
 }
 
 /* A whole decimal number, blanks around it allowed. 0, or -1. */
@@ -85,7 +86,7 @@ static void judge_launch_blocking(const struct ssa_env_facts *f, struct ssa_env_
 {
     const char *val;
     if (!variable(f, "CUDA_LAUNCH_BLOCKING", &val)) {
-        not_recorded(v, "env.CUDA_LAUNCH_BLOCKING");
+        not_recorded(f, v, "env.CUDA_LAUNCH_BLOCKING");
         return;
     }
     int st = ssa_env_launch_blocking(val);
@@ -112,9 +113,10 @@ static void judge_driver_runtime(const struct ssa_env_facts *f, struct ssa_env_v
     const char *ds = ssa_env_get(f, "driver_version"), *rs = ssa_env_get(f, "runtime_version");
     unsigned long long d, r;
     if (!ds || !rs) {
-        not_recorded(v, !ds && !rs ? "driver_version, runtime_version"
-                        : !ds      ? "driver_version"
-                                   : "runtime_version");
+        not_recorded(f, v,
+                     !ds && !rs ? "driver_version, runtime_version"
+                     : !ds      ? "driver_version"
+                                : "runtime_version");
         return;
     }
     if (cuda_version(ds, &d) != 0 || cuda_version(rs, &r) != 0) {
@@ -174,7 +176,7 @@ static void judge_cudnn(const struct ssa_env_facts *f, struct ssa_env_verdict *v
         say(v, SSA_ENV_PASS, NULL, "cuDNN %s%s", ver,
             f->native_conv == 0 ? "; no convolution ran without it" : "");
     else
-        not_recorded(v, "cudnn_version: cuDNN not loaded, or loaded after the lookup");
+        not_recorded(f, v, "cudnn_version: cuDNN not loaded, or loaded after the lookup");
 }
 
 /* ---- limits and CPUs ---- */
@@ -185,7 +187,7 @@ static void judge_open_files(const struct ssa_env_facts *f, struct ssa_env_verdi
     unsigned long long soft, hard;
     char htext[32] = "?";
     if (!s) {
-        not_recorded(v, "rlimit_nofile");
+        not_recorded(f, v, "rlimit_nofile");
         return;
     }
     if (parse_num(s, &soft) != 0) {
@@ -210,7 +212,7 @@ static void judge_cpu_cores(const struct ssa_env_facts *f, struct ssa_env_verdic
     long usable = usable_cpus(f);
     const char *online = ssa_env_get(f, "cpu_count");
     if (usable < 0) {
-        not_recorded(v, "cpu_count, cpu_affinity_count");
+        not_recorded(f, v, "cpu_count, cpu_affinity_count");
         return;
     }
     if (usable < CORES_LOW)
@@ -229,7 +231,7 @@ static void judge_dataloader_workers(const struct ssa_env_facts *f, struct ssa_e
     long usable = usable_cpus(f), n = f->children;
     char fix[SSA_ENV_FIX_MAX];
     if (n < 0 || usable < 0) {
-        not_recorded(v, n < 0 ? "host samples" : "cpu_count, cpu_affinity_count");
+        not_recorded(f, v, n < 0 ? "host samples" : "cpu_count, cpu_affinity_count");
         return;
     }
     if (n == 0) {
@@ -258,7 +260,7 @@ static void judge_omp_threads(const struct ssa_env_facts *f, struct ssa_env_verd
     unsigned long long n;
     long usable = usable_cpus(f);
     if (!variable(f, "OMP_NUM_THREADS", &val)) {
-        not_recorded(v, "env.OMP_NUM_THREADS");
+        not_recorded(f, v, "env.OMP_NUM_THREADS");
         return;
     }
     if (!val) {
@@ -304,7 +306,7 @@ static void judge_visible_devices(const struct ssa_env_facts *f, struct ssa_env_
     const char *val, *bad = NULL;
     size_t ok = 0, badn = 0;
     if (!variable(f, "CUDA_VISIBLE_DEVICES", &val)) {
-        not_recorded(v, "env.CUDA_VISIBLE_DEVICES");
+        not_recorded(f, v, "env.CUDA_VISIBLE_DEVICES");
         return;
     }
     if (!val) {
@@ -381,7 +383,7 @@ static void judge_nccl_env(const struct ssa_env_facts *f, struct ssa_env_verdict
 {
     size_t set = 0;
     if (!f->variables) {
-        not_recorded(v, "env.NCCL_*");
+        not_recorded(f, v, "env.NCCL_*");
         return;
     }
     say(v, SSA_ENV_PASS, NULL, "%s", "");
@@ -404,7 +406,7 @@ static void judge_alloc_conf(const struct ssa_env_facts *f, struct ssa_env_verdi
 {
     const char *conf, *nocache = ssa_env_get(f, "env.PYTORCH_NO_CUDA_MEMORY_CACHING");
     if (!variable(f, "PYTORCH_CUDA_ALLOC_CONF", &conf) && !nocache) {
-        not_recorded(v, "env.PYTORCH_CUDA_ALLOC_CONF");
+        not_recorded(f, v, "env.PYTORCH_CUDA_ALLOC_CONF");
         return;
     }
     if (nocache) /* PyTorch asks only whether it is set: even 0 turns caching off */

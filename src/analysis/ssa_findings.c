@@ -752,7 +752,7 @@ static int rule_unfused_optimizer(const struct fctx *c, struct ssa_finding *f)
     double busy = c->opt_span_busy_ms, rec = c->opt_span_ops * c->s->rec_us_per_launch / 1e3;
     double gaps = c->opt_span_ms - busy - rec;
     f->saving_ms = gpu_saving(c, busy * (1 - share)) + (gaps > 0 ? gaps : 0);
-    f->confidence = SSA_MEDIUM; /* foreach -> fused on the H200 twin: 6 % over the saving */
+    f->confidence = SSA_MEDIUM; /* judged on one recorded twin (foreach -> fused) only */
     SAY(f->evidence,
         "%.0f optimizer kernels/step (%.0f one per parameter tensor, %.0f foreach), no fused "
         "one; from its first to its last the optimizer spans %.2f ms/step of the GPU's time: "
@@ -772,14 +772,14 @@ static int rule_unfused_optimizer(const struct fctx *c, struct ssa_finding *f)
  * does it once. What-if "compiled": each run of two or more such kernels back to back (short
  * idle gaps allowed) takes the time of its longest kernel. Autograd keeps some of the
  * intermediates for backward, which fused kernels still write, so this was thought an upper
- * bound; on the H200 twin (gpubound_twins.py --case elementwise) it was 13 % under what
- * torch.compile saved (Inductor also fuses into the GEMMs' epilogues). */
+ * bound; on its recorded twin it came out under what torch.compile saved, since Inductor also
+ * fuses into the GEMMs' epilogues (docs/performance.md, "What-if accuracy"). */
 static int rule_unfused_elementwise(const struct fctx *c, struct ssa_finding *f)
 {
     if (!gpu_bound(c) || c->compiled || c->fusable_runs < SSA_PER_STEP || c->fusable_ms <= 0)
         return 0;
     f->saving_ms = gpu_saving(c, c->fusable_ms);
-    f->confidence = SSA_MEDIUM; /* judged on one twin (-13 %): what Inductor fuses varies */
+    f->confidence = SSA_MEDIUM; /* judged on one twin: what Inductor fuses varies */
     SAY(f->evidence,
         "elementwise %.2f and reduction/normalisation %.2f ms/step of kernels; %.1f runs/step "
         "of back-to-back elementwise/normalisation kernels, %.1f kernels in them (%.2f ms/step "
@@ -1044,6 +1044,12 @@ struct rule {
                       * medium severity at most, however large */
 };
 
+/* Empty in the product: the test of docs/design.md's recipe "Add a finding rule" adds its own
+ * rule here, as the recipe says to (tests/analysis/recipe_rule.c). */
+#ifndef SSA_TEST_RULES
+#define SSA_TEST_RULES
+#endif
+
 #define BIT SSA_CAT_BIT
 static const struct rule rules[] = {
     {"data_loading", "GPU waits for data loading", rule_data, 0, 1, BIT(SSA_CAT_DATA),
@@ -1084,6 +1090,7 @@ static const struct rule rules[] = {
      BIT(SSA_CAT_COMM), {0, NULL, NULL, 0}, 0, 0},
     {"recompiles", "torch.compile recompiles in steady state", rule_recompile, 0, 0,
      BIT(SSA_CAT_HOST), {0, NULL, NULL, 0}, 1, 0},
+    SSA_TEST_RULES /* a new rule goes above low_utilisation */
     {"low_utilisation", "GPU mostly idle for host work no other finding names",
      rule_low_utilisation, 0, 1, BIT(SSA_CAT_HOST), /* last: it reads the findings above */
      {0, NULL, NULL, 0}, 0, 0}, /* it names its lines itself: ssa_hostwork.c */
@@ -1239,7 +1246,7 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const str
     /* Without GPU records (CUPTI held by another tool, an NVTX-only program) every instant
      * looks idle: the rules that price idle time would blame the host for nothing. Nor in a
      * light recording, which keeps copies but no kernel: its GPU is busy where nothing shows
-     * (a CUDA graph's replays: 8 % "busy" with copies alone, 2026-12-04). */
+     * (a CUDA graph's replays looked mostly idle: docs/performance.md, "CUDA-graph replay"). */
     int gpu_seen = c.busy_ms > 0 && !ssa_env_light(&r->env);
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         if (rules[i].needs_gpu && !gpu_seen) continue;

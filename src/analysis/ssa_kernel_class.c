@@ -158,19 +158,3 @@ enum ssa_opt_kind ssa_optimizer_kind(const char *name, int *adam)
         if (strstr(name, opt_rules[i].has)) return opt_rules[i].kind;
     return SSA_OPT_SINGLE;
 }
-
-const char *ssa_kclass_name(int kc)
-{
-    static const char *const names[SSA_KC_COUNT] = {"gemm_tc",   "gemm_fp32", "attention",
-                                                    "optimizer", "reduction", "elementwise",
-                                                    "other",     "nccl"};
-    return kc >= 0 && kc < SSA_KC_COUNT ? names[kc] : NULL;
-}
-
-int ssa_kclass_cat(int kc)
-{
-    static const int cats[SSA_KC_COUNT] = {
-        SSA_CAT_GEMM_TC,   SSA_CAT_GEMM_FP32,   SSA_CAT_ATTENTION,     SSA_CAT_OPTIMIZER,
-        SSA_CAT_REDUCTION, SSA_CAT_ELEMENTWISE, SSA_CAT_COMPUTE_OTHER, SSA_CAT_COMM};
-    return kc >= 0 && kc < SSA_KC_COUNT ? cats[kc] : SSA_CAT_COMPUTE_OTHER;
-}

@@ -576,7 +576,7 @@ const char *ssa_rec_recorder(int basis)
 }
 
 /* Whether r's full mode left out the kinds the older calibration paid for (ENV
- * collector.cupti_extra "none"; collectors before 2026-12-04 wrote no such key). Its mid-run
+ * collector.cupti_extra "none"; collectors before trace v3 wrote no such key). Its mid-run
  * windows take API calls through the same per-call callbacks: one constant for both. */
 static int full_is_lean(const struct ssa_result *r)
 {
@@ -616,8 +616,8 @@ static struct rec_calib lean_scaled(const struct ssa_result *r, struct rec_calib
                               SSA_REC_FULL_LEAN_PER_CALL_HI * call_us, call_us};
 }
 
-/* The calibration of basis for r: one row per basis; full mode as it records since
- * 2026-12-04 (full_is_lean) has its own, from or mid-run alike. */
+/* The calibration of basis for r: one row per basis; full mode as it records since trace v3
+ * (full_is_lean) has its own, from or mid-run alike. */
 static struct rec_calib rec_calibration(const struct ssa_result *r, int basis)
 {
     static const struct rec_calib rows[] = {

@@ -161,8 +161,7 @@ static void tbuf_thread_exit(void *p)
 
 void ssc_buf_global_init(void)
 {
-    const struct ssc_config *c = ssc_config();
-    g_cap_blocks = (int64_t)(c->memory_cap / BLOCK_BYTES);
+    g_cap_blocks = (int64_t)(ssc_setting(SST_SET_MEMORY_CAP)->num / BLOCK_BYTES);
     if (g_cap_blocks < 1) g_cap_blocks = 1;
     atomic_store(&g_avail, g_cap_blocks);
     pthread_key_create(&g_key, tbuf_thread_exit);
@@ -332,7 +331,7 @@ void *ssc_rec_reserve(uint16_t type, size_t size)
     if (tls_writer) /* the writer thread owns the sst_writer: no need to buffer */
         return ssc_writer_rec(type, size);
     int st = atomic_load_explicit(&ssc_g_state, memory_order_acquire);
-    if (st != SSC_RUNNING && (st == SSC_STOPPED || !ssc_core_ensure())) return NULL;
+    if (st != SSC_RUNNING && (st == SSC_STOPPED || !ssc_top.start())) return NULL;
     if (size < sizeof(struct sst_rec_header) || size > BLOCK_DATA) return drop(type);
     uint32_t sz = (uint32_t)((size + SST_REC_ALIGN - 1) & ~(size_t)(SST_REC_ALIGN - 1));
     struct ssc_tbuf *tb = tls_tb ? tls_tb : ssc_tbuf_self();

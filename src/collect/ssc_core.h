@@ -2,9 +2,12 @@
  * ssc_core.h — what the collector core's own files share (not the CUPTI part: that meets the
  * core through ssc_internal.h). Everything here is hidden inside libstepscope.so.
  *
- * Pieces and the files that own them:
- *   ssc_core.c    configuration, per-process start/stop, entry point InitializeInjection,
- *                 fork and signal handling, notices
+ * Pieces and the files that own them, from the top down (test style.collect_layers: no file
+ * calls a function of the top but the top; the bottom calls none of the others):
+ *   ssc_core.c    top: per-process start/stop, entry point InitializeInjection, fork and
+ *                 signal handling (ssc_lifecycle.h)
+ *   ssc_window.c  top: the capture window, auto's late start, launch sampling
+ *   ssc_records.c notices, ENV and CAPTURE records, what the configuration says in a trace
  *   ssc_buf.c     per-thread record buffers (lock-free for the recording thread), the block
  *                 pool bounded by the memory cap, drop counters
  *   ssc_intern.c  the process-wide string table and the queue of STRING records
@@ -12,6 +15,8 @@
  *   ssc_host.c    environment record and host samples (/proc, getrusage)
  *   ssc_nvtx.c    InitializeInjectionNvtx2 and every NVTX callback
  *   ssc_zstd.c    a zstd compressor found with dlopen (the library does not link libzstd)
+ *   ssc_config.c  bottom: settings, the capture window they ask for, the process's state,
+ *                 services (ssc_config.h)
  *
  * Lock order (fork's prepare handler takes them all in this order):
  *   g_init_mu -> writer round lock -> NVTX domains -> string table -> block pool.
@@ -28,48 +33,6 @@
 
 #include "collect/ssc_internal.h"
 #include "trace/sst_writer.h"
-
-/* ---- core state (ssc_core.c) ---- */
-enum ssc_state {
-    SSC_OFF = 0,     /* not started in this process (yet, or again after fork) */
-    SSC_RUNNING = 1, /* records are accepted */
-    SSC_STOPPED = 2, /* shut down at exit, or could not start: records are refused */
-};
-SSC_HIDDEN extern _Atomic int ssc_g_state;
-
-/* Starts the core in this process if it is not running (idempotent, thread-safe, also after
- * fork). Returns 1 when records are accepted. */
-SSC_HIDDEN int ssc_core_ensure(void);
-
-/* Starts one of the collector's own threads (the writer, the Python sampler) with every signal
- * blocked, and returns once it runs and has its thread-local storage: a fork() right after
- * must not catch the new thread inside the allocator. 0, or pthread_create's error. */
-SSC_HIDDEN int ssc_thread_start(pthread_t *thread, void *(*fn)(void *));
-
-/* Whether ssc_cupti_start succeeded in this process (the writer then flushes/stops CUPTI). */
-SSC_HIDDEN int ssc_core_cupti_on(void);
-
-/* Monotonic start time of the collector in this process (ns, sst_now_ns clock). */
-SSC_HIDDEN uint64_t ssc_start_ns(void);
-
-/* The calling thread's kernel thread id. */
-SSC_HIDDEN uint32_t ssc_gettid(void);
-
-/* Writes "stepscope: msg\n" to stderr with one write(2) (async-signal-safe). */
-SSC_HIDDEN void ssc_say(const char *msg);
-
-/* Writer thread, once per trace: marks what record left to another tool's injection library
- * (config foreign_cuda/foreign_nvtx); nothing when there is none. */
-SSC_HIDDEN void ssc_core_mark_foreign(void);
-
-/* Capture window (ssc_core.c): a step began/ended; time passed (writer thread). */
-SSC_HIDDEN void ssc_window_step_begin(uint64_t ordinal);
-SSC_HIDDEN void ssc_window_step_end(uint64_t ordinal);
-SSC_HIDDEN void ssc_window_tick(uint64_t now_ns);
-/* A loop went on without an optimizer step (the shim's tick marks, docs/markers.md): a CUDA
- * graph replayed, backward() run. On the marking thread. */
-enum ssc_tick_kind { SSC_TICK_GRAPH, SSC_TICK_BACKWARD };
-SSC_HIDDEN void ssc_window_loop_tick(enum ssc_tick_kind kind);
 
 /* ---- per-thread buffers (ssc_buf.c) ---- */
 struct ssc_tbuf;
@@ -112,7 +75,8 @@ SSC_HIDDEN void ssc_str_unlock(void);
 SSC_HIDDEN void ssc_str_after_fork_child(void);
 
 /* ---- writer thread (ssc_writer.c) ---- */
-/* Opens the trace file and starts the thread. Returns 0 or an ss_error (already said). */
+/* Opens the trace file and starts the thread, whose rounds call ssc_top.round. Returns 0 or
+ * an ss_error (already said). */
 SSC_HIDDEN int ssc_writer_start(void);
 /* Asks the thread to finish (final drain, END chunk) and waits up to timeout_ms. */
 SSC_HIDDEN void ssc_writer_stop(int timeout_ms);

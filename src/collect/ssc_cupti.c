@@ -4,12 +4,12 @@
  * Started from InitializeInjection (inside the driver's cuInit). Records reach the trace
  * through the core (ssc_rec_reserve/commit) from bufferCompleted, on whichever thread CUPTI
  * completes a buffer. Conversion is in ssc_cupti_convert.c, the takeover watch in
- * ssc_cupti_watch.c. Costs measured on the H200 (BRIEF.md): kernel activity adds ~1.6 µs
- * per launch, API records alone 0–0.8 µs, so API calls are enabled one by one from the
- * keep-list (cuptiActivityEnableRuntimeApi/DriverApi: activity-level, no subscriber) instead
- * of whole domains.
+ * ssc_cupti_watch.c. Kernel activity is most of CUPTI's cost a launch, API records little
+ * (docs/performance.md, "Recording cost"), and only the keep-list's calls are recorded: one by
+ * one (cuptiActivityEnableRuntimeApi/DriverApi: activity-level, no subscriber) or through
+ * callbacks, never whole domains when that can be helped.
  *
- * With API activity records (STEPSCOPE_API=activity, the default) no CUPTI subscription is
+ * With API activity records (STEPSCOPE_API=activity) no CUPTI subscription is
  * held. CUPTI allows one subscriber per process and Kineto (torch.profiler) needs it: holding
  * one made torch.profiler record no GPU activity. We subscribe only for an instant at start (to
  * learn whether nsys or another tool owns CUPTI), for the takeover watch's launch probes, and
@@ -51,10 +51,9 @@
  * out CUPTI drops records and counts them (reported as DROPPED, source CUPTI). Many small
  * buffers rather than a few large ones: each flush closes the buffer CUPTI is filling, and it
  * keeps that buffer until every record in it is complete, so a GPU-bound step whose host runs
- * ahead pins one buffer per flush for as long as its queue lasts. With 8 of 8 MiB the H200's
- * fp32 MLP (host 1.6 s ahead, a flush every ~300 ms) ran out every 2.1 s and lost 0.9 s of
- * kernels each time (2397 records; tests/fixtures/h200-1204/gpubound/fp32-bad); 32 of 2 MiB
- * hold ~10 s of such a queue. */
+ * ahead pins one buffer per flush for as long as its queue lasts: a few large buffers ran
+ * out on a GPU-bound fp32 MLP and lost kernels each time, which 32 of 2 MiB do not
+ * (docs/performance.md, "Figures behind the collector's choices"). */
 #define SSC_BUF_BYTES (2u << 20)
 #define SSC_BUF_MAX 32
 #define SSC_WATCH_QUIET_NS (3ull * 1000000000ull)
@@ -483,10 +482,10 @@ static void api_callbacks_off(void)
 /* ---- dynamic detach after the capture window ----------------------------------------- */
 
 /* Switching the kinds off at the window's end leaves most of CUPTI's per-launch cost in place
- * (H200, docs/performance.md); only cuptiFinalize removes its hooks. CUPTI's advice is to call
- * it at the exit of a CUDA API call: called from our own thread it races with the program's
- * CUPTI-hooked calls (Kineto crashed so in cuptiActivityFlushAll). So the writer subscribes
- * to every API call and the first exit on a program thread flushes and finalises. */
+ * (docs/performance.md, "Recording cost"); only cuptiFinalize removes its hooks. CUPTI's
+ * advice is to call it at the exit of a CUDA API call: called from our own thread it races with
+ * the program's CUPTI-hooked calls (Kineto crashed so in cuptiActivityFlushAll). So the writer
+ * subscribes to every API call and the first exit on a program thread flushes and finalises. */
 static void CUPTIAPI on_detach_callback(void *userdata, CUpti_CallbackDomain domain,
                                         CUpti_CallbackId cbid, const void *data)
 {
@@ -565,11 +564,10 @@ static void detach_settle_locked(void)
 /* Full mode records kernels, memsets, copies and API calls. Light mode keeps what finds
  * host-side bottlenecks at the least cost: API calls (launches, syncs, copies, allocations, with
  * their host durations) and copies (bytes, pageable or pinned).
- * SYNCHRONIZATION, MEMORY2 and OVERHEAD records are opt-in (STEPSCOPE_CUPTI_EXTRA): measured
- * kind by kind inside one process on the H200 (2026-12-04, bench/overhead/stairs.py), the
- * SYNCHRONIZATION kind alone slowed an eager per-parameter-AdamW MLP by 27-30 % and a timm
- * ViT by 14-20 %, MEMORY2 a further 2-9 %, OVERHEAD 1-4 %, while the analysis reads none of
- * them: API records carry the host side of every sync and allocation. */
+ * SYNCHRONIZATION, MEMORY2 and OVERHEAD records are opt-in (STEPSCOPE_CUPTI_EXTRA): they cost
+ * host-bound programs as much as the kernel records or more (SYNCHRONIZATION most: measured
+ * kind by kind inside one process, docs/performance.md, "Recording cost"), while the analysis
+ * reads none of them: API records carry the host side of every sync and allocation. */
 static const CUpti_ActivityKind k_full_only[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                                  CUPTI_ACTIVITY_KIND_MEMSET};
 static const CUpti_ActivityKind k_extra[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
@@ -599,32 +597,28 @@ static const struct {
 static uint64_t g_kinds_off;   /* bit (1 << kind) for each kind left off */
 static uint64_t g_kinds_extra; /* bit (1 << kind) for each opt-in kind asked for */
 
-static int name_in_list(const char *list, const char *name)
+/* The kinds a LIST setting names (its words are names of k_kind_names), as bits (1 << kind). */
+static uint64_t kinds_named(enum sst_setting_id id)
 {
-    size_t n = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
-        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
-    return 0;
-}
-
-/* The kinds a comma list names, as bits (1 << kind). */
-static uint64_t kinds_named(const char *list)
-{
-    uint64_t bits = 0;
-    for (size_t i = 0; list && i < sizeof k_kind_names / sizeof k_kind_names[0]; i++)
-        if (name_in_list(list, k_kind_names[i].name)) bits |= 1ull << k_kind_names[i].kind;
+    uint64_t bits = 0, words = ssc_setting(id)->num;
+    char name[32];
+    for (int w = 0; sst_setting_alt(id, w, name, sizeof name) == 0; w++) {
+        if (!(words >> w & 1)) continue;
+        for (size_t i = 0; i < sizeof k_kind_names / sizeof k_kind_names[0]; i++)
+            if (strcmp(name, k_kind_names[i].name) == 0) bits |= 1ull << k_kind_names[i].kind;
+    }
     return bits;
 }
 
 /* STEPSCOPE_CUPTI_OFF (kinds left off) and STEPSCOPE_CUPTI_EXTRA=sync,memory,overhead (the
- * opt-in kinds of full mode), read once at start; ENV collector.cupti_extra says which. */
+ * opt-in kinds of full mode), read at start; ENV collector.cupti_extra says which. */
 static void read_kinds_off(void)
 {
     uint64_t extra_ok = 0;
     for (size_t i = 0; i < sizeof k_extra / sizeof k_extra[0]; i++)
         extra_ok |= 1ull << k_extra[i];
-    g_kinds_off = kinds_named(getenv("STEPSCOPE_CUPTI_OFF"));
-    g_kinds_extra = kinds_named(getenv("STEPSCOPE_CUPTI_EXTRA")) & extra_ok;
+    g_kinds_off = kinds_named(SST_SET_CUPTI_OFF);
+    g_kinds_extra = kinds_named(SST_SET_CUPTI_EXTRA) & extra_ok;
 }
 
 static int kind_off(CUpti_ActivityKind k)
@@ -653,9 +647,10 @@ static int set_api_calls(CUptiResult (*fn)(CUpti_CallbackId, uint8_t), const uin
 
 /* API records: only the keep-list, call by call, when enabled while CUDA starts (inside
  * InitializeInjection). Enabled later — a capture window opening mid-run, CUPTI taken back
- * after torch.profiler — per-call settings record nothing (H200, CUDA 13: 0 of 20000 launches,
- * bench/gpu/cupti_api_window.cu), so then, or if this CUPTI lacks per-call control, whole
- * domains are enabled and ssc_cupti_convert filters (more overhead, same trace). */
+ * after torch.profiler — per-call settings record nothing (CUDA 13's CUPTI:
+ * bench/gpu/cupti_api_window.cu, docs/performance.md, "Figures behind the collector's
+ * choices"), so then, or if this CUPTI lacks per-call control, whole domains are enabled and
+ * ssc_cupti_convert filters (more overhead, same trace). */
 static void set_api_per_call(int on)
 {
     const uint32_t *ids;
@@ -732,7 +727,7 @@ static void set_graph_trace(int on)
 static CUptiResult set_kinds(int on)
 {
     CUptiResult first = CUPTI_SUCCESS;
-    int full = ssc_config()->mode == SSC_MODE_FULL;
+    int full = !ssc_light_mode();
     for (size_t i = 0; full && i < sizeof(k_full_only) / sizeof(k_full_only[0]); i++) {
         CUptiResult r = set_kind(k_full_only[i], on);
         if (first == CUPTI_SUCCESS) first = r;
@@ -822,59 +817,32 @@ static void write_cupti_version(void)
     write_env("cupti.version", val);
 }
 
-/* ENV collector.cupti_extra: the opt-in kinds recorded in full mode ("none" by default). */
-static void write_extra_env(void)
-{
-    char val[64] = "";
-    for (size_t i = 0; i < sizeof k_kind_names / sizeof k_kind_names[0]; i++) {
-        if (!((g_kinds_extra >> k_kind_names[i].kind) & 1)) continue;
-        if (val[0]) strncat(val, ",", sizeof val - strlen(val) - 1);
-        strncat(val, k_kind_names[i].name, sizeof val - strlen(val) - 1);
-    }
-    write_env("collector.cupti_extra", val[0] ? val : "none");
-}
-
-/* STEPSCOPE_API=activity|callbacks|auto (unset: SSC_API_DEFAULT). */
-/* callbacks since 2026-12-04: on the H200 they cost no more than API activity records (stairs,
- * in one process: within the ±3 % noise on the eager MLP, the ViT and the allocation loop;
- * across processes 1.37x vs 1.40x and 1.33x vs 1.44x on 2026-12-02), and only they let a CUDA
- * call's Python line be read on its own thread as it returns (ssc_pynative.c). */
-#define SSC_API_DEFAULT SSC_API_CALLBACKS
+/* STEPSCOPE_API=activity|callbacks|auto. The default, callbacks, costs no more than API
+ * activity records (docs/performance.md, "Recording cost": kind by kind inside one process, and
+ * plain against recorded), and only callbacks let a CUDA call's Python line be read on its own
+ * thread as it returns (ssc_pynative.c). */
 static enum ssc_api_method read_api_method(void)
 {
-    const char *v = getenv("STEPSCOPE_API");
-    if (!v || !*v) return SSC_API_DEFAULT;
+    char word[32];
+    sst_setting_format(SST_SET_API, ssc_setting(SST_SET_API), word, sizeof word);
     for (int m = 0; m <= SSC_API_AUTO; m++)
-        if (strcmp(v, k_api_method_names[m]) == 0) return (enum ssc_api_method)m;
-    ssc_notice(SST_NOTICE_OTHER, SST_NOTE_WARN,
-               "STEPSCOPE_API is neither activity, callbacks nor auto: using the default");
-    return SSC_API_DEFAULT;
+        if (strcmp(word, k_api_method_names[m]) == 0) return (enum ssc_api_method)m;
+    return SSC_API_CALLBACKS; /* not reached: the table's words are these */
 }
 
-/* STEPSCOPE_GRAPHS=node|graph: graph launches as their nodes' records, or one GRAPH record. */
-static int read_graph_level(void)
-{
-    const char *v = getenv("STEPSCOPE_GRAPHS");
-    if (!v || !*v || strcmp(v, "node") == 0) return 0;
-    if (strcmp(v, "graph") == 0) return 1;
-    ssc_notice(SST_NOTICE_OTHER, SST_NOTE_WARN,
-               "STEPSCOPE_GRAPHS is neither node nor graph: recording graph nodes");
-    return 0;
-}
-
-/* The session's settings, once per process, before any kind is enabled (also when CUDA
- * starts inside torch.profiler and CUPTI is set up only at the take-back). */
+/* The session's settings (read at the collector's start: ssc_config.c), once per process,
+ * before any kind is enabled (also when CUDA starts inside torch.profiler and CUPTI is set up
+ * only at the take-back); their ENV records (api, graphs, cupti_extra) say CUDA started. */
 static void read_config(void)
 {
+    char graphs[16];
     read_kinds_off();
-    const char *d = getenv("STEPSCOPE_CUPTI_DETACH");
-    g_detach_off = d && strcmp(d, "0") == 0;
+    g_detach_off = !ssc_setting(SST_SET_CUPTI_DETACH)->num;
     if (g_detach_off) write_env("cupti.detached", "off"); /* the steps after a window pay too */
     g_api_method = read_api_method();
-    g_graph_level = read_graph_level();
-    write_env("collector.api", k_api_method_names[g_api_method]);
-    write_env("collector.graphs", g_graph_level ? "graph" : "node");
-    write_extra_env();
+    sst_setting_format(SST_SET_GRAPHS, ssc_setting(SST_SET_GRAPHS), graphs, sizeof graphs);
+    g_graph_level = strcmp(graphs, "graph") == 0;
+    ssc_config_env(SST_S_ENV_CUDA, write_env);
     pthread_atfork(NULL, NULL, api_after_fork_child);
 }
 
@@ -1007,7 +975,7 @@ static void watch_locked(void)
     /* Light mode with API calls through our callbacks: a launch leaves nothing in CUPTI's
      * buffers (no kernel kind, no API activity record), so silent buffers prove nothing.
      * And while we hold the subscription Kineto cannot subscribe to take them over. */
-    if (g_api_subscribed && ssc_config()->mode == SSC_MODE_LIGHT) return;
+    if (g_api_subscribed && ssc_light_mode()) return;
     uint64_t launches = atomic_load_explicit(&g_launches, memory_order_relaxed);
     enum ssc_watch_action act =
         ssc_watch_tick(&g_watch, sst_now_ns(), g_enabled, atomic_load(&g_deliveries), launches);

@@ -149,8 +149,8 @@ SSC_HIDDEN enum ssc_api_outcome ssc_api_event(struct ssc_api_thread *t,
  *              waiting twice as long next time). Active programs end here: no subscription.
  *  3. probe:   nothing came back: subscribe to CUPTI callbacks for the launch APIs only, for
  *              `probe_ns`, and count launches (held only then: a torch.profiler starting
- *              during a probe cannot subscribe and loses its GPU data, seen on the H200 when
- *              probes came before the flush). A subscribe that fails because another client
+ *              during a probe cannot subscribe and loses its GPU data, seen when probes
+ *              came before the flush). A subscribe that fails because another client
  *              subscribed is the takeover itself. No launch -> the program is idle: back to 1,
  *              waiting twice as long before the next check (at most 32x).
  *  4. confirm: launches happened, so records were produced (launch calls are always in the

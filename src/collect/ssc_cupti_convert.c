@@ -20,7 +20,8 @@
 
 // clang-format off
 /* Kernel launches: thousands a step in eager programs, the calls STEPSCOPE_LAUNCH_SAMPLE
- * records in one step of N (CUPTI's callback dispatch costs 1-2 us each on the H200). */
+ * records in one step of N (CUPTI's callback dispatch costs each about a microsecond:
+ * docs/performance.md, "Recording cost"). */
 #define SSC_RUNTIME_KERNEL_LAUNCH(X)                                                           \
     X(cudaLaunch_v3020) X(cudaLaunch_ptsz_v7000) X(cudaLaunchKernel_v7000)                     \
     X(cudaLaunchKernel_ptsz_v7000) X(__cudaLaunchKernel_v13000)                                \

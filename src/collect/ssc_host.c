@@ -186,21 +186,12 @@ static void env_cpu(void)
     }
 }
 
+/* The configuration, as the table's SST_S_ENV rows say (mode, capture, the window auto came
+ * to, memory cap, sample rate, launch sampling, and the libraries another tool kept: for the
+ * report, GPU activity or NVTX was left to it, not absent). */
 static void env_collector(void)
 {
-    const struct ssc_config *c = ssc_config();
-    env_kv("collector.mode", c->mode == SSC_MODE_LIGHT ? "light" : "full");
-    char every[16];
-    snprintf(every, sizeof every, "%u", (unsigned)c->launch_sample);
-    env_kv("collector.launch_sample", every);
-    env_kv("collector.capture", c->capture[0] ? c->capture : "all");
-    /* what "auto" came to in this process (the analysis reads a late start from it) */
-    if (c->window_spec[0]) env_kv("collector.window", c->window_spec);
-    env_kv_u64("collector.memory_cap", (unsigned long long)c->memory_cap);
-    env_kv_u64("collector.sample_hz", c->sample_hz);
-    /* for the report: GPU activity (or NVTX) was left to another tool, not absent */
-    if (c->foreign_cuda[0]) env_kv("collector.foreign_cuda_injection", c->foreign_cuda);
-    if (c->foreign_nvtx[0]) env_kv("collector.foreign_nvtx_injection", c->foreign_nvtx);
+    ssc_config_env(SST_S_ENV, env_kv);
 }
 
 /* ---- versions of CUDA libraries already in the process ---------------------------------- */

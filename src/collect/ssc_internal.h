@@ -2,11 +2,12 @@
  * ssc_internal.h — the collector's internal interface (src/collect/).
  *
  * The collector is libstepscope.so, injected into the training process. Its core
- * (ssc_core.c: configuration, start, the CUDA entry point, fork and signal handling;
- * ssc_buf.c: per-thread record buffers; ssc_intern.c: strings; ssc_writer.c: the writer
- * thread; ssc_host.c: the process, environment and host samples; ssc_nvtx.c: NVTX;
- * ssc_pyhost.c: the Python shim's door; ssc_zstd.c) and its CUPTI part (ssc_cupti*.c:
- * activity tracing and the conversion of CUPTI records) meet here.
+ * (ssc_config.c: configuration, the bottom; ssc_core.c: start, the CUDA entry point, fork,
+ * signals, exit, and ssc_window.c: the capture window, the top; ssc_buf.c: per-thread record
+ * buffers; ssc_intern.c: strings; ssc_records.c: notices, ENV and CAPTURE records;
+ * ssc_writer.c: the writer thread; ssc_host.c: the process, environment and host samples;
+ * ssc_nvtx.c: NVTX; ssc_pyhost.c: the Python shim's door; ssc_zstd.c) and its CUPTI part
+ * (ssc_cupti*.c: activity tracing and the conversion of CUPTI records) meet here.
  * Nothing in this header is exported from the library: everything is hidden.
  */
 #ifndef SSC_INTERNAL_H
@@ -15,33 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collect/ssc_config.h"
 #include "trace/sst_format.h"
-
-#define SSC_HIDDEN __attribute__((visibility("hidden")))
-
-/* ---- configuration (core), read once from the environment that `stepscope record` sets */
-enum ssc_mode { SSC_MODE_FULL = 0, SSC_MODE_LIGHT = 1 };
-enum ssc_window_kind { SSC_WINDOW_ALL = 0, SSC_WINDOW_STEPS = 1, SSC_WINDOW_SECONDS = 2 };
-
-struct ssc_config {
-    char out_dir[4096];        /* STEPSCOPE_OUTPUT_DIR */
-    enum ssc_mode mode;        /* STEPSCOPE_MODE=full|light */
-    char capture[64];          /* STEPSCOPE_CAPTURE as given (the trace's ENV); empty: all */
-    enum ssc_window_kind window;
-    uint64_t window_from;      /* steps or ns after start, by window */
-    uint64_t window_to;
-    int auto_pending;          /* "auto": the shim may still move its start (auto_resolve) */
-    char window_spec[64];      /* the window in effect (ENV collector.window), e.g. steps:8-107 */
-    uint64_t memory_cap;       /* bytes of buffered records before dropping */
-    uint32_t sample_hz;        /* host samples per second, 0: off */
-    uint32_t launch_sample;    /* STEPSCOPE_LAUNCH_SAMPLE: kernel launch calls in 1 step of N */
-    int quiet;                 /* STEPSCOPE_QUIET=1: no stderr except errors */
-    /* STEPSCOPE_FOREIGN_{CUDA,NVTX}_INJECTION: the library another tool (nsys) keeps in
-     * CUDA_/NVTX_INJECTION64_PATH, which `record` left alone; empty when the variable is ours */
-    char foreign_cuda[4096];
-    char foreign_nvtx[4096];
-};
-SSC_HIDDEN const struct ssc_config *ssc_config(void);
 
 /* ---- records (core): callable from any thread, never blocks, never allocates on the
  * hot path after a thread's first record. reserve returns zeroed memory for one record
@@ -74,17 +50,18 @@ SSC_HIDDEN void ssc_capture_record(int on, uint8_t reason, uint16_t what);
 /* Counts records lost outside the buffers (e.g. CUPTI's own drops) for a DROPPED record. */
 SSC_HIDDEN void ssc_count_dropped(uint8_t source, uint16_t rec_type, uint64_t count);
 
-/* An ENV record key=value (value_len bytes) from any thread, like ssc_rec_reserve. */
+/* An ENV record key=value (value_len bytes) from any thread, like ssc_rec_reserve
+ * (ssc_records.c, as the two below). */
 SSC_HIDDEN void ssc_env_record(const char *key, const char *value, size_t value_len);
 
 /* Says msg once on stderr ("stepscope: ...") per code, and writes a NOTICE record. */
 SSC_HIDDEN void ssc_notice(uint16_t code, uint8_t level, const char *msg);
 
-/* Whether GPU activity is inside the capture window right now. */
-SSC_HIDDEN int ssc_capturing(void);
-/* 1 once the capture window has closed for good (steps:A-B after step B ended, seconds:A-B
- * after B): the CUPTI session then detaches CUPTI (ssc_cupti.c). Any thread. */
-SSC_HIDDEN int ssc_window_over(void);
+/* Writer thread, once per trace: marks what the configuration says (what record left to
+ * another tool's injection library; a setting that was not valid). */
+SSC_HIDDEN void ssc_mark_config(void);
+/* Child side of fork: the child's trace gets its notices again. */
+SSC_HIDDEN void ssc_records_after_fork_child(void);
 
 /* ---- CUPTI (ssc_cupti.c), called by the core -------------------------------------- */
 

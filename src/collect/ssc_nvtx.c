@@ -226,7 +226,7 @@ static void step_push(const struct ev *ev)
         else
             f.number = f.ordinal;
         emit_step(SST_STEP_BEGIN, f.source, ev->ts, f.number);
-        ssc_window_step_begin(f.ordinal);
+        ssc_top.step_begin(f.ordinal);
     }
     /* Deeper nesting than we track is still counted, so pops stay paired. */
     if (tls_step_depth < MAX_STEP_NEST) tls_steps[tls_step_depth] = f;
@@ -262,7 +262,7 @@ static int pop_dom(nvtxDomainHandle_t d)
         struct step_frame f = step_pop();
         if (f.is_step) {
             emit_step(SST_STEP_END, f.source, ev.ts, f.number);
-            ssc_window_step_end(f.ordinal);
+            ssc_top.step_end(f.ordinal);
         }
     }
     return tls_depth > 0 ? --tls_depth : -1;
@@ -291,9 +291,9 @@ static void mark_ev(nvtxDomainHandle_t d, struct ev *ev)
     else if (text_is(ev, PROFILER_STOP))
         ssc_cupti_profiler_mark(0);
     else if (text_is(ev, TICK_GRAPH))
-        ssc_window_loop_tick(SSC_TICK_GRAPH);
+        ssc_top.loop_tick(SSC_TICK_GRAPH);
     else if (text_is(ev, TICK_BACKWARD))
-        ssc_window_loop_tick(SSC_TICK_BACKWARD);
+        ssc_top.loop_tick(SSC_TICK_BACKWARD);
 }
 
 /* The Ex forms: one body for the default domain (NULL) and named domains. */
@@ -556,7 +556,7 @@ static int fill_table(const NvtxExportTableCallbacks *etbl, NvtxCallbackModule m
 /* Called by nvtx3 once per module; several modules may call it concurrently. */
 EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table)
 {
-    if (!get_export_table || !ssc_core_ensure())
+    if (!get_export_table || !ssc_top.start())
         return 0; /* NVTX then turns this module's calls into no-ops: zero cost */
     const NvtxExportTableCallbacks *etbl = get_export_table(NVTX_ETID_CALLBACKS);
     if (!etbl || etbl->struct_size < sizeof *etbl || !etbl->GetModuleFunctionTable) return 0;

@@ -66,7 +66,7 @@ static int strtab_has_mangled(const char *strtab, size_t size)
 
 /* Whether the executable itself is C++: it needs libstdc++, or its dynamic symbols have C++
  * names (train_cxx, linked by libtorch's CMake config with --as-needed, needs libstdc++ only
- * through libtorch: taken for C on the H200 before). glibc relocates DT_STRTAB in place on
+ * through libtorch: it was taken for C). glibc relocates DT_STRTAB in place on
  * most targets; a value below the load base is still an offset. */
 static int exe_needs_cxx(const struct prog_scan *p)
 {

@@ -12,10 +12,10 @@
  *
  * Why the walk is in C: the sampler holds the GIL while it walks, and the training thread waits
  * for it. Run once every 10 ms, with caches cold from the training step, the same walk in
- * Python cost 50-100 us per tick (~2 us per frame, measured with the CPU torch loop of
- * bench/overhead/host_sampler_bench.py), in C a few. It uses only CPython's public C API,
- * looked up with dlsym in the process (the collector links no libpython) and through
- * functions only, never struct fields, so one build serves CPython 3.10-3.13. Code objects in
+ * Python cost tens of times what it costs in C (docs/performance.md, "Figures behind the
+ * collector's choices"). It uses only CPython's public C API, looked up with dlsym in the
+ * process (the collector links no libpython) and through functions only, never struct fields,
+ * so one build serves CPython 3.10-3.13. Code objects in
  * the tables are referenced (so their addresses cannot be reused by another code object) and
  * released when the tables are cleared at their cap.
  *
@@ -604,9 +604,10 @@ static int call_frames(pyobj *frames, uint64_t skip_ident, uint64_t ts_ns, uint3
 
 /* ---- the sampler's call, without ctypes ------------------------------------------------ */
 
-/* A ctypes call costs ~20 us when the caches are cold (the sampler runs once every 10 ms):
- * more than the walk. So the tick calls a builtin function instead, made here from a static
- * PyMethodDef (stable ABI: four fields, METH_FASTCALL since 3.10):
+/* A ctypes call costs more than the walk when the caches are cold (the sampler runs once every
+ * 10 ms; docs/performance.md, "Figures behind the collector's choices"). So the tick calls a
+ * builtin function instead, made here from a static PyMethodDef (stable ABI: four fields,
+ * METH_FASTCALL since 3.10):
  *     stepscope_sample(frames, skip_ident, due_ns) -> samples written, or a negative ss_error
  * It takes the timestamp itself and the lateness from due_ns. It never raises. */
 struct py_method_def {
@@ -814,7 +815,7 @@ static int api_native_stop(void)
 
 static int api_start(void)
 {
-    return ssc_core_ensure();
+    return ssc_top.start();
 }
 
 /* ---- the sampler's life ---------------------------------------------------------------- */

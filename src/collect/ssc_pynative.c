@@ -226,12 +226,13 @@ static uint64_t next_random(uint64_t *x)
     return *x;
 }
 
-/* The reads are the program's own time (~5-20 us each, process_vm_readv): a thread spends at
- * most 1/CALL_SHARE of its time on them, with CALL_BURST_NS of credit to start. Past that,
- * calls are read at random, one in tls_call.every (a power of two, doubled when a read
- * overdraws the credit, halved when the credit is full again): every site keeps its share of
- * the reads, which a plain budget that refills would not (it favours calls after long gaps).
- * The report's lines are shares of the calls' blocked time, so a sample of them prices alike. */
+/* The reads are the program's own time (process_vm_readv: what one costs, docs/performance.md,
+ * "Figures behind the collector's choices"): a thread spends at most 1/CALL_SHARE of its time
+ * on them, with CALL_BURST_NS of credit to start. Past that, calls are read at random, one in
+ * tls_call.every (a power of two, doubled when a read overdraws the credit, halved when the
+ * credit is full again): every site keeps its share of the reads, which a plain budget that
+ * refills would not (it favours calls after long gaps). The report's lines are shares of the
+ * calls' blocked time, so a sample of them prices alike. */
 #define CALL_SHARE 100
 #define CALL_BURST_NS 2000000
 #define CALL_EVERY_MAX 1024u

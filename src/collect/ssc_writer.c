@@ -25,9 +25,6 @@
 #include "collect/ssc_core.h"
 #include "util/ss_error.h"
 
-#define DEFAULT_WAKE_MS 100
-#define DEFAULT_FLUSH_MS 500
-
 static struct sst_writer *g_w;
 static pthread_t g_thread;
 static int g_have_thread;
@@ -36,7 +33,7 @@ static int g_wake[2] = {-1, -1}; /* anyone -> writer */
 static int g_ack[2] = {-1, -1};  /* writer -> signal handler */
 static _Atomic int g_req_stop, g_req_flush, g_req_close;
 static _Atomic int g_done; /* the thread has closed the file and is leaving */
-static uint32_t g_wake_ms = DEFAULT_WAKE_MS, g_flush_ms = DEFAULT_FLUSH_MS;
+static uint32_t g_wake_ms, g_flush_ms; /* STEPSCOPE_WAKE_MS, STEPSCOPE_FLUSH_MS */
 static uint64_t g_last_flush, g_last_sample, g_records;
 static int g_write_error_said, g_cap_said;
 static struct sst_compressor g_comp;
@@ -97,12 +94,12 @@ static void check_write_error(void)
 
 static void round_work(uint64_t now)
 {
-    if (ssc_core_cupti_on()) ssc_cupti_flush(0);
-    ssc_window_tick(now);
+    if (atomic_load(&ssc_g_cupti_on)) ssc_cupti_flush(0);
+    ssc_top.round(now);
     drain_all();
     write_drops();
-    const struct ssc_config *c = ssc_config();
-    if (c->sample_hz && now - g_last_sample >= 1000000000ull / c->sample_hz) {
+    uint64_t hz = ssc_setting(SST_SET_SAMPLE_HZ)->num;
+    if (hz && now - g_last_sample >= 1000000000ull / hz) {
         g_last_sample = now;
         ssc_host_sample();
     }
@@ -134,7 +131,7 @@ static void timed_round(uint64_t now)
 /* Final round: everything still buffered, then the END chunk. */
 static void finish(void)
 {
-    if (ssc_core_cupti_on()) ssc_cupti_stop();
+    if (atomic_load(&ssc_g_cupti_on)) ssc_cupti_stop();
     drain_all();
     ssc_host_sample();
     ssc_host_write_late_env();
@@ -184,9 +181,9 @@ static void *writer_main(void *arg)
     pthread_mutex_lock(&g_round_mu);
     ssc_host_write_process();
     ssc_host_write_env();
-    ssc_capture_record(1, SST_CAP_START,
-                       SST_CAPTURE_NVTX | (ssc_config()->sample_hz ? SST_CAPTURE_HOST : 0));
-    ssc_core_mark_foreign();
+    int host = ssc_setting(SST_SET_SAMPLE_HZ)->num != 0;
+    ssc_capture_record(1, SST_CAP_START, SST_CAPTURE_NVTX | (host ? SST_CAPTURE_HOST : 0));
+    ssc_mark_config();
     if (g_parent_pid) {
         char msg[96];
         snprintf(msg, sizeof msg, "this process was forked from pid %u", g_parent_pid);
@@ -211,14 +208,6 @@ static void *writer_main(void *arg)
 
 /* ---- start ------------------------------------------------------------------------------ */
 
-static uint32_t env_ms(const char *name, uint32_t dflt, uint32_t lo, uint32_t hi)
-{
-    const char *v = getenv(name);
-    if (!v || !*v) return dflt;
-    long n = strtol(v, NULL, 10);
-    return n >= lo && n <= hi ? (uint32_t)n : dflt;
-}
-
 static void close_pipes(void)
 {
     for (int i = 0; i < 2; i++) {
@@ -237,16 +226,17 @@ static int make_pipe(int fds[2])
 /* Opens <out_dir>/<host>-<pid>[-r<rank>].sstrace, refusing what is not a writable folder. */
 static int open_trace(void)
 {
-    const struct ssc_config *c = ssc_config();
+    const char *dir = ssc_setting(SST_SET_OUTPUT_DIR)->text;
     struct stat st;
-    if (stat(c->out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) return SS_ENOENT;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return SS_ENOENT;
     struct sst_writer_opts o;
     memset(&o, 0, sizeof o);
-    o.features = SST_FEAT_NVTX | (c->sample_hz ? SST_FEAT_HOST_SAMPLES : 0) |
-                 (c->mode == SSC_MODE_LIGHT ? SST_FEAT_LIGHT_MODE : 0);
+    o.features = SST_FEAT_NVTX | (ssc_setting(SST_SET_SAMPLE_HZ)->num ? SST_FEAT_HOST_SAMPLES : 0) |
+                 (ssc_light_mode() ? SST_FEAT_LIGHT_MODE : 0);
     /* CUPTI records come when the driver loads us; another tool's library there: none */
     const char *cuda = getenv("CUDA_INJECTION64_PATH");
-    if (cuda && *cuda && !c->foreign_cuda[0]) o.features |= SST_FEAT_CUPTI;
+    if (cuda && *cuda && !ssc_setting(SST_SET_FOREIGN_CUDA_INJECTION)->text[0])
+        o.features |= SST_FEAT_CUPTI;
     o.start_mono_ns = ssc_start_ns();
     if (!g_comp.compress) ssc_zstd_compressor(&g_comp);
     o.compressor = g_comp;
@@ -254,7 +244,7 @@ static int open_trace(void)
     for (int attempt = 0; attempt < 10; attempt++) { /* never overwrite: O_EXCL */
         char name[320], path[4096 + 336];
         ssc_host_trace_name(name, sizeof name, attempt);
-        snprintf(path, sizeof path, "%s/%s", c->out_dir, name);
+        snprintf(path, sizeof path, "%s/%s", dir, name);
         rc = sst_writer_open(path, &o, &g_w);
         if (rc == 0 || access(path, F_OK) != 0) break;
     }
@@ -270,13 +260,13 @@ static int start_thread(void)
 
 int ssc_writer_start(void)
 {
-    g_wake_ms = env_ms("STEPSCOPE_WAKE_MS", DEFAULT_WAKE_MS, 10, 1000);
-    g_flush_ms = env_ms("STEPSCOPE_FLUSH_MS", DEFAULT_FLUSH_MS, 10, 1000);
+    g_wake_ms = (uint32_t)ssc_setting(SST_SET_WAKE_MS)->num;
+    g_flush_ms = (uint32_t)ssc_setting(SST_SET_FLUSH_MS)->num;
     int rc = open_trace();
     if (rc != 0) {
         char msg[4300];
         snprintf(msg, sizeof msg, "cannot create a trace in '%s' (%s): not recording",
-                 ssc_config()->out_dir, ss_strerror(rc));
+                 ssc_setting(SST_SET_OUTPUT_DIR)->text, ss_strerror(rc));
         ssc_say(msg);
         return rc;
     }

@@ -33,8 +33,7 @@ static size_t bound(size_t len)
 
 int ssc_zstd_compressor(struct sst_compressor *out)
 {
-    const char *off = getenv("STEPSCOPE_NO_ZSTD"); /* tests: exercise the raw path */
-    if (off && *off == '1') return -1;
+    if (ssc_setting(SST_SET_NO_ZSTD)->num) return -1; /* tests: exercise the raw path */
     void *h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) return -1;
     g_compress = (zstd_compress_fn)dlsym(h, "ZSTD_compress");

@@ -23,14 +23,15 @@
 struct sst_reader;
 struct ssa_result;
 
+/* What a file's first bytes say it is (ssi_detect). */
 enum ssi_format {
     SSI_FMT_UNKNOWN = 0,
-    SSI_FMT_SSTRACE,     /* stepscope trace (SST_MAGIC) */
-    SSI_FMT_KINETO_JSON, /* torch.profiler Chrome trace JSON, plain text */
-    SSI_FMT_KINETO_GZ,   /* the same, gzip-compressed (.json.gz) */
-    SSI_FMT_SQLITE,      /* an SQLite database (nsys export --type sqlite) */
-    SSI_FMT_OWN_JSON,    /* stepscope's own Perfetto export: not importable whole (no copy
-                          * kinds, devices or pids of the trace); read the .sstrace instead */
+    SSI_FMT_SSTRACE,    /* stepscope trace (SST_MAGIC) */
+    SSI_FMT_OWN_JSON,   /* stepscope's own Perfetto export: not importable whole (no copy
+                         * kinds, devices or pids of the trace); read the .sstrace instead */
+    SSI_FMT_FOREIGN,    /* another tool's capture: a row of SSI_IMPORTERS reads it
+                         * (ssi_importer_of says which) */
+    SSI_FMT_COMPRESSED, /* gzip, zstd or xz: what it holds is told once decompressed */
 };
 #define SSI_OWN_JSON_REFUSAL                                                                   \
     "is stepscope's own Perfetto export, which cannot be imported whole: use the .sstrace it "  \
@@ -47,15 +48,18 @@ static inline uint64_t ssi_hash_mix(uint64_t h, uint64_t v)
 /* Sniffs the first bytes of the file at path. Returns an ssi_format (>= 0) or a negative
  * ss_error code when the file cannot be read. */
 int ssi_detect(const char *path);
-const char *ssi_format_name(int fmt);
 /* The format the first n bytes of a file announce (at least 16 for every format to be told). */
-int ssi_detect_bytes(const void *buf, size_t n); /* "sstrace", "kineto-json", ...; static storage */
+int ssi_detect_bytes(const void *buf, size_t n);
+/* The first up to cap bytes of the file at path (non-blocking: a FIFO without a writer reads
+ * none): how many, or a negative ss_error. */
+int ssi_head(const char *path, void *buf, size_t cap);
 
 /* Kineto JSON (plain or gzip) -> stepscope trace. Streaming: memory bounded by the number of
- * distinct names and open ranges, not by the file size. (ssi_kineto.c) */
+ * distinct names and open ranges, not by the file size. (ssi_kineto.c; the table's row
+ * ssi_import_kineto, below) */
 int ssi_kineto_import(const char *in_path, const char *out_path, char *err, size_t errlen);
 
-/* nsys SQLite export -> stepscope trace. (ssi_nsys_import.c) */
+/* nsys SQLite export -> stepscope trace. (ssi_nsys_import.c; the row ssi_import_nsys) */
 int ssi_nsys_import(const char *in_path, const char *out_path, char *err, size_t errlen);
 
 /* stepscope trace -> SQLite database in the nsys export schema. (ssi_nsys_export.c) */
@@ -107,6 +111,69 @@ int ssi_nvtxt_export_reader(const struct ssi_export_in *in, const char *out_path
  * in->res (full mode, or NULL) gives the attribution track. (ssi_perfetto.c, docs/export.md) */
 int ssi_perfetto_write(const struct ssi_export_in *in, FILE *f, char *warn, size_t cap);
 
+/* ---- importers: one table, one row per format read (`import`, every verb's input) ---- */
+
+/* One format of another tool that becomes a stepscope trace. Detection, `import --help`, the
+ * default output's name and the "not a ..." messages come from these rows; docs/interop.md
+ * describes each (cli.tables checks it against `import --help`). */
+struct ssi_importer {
+    const char *name; /* in `import --help` and docs/interop.md's table of importers */
+    /* 1 when a file's first n bytes (64, or the whole of a shorter file) are this format's.
+     * Tried in table order after the native trace and stepscope's own export, so a sniff that
+     * is too loose takes files from the rows below it: look at the bytes, not the name. */
+    int (*sniff)(const unsigned char *head, size_t n);
+    int (*import)(const char *in_path, const char *out_path, char *err, size_t errlen);
+    const char *suffixes; /* the names its files end in, space-separated, longest first: the
+                           * default output of `import` and `export` drops one of them */
+    const char *help;     /* for `import --help`: its lines, shown after the name */
+    const char *what;     /* the format in a few words ("nsys SQLite export"), for messages */
+    int reads_gzip;       /* streams a gzip-compressed file itself (else decompressed first) */
+};
+
+/* The importers, tried in this order: the file of each X(name) defines
+ * `const struct ssi_importer ssi_import_<name>`. A new importer is its file and one X here
+ * (docs/design.md, "Add an importer"). SSI_TEST_IMPORTERS is empty in the product: the test of
+ * that recipe adds its own row through it (tests/interop/recipe_importer.c). */
+#ifndef SSI_TEST_IMPORTERS
+#define SSI_TEST_IMPORTERS(X)
+#endif
+#define SSI_IMPORTERS(X) X(kineto) X(nsys) SSI_TEST_IMPORTERS(X)
+#define SSI_X_DECLARE(name) extern const struct ssi_importer ssi_import_##name;
+SSI_IMPORTERS(SSI_X_DECLARE)
+#undef SSI_X_DECLARE
+
+/* Every importer in SSI_IMPORTERS order, then NULL. (ssi_import.c) */
+extern const struct ssi_importer *const ssi_importers[];
+
+/* The importer whose sniff takes the first n bytes of a file, or NULL. */
+const struct ssi_importer *ssi_importer_of(const void *head, size_t n);
+
+/* The importer that reads the file at path as it is: the one its first bytes name, or for a
+ * gzip file the one that streams gzip itself and takes what the file holds. NULL otherwise
+ * (*fmt, when not NULL, then says what the file is: ssi_detect). */
+const struct ssi_importer *ssi_importer_for(const char *path, int *fmt);
+/* The same from the file's first n bytes (path: to look inside a gzip file). */
+const struct ssi_importer *ssi_importer_for_head(const char *path, const void *head, size_t n,
+                                                 int *fmt);
+
+/* The formats stepscope reads, for messages: "stepscope trace, torch.profiler JSON or nsys
+ * SQLite export" (with_native 1), "torch.profiler JSON or nsys SQLite export" (0). buf. */
+const char *ssi_formats_read(char *buf, size_t cap, int with_native);
+
+/* The length of the suffix of path that names a format stepscope reads (".sstrace" or one of
+ * an importer's suffixes, the longest that fits), 0 for none. */
+size_t ssi_input_suffix_len(const char *path);
+
+/* 0 when an importer reads the file at path, as it is or once decompressed (ssi_import then
+ * tells what it holds); else an ss_error with its line in err: the native trace, stepscope's
+ * own export, an empty file, one of no format the importers read, one that cannot be read. */
+int ssi_import_check(const char *path, char *err, size_t errlen);
+
+/* Another tool's capture at in_path, compressed or not, -> the stepscope trace at out_path,
+ * by the importer it needs (the contract at the top). A file no importer reads is SS_EINVAL
+ * with its line (the native trace, stepscope's own export, an unknown or empty file). */
+int ssi_import(const char *in_path, const char *out_path, char *err, size_t errlen);
+
 /* ---- export formats: one table, one row per format (`stepscope export --format NAME`) ---- */
 
 /* What an exporter reads. */
@@ -135,8 +202,8 @@ struct ssi_exporter {
     int takes_samples; /* reads ssi_export_in.all_samples (--samples idle|all) */
     /* the output's bytes per record that carries a time (kernel, API call, NVTX range end...),
      * for the size `export` warns about before it writes (0: the size does not grow with the
-     * records, as collapsed stacks' does not). Measured 2026-12-04 on 7 H200 fixtures: Perfetto
-     * 434-564, nsys SQLite 45-63 (and ~200 KB of schema), NVTXT 1.5-6.6 */
+     * records, as collapsed stacks' does not): within what the fixtures' exports measured
+     * (docs/performance.md, "Import and export"), near its middle; a warning, not a limit */
     double bytes_per_event;
 };
 

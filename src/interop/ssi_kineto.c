@@ -314,3 +314,53 @@ int ssi_kineto_import(const char *in_path, const char *out_path, char *err, size
     free(k);
     return rc;
 }
+
+/* ---- the importer's row (ssi.h: SSI_IMPORTERS) ---- */
+
+static int json_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Index of the first byte at or after i that is not JSON whitespace (n: none). */
+static size_t skip_space(const unsigned char *b, size_t n, size_t i)
+{
+    while (i < n && json_space(b[i])) i++;
+    return i;
+}
+
+/* What may follow a document's opening bracket (after whitespace): a key or '}' in an
+ * object; a value or ']' in an array. */
+static int json_second(unsigned char open, unsigned char c)
+{
+    if (open == '{') return c == '"' || c == '}';
+    return c == ']' || strchr("{[\"-0123456789tfn", c) != NULL;
+}
+
+/* A JSON document starts with '{' or '[' after optional whitespace (and a UTF-8 BOM), goes on
+ * with a key or value, and holds no control bytes but whitespace (JSON escapes them). Random
+ * bytes passed the first test alone about 1 time in 120: `import /dev/urandom` then spooled
+ * the endless stream instead of saying "not a trace". Any JSON is taken: the importer says
+ * what is not Kineto's in it ("no traceEvents array"). */
+static int looks_like_json(const unsigned char *b, size_t n)
+{
+    size_t i = n >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf ? 3 : 0;
+    i = skip_space(b, n, i);
+    if (i >= n || (b[i] != '{' && b[i] != '[')) return 0;
+    size_t j = skip_space(b, n, i + 1);
+    if (j < n && !json_second(b[i], b[j])) return 0;
+    for (size_t k = i; k < n; k++)
+        if (b[k] < 0x20 && !json_space(b[k])) return 0;
+    return 1;
+}
+
+const struct ssi_importer ssi_import_kineto = {
+    "kineto",
+    looks_like_json,
+    ssi_kineto_import,
+    ".pt.trace.json.gz .pt.trace.json .json.gz .json",
+    "torch.profiler (Kineto) Chrome-trace JSON, plain or gzip-compressed\n"
+    "(streamed: files of several GB take constant memory).",
+    "torch.profiler JSON",
+    1,
+};

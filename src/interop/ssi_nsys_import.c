@@ -509,3 +509,22 @@ int ssi_nsys_import(const char *in_path, const char *out_path, char *err, size_t
         if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     return m.rc;
 }
+
+/* ---- the importer's row (ssi.h: SSI_IMPORTERS) ---- */
+
+/* Every SQLite database: the import says what is not an nsys export in it (no StringIds...). */
+static int looks_like_sqlite(const unsigned char *head, size_t n)
+{
+    return n >= 16 && memcmp(head, "SQLite format 3", 16) == 0;
+}
+
+const struct ssi_importer ssi_import_nsys = {
+    "nsys",
+    looks_like_sqlite,
+    ssi_nsys_import,
+    ".sqlite",
+    "an nsys SQLite export (nsys export --type sqlite), or stepscope's own\n"
+    "nsys-sqlite export.",
+    "nsys SQLite export",
+    0,
+};

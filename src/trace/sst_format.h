@@ -254,17 +254,28 @@ struct sst_rec_kernel {
 };
 _Static_assert(sizeof(struct sst_rec_kernel) == 72, "kernel record is 72 bytes");
 
-/* MEMCPY: one copy (CUPTI MEMCPY / MEMCPY2 for peer copies). */
+/* MEMCPY: one copy (CUPTI MEMCPY / MEMCPY2 for peer copies). The copy kinds, one row each:
+ * X(NAME, number, "name") — the enum, the names (sst_copy_kind_name), and the analysis's row of
+ * each (SSA_CLASSES in src/analysis/ssa.h: the category its time falls in; a kind without its
+ * row there does not build). Numbers are the format's: a new kind takes the next one. H2A and
+ * A2H (host to array and back) are kept distinct though rarely seen in training; OTHER stands
+ * for the rest of CUPTI's kinds (array to array, to device, from device). */
+#define SST_COPY_KINDS(X)                                                                          \
+    X(UNKNOWN, 0, "unknown")                                                                       \
+    X(H2D, 1, "h2d")                                                                               \
+    X(D2H, 2, "d2h")                                                                               \
+    X(D2D, 3, "d2d")                                                                               \
+    X(H2H, 4, "h2h")                                                                               \
+    X(P2P, 5, "p2p")                                                                               \
+    X(H2A, 6, "h2a")                                                                               \
+    X(A2H, 7, "a2h")                                                                               \
+    X(OTHER, 8, "other")
+
 enum sst_copy_kind {
-    SST_COPY_UNKNOWN = 0,
-    SST_COPY_H2D = 1,
-    SST_COPY_D2H = 2,
-    SST_COPY_D2D = 3,
-    SST_COPY_H2H = 4,
-    SST_COPY_P2P = 5,
-    SST_COPY_H2A = 6, /* host to array and friends: kept distinct, rarely seen in training */
-    SST_COPY_A2H = 7,
-    SST_COPY_OTHER = 8,
+#define SST_X_COPY_ENUM(name, num, str) SST_COPY_##name = num,
+    SST_COPY_KINDS(SST_X_COPY_ENUM)
+#undef SST_X_COPY_ENUM
+        SST_COPY_KIND_COUNT /* one past the highest: the numbers have no hole */
 };
 enum sst_mem_kind {
     SST_MEM_UNKNOWN = 0,
@@ -523,7 +534,7 @@ enum sst_notice_code {
     SST_NOTICE_OTHER = 7,
 };
 
-/* COST: the collector's own time on one thread (since 2026-12-01). Counters are cumulative
+/* COST: the collector's own time on one thread (since v2). Counters are cumulative
  * from the thread's first counted event, like HOST_SAMPLE: the cost in an interval is the
  * difference between two records of the same tid and kind. Where timing every event would cost
  * more than it tells, one event in N is timed: the estimated total is ns x events / timed. */

@@ -45,12 +45,19 @@ const char *sst_clock_name(uint8_t clock)
     return lookup(names, COUNT_OF(names), clock);
 }
 
+#define SST_X_COPY_ONE(name, num, str) +1
+enum { SST_COPY_ROWS = 0 SST_COPY_KINDS(SST_X_COPY_ONE) };
+#undef SST_X_COPY_ONE
+_Static_assert((int)SST_COPY_ROWS == (int)SST_COPY_KIND_COUNT,
+               "copy kinds numbered 0.. without a hole");
+
 const char *sst_copy_kind_name(uint8_t kind)
 {
     static const char *const names[] = {
-        [SST_COPY_UNKNOWN] = "unknown", [SST_COPY_H2D] = "h2d", [SST_COPY_D2H] = "d2h",
-        [SST_COPY_D2D] = "d2d",         [SST_COPY_H2H] = "h2h", [SST_COPY_P2P] = "p2p",
-        [SST_COPY_H2A] = "h2a",         [SST_COPY_A2H] = "a2h", [SST_COPY_OTHER] = "other"};
+#define SST_X_COPY_NAME(name, num, str) [SST_COPY_##name] = str,
+        SST_COPY_KINDS(SST_X_COPY_NAME)
+#undef SST_X_COPY_NAME
+    };
     return lookup(names, COUNT_OF(names), kind);
 }
 

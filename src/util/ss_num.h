@@ -3,7 +3,7 @@
  *
  * Converting a double outside the target type's range (or NaN) is undefined in C: figures
  * derived from a hostile trace (a step of 2^64 ns, a rate of 1e-300 Hz) reach such values,
- * and UBSan stops there (found by fuzz.analyze, 2026-12-05). Every conversion of a computed
+ * and UBSan stops there (fuzz.analyze found such traces). Every conversion of a computed
  * time back to integer ns goes through these: held to the type's range, NaN as 0.
  */
 #ifndef SS_NUM_H

@@ -3,12 +3,16 @@
  * recipe of docs/design.md asks beside the table's row, which builds clean when forgotten.
  *
  *   category (SSA_CATS)        its name in docs/report-json.md's category table
+ *   class (SSA_CLASSES)        a kernel class's name and a copy kind's "N name" in
+ *                              docs/report-json.md; every row's category on its side (GPU work
+ *                              busy, a call's class idle), every busy category but memset
+ *                              reached by a row
  *   finding rule (rules[])     its row in docs/report-json.md's what-if table ("| `id` |"),
  *                              and a test that names it (a .c file of tests/analysis/)
  *   environment check          its id in docs/doctor.md
  *     (SSA_ENV_CHECKS)
  *   window opener              its token in the collector that writes it (src/collect/
- *     (SSA_WINDOW_OPENERS)     ssc_core.c) and in docs/report-json.md
+ *     (SSA_WINDOW_OPENERS)     ssc_window.c) and in docs/report-json.md
  * and which launch calls the per-launch estimate scales with (kernel launches only), and the
  * kind of host work the catch-all names for a line (ssa_hostwork.c).
  *
@@ -16,55 +20,13 @@
  */
 #include "ss_test.h"
 
-#include <dirent.h>
+#include "table_checks.h"
 
 #include "analysis/ssa.h"
 #include "analysis/ssa_env.h"
 #include "analysis/ssa_host.h"
 #include "trace/sst_cbid.h"
-
-#define FILE_MAX (1u << 22)
-
-/* path's text (NUL-terminated, malloc'ed: the caller frees), or NULL. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = f ? malloc(FILE_MAX + 1) : NULL;
-    size_t n = buf ? fread(buf, 1, FILE_MAX, f) : 0;
-    if (f) fclose(f);
-    if (buf) buf[n] = '\0';
-    return buf;
-}
-
-/* 1 when text holds before + word + after. */
-static int holds(const char *text, const char *before, const char *word, const char *after)
-{
-    char needle[256];
-    snprintf(needle, sizeof needle, "%s%s%s", before, word, after);
-    return text && strstr(text, needle) != NULL;
-}
-
-/* Every .c file of tests/analysis/, one after the other in one buffer (the caller frees). */
-static char *analysis_tests(const char *root)
-{
-    char dir[1100], path[2048];
-    snprintf(dir, sizeof dir, "%.1000s/tests/analysis", root);
-    DIR *d = opendir(dir);
-    char *all = calloc(1, 1);
-    size_t len = 0;
-    for (struct dirent *e; d && all && (e = readdir(d));) {
-        size_t n = strlen(e->d_name);
-        if (n < 3 || strcmp(e->d_name + n - 2, ".c") != 0) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        char *one = slurp(path);
-        size_t k = one ? strlen(one) : 0;
-        char *grown = realloc(all, len + k + 1);
-        if (grown) memcpy(grown + len, one ? one : "", k + 1), all = grown, len += k;
-        free(one);
-    }
-    if (d) closedir(d);
-    return all;
-}
+#include "trace/sst_names.h"
 
 static void check_categories(const char *report_json)
 {
@@ -73,15 +35,46 @@ static void check_categories(const char *report_json)
             SS_FAIL_AT("category %s is not in docs/report-json.md", ssa_cat_name(c));
 }
 
+/* GPU work (kernels, copies) is busy time, a host call's class idle time; a busy category no
+ * row reaches would never show (memset has a record kind of its own). */
+static void check_class_cats(void)
+{
+    int reached[SSA_CAT_COUNT] = {0};
+    for (int k = 0; k < SSA_KC_COUNT; k++) reached[ssa_kclass_cat(k)] = 1;
+    for (int k = 0; k < SSA_COPY_KINDS; k++) reached[ssa_copy_cat(k)] = 1;
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        if (c < SSA_CAT_FIRST_IDLE && !reached[c] && c != SSA_CAT_MEMSET)
+            SS_FAIL_AT("category %s is reached by no kernel class or copy kind", ssa_cat_name(c));
+        else if (c >= SSA_CAT_FIRST_IDLE && reached[c])
+            SS_FAIL_AT("GPU work falls in %s, an idle category", ssa_cat_name(c));
+    for (int a = 0; a < SSA_API_COUNT; a++)
+        if (ssa_api_cat(a) < SSA_CAT_FIRST_IDLE)
+            SS_FAIL_AT("API class %d falls in %s, a busy category", a,
+                       ssa_cat_name(ssa_api_cat(a)));
+}
+
+static void check_classes(const char *report_json)
+{
+    char kind[32];
+    for (int k = 0; k < SSA_KC_COUNT; k++)
+        if (!holds(report_json, "`", ssa_kclass_name(k), "`"))
+            SS_FAIL_AT("kernel class %s is not in docs/report-json.md", ssa_kclass_name(k));
+    for (int k = 0; k < SSA_COPY_KINDS; k++) {
+        snprintf(kind, sizeof kind, "%d %s", k, sst_copy_kind_name((uint8_t)k));
+        if (!holds(report_json, "", kind, ""))
+            SS_FAIL_AT("copy kind \"%s\" is not in docs/report-json.md's copy arrays", kind);
+    }
+    snprintf(kind, sizeof kind, "arrays of %d", SSA_COPY_KINDS);
+    if (!holds(report_json, "", kind, ""))
+        SS_FAIL_AT("docs/report-json.md does not say the copy arrays hold %d", SSA_COPY_KINDS);
+    check_class_cats();
+}
+
 static void check_rules(const char *report_json, const char *tests)
 {
     size_t n = 0;
-    for (const char *id; (id = ssa_finding_rule_id(n)) != NULL; n++) {
-        if (!holds(report_json, "| `", id, "` |"))
-            SS_FAIL_AT("finding %s has no row in docs/report-json.md's what-if table", id);
-        if (!holds(tests, "\"", id, "\""))
-            SS_FAIL_AT("finding %s is named by no test in tests/analysis/", id);
-    }
+    for (const char *id; (id = ssa_finding_rule_id(n)) != NULL; n++)
+        rule_gaps(id, report_json, tests, 1);
     CHECK(n > 0 && n <= SSA_MAX_FINDINGS);
 }
 
@@ -97,7 +90,7 @@ static void check_openers(const char *collector, const char *report_json)
     for (int i = SSA_WINDOW_AT_STEP + 1; i < SSA_WINDOW_OPENER_COUNT; i++) {
         const char *t = ssa_window_opener_token(i);
         if (!holds(collector, "\"", t, "\""))
-            SS_FAIL_AT("window opener %s is not written by src/collect/ssc_core.c", t);
+            SS_FAIL_AT("window opener %s is not written by src/collect/ssc_window.c", t);
         if (!holds(report_json, "`", t, "`"))
             SS_FAIL_AT("window opener %s is not in docs/report-json.md", t);
     }
@@ -165,9 +158,10 @@ int main(int argc, char **argv)
     char *tests = analysis_tests(root);
     REQUIRE(report_json && doctor_md && tests && strlen(tests) > 0);
     check_categories(report_json);
+    check_classes(report_json);
     check_rules(report_json, tests);
     check_env(doctor_md);
-    snprintf(path, sizeof path, "%.1000s/src/collect/ssc_core.c", root);
+    snprintf(path, sizeof path, "%.1000s/src/collect/ssc_window.c", root);
     char *collector = slurp(path);
     REQUIRE(collector);
     check_openers(collector, report_json);

@@ -6,12 +6,19 @@ What a recipe of docs/design.md asks beside the table's row, which builds clean 
                  every row has its file (the man page: install.man_help)
   report format  every row of REPORT_FORMATS (the names `report --help` and `diff --help`
                  list) writes a report of one trace, with -v, of a two-rank job, with an
-                 unreadable input in it (named in the output), and a diff; docs/report-json.md
-                 describes it ("`--format NAME`") and the man pages of report and diff name it
+                 unreadable input in it (named in the output), and a diff; every writer of
+                 tools/report/ (report_writer_NAME) is a row; the man pages of report and diff
+                 take their formats from the rows (@FORMATS@, tools/install/man_page.cmake),
+                 and docs/report-json.md describes no format that is not one (a row's words
+                 in --help are its description: docs/design.md, "Add a report format")
   export format  every row of SSI_EXPORTERS (`export --help`) is described in docs/export.md
                  or docs/interop.md and named in export's man page (interop.exporters runs
                  every row)
-Exit 0, or 1 with one line per gap.
+  importer       every row of SSI_IMPORTERS (`import --help`) has its row in docs/interop.md's
+                 table of importers, with the same file names, and that table has no other
+                 row
+Exit 0, or 1 with one line per gap. With --imports-only, only the importers (the recipe's own
+test, interop.recipe_importer, runs it on a CLI with one more row).
 """
 import glob
 import os
@@ -20,6 +27,7 @@ import subprocess
 import sys
 
 FAILS = []
+IMPORTERS_DOC = os.path.join("docs", "interop.md")  # its "## Importers" table: a row each
 
 
 def fail(msg):
@@ -59,7 +67,7 @@ def named(text, word):
     return re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(word), text) is not None
 
 
-def check_report_format(ss, root, fmt, doc):
+def check_report_format(ss, root, fmt):
     fx = os.path.join(root, "tests", "fixtures")
     one = os.path.join(fx, "synthetic-small.sstrace")
     job = os.path.join(fx, "workloads", "traces", "cnn_dp-none")
@@ -76,11 +84,22 @@ def check_report_format(ss, root, fmt, doc):
                                                                       len(out)))
         elif want == 1 and b"no-such-trace" not in out:
             fail("report format %s: the unreadable input is not named in the report" % fmt)
-    if "`--format %s`" % fmt not in doc:
-        fail("report format %s is not described in docs/report-json.md" % fmt)
+
+
+def check_report_docs(root, formats, doc):
+    """Writers without a row, man pages that list formats by hand, stale format docs."""
+    for path in sorted(glob.glob(os.path.join(root, "tools", "report", "report_*.c"))):
+        for name in re.findall(r"^const struct report_writer report_writer_(\w+)\b",
+                               open(path, encoding="utf-8").read(), re.M):
+            if name not in formats:
+                fail("%s: report_writer_%s is no row of REPORT_FORMATS (report.h)"
+                     % (os.path.relpath(path, root), name))
     for verb in ("report", "diff"):
-        if not named(man_page(root, verb), fmt):
-            fail("report format %s is not in docs/man/stepscope-%s.1.scd" % (fmt, verb))
+        if "@FORMATS@" not in man_page(root, verb):
+            fail("docs/man/stepscope-%s.1.scd lists its formats by hand, not @FORMATS@" % verb)
+    for name in re.findall(r"`--format ([a-z-]+)`", doc):
+        if name not in formats:
+            fail("docs/report-json.md describes --format %s, which is no format" % name)
 
 
 def check_exports(ss, root):
@@ -96,7 +115,53 @@ def check_exports(ss, root):
             fail("export format %s is not in docs/man/stepscope-export.1.scd" % name)
 
 
+def listed_importers(ss):
+    """{name: [suffix, ...]} of `import --help`'s rows: '  NAME  help...', then its lines, the
+    last one 'files: SUFFIX ...'."""
+    out = run(ss, "import", "--help")[1].decode()
+    rows, name = {}, None
+    for line in out.split("\n\n", 2)[1].splitlines():
+        m = re.match(r"  ([a-z][a-z0-9_-]*) ", line)
+        if m:
+            name = m.group(1)
+            rows[name] = []
+        f = re.match(r"\s+files: (.*)", line)
+        if f and name:
+            rows[name] = f.group(1).split()
+    return rows
+
+
+def documented_importers(root):
+    """{name: text of its row} of docs/interop.md's table of importers."""
+    doc = open(os.path.join(root, IMPORTERS_DOC), encoding="utf-8").read()
+    part = doc.split("## Importers", 1)[1].split("\n## ", 1)[0] if "## Importers" in doc else ""
+    return {m.group(1): m.group(0) for m in re.finditer(r"^\| `([a-z][a-z0-9_-]*)` \|.*$", part,
+                                                         re.M)}
+
+
+def check_imports(ss, root):
+    rows, docs = listed_importers(ss), documented_importers(root)
+    if not rows:
+        fail("import --help lists no importer")
+    for name, suffixes in rows.items():
+        if name not in docs:
+            fail("importer %s has no row in docs/interop.md's table of importers" % name)
+            continue
+        for suffix in suffixes:
+            if "`%s`" % suffix not in docs[name]:
+                fail("importer %s: file name %s is not in its row of docs/interop.md" %
+                     (name, suffix))
+    for name in sorted(set(docs) - set(rows)):
+        fail("docs/interop.md's table of importers has %s, which import --help does not list"
+             % name)
+    return len(rows)
+
+
 def main():
+    if sys.argv[1] == "--imports-only":
+        n = check_imports(sys.argv[2], sys.argv[3])
+        print("tables: %d importers checked, %d gaps" % (n, len(FAILS)))
+        return 1 if FAILS else 0
     ss, root = sys.argv[1], sys.argv[2]
     check_verbs(ss, root)
     formats = listed_formats(ss, "report")
@@ -104,8 +169,10 @@ def main():
         fail("report and diff list different formats: %s" % formats)
     doc = open(os.path.join(root, "docs", "report-json.md"), encoding="utf-8").read()
     for fmt in formats:
-        check_report_format(ss, root, fmt, doc)
+        check_report_format(ss, root, fmt)
+    check_report_docs(root, formats, doc)
     check_exports(ss, root)
+    check_imports(ss, root)
     print("tables: %d report formats checked, %d gaps" % (len(formats), len(FAILS)))
     return 1 if FAILS else 0
 

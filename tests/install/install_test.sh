@@ -30,13 +30,14 @@ layout)
     install_moved
     for f in bin/stepscope lib/stepscope/libstepscope.so lib/stepscope/libstepscope_markers.so \
              lib/stepscope/python/sitecustomize.py lib/stepscope/python/stepscope/_shim.py \
+             lib/stepscope/python/stepscope/_settings_rows.py \
              include/stepscope/stepscope.h lib/pkgconfig/stepscope.pc \
              lib/cmake/stepscope/stepscopeConfig.cmake \
              share/bash-completion/completions/stepscope share/zsh/site-functions/_stepscope; do
         [ -e "$P/$f" ] || fail "not installed: $f"
     done
     if grep -q 'man pages are NOT built' "$build/CMakeCache.txt" 2>/dev/null ||
-       [ -d "$build/man" ]; then
+       [ -e "$build/man/stepscope-report.1" ]; then
         [ -e "$P/share/man/man1/stepscope-report.1" ] || fail "no man page installed"
     fi
     # nothing installed names the build tree (RUNPATH, strings)
@@ -106,7 +107,7 @@ deb)
              ./usr/share/bash-completion/completions/stepscope; do
         grep -q " $f\$" "$work/contents" || fail "$deb lacks $f"
     done
-    if [ -d "$build/man" ]; then
+    if [ -e "$build/man/stepscope-report.1" ]; then
         grep -q 'man1/stepscope-report.1' "$work/contents" || fail "$deb lacks the man pages"
     fi
     dpkg-deb -f "$deb" Depends | grep -q libyajl2 || fail "Depends: $(dpkg-deb -f "$deb" Depends)"

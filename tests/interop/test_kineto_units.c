@@ -139,30 +139,52 @@ static void test_names(void)
 }
 
 #define DETECT(head) ssi_detect_bytes(head, sizeof head - 1) /* a literal, without its NUL */
+#define IMPORTER(head) ssi_importer_of(head, sizeof head - 1)
 
 /* Heads of real captures pass; random bytes that merely start like JSON or gzip do not (they
  * sent an endless stream into the spool: `import /dev/urandom` hung ~1 run in 300). */
 static void test_detect(void)
 {
-    CHECK_EQ(DETECT("{\n  \"schemaVersion\": 1,"), SSI_FMT_KINETO_JSON);
-    CHECK_EQ(DETECT("\xef\xbb\xbf [{\"ph\": \"X\"}]"), SSI_FMT_KINETO_JSON);
-    CHECK_EQ(DETECT("[]"), SSI_FMT_KINETO_JSON);
-    CHECK_EQ(DETECT("{\t}"), SSI_FMT_KINETO_JSON);
-    CHECK_EQ(DETECT("{"), SSI_FMT_KINETO_JSON); /* a head that short says no more */
-    CHECK_EQ(DETECT("{\"name\": \"caf\xc3\xa9\""), SSI_FMT_KINETO_JSON);
+    CHECK_EQ(DETECT("{\n  \"schemaVersion\": 1,"), SSI_FMT_FOREIGN);
+    CHECK(IMPORTER("{\n  \"schemaVersion\": 1,") == &ssi_import_kineto);
+    CHECK(IMPORTER("\xef\xbb\xbf [{\"ph\": \"X\"}]") == &ssi_import_kineto);
+    CHECK(IMPORTER("[]") == &ssi_import_kineto);
+    CHECK(IMPORTER("{\t}") == &ssi_import_kineto);
+    CHECK(IMPORTER("{") == &ssi_import_kineto); /* a head that short says no more */
+    CHECK(IMPORTER("{\"name\": \"caf\xc3\xa9\"") == &ssi_import_kineto);
+    CHECK(IMPORTER("SQLite format 3\0\x10\0") == &ssi_import_nsys);
+    CHECK_EQ(DETECT("{\"displayTimeUnit\":\"ns\",\"traceEvents\":["), SSI_FMT_OWN_JSON);
     CHECK_EQ(DETECT("{x\"a\": 1}"), SSI_FMT_UNKNOWN);
     CHECK_EQ(DETECT("[\x01"), SSI_FMT_UNKNOWN);
     CHECK_EQ(DETECT("{\"a\x02\": 1}"), SSI_FMT_UNKNOWN);
     CHECK_EQ(DETECT(" \n{ \"k\"\x7f\x00"), SSI_FMT_UNKNOWN);
-    CHECK_EQ(DETECT("\x1f\x8b\x08\x00\x00\x00"), SSI_FMT_KINETO_GZ);
-    CHECK_EQ(DETECT("\x1f\x8b"), SSI_FMT_KINETO_GZ);
+    CHECK_EQ(DETECT("\x1f\x8b\x08\x00\x00\x00"), SSI_FMT_COMPRESSED);
+    CHECK_EQ(DETECT("\x1f\x8b"), SSI_FMT_COMPRESSED);
     CHECK_EQ(DETECT("\x1f\x8b\x07\x00"), SSI_FMT_UNKNOWN); /* method 7: not deflate */
     CHECK_EQ(DETECT("\x1f\x8b\x08\x20"), SSI_FMT_UNKNOWN); /* reserved flag bit */
+    CHECK_EQ(DETECT("\xfd" "7zXZ\x00\x00"), SSI_FMT_COMPRESSED);
+    CHECK_EQ(DETECT("\x28\xb5\x2f\xfd\x00"), SSI_FMT_COMPRESSED);
+}
+
+/* The names an output drops come from the importers' rows (and the native suffix). */
+static void test_suffixes(void)
+{
+    char buf[256];
+    CHECK_EQ(ssi_input_suffix_len("run.pt.trace.json.gz"), 17);
+    CHECK_EQ(ssi_input_suffix_len("run.json"), 5);
+    CHECK_EQ(ssi_input_suffix_len("run.sqlite"), 7);
+    CHECK_EQ(ssi_input_suffix_len("run.sstrace"), 8);
+    CHECK_EQ(ssi_input_suffix_len(".json"), 0); /* a name that is all suffix keeps it */
+    CHECK_EQ(ssi_input_suffix_len("run.csv"), 0);
+    CHECK_STR(ssi_formats_read(buf, sizeof buf, 1),
+              "stepscope trace, torch.profiler JSON or nsys SQLite export");
+    CHECK_STR(ssi_formats_read(buf, sizeof buf, 0), "torch.profiler JSON or nsys SQLite export");
 }
 
 int main(void)
 {
     test_detect();
+    test_suffixes();
     test_numbers();
     test_copies();
     test_names();

@@ -274,8 +274,8 @@ def samples_rate_and_off():
           "off: no samples, no sampler thread", r)
     r = record(MAIN_AND_WORKER, "bad", env={"STEPSCOPE_HOST_SAMPLES": "fast"})
     said = shim_lines(r)
-    check(said == ["stepscope: host samples: STEPSCOPE_HOST_SAMPLES=fast is not off or a rate "
-                   "of 1-1000 Hz: using 100 Hz"], "a bad value is said once", r)
+    check(said == ["stepscope: host samples: STEPSCOPE_HOST_SAMPLES must be off or a number "
+                   "from 1 to 1000, not 'fast': using the default"], "a bad value is said once", r)
     check(r.traces[0].env("pyshim.host_samples_hz") == "100", "and the default used", r)
 
 

@@ -2,10 +2,10 @@
 # run_security.sh CASE STEPSCOPE REL_PROG MK_EVIL WORKDIR PYTHON FIXTURE
 # The security rows of docs/reliability.md:
 #   perms        traces 0600 in a folder 0700 whatever the umask, with and without `record`
-#   outdir_long  a STEPSCOPE_OUTPUT_DIR longer than PATH_MAX: whose first 4095 bytes (what the
-#                collector keeps of it) name another, existing folder: nothing is written
-#                there (the trace path would exceed PATH_MAX), it is said once, the program
-#                runs unchanged
+#   outdir_long  a STEPSCOPE_OUTPUT_DIR longer than PATH_MAX whose first 4095 bytes (what the
+#                collector kept of it before the settings table: it keeps it whole now) name
+#                another, existing folder: nothing is written there (the folder and the trace
+#                path exceed PATH_MAX), it is said once, the program runs unchanged
 #   outputs      every output format of a hostile trace is inert (check_outputs.py)
 set -u
 CASE=$1 BIN=$2 PROG=$3 MKEVIL=$4 W=$5 PY=$6 FIXTURE=$7

@@ -468,6 +468,61 @@ record)
         >/dev/null 2>"$work/err"
     grep -q 'the program was killed by SIGSEGV after' "$work/err" || fail "signal: not said"
     ;;
+screen)
+    # Issue #42: the default text report of every committed trace fits one screen (60 lines
+    # at the 80 columns of a pipe): .sstrace, Kineto captures, nsys exports. Some recorded
+    # dropped records: --accept-damage (the report says so at its top either way). A report
+    # that would be longer leaves its lesser details to -v, and says what it left.
+    n=0
+    while IFS= read -r t; do
+        case $t in
+        *.sqlite.xz) xz -dc "$t" >"$work/in.sqlite" || fail "xz $t"; in=$work/in.sqlite ;;
+        *) in=$t ;;
+        esac
+        COLUMNS=80 "$ss" report --accept-damage "$in" >"$work/out" 2>"$work/err" ||
+            fail "${t#"$fx"/}: exit $?: $(head -3 "$work/err")"
+        head -1 "$work/out" | grep -q '^stepscope report: ' || fail "${t#"$fx"/}: no report"
+        lines=$(wc -l <"$work/out")
+        [ "$lines" -le 60 ] || fail "${t#"$fx"/}: $lines lines (60 at most)"
+        n=$((n + 1))
+    done < <(find "$fx" \( -name '*.sstrace' -o -name '*.json.gz' -o -name '*.sqlite.xz' \) | sort)
+    [ "$n" -ge 130 ] || fail "only $n traces found under $fx"
+    # the longest of them at full detail: cut down without -v, whole with it
+    t=$fx/h200-1204/host/host_item-bad/vm-1478.sstrace
+    COLUMNS=80 "$ss" report "$t" >"$work/short" || fail "exit $?"
+    COLUMNS=80 "$ss" report -v "$t" >"$work/full" || fail "-v: exit $?"
+    grep -q '^  (the evidence and fix of 2\. with -v)$' "$work/short" || fail "not said: $(tail -3 "$work/short")"
+    [ "$(grep -c '^     evidence: ' "$work/short")" -eq 1 ] || fail "evidence of 2. shown"
+    [ "$(grep -c '^     evidence: ' "$work/full")" -ge 2 ] || fail "-v: evidence of 2. missing"
+    [ "$(wc -l <"$work/full")" -gt 60 ] || fail "-v cut too"
+    echo "screen: $n traces, each report at most 60 lines"
+    ;;
+recipe)
+    # $ss is stepscope-recipe-report: tools/report/ with docs/design.md's recipe "Add a report
+    # format" done to it (report_plain.c and its row in report.h, nothing else). The format is
+    # then everywhere a format is: both verbs' --help and usage errors, -f for report and diff,
+    # every case cli.tables runs each row through; and what it writes is the view's.
+    "$ss" report --help | head -1 | grep -q -- '--format text|json|md|html|plain\]' ||
+        fail "report --help: $("$ss" report --help | head -1)"
+    "$ss" report --help | tr -s ' \n' ' ' | grep -q "or plain (the view's sentences, one a line)" ||
+        fail "report help words"
+    "$ss" diff --help | tr -s ' \n' ' ' | grep -q "or plain (the diff's sentences, one a line)" ||
+        fail "diff help words"
+    "$ss" report -f nope "$w0" 2>"$work/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q 'html or plain)' "$work/err" || fail "usage error: $rc $(cat "$work/err")"
+    "$py" "$(dirname "$0")/../cli/tables_check.py" "$ss" "$fx/../.." >"$work/tables" ||
+        fail "cli.tables on the recipe's build: $(grep FAIL "$work/tables")"
+    grep -q '^tables: 5 report formats checked, 0 gaps$' "$work/tables" || fail "$(tail -1 "$work/tables")"
+    # from the view alone: its sentences are the text report's (unwrapped)
+    "$ss" report -f plain "$w0" >"$work/plain" || fail "plain: exit $?"
+    "$ss" report "$w0" | tr -s ' \n' ' ' >"$work/text"
+    for label in steps recording saves trace; do
+        grep "^$label: " "$work/plain" | head -1 | cut -d' ' -f2- | tr -s ' ' >"$work/one"
+        [ -s "$work/one" ] || fail "plain: no $label line"
+        grep -qF -- "$(cat "$work/one")" "$work/text" || fail "plain's $label is not text's: $(cat "$work/one")"
+    done
+    "$ss" diff -f plain "$w0" "$w8" | grep -q '^faster: median step ' || fail "plain diff"
+    ;;
 *) fail "unknown case $case_name" ;;
 esac
 echo ok

@@ -63,10 +63,10 @@ int cli_find_companion(const char *name, char *out, size_t cap)
 
 int cli_find_collector(char *out, size_t cap)
 {
-    const char *env = getenv("STEPSCOPE_LIB");
+    struct sst_value env;
     char path[PATH_MAX + 32];
-    if (env && *env)
-        snprintf(path, sizeof path, "%s", env);
+    if (cli_setting(SST_SET_LIB, &env) > 0)
+        snprintf(path, sizeof path, "%s", env.text);
     else if (cli_find_companion("libstepscope.so", path, sizeof path) != 0)
         return -1;
     char *r = realpath(path, NULL);

@@ -70,11 +70,13 @@ static int head_is_zero(const struct spool *s)
 
 static int check_head(const struct spool *s)
 {
+    char formats[256];
     if (ssi_detect_bytes(s->head, s->got) != SSI_FMT_UNKNOWN) return 0;
-    cli_error(s->verb, s->path, "%s",
-              head_is_zero(s) ? "reads as zero bytes: not a trace"
-                              : "not a stepscope trace, torch.profiler JSON or nsys SQLite "
-                                "export (from its first bytes)");
+    if (head_is_zero(s))
+        cli_error(s->verb, s->path, "reads as zero bytes: not a trace");
+    else
+        cli_error(s->verb, s->path, "not a %s (from its first bytes)",
+                  ssi_formats_read(formats, sizeof formats, 1));
     return -1;
 }
 

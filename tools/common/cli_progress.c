@@ -64,8 +64,8 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 
 static int wanted(void)
 {
-    const char *force = getenv("STEPSCOPE_PROGRESS");
-    if (force && *force) return strcmp(force, "0") != 0;
+    struct sst_value force; /* 1 or 0 forces it either way (tests) */
+    if (cli_setting(SST_SET_PROGRESS, &force) > 0) return (int)force.num;
     return !cli_quiet && isatty(STDERR_FILENO);
 }
 

@@ -172,6 +172,20 @@ int cli_getopt(const char *verb, int argc, char **argv, const char *shortopts,
     return c;
 }
 
+int cli_setting(enum sst_setting_id id, struct sst_value *v)
+{
+    static unsigned char said[SST_N_SETTINGS];
+    const char *text = getenv(sst_settings[id].env);
+    int rc = sst_setting_parse(id, text, v);
+    if (rc < 0 && !said[id]) {
+        char msg[512];
+        sst_setting_problem(id, text, msg, sizeof msg);
+        fprintf(stderr, "stepscope: %s\n", msg);
+        said[id] = 1;
+    }
+    return rc;
+}
+
 int cli_parse_text_json(const char *verb, const char *arg, int *json)
 {
     if (strcmp(arg, "text") == 0 || strcmp(arg, "json") == 0) {
@@ -293,18 +307,9 @@ void cli_trace_close(struct cli_trace *t)
 /* The output named after in (see cli_output_beside); -1 when in has no name or it does not fit. */
 static int default_output(const char *in, const char *suffix, char *out, size_t cap)
 {
-    static const char *const trace_suffixes[] = {".pt.trace.json.gz", ".pt.trace.json",
-                                                 ".json.gz", ".json", ".sstrace", ".sqlite"};
     struct stat st;
     if (strcmp(in, "-") == 0 || (stat(in, &st) == 0 && !S_ISREG(st.st_mode))) return -1;
-    size_t len = strlen(in);
-    for (size_t i = 0; i < sizeof trace_suffixes / sizeof trace_suffixes[0]; i++) {
-        size_t n = strlen(trace_suffixes[i]);
-        if (len > n && strcmp(in + len - n, trace_suffixes[i]) == 0) {
-            len -= n;
-            break;
-        }
-    }
+    size_t len = strlen(in) - ssi_input_suffix_len(in); /* the importers' rows name them */
     int w = snprintf(out, cap, "%.*s%s", (int)len, in, suffix);
     return w > 0 && (size_t)w < cap ? 0 : -1;
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "trace/sst_reader.h"
+#include "trace/sst_settings.h"
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
@@ -56,6 +57,11 @@ int cli_getopt(const char *verb, int argc, char **argv, const char *shortopts,
 /* --format for the verbs that write text or JSON (info, dump, doctor): sets *json. 0, or
  * CLI_EXIT_USAGE after the usage line. */
 int cli_parse_text_json(const char *verb, const char *arg, int *json);
+
+/* A setting from the environment (src/trace/sst_settings.h, the table every part of stepscope
+ * reads) into *v: 1 when given, 0 when unset or empty (v: the default), -1 when it is not a
+ * value (v: the default, after one line on stderr, once per setting). */
+int cli_setting(enum sst_setting_id id, struct sst_value *v);
 
 /* Parses a whole decimal number (no sign, no trailing junk, no overflow). 0 or -1. */
 int cli_parse_u64(const char *s, uint64_t *out);

@@ -292,13 +292,13 @@ static int window_span(const struct export_args *a, struct sst_reader *r,
     return n > 0 ? 0 : -1;
 }
 
-/* STEPSCOPE_EXPORT_WARN_MB, else 1 GiB: the size above which an export says its size first. */
+/* STEPSCOPE_EXPORT_WARN_MB (the table's default: 1 GiB): the size above which an export says
+ * its size first. */
 static double warn_bytes(void)
 {
-    const char *v = getenv("STEPSCOPE_EXPORT_WARN_MB");
-    char *end;
-    double mb = v && *v ? strtod(v, &end) : 1024;
-    return (v && *v && (*end || mb < 0) ? 1024 : mb) * 1048576.0;
+    struct sst_value mb;
+    cli_setting(SST_SET_EXPORT_WARN_MB, &mb);
+    return (double)mb.num * 1048576.0;
 }
 
 /* Before writing: the size the export is expected to reach, when that passes the limit. */

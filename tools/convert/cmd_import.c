@@ -2,10 +2,11 @@
  * cmd_import.c — `stepscope import IN -o OUT.sstrace`: another tool's capture as a stepscope
  * trace, so that everything that reads traces reads it (src/interop/, docs/interop.md).
  *
- * IN is a torch.profiler (Kineto) Chrome-trace JSON, plain or gzip-compressed, or an nsys
- * SQLite export; the format is told from the first bytes, not the name. `report`, `diff`,
- * `info`, `dump` and `export` accept the same files directly (they import into a temporary
- * trace each time: import once when a large capture is read several times).
+ * IN is in a format of the importer table (src/interop/ssi.h: SSI_IMPORTERS: torch.profiler's
+ * Kineto JSON, nsys SQLite exports), told from the first bytes, not the name; the help lists
+ * the rows. `report`, `diff`, `info`, `dump` and `export` accept the same files directly (they
+ * import into a temporary trace each time: import once when a large capture is read several
+ * times).
  */
 #include <getopt.h>
 #include <limits.h>
@@ -20,30 +21,49 @@
 
 #define VERB "import"
 
-static const char import_usage[] =
-    "usage: stepscope import IN [-o OUT.sstrace] [--accept-damage]\n"
-    "\n"
-    "Converts IN into a stepscope trace: a torch.profiler (Kineto) trace, .json or .json.gz\n"
-    "(streamed: files of several GB take constant memory), or an nsys SQLite export\n"
-    "(nsys export --type sqlite). IN may be - (stdin) or a pipe. report, diff, info, dump\n"
-    "and export also read IN directly; import once when a large capture is read several\n"
-    "times.\n"
-    "\n"
-    "  -o, --output OUT   the trace to write (written whole, then put in place; - for\n"
-    "                     stdout). Default: next to IN, IN's name with .sstrace instead\n"
-    "                     of .json/.json.gz/.sqlite; an existing file there is kept\n"
-    "                     unless --force\n"
-    "      --force        replace an existing or read-only OUT\n"
-    CLI_ACCEPT_DAMAGE_HELP
-    "  -q, --quiet        no 'wrote OUT (SIZE)' line\n"
-    "  -h, --help         this text\n"
-    "\n"
-    "A capture cut short, failing its integrity check, or holding duplicates or impossible\n"
-    "values (left out) is damaged: the trace says so in DAMAGE records, every verb that\n"
-    "reads it says so again.\n"
-    "\n"
-    "Exit status: 0 written, 1 IN could not be read, is damaged (nothing written;\n"
-    "--accept-damage writes what could be read) or OUT not written, 2 usage error.\n";
+/* One importer's --help lines: its name, its help indented under the first line, the file
+ * names it comes in. */
+static void format_help(const struct ssi_importer *imp)
+{
+    printf("  %-8s ", imp->name);
+    for (const char *p = imp->help; *p;) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        printf("%.*s\n%11s", n, p, "");
+        p += n + (nl != NULL);
+    }
+    printf("files: %s\n", imp->suffixes);
+}
+
+static void import_usage(void)
+{
+    fputs("usage: stepscope import IN [-o OUT.sstrace] [--accept-damage]\n"
+          "\n"
+          "Converts IN, another tool's capture, into a stepscope trace. Its format is told\n"
+          "from its first bytes, not its name; compressed (gzip, xz, zstd) or not:\n",
+          stdout);
+    for (size_t i = 0; ssi_importers[i]; i++)
+        format_help(ssi_importers[i]);
+    fputs("IN may be - (stdin) or a pipe. report, diff, info, dump and export also read IN\n"
+          "directly; import once when a large capture is read several times.\n"
+          "\n"
+          "  -o, --output OUT   the trace to write (written whole, then put in place; - for\n"
+          "                     stdout). Default: next to IN, IN's name with .sstrace instead\n"
+          "                     of its format's suffix (files: above); an existing file\n"
+          "                     there is kept unless --force\n"
+          "      --force        replace an existing or read-only OUT\n"
+          CLI_ACCEPT_DAMAGE_HELP
+          "  -q, --quiet        no 'wrote OUT (SIZE)' line\n"
+          "  -h, --help         this text\n"
+          "\n"
+          "A capture cut short, failing its integrity check, or holding duplicates or impossible\n"
+          "values (left out) is damaged: the trace says so in DAMAGE records, every verb that\n"
+          "reads it says so again.\n"
+          "\n"
+          "Exit status: 0 written, 1 IN could not be read, is damaged (nothing written;\n"
+          "--accept-damage writes what could be read) or OUT not written, 2 usage error.\n",
+          stdout);
+}
 
 enum { OPT_FORCE = 1000, OPT_ACCEPT_DAMAGE };
 
@@ -67,7 +87,7 @@ static int parse_import_args(int argc, char **argv, struct import_args *a)
     cli_opt_reset();
     for (int c; (c = cli_getopt(VERB, argc, argv, "o:qh", longopts)) != -1;) {
         if (c == 'h') {
-            fputs(import_usage, stdout);
+            import_usage();
             return -1;
         }
         if (c == '?') return CLI_EXIT_USAGE;
@@ -86,7 +106,7 @@ struct import_job {
     const char *in;   /* as given, for messages */
     const char *out;  /* as given, for messages */
     const char *file; /* what is read: in, or a stream's copy */
-    int fmt;
+    int readable;     /* 0: an importer reads it; -1: said why not */
     int accept_damage;
 };
 
@@ -117,36 +137,21 @@ static int run_importer(const char *tmp, void *ctx)
 {
     const struct import_job *j = ctx;
     char err[512] = "";
-    int rc = j->fmt == SSI_FMT_SQLITE ? ssi_nsys_import(j->file, tmp, err, sizeof err)
-                                      : ssi_kineto_import(j->file, tmp, err, sizeof err);
+    int rc = ssi_import(j->file, tmp, err, sizeof err);
     if (rc) cli_error(VERB, cli_output_error(rc) ? j->out : j->in, "%s",
                       err[0] ? err : ss_strerror(rc));
     if (!rc && damage_of_import(j, tmp) != CLI_EXIT_OK) return -1;
     return rc ? -1 : 0;
 }
 
-/* Which importer IN needs. The format, or -1 after one error line. */
-static int input_format(const char *in, const char *file)
+/* Whether an importer reads IN: 0, or -1 after one error line (a stepscope trace already, an
+ * empty file, one of no format of the table...). */
+static int importable(const char *in, const char *file)
 {
-    int fmt = ssi_detect(file);
-    if (fmt == SSI_FMT_OWN_JSON) {
-        cli_error(VERB, in, "%s", SSI_OWN_JSON_REFUSAL);
-        return -1;
-    }
-    if (fmt == SSI_FMT_KINETO_JSON || fmt == SSI_FMT_KINETO_GZ || fmt == SSI_FMT_SQLITE)
-        return fmt;
-    if (fmt == SSI_FMT_SSTRACE) {
-        cli_error(VERB, in, "is already a stepscope trace");
-    } else if (fmt == SSI_FMT_UNKNOWN) {
-        struct stat st;
-        cli_error(VERB, in, "%s",
-                  stat(file, &st) == 0 && st.st_size == 0
-                      ? ss_strerror(SS_EEMPTY)
-                      : "neither a torch.profiler JSON trace nor an nsys SQLite export");
-    } else { /* a negative ss_error: the file could not be read */
-        cli_error(VERB, in, "%s", ss_strerror(fmt));
-    }
-    return -1;
+    char err[512] = "";
+    int rc = ssi_import_check(file, err, sizeof err);
+    if (rc) cli_error(VERB, in, "%s", err[0] ? err : ss_strerror(rc));
+    return rc ? -1 : 0;
 }
 
 static int import_file(const struct import_args *a)
@@ -160,8 +165,8 @@ static int import_file(const struct import_args *a)
     int is_temp;
     if (cli_input_spool(VERB, a->in, &file, &is_temp) != 0) return CLI_EXIT_FAIL;
     int rc = CLI_EXIT_FAIL;
-    struct import_job j = {a->in, a->out, file, input_format(a->in, file), a->accept_damage};
-    if (j.fmt >= 0) {
+    struct import_job j = {a->in, a->out, file, importable(a->in, file), a->accept_damage};
+    if (j.readable == 0) {
         cli_progress_begin("importing", a->in);
         rc = cli_write_path(VERB, a->out, "trace", a->out_flags, run_importer, &j);
         cli_progress_end();

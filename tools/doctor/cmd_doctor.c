@@ -83,22 +83,23 @@ static int data_dir_ok(const char *dir)
     return 1;
 }
 
-static void print_text(const struct dr_result *res, const int counts[DR_N_STATUS])
+static void print_text(const struct ssa_env_verdict *res, const int counts[SSA_ENV_N_STATUS])
 {
-    char value[DR_VALUE_MAX * 2], fix[DR_FIX_MAX * 2];
+    char value[SSA_ENV_VALUE_MAX * 2], fix[SSA_ENV_FIX_MAX * 2];
     printf("%-4s  %-15s  %s\n", "STAT", "CHECK", "VALUE  [fix]");
     for (size_t i = 0; i < dr_n_checks; i++) {
         text_escape_to(value, sizeof value, res[i].value); /* values quote outside programs */
-        printf("%-4s  %-15s  %s", dr_status_name(res[i].status), dr_check_id(&dr_checks[i]), value);
+        printf("%-4s  %-15s  %s", ssa_env_status_name(res[i].status), dr_check_id(&dr_checks[i]),
+               value);
         if (res[i].fix[0]) printf("  [fix: %s]", text_escape_to(fix, sizeof fix, res[i].fix));
         printf("\n");
     }
-    printf("%d pass, %d warn, %d fail, %d skip\n", counts[DR_PASS], counts[DR_WARN],
-           counts[DR_FAIL], counts[DR_SKIP]);
+    printf("%d pass, %d warn, %d fail, %d skip\n", counts[SSA_ENV_PASS], counts[SSA_ENV_WARN],
+           counts[SSA_ENV_FAIL], counts[SSA_ENV_SKIP]);
 }
 
-static void print_json(const struct doctor_opts *o, const struct dr_result *res,
-                       const int counts[DR_N_STATUS])
+static void print_json(const struct doctor_opts *o, const struct ssa_env_verdict *res,
+                       const int counts[SSA_ENV_N_STATUS])
 {
     struct json_out j;
     json_init(&j, stdout, 1);
@@ -108,8 +109,8 @@ static void print_json(const struct doctor_opts *o, const struct dr_result *res,
     json_kv_bool(&j, "multi_node", o->multi_node);
     json_key(&j, "summary");
     json_begin_object(&j);
-    for (int s = 0; s < DR_N_STATUS; s++)
-        json_kv_u64(&j, dr_status_name(s), (uint64_t)counts[s]);
+    for (int s = 0; s < SSA_ENV_N_STATUS; s++)
+        json_kv_u64(&j, ssa_env_status_name(s), (uint64_t)counts[s]);
     json_end_object(&j);
     json_key(&j, "checks");
     json_begin_array(&j);
@@ -117,7 +118,7 @@ static void print_json(const struct doctor_opts *o, const struct dr_result *res,
         json_begin_object(&j);
         json_kv_string(&j, "id", dr_check_id(&dr_checks[i]));
         json_kv_string(&j, "title", dr_check_title(&dr_checks[i]));
-        json_kv_string(&j, "status", dr_status_name(res[i].status));
+        json_kv_string(&j, "status", ssa_env_status_name(res[i].status));
         json_kv_string(&j, "value", res[i].value);
         json_kv_string(&j, "fix", res[i].fix[0] ? res[i].fix : NULL);
         json_end_object(&j);
@@ -134,11 +135,11 @@ int cmd_doctor(int argc, char **argv)
     if (rc == -1) return cli_finish_stdout("doctor");
     if (rc) return rc;
     if (o.data_dir && !data_dir_ok(o.data_dir)) return CLI_EXIT_FAIL;
-    static struct dr_result res[DR_MAX_CHECKS];
+    static struct ssa_env_verdict res[DR_MAX_CHECKS];
     static struct dr_ctx ctx;
     ctx.data_dir = o.data_dir;
     ctx.multi_node = o.multi_node;
-    int counts[DR_N_STATUS] = {0};
+    int counts[SSA_ENV_N_STATUS] = {0};
     for (size_t i = 0; i < dr_n_checks; i++) {
         dr_check_run(&dr_checks[i], &ctx, &res[i]);
         counts[res[i].status]++;
@@ -148,5 +149,5 @@ int cmd_doctor(int argc, char **argv)
     else
         print_text(res, counts);
     int out = cli_finish_stdout("doctor");
-    return out != CLI_EXIT_OK ? out : counts[DR_FAIL] ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    return out != CLI_EXIT_OK ? out : counts[SSA_ENV_FAIL] ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }

@@ -3,12 +3,14 @@
  * with the verb (tools/doctor/cmd_doctor.c).
  *
  * One table of checks, dr_checks[]: each check is a small function that looks at one thing
- * on this machine and fills a dr_result (status, what it saw, and for warn/fail the fix in
+ * on this machine and fills its verdict (status, what it saw, and for warn/fail the fix in
  * one line). Checks never fail the program: whatever they cannot read becomes a skip or a
  * fail with the reason in the value. docs/doctor.md lists them. The checks that a trace's
  * environment record can answer too are rows of SSA_ENV_CHECKS (src/analysis/ssa_env.h),
  * judged by src/analysis/ssa_env_checks.c for both doctor and `stepscope report`; doctor's
- * table names them by number (DR_SHARED).
+ * table names them by number (DR_SHARED). Doctor's own checks and the shared ones say their
+ * verdict alike: struct ssa_env_verdict, enum ssa_env_status (ssa_env.h), the one verdict type
+ * of doctor and the report.
  */
 #ifndef DOCTOR_H
 #define DOCTOR_H
@@ -17,17 +19,7 @@
 
 #include "analysis/ssa_env.h"
 
-enum dr_status { DR_PASS, DR_WARN, DR_FAIL, DR_SKIP, DR_N_STATUS };
-
-#define DR_VALUE_MAX 4096 /* the collector check names paths: a deep checkout's are long */
-#define DR_FIX_MAX 256
-#define DR_MAX_CHECKS 32 /* room in cmd_doctor's result array */
-
-struct dr_result {
-    int status;               /* enum dr_status */
-    char value[DR_VALUE_MAX]; /* what the check saw, or why it was skipped */
-    char fix[DR_FIX_MAX];     /* one line for warn/fail; empty otherwise */
-};
+#define DR_MAX_CHECKS 32 /* room in cmd_doctor's verdict array */
 
 /* What the checks share: the options, and results one check passes to a later one (the
  * torch probe runs python once; two checks read it). Lives on cmd_doctor's stack. */
@@ -49,7 +41,7 @@ struct dr_ctx {
 struct dr_check {
     const char *id;    /* stable, for --json and scripts: "cuda_driver"; NULL: shared's */
     const char *title; /* for people; NULL: shared's */
-    void (*run)(struct dr_ctx *c, struct dr_result *r); /* NULL: shared's judge, live */
+    void (*run)(struct dr_ctx *c, struct ssa_env_verdict *r); /* NULL: shared's judge, live */
     int shared;        /* enum ssa_env_check_id, or DR_NOT_SHARED */
 };
 #define DR_NOT_SHARED (-1)
@@ -62,13 +54,10 @@ extern const size_t dr_n_checks;
 /* A row's id and title (its own, else its shared check's), and running it into r. */
 const char *dr_check_id(const struct dr_check *k);
 const char *dr_check_title(const struct dr_check *k);
-void dr_check_run(const struct dr_check *k, struct dr_ctx *c, struct dr_result *r);
+void dr_check_run(const struct dr_check *k, struct dr_ctx *c, struct ssa_env_verdict *r);
 
-/* "pass", "warn", "fail", "skip". */
-const char *dr_status_name(int status);
-
-/* Sets r: status, the fix (NULL for none) and the value from fmt. */
-void dr_set(struct dr_result *r, int status, const char *fix, const char *fmt, ...)
+/* Sets r: status (enum ssa_env_status), the fix (NULL for none) and the value from fmt. */
+void dr_set(struct ssa_env_verdict *r, int status, const char *fix, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Runs argv (argv[0] a path) with stdin and stderr on /dev/null and collects up to cap-1
@@ -90,8 +79,8 @@ int dr_env_says_multi_node(void);
 
 /* A shared check (enum ssa_env_check_id) judged on this machine's facts gathered live
  * (doctor_env.c). */
-void dr_judge_shared(struct dr_ctx *c, struct dr_result *r, int shared);
+void dr_judge_shared(struct dr_ctx *c, struct ssa_env_verdict *r, int shared);
 /* driver_runtime: the shared judge, with doctor's words for a skip. */
-void dr_check_driver_runtime(struct dr_ctx *c, struct dr_result *r);
+void dr_check_driver_runtime(struct dr_ctx *c, struct ssa_env_verdict *r);
 
 #endif

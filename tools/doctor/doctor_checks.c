@@ -82,7 +82,7 @@ static void kernel_module_version(char *buf, size_t cap)
     snprintf(buf, cap, "kernel module loaded, version not read");
 }
 
-static void check_cuda_driver(struct dr_ctx *c, struct dr_result *r)
+static void check_cuda_driver(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     char mod[96], ver[32];
     kernel_module_version(mod, sizeof mod);
@@ -90,24 +90,24 @@ static void check_cuda_driver(struct dr_ctx *c, struct dr_result *r)
     const char *which = NULL;
     void *h = open_first(names, &which);
     if (!h) {
-        dr_set(r, DR_FAIL, "install the NVIDIA driver (it provides libcuda.so.1), then reboot",
+        dr_set(r, SSA_ENV_FAIL, "install the NVIDIA driver (it provides libcuda.so.1), then reboot",
                "no libcuda.so.1 (%s)", mod);
         return;
     }
     int (*get)(int *) = (int (*)(int *))dlsym(h, "cuDriverGetVersion");
     int v = 0;
     if (!get || get(&v) != 0 || v <= 0) {
-        dr_set(r, DR_FAIL, "reinstall the NVIDIA driver: libcuda.so.1 does not answer",
+        dr_set(r, SSA_ENV_FAIL, "reinstall the NVIDIA driver: libcuda.so.1 does not answer",
                "libcuda.so.1 loads but cuDriverGetVersion fails (%s)", mod);
     } else {
         cuda_version_text(v, ver, sizeof ver);
-        dr_set(r, DR_PASS, NULL, "supports CUDA %s (%s)", ver, mod);
+        dr_set(r, SSA_ENV_PASS, NULL, "supports CUDA %s (%s)", ver, mod);
         c->driver_version = v; /* for driver_runtime */
     }
     dlclose(h);
 }
 
-static void check_cuda_runtime(struct dr_ctx *c, struct dr_result *r)
+static void check_cuda_runtime(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     static const char *const names[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0",
                                         "libcudart.so", NULL};
@@ -115,7 +115,7 @@ static void check_cuda_runtime(struct dr_ctx *c, struct dr_result *r)
     char path[256], ver[32] = "unknown";
     void *h = open_first(names, &which);
     if (!h) {
-        dr_set(r, DR_WARN,
+        dr_set(r, SSA_ENV_WARN,
                "install the CUDA runtime or add its lib folder to LD_LIBRARY_PATH "
                "(PyTorch wheels bundle their own: see the torch line)",
                "no libcudart.so on the loader path");
@@ -127,33 +127,34 @@ static void check_cuda_runtime(struct dr_ctx *c, struct dr_result *r)
         cuda_version_text(v, ver, sizeof ver);
         c->runtime_version = v; /* for driver_runtime */
     }
-    dr_set(r, DR_PASS, NULL, "CUDA runtime %s (%s)", ver, loaded_path(h, path, sizeof path));
+    dr_set(r, SSA_ENV_PASS, NULL, "CUDA runtime %s (%s)", ver, loaded_path(h, path, sizeof path));
     dlclose(h);
 }
 
 /* The collector with CUPTI, loaded in a child process as `record` does before it runs a
  * program (issue #29): a CUDA driver skips an injection library it cannot load, unsaid. */
-static void check_collector(struct dr_ctx *c, struct dr_result *r)
+static void check_collector(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     (void)c;
     char lib[4096], why[4096];
     if (cli_find_collector(lib, sizeof lib) != 0) {
-        dr_set(r, DR_SKIP, NULL, "no collector found (stepscope built without the CUDA toolkit, "
-                                 "or STEPSCOPE_LIB names none)");
+        dr_set(r, SSA_ENV_SKIP, NULL,
+               "no collector found (stepscope built without the CUDA toolkit, "
+               "or STEPSCOPE_LIB names none)");
         return;
     }
     if (cli_collector_check(lib, why, sizeof why) != 0) {
-        dr_set(r, DR_FAIL,
+        dr_set(r, SSA_ENV_FAIL,
                "add the folder of the CUPTI that stepscope was built with (CUDA 13: "
                "libcupti.so.13, in the CUDA toolkit's extras/CUPTI/lib64 or PyTorch's "
                "nvidia/cu13/lib) to LD_LIBRARY_PATH",
                "%s", why);
         return;
     }
-    dr_set(r, DR_PASS, NULL, "%s loads, with %s", lib, why[0] ? why : "its CUPTI");
+    dr_set(r, SSA_ENV_PASS, NULL, "%s loads, with %s", lib, why[0] ? why : "its CUPTI");
 }
 
-static void check_cudnn(struct dr_ctx *c, struct dr_result *r)
+static void check_cudnn(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     (void)c;
     static const char *const names[] = {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so", NULL};
@@ -161,7 +162,7 @@ static void check_cudnn(struct dr_ctx *c, struct dr_result *r)
     char path[256];
     void *h = open_first(names, &which);
     if (!h) {
-        dr_set(r, DR_WARN,
+        dr_set(r, SSA_ENV_WARN,
                "install cuDNN (apt/pip nvidia-cudnn) or add it to LD_LIBRARY_PATH "
                "(PyTorch wheels bundle their own: see the torch line)",
                "no libcudnn.so.9/.8 on the loader path");
@@ -173,9 +174,9 @@ static void check_cudnn(struct dr_ctx *c, struct dr_result *r)
     loaded_path(h, path, sizeof path);
     ssa_env_cudnn_text((unsigned long)v, ver, sizeof ver);
     if (v > 0)
-        dr_set(r, DR_PASS, NULL, "cuDNN %s (%s)", ver, path);
+        dr_set(r, SSA_ENV_PASS, NULL, "cuDNN %s (%s)", ver, path);
     else
-        dr_set(r, DR_WARN, "reinstall cuDNN", "%s loads but has no cudnnGetVersion", which);
+        dr_set(r, SSA_ENV_WARN, "reinstall cuDNN", "%s loads but has no cudnnGetVersion", which);
     dlclose(h);
 }
 
@@ -231,27 +232,28 @@ static int run_torch_probe(struct dr_ctx *c)
 }
 
 /* Skips r unless the probe found torch. Returns 1 when torch is there. */
-static int torch_present(struct dr_ctx *c, struct dr_result *r)
+static int torch_present(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     char b[64];
     int rc = run_torch_probe(c);
     if (rc == -1)
-        dr_set(r, DR_SKIP, NULL, "no python3 on PATH");
+        dr_set(r, SSA_ENV_SKIP, NULL, "no python3 on PATH");
     else if (rc == -2)
-        dr_set(r, DR_WARN, "check that 'python3 -c \"import torch\"' works quickly",
+        dr_set(r, SSA_ENV_WARN, "check that 'python3 -c \"import torch\"' works quickly",
                "python3 -c 'import torch' did not finish in %d s",
                dr_timeout_ms(TORCH_TIMEOUT_MS) / 1000);
     else if (strncmp(c->torch_out, "missing=", 8) == 0)
-        dr_set(r, DR_SKIP, NULL, "python3 has no torch (%s)", probe_get(c, "missing", b, sizeof b));
+        dr_set(r, SSA_ENV_SKIP, NULL, "python3 has no torch (%s)",
+               probe_get(c, "missing", b, sizeof b));
     else if (rc != 0 || !strstr(c->torch_out, "version="))
-        dr_set(r, DR_WARN, "run python3 -c 'import torch' to see the error",
+        dr_set(r, SSA_ENV_WARN, "run python3 -c 'import torch' to see the error",
                "python3 torch probe failed (exit %d)", rc);
     else
         return 1;
     return 0;
 }
 
-static void check_torch(struct dr_ctx *c, struct dr_result *r)
+static void check_torch(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     char v[64], cu[32], dnn[32], mkl[8];
     if (!torch_present(c, r)) return;
@@ -260,15 +262,16 @@ static void check_torch(struct dr_ctx *c, struct dr_result *r)
     probe_get(c, "cudnn", dnn, sizeof dnn);
     probe_get(c, "mkl", mkl, sizeof mkl);
     if (strcmp(cu, "None") == 0)
-        dr_set(r, DR_WARN, "install a CUDA build of torch (pip index https://download.pytorch.org)",
+        dr_set(r, SSA_ENV_WARN,
+               "install a CUDA build of torch (pip index https://download.pytorch.org)",
                "torch %s is a CPU-only build (mkl %s)", v, mkl[0] == '1' ? "yes" : "no");
     else
-        dr_set(r, DR_PASS, NULL, "torch %s, built for CUDA %s, cuDNN %s, MKL %s", v, cu, dnn,
+        dr_set(r, SSA_ENV_PASS, NULL, "torch %s, built for CUDA %s, cuDNN %s, MKL %s", v, cu, dnn,
                mkl[0] == '1' ? "yes" : "no");
 }
 
 /* The defaults a fresh interpreter has; a training script may change them. */
-static void check_torch_settings(struct dr_ctx *c, struct dr_result *r)
+static void check_torch_settings(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     char bench[8], mm[8], dnn[8], thr[16], avail[8];
     if (!torch_present(c, r)) return;
@@ -278,7 +281,7 @@ static void check_torch_settings(struct dr_ctx *c, struct dr_result *r)
     probe_get(c, "threads", thr, sizeof thr);
     probe_get(c, "cuda_available", avail, sizeof avail);
     int tf32_off = mm[0] == '0' && avail[0] == '1';
-    dr_set(r, tf32_off ? DR_WARN : DR_PASS,
+    dr_set(r, tf32_off ? SSA_ENV_WARN : SSA_ENV_PASS,
            tf32_off ? "if fp32 precision allows: torch.backends.cuda.matmul.allow_tf32 = True "
                       "(or torch.set_float32_matmul_precision('high'))"
                     : NULL,
@@ -311,7 +314,7 @@ int dr_env_says_multi_node(void)
     return nn && atoi(nn) > 1;
 }
 
-static void check_tcp_buffers(struct dr_ctx *c, struct dr_result *r)
+static void check_tcp_buffers(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     static const char *const files[] = {
         "/proc/sys/net/core/rmem_max", "/proc/sys/net/core/wmem_max", "/proc/sys/net/ipv4/tcp_rmem",
@@ -321,39 +324,39 @@ static void check_tcp_buffers(struct dr_ctx *c, struct dr_result *r)
     for (int i = 0; i < 4; i++) {
         v[i] = sysctl_max(files[i]);
         if (v[i] < 0) {
-            dr_set(r, DR_SKIP, NULL, "%s not readable", files[i]);
+            dr_set(r, SSA_ENV_SKIP, NULL, "%s not readable", files[i]);
             return;
         }
         low |= v[i] < 16LL * 1024 * 1024;
     }
     int multi = c->multi_node || dr_env_says_multi_node();
-    int status = !low ? DR_PASS : multi ? DR_WARN : DR_SKIP;
-    dr_set(r, status,
-           status == DR_WARN ? "sysctl -w net.core.rmem_max=67108864 net.core.wmem_max=67108864 "
-                               "net.ipv4.tcp_rmem='4096 87380 67108864' "
-                               "net.ipv4.tcp_wmem='4096 65536 67108864'"
-                             : NULL,
+    int status = !low ? SSA_ENV_PASS : multi ? SSA_ENV_WARN : SSA_ENV_SKIP;
+    const char *fix = "sysctl -w net.core.rmem_max=67108864 net.core.wmem_max=67108864 "
+                      "net.ipv4.tcp_rmem='4096 87380 67108864' "
+                      "net.ipv4.tcp_wmem='4096 65536 67108864'";
+    dr_set(r, status, status == SSA_ENV_WARN ? fix : NULL,
            "rmem_max %.1f MiB, wmem_max %.1f MiB, tcp_rmem max %.1f MiB, tcp_wmem max %.1f MiB%s",
            v[0] / MIB, v[1] / MIB, v[2] / MIB, v[3] / MIB,
-           status == DR_SKIP ? " (below 16 MiB; matters only for multi-node: --multi-node)" : "");
+           status == SSA_ENV_SKIP ? " (below 16 MiB; matters only for multi-node: --multi-node)"
+                                  : "");
 }
 
 /* ---- CPU ---- */
 
-static void check_cpu_governor(struct dr_ctx *c, struct dr_result *r)
+static void check_cpu_governor(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     (void)c;
     char gov[64];
     if (dr_read_text("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", gov, sizeof gov) !=
         0) {
-        dr_set(r, DR_SKIP, NULL, "no cpufreq governor exposed (virtual machine or container)");
+        dr_set(r, SSA_ENV_SKIP, NULL, "no cpufreq governor exposed (virtual machine or container)");
         return;
     }
     if (strcmp(gov, "powersave") == 0)
-        dr_set(r, DR_WARN, "cpupower frequency-set -g performance",
+        dr_set(r, SSA_ENV_WARN, "cpupower frequency-set -g performance",
                "governor powersave: the host side of each step runs at low clock");
     else
-        dr_set(r, DR_PASS, NULL, "governor %s", gov);
+        dr_set(r, SSA_ENV_PASS, NULL, "governor %s", gov);
 }
 
 /* ---- GPU (nvidia-smi) ---- */
@@ -374,22 +377,22 @@ static void gpu_line(int idx, char *line, char *out, size_t cap, int *status, ch
     snprintf(out, cap, "%d: persistence %s, SM %s of %s, PCIe gen %s of %s x%s of x%s", idx, f[0],
              f[1], f[2], f[3], f[4], f[5], f[6]);
     if (strcmp(f[0], "Disabled") == 0) {
-        *status = DR_WARN;
+        *status = SSA_ENV_WARN;
         snprintf(fix, fcap, "sudo nvidia-smi -pm 1 (or run nvidia-persistenced)");
     }
     if (atoi(f[5]) > 0 && atoi(f[5]) < atoi(f[6])) { /* gen drops at idle; width must not */
-        *status = DR_WARN;
+        *status = SSA_ENV_WARN;
         snprintf(fix, fcap, "GPU %d runs x%d of x%d lanes: reseat it or move it to a full slot",
                  idx, atoi(f[5]), atoi(f[6]));
     }
 }
 
-static void check_gpu(struct dr_ctx *c, struct dr_result *r)
+static void check_gpu(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     (void)c;
-    char smi[512], out[4096], fix[DR_FIX_MAX] = "";
+    char smi[512], out[4096], fix[SSA_ENV_FIX_MAX] = "";
     if (dr_which("nvidia-smi", smi, sizeof smi) != 0) {
-        dr_set(r, DR_SKIP, NULL, "no nvidia-smi on PATH");
+        dr_set(r, SSA_ENV_SKIP, NULL, "no nvidia-smi on PATH");
         return;
     }
     char *argv[] = {smi,
@@ -398,19 +401,19 @@ static void check_gpu(struct dr_ctx *c, struct dr_result *r)
                     "--format=csv,noheader", NULL};
     int rc = dr_run_capture(argv, dr_timeout_ms(15000), out, sizeof out);
     if (rc != 0 || !out[0]) {
-        dr_set(r, DR_SKIP, NULL, "nvidia-smi %s (see the cuda_driver line)",
+        dr_set(r, SSA_ENV_SKIP, NULL, "nvidia-smi %s (see the cuda_driver line)",
                rc == -2 ? "timed out" : "failed");
         return;
     }
-    int status = DR_PASS, idx = 0;
+    int status = SSA_ENV_PASS, idx = 0;
     size_t len = 0;
-    char all[DR_VALUE_MAX] = "", one[256];
+    char all[SSA_ENV_VALUE_MAX] = "", one[256];
     for (char *save = NULL, *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
         gpu_line(idx++, l, one, sizeof one, &status, fix, sizeof fix);
         if (len < sizeof all)
             len += (size_t)snprintf(all + len, sizeof all - len, "%s%s", len ? "; " : "", one);
     }
-    dr_set(r, status, status == DR_PASS ? NULL : fix, "%s", all);
+    dr_set(r, status, status == SSA_ENV_PASS ? NULL : fix, "%s", all);
 }
 
 const struct dr_check dr_checks[] = {

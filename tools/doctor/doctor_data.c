@@ -33,44 +33,44 @@
 #define VERDICT_MIN_BYTES (32ull << 20)
 
 /* Skips r when there is no --data. Returns 1 when there is. */
-static int have_data(const struct dr_ctx *c, struct dr_result *r)
+static int have_data(const struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     if (c->data_dir) return 1;
-    dr_set(r, DR_SKIP, NULL, "no --data DIR given");
+    dr_set(r, SSA_ENV_SKIP, NULL, "no --data DIR given");
     return 0;
 }
 
 struct fs_kind {
     unsigned long magic;
     const char *name;
-    int status; /* DR_PASS, or DR_WARN for filesystems that are often slow for training data */
+    int status; /* SSA_ENV_PASS, or SSA_ENV_WARN: a filesystem often slow for training data */
     const char *note;
 };
 
 static const struct fs_kind fs_kinds[] = {
-    {0xEF53, "ext4", DR_PASS, "local"},
-    {0x58465342, "xfs", DR_PASS, "local"},
-    {0x9123683E, "btrfs", DR_PASS, "local"},
-    {0x2FC12FC1, "zfs", DR_PASS, "local"},
-    {0x01021994, "tmpfs", DR_PASS, "in RAM: fast, and counts against the machine's memory"},
-    {0x73717368, "squashfs", DR_PASS, "read-only image"},
-    {0x0BD00BD0, "lustre", DR_PASS, "parallel filesystem: see the read speed"},
-    {0x47504653, "gpfs", DR_PASS, "parallel filesystem: see the read speed"},
-    {0x794C7630, "overlay", DR_WARN, "container overlay"},
-    {0x6969, "nfs", DR_WARN, "network filesystem"},
-    {0xFF534D42, "cifs", DR_WARN, "network filesystem"},
-    {0xFE534D42, "smb2", DR_WARN, "network filesystem"},
-    {0x00C36400, "ceph", DR_WARN, "network filesystem"},
-    {0x01021997, "9p", DR_WARN, "VM shared folder"},
-    {0x65735546, "fuse", DR_WARN, "FUSE (s3fs, gcsfuse, sshfs...)"},
+    {0xEF53, "ext4", SSA_ENV_PASS, "local"},
+    {0x58465342, "xfs", SSA_ENV_PASS, "local"},
+    {0x9123683E, "btrfs", SSA_ENV_PASS, "local"},
+    {0x2FC12FC1, "zfs", SSA_ENV_PASS, "local"},
+    {0x01021994, "tmpfs", SSA_ENV_PASS, "in RAM: fast, and counts against the machine's memory"},
+    {0x73717368, "squashfs", SSA_ENV_PASS, "read-only image"},
+    {0x0BD00BD0, "lustre", SSA_ENV_PASS, "parallel filesystem: see the read speed"},
+    {0x47504653, "gpfs", SSA_ENV_PASS, "parallel filesystem: see the read speed"},
+    {0x794C7630, "overlay", SSA_ENV_WARN, "container overlay"},
+    {0x6969, "nfs", SSA_ENV_WARN, "network filesystem"},
+    {0xFF534D42, "cifs", SSA_ENV_WARN, "network filesystem"},
+    {0xFE534D42, "smb2", SSA_ENV_WARN, "network filesystem"},
+    {0x00C36400, "ceph", SSA_ENV_WARN, "network filesystem"},
+    {0x01021997, "9p", SSA_ENV_WARN, "VM shared folder"},
+    {0x65735546, "fuse", SSA_ENV_WARN, "FUSE (s3fs, gcsfuse, sshfs...)"},
 };
 
-void dr_check_data_fs(struct dr_ctx *c, struct dr_result *r)
+void dr_check_data_fs(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     struct statfs s;
     if (!have_data(c, r)) return;
     if (statfs(c->data_dir, &s) != 0) {
-        dr_set(r, DR_FAIL, "check the --data path", "statfs: %s", strerror(errno));
+        dr_set(r, SSA_ENV_FAIL, "check the --data path", "statfs: %s", strerror(errno));
         return;
     }
     unsigned long magic = (unsigned long)(unsigned int)s.f_type;
@@ -78,28 +78,29 @@ void dr_check_data_fs(struct dr_ctx *c, struct dr_result *r)
         const struct fs_kind *k = &fs_kinds[i];
         if (k->magic != magic) continue;
         dr_set(r, k->status,
-               k->status == DR_WARN ? "copy the data set to a local SSD/NVMe (or mount it as a "
-                                      "volume), or raise DataLoader num_workers"
-                                    : NULL,
+               k->status == SSA_ENV_WARN
+                   ? "copy the data set to a local SSD/NVMe (or mount it as a "
+                     "volume), or raise DataLoader num_workers"
+                   : NULL,
                "%s (%s)", k->name, k->note);
         return;
     }
-    dr_set(r, DR_PASS, NULL, "filesystem type 0x%lx", magic);
+    dr_set(r, SSA_ENV_PASS, NULL, "filesystem type 0x%lx", magic);
 }
 
-void dr_check_data_free(struct dr_ctx *c, struct dr_result *r)
+void dr_check_data_free(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     struct statfs s;
     if (!have_data(c, r)) return;
     if (statfs(c->data_dir, &s) != 0) {
-        dr_set(r, DR_FAIL, "check the --data path", "statfs: %s", strerror(errno));
+        dr_set(r, SSA_ENV_FAIL, "check the --data path", "statfs: %s", strerror(errno));
         return;
     }
     double avail = (double)s.f_bavail * (double)s.f_bsize;
     double total = (double)s.f_blocks * (double)s.f_bsize;
     double pct = total > 0 ? 100.0 * avail / total : 0;
     int low = avail < 10 * GIB || pct < 5;
-    dr_set(r, low ? DR_WARN : DR_PASS,
+    dr_set(r, low ? SSA_ENV_WARN : SSA_ENV_PASS,
            low ? "free space for checkpoints and traces (or write them to another disk)" : NULL,
            "%.1f GiB free of %.1f GiB (%.0f%%)", avail / GIB, total / GIB, pct);
 }
@@ -119,32 +120,33 @@ static int disk_sysfs_dir(dev_t dev, char *buf, size_t cap)
     return 0;
 }
 
-void dr_check_data_device(struct dr_ctx *c, struct dr_result *r)
+void dr_check_data_device(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     struct stat st;
     char dir[PATH_MAX], path[PATH_MAX + 32], rot[16];
     if (!have_data(c, r)) return;
     if (stat(c->data_dir, &st) != 0) {
-        dr_set(r, DR_FAIL, "check the --data path", "stat: %s", strerror(errno));
+        dr_set(r, SSA_ENV_FAIL, "check the --data path", "stat: %s", strerror(errno));
         return;
     }
     if (major(st.st_dev) == 0 || disk_sysfs_dir(st.st_dev, dir, sizeof dir) != 0) {
-        dr_set(r, DR_SKIP, NULL, "device %u:%u is not a block device (tmpfs, overlay, network)",
-               major(st.st_dev), minor(st.st_dev));
+        dr_set(r, SSA_ENV_SKIP, NULL,
+               "device %u:%u is not a block device (tmpfs, overlay, network)", major(st.st_dev),
+               minor(st.st_dev));
         return;
     }
     snprintf(path, sizeof path, "%s/queue/rotational", dir);
     const char *name = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
     if (dr_read_text(path, rot, sizeof rot) != 0)
-        dr_set(r, DR_SKIP, NULL, "%s: no queue/rotational in sysfs", name);
+        dr_set(r, SSA_ENV_SKIP, NULL, "%s: no queue/rotational in sysfs", name);
     else if (strcmp(rot, "1") == 0)
-        dr_set(r, DR_WARN, "move the data set to an SSD/NVMe, or cache it in RAM (tmpfs)",
+        dr_set(r, SSA_ENV_WARN, "move the data set to an SSD/NVMe, or cache it in RAM (tmpfs)",
                "%s is a rotational disk: random reads by DataLoader workers are slow%s", name,
                strncmp(name, "vd", 2) == 0 || strncmp(name, "xvd", 3) == 0
                    ? " (a virtual disk: the flag may be the hypervisor's default; see data_read)"
                    : "");
     else
-        dr_set(r, DR_PASS, NULL, "%s is not rotational (SSD/NVMe or virtual)", name);
+        dr_set(r, SSA_ENV_PASS, NULL, "%s is not rotational (SSD/NVMe or virtual)", name);
 }
 
 /* ---- the read test ---- */
@@ -217,7 +219,7 @@ static void read_one(const char *path, char *buf, struct read_tally *t)
     close(fd);
 }
 
-static void report_read(struct dr_result *r, const struct read_tally *t, uint64_t ns)
+static void report_read(struct ssa_env_verdict *r, const struct read_tally *t, uint64_t ns)
 {
     double secs = ns > 0 ? ns / 1e9 : 1e-9;
     double mb_s = t->bytes / 1e6 / secs;
@@ -225,14 +227,14 @@ static void report_read(struct dr_result *r, const struct read_tally *t, uint64_
                                                : "cache not dropped: may be served from RAM";
     int verdict = t->bytes >= VERDICT_MIN_BYTES;
     int slow = verdict && mb_s < SLOW_MB_S;
-    dr_set(r, slow ? DR_WARN : DR_PASS,
+    dr_set(r, slow ? SSA_ENV_WARN : SSA_ENV_PASS,
            slow ? "faster storage (local NVMe), or more DataLoader workers and prefetch" : NULL,
            "%.0f MB/s: %.1f MiB from %d file%s in %.2f s (%s%s%s)", mb_s, t->bytes / MIB, t->files,
            t->files == 1 ? "" : "s", secs, cache, t->errors ? ", some reads failed" : "",
            verdict ? "" : "; too little data for a verdict");
 }
 
-void dr_check_data_read(struct dr_ctx *c, struct dr_result *r)
+void dr_check_data_read(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     if (!have_data(c, r)) return;
     char root[PATH_MAX];
@@ -240,16 +242,17 @@ void dr_check_data_read(struct dr_ctx *c, struct dr_result *r)
     /* The folder itself may be a link (FTW_PHYS would not enter it); links inside are not
      * followed, so a loop or a link out of the folder is never read. */
     if (!realpath(c->data_dir, root) || nftw(root, walk_visit, 16, FTW_PHYS) < 0) {
-        dr_set(r, DR_FAIL, "check the --data path", "cannot walk the folder: %s", strerror(errno));
+        dr_set(r, SSA_ENV_FAIL, "check the --data path", "cannot walk the folder: %s",
+               strerror(errno));
         return;
     }
     if (walk.n == 0) {
-        dr_set(r, DR_SKIP, NULL, "no regular files to read in the folder");
+        dr_set(r, SSA_ENV_SKIP, NULL, "no regular files to read in the folder");
         return;
     }
     char *buf = malloc(READ_CHUNK);
     if (!buf) {
-        dr_set(r, DR_SKIP, NULL, "out of memory for the read buffer");
+        dr_set(r, SSA_ENV_SKIP, NULL, "out of memory for the read buffer");
         return;
     }
     struct read_tally t = {.start_ns = now_ns()};
@@ -258,7 +261,7 @@ void dr_check_data_read(struct dr_ctx *c, struct dr_result *r)
     uint64_t ns = now_ns() - t.start_ns;
     free(buf);
     if (t.files == 0)
-        dr_set(r, DR_FAIL, "make the data files readable by the training user",
+        dr_set(r, SSA_ENV_FAIL, "make the data files readable by the training user",
                "none of the %d largest files could be opened", walk.n);
     else
         report_read(r, &t, ns);

@@ -18,11 +18,6 @@
 
 #include "analysis/ssa_env.h"
 
-_Static_assert((int)DR_PASS == (int)SSA_ENV_PASS && (int)DR_WARN == (int)SSA_ENV_WARN &&
-                   (int)DR_FAIL == (int)SSA_ENV_FAIL && (int)DR_SKIP == (int)SSA_ENV_SKIP &&
-                   (int)DR_N_STATUS == (int)SSA_ENV_N_STATUS,
-               "doctor and the shared checks number their statuses alike");
-
 extern char **environ;
 
 #define FACTS_MAX 64
@@ -91,6 +86,7 @@ static void live_facts(const struct dr_ctx *c, struct live_facts *d)
     d->f.variables = 1; /* getenv answers for every variable */
     d->f.children = d->f.native_conv = d->f.nccl_kernels = -1; /* only a trace knows */
     d->f.multi_node = c->multi_node || dr_env_says_multi_node();
+    d->f.missing = "not readable here"; /* this machine's facts, not a trace's record */
     live_variables(d);
     live_limits(d);
     if (c->driver_version > 0) fact_num(d, "driver_version", (unsigned long long)c->driver_version);
@@ -98,23 +94,18 @@ static void live_facts(const struct dr_ctx *c, struct live_facts *d)
         fact_num(d, "runtime_version", (unsigned long long)c->runtime_version);
 }
 
-void dr_judge_shared(struct dr_ctx *c, struct dr_result *r, int shared)
+void dr_judge_shared(struct dr_ctx *c, struct ssa_env_verdict *r, int shared)
 {
     static struct live_facts d; /* 32 KiB: not on the stack */
-    struct ssa_env_verdict v;
     live_facts(c, &d);
-    ssa_env_checks[shared].judge(&d.f, &v);
-    if (v.status == DR_SKIP && strncmp(v.value, "not recorded", 12) == 0)
-        dr_set(r, DR_SKIP, NULL, "not readable here%s", v.value + 12);
-    else
-        dr_set(r, v.status, v.fix[0] ? v.fix : NULL, "%s", v.value);
+    ssa_env_checks[shared].judge(&d.f, r);
 }
 
-void dr_check_driver_runtime(struct dr_ctx *c, struct dr_result *r)
+void dr_check_driver_runtime(struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     dr_judge_shared(c, r, SSA_ENV_CHECK_DRIVER_RUNTIME);
-    if (r->status == DR_SKIP)
-        dr_set(r, DR_SKIP, NULL,
+    if (r->status == SSA_ENV_SKIP)
+        dr_set(r, SSA_ENV_SKIP, NULL,
                "no driver and runtime version to compare (see cuda_driver, "
                "cuda_runtime)");
 }
@@ -129,7 +120,7 @@ const char *dr_check_title(const struct dr_check *k)
     return k->title ? k->title : ssa_env_checks[k->shared].title;
 }
 
-void dr_check_run(const struct dr_check *k, struct dr_ctx *c, struct dr_result *r)
+void dr_check_run(const struct dr_check *k, struct dr_ctx *c, struct ssa_env_verdict *r)
 {
     if (k->run)
         k->run(c, r);

@@ -2,6 +2,8 @@
  * fork/exec without a shell, stdout collected through a pipe, a hard time limit. See doctor.h. */
 #include "doctor.h"
 
+#include "cmd.h" /* cli_setting */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,13 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *dr_status_name(int status)
-{
-    static const char *const names[DR_N_STATUS] = {"pass", "warn", "fail", "skip"};
-    return status >= 0 && status < DR_N_STATUS ? names[status] : "fail";
-}
-
-void dr_set(struct dr_result *r, int status, const char *fix, const char *fmt, ...)
+void dr_set(struct ssa_env_verdict *r, int status, const char *fix, const char *fmt, ...)
 {
     va_list ap;
     r->status = status;
@@ -48,10 +44,8 @@ int dr_which(const char *name, char *buf, size_t cap)
 
 int dr_timeout_ms(int default_ms)
 {
-    const char *v = getenv("STEPSCOPE_DOCTOR_TIMEOUT_S");
-    char *end;
-    long s = v ? strtol(v, &end, 10) : 0;
-    return v && *v && !*end && s >= 1 && s <= 600 ? (int)s * 1000 : default_ms;
+    struct sst_value s; /* the settings table's STEPSCOPE_DOCTOR_TIMEOUT_S */
+    return cli_setting(SST_SET_DOCTOR_TIMEOUT_S, &s) > 0 ? (int)s.num * 1000 : default_ms;
 }
 
 static int64_t now_ms(void)

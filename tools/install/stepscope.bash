@@ -1,6 +1,7 @@
 # bash completion for stepscope (installed as share/bash-completion/completions/stepscope).
-# The verbs come from `stepscope --help` and each verb's options from `stepscope VERB --help`
-# at completion time, so the completion follows the installed CLI and cannot drift from it.
+# The verbs come from `stepscope --help` and each verb's options and the values they list from
+# `stepscope VERB --help` at completion time, so the completion follows the installed CLI and
+# cannot drift from it.
 
 # The options of one verb: the first column of its --help lines that start with a dash.
 _stepscope_options()
@@ -17,6 +18,16 @@ _stepscope_formats()
     f=$("$1" "$2" --help 2>/dev/null | grep -o -- '--format [a-z|-]*|[a-z|-]*' | head -1)
     f=${f#--format }
     echo "${f:-text|json}" | tr '|' ' '
+}
+
+# The values of a verb's option OPT that its --help lists: the line "--OPT ARG  a | b | c"
+# (record's are the settings table's: src/trace/sst_settings.h), a form such as steps:A-B
+# offered as "steps:", a range such as 1-1000 not at all. Nothing when the line lists none.
+_stepscope_values()
+{
+    "$1" "$2" --help 2>/dev/null |
+        sed -n "s/^ .*$3 [A-Z][A-Z_]* *\([a-z][^ ]*\( | [^ ]*\)*\)\$/\1/p" | head -1 |
+        tr -d ' ' | tr '|' '\n' | sed 's/:.*/:/' | grep '^[a-z]'
 }
 
 # The options of a verb that take a value: those --help shows with an upper-case argument.
@@ -55,12 +66,18 @@ _stepscope()
     -f | --format)
         COMPREPLY=($(compgen -W "$(_stepscope_formats "$cmd" "$verb")" -- "$cur"))
         return ;;
-    --mode) COMPREPLY=($(compgen -W "full light" -- "$cur")); return ;;
-    --capture) COMPREPLY=($(compgen -W "auto all steps: seconds:" -- "$cur")); return ;;
     --samples) COMPREPLY=($(compgen -W "idle all" -- "$cur")); return ;;
     -o | --output | -d | --data)
         COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
+    if [[ $prev == --?* ]]; then
+        local values
+        values=$(_stepscope_values "$cmd" "$verb" "$prev")
+        if [ -n "$values" ]; then
+            COMPREPLY=($(compgen -W "$values" -- "$cur"))
+            return
+        fi
+    fi
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$(_stepscope_options "$cmd" "$verb")" -- "$cur"))
         return

@@ -14,8 +14,9 @@
  * forwarded once, Ctrl-Z stops mirrored), and exits as the program did. Then it prints on
  * stderr where the traces are, a short summary read back from them and the text report of
  * the started process's trace (--no-report: without it). The collector's
- * settings travel in STEPSCOPE_* environment variables (read in src/collect/ssc_core.c), each
- * named by its option's row.
+ * settings travel in STEPSCOPE_* environment variables (read in src/collect/ssc_config.c), each
+ * named by its row of the settings table (src/trace/sst_settings.h; the options:
+ * record_options.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,259 +34,18 @@
 
 #include "cmd.h"
 #include "record_job.h"
+#include "record_options.h"
 #include "report.h"
 #include "text_esc.h"
 #include "trace/sst_reader.h"
-#include "trace/sst_window.h"
 #include "util/ss_error.h"
 #include "util/ss_out.h"
 
 #define VERB "record"
 
-/* ---- the options: one table -------------------------------------------------------------
- *
- * Every option of record is one row: X(ID, short, "long", "ARG", "ENV", "default", ok, "must",
- * "help"). From the rows come the help text, getopt's tables, the checks made before the
- * program starts and the environment the collector and the Python shim read their settings
- * from (src/collect/ssc_core.c, python/).
- *   short    its one-letter form, 0 for none
- *   ARG      the argument's name in the help; NULL: a switch
- *   ENV      the STEPSCOPE_* variable it sets (a switch: to 1); NULL: none
- *   default  ENV's value when the option is not given; NULL: left unset (the collector's own)
- *   ok       checks the argument (NULL: any); must: what the error says it must be
- *   help     its lines in --help, '\n' between them
- * The collector repeats the checks (it is also run without record); failing early is kinder. */
-#define RECORD_OPTIONS(X)                                                                          \
-    X(OUTPUT, 'o', "output", "DIR", "STEPSCOPE_OUTPUT_DIR", NULL, NULL, NULL,                      \
-      "output folder, made with its parents (mode 0700)\n"                                         \
-      "(default ./stepscope-<timestamp>/)")                                                        \
-    X(CAPTURE, 0, "capture", "SPEC", "STEPSCOPE_CAPTURE", "auto", valid_capture,                   \
-      "auto, all, steps:A-B or seconds:A-B",                                                       \
-      "auto | all | steps:A-B | seconds:A-B (default auto: 100\n"                                  \
-      "steps, then CUPTI detached, from step 8 in PyTorch\n"                                       \
-      "programs, from the start in others; the steps outside\n"                                    \
-      "measure the recording's own cost; the whole run when\n"                                     \
-      "the program marks no steps); GPU activity inside the\n"                                     \
-      "window only, CUPTI detached after it")                                                      \
-    X(MODE, 0, "mode", "MODE", "STEPSCOPE_MODE", "full", valid_mode, "full or light",              \
-      "full | light (light: API calls, copies) (default full)")                                    \
-    X(NO_SHIM, 0, "no-python-shim", NULL, NULL, NULL, NULL, NULL,                                  \
-      "do not put the Python step/data markers on PYTHONPATH")                                     \
-    X(MEMORY_CAP, 0, "memory-cap", "SIZE", "STEPSCOPE_MEMORY_CAP", NULL, valid_size,               \
-      "a size such as 64M", "buffered records per process before dropping (64M)")                  \
-    X(SAMPLE_HZ, 0, "sample-hz", "N", "STEPSCOPE_SAMPLE_HZ", NULL, valid_sample_hz,                \
-      "a number from 0 to 1000", "host samples per second, 0 for none (default 10)")               \
-    X(LAUNCH_SAMPLE, 0, "launch-sample", "N", "STEPSCOPE_LAUNCH_SAMPLE", NULL,                     \
-      valid_launch_sample, "a number from 1 to 1000",                                              \
-      "kernel launch calls recorded in one step of N, 1 for\n"                                     \
-      "every step (default 8 with --capture all, 1 in a\n"                                         \
-      "window); the report reads the steps that have them")                                      \
-    X(HOST_SAMPLES, 0, "host-samples", "HZ", "STEPSCOPE_HOST_SAMPLES", NULL, valid_host_hz,        \
-      "off or 1 to 1000 (Hz)",                                                                     \
-      "the Python stacks sampled per second (1-1000), or off\n"                                    \
-      "(default 100; Python programs, through the shim)")                                          \
-    X(QUIET, 'q', "quiet", NULL, "STEPSCOPE_QUIET", NULL, NULL, NULL,                              \
-      "no summary and no report after the run")                                                    \
-    X(NO_REPORT, 0, "no-report", NULL, NULL, NULL, NULL, NULL,                                     \
-      "no report after the run (the summary stays)")                                               \
-    X(HELP, 'h', "help", NULL, NULL, NULL, NULL, NULL, "this text")
-
-enum record_option_id {
-#define REC_X_ENUM(ID, sh, name, arg, env, dflt, ok, must, help) REC_##ID,
-    RECORD_OPTIONS(REC_X_ENUM)
-#undef REC_X_ENUM
-        REC_N_OPTIONS
-};
-
-/* What was given: each option's argument ("1" for a switch), NULL when not given. */
-struct record_opts {
-    const char *v[REC_N_OPTIONS];
-};
-
-/* ---- option checks ---------------------------------------------------------------------- */
-
-static int valid_capture(const char *s)
-{
-    struct sst_window w;
-    return sst_window_parse(s, &w) == 0;
-}
-
-static int valid_mode(const char *s)
-{
-    return strcmp(s, "full") == 0 || strcmp(s, "light") == 0;
-}
-
-static int valid_size(const char *s)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || v == 0 || *s == '-') return 0;
-    if (*end && strchr("kKmMgG", *end)) {
-        unsigned shift = strchr("kK", *end) ? 10 : strchr("mM", *end) ? 20 : 30;
-        if (v > (~0ull >> shift)) return 0; /* more bytes than 64 bits hold */
-        end++;
-    }
-    if (*end == 'i' && end[1] == 'B')
-        end += 2;
-    else if (*end == 'B')
-        end++;
-    return *end == '\0';
-}
-
-static int valid_sample_hz(const char *s)
-{
-    uint64_t hz;
-    return cli_parse_u64(s, &hz) == 0 && hz <= 1000;
-}
-
-static int valid_launch_sample(const char *s)
-{
-    uint64_t n;
-    return cli_parse_u64(s, &n) == 0 && n >= 1 && n <= 1000;
-}
-
-static int valid_host_hz(const char *s)
-{
-    uint64_t hz;
-    return strcmp(s, "off") == 0 || (cli_parse_u64(s, &hz) == 0 && hz >= 1 && hz <= 1000);
-}
-
-struct record_option {
-    int short_name;
-    const char *name, *arg, *env, *dflt;
-    int (*ok)(const char *value);
-    const char *must, *help;
-};
-
-static const struct record_option k_options[REC_N_OPTIONS] = {
-#define REC_X_ROW(ID, sh, name, arg, env, dflt, ok, must, help)                                    \
-    [REC_##ID] = {sh, name, arg, env, dflt, ok, must, help},
-    RECORD_OPTIONS(REC_X_ROW)
-#undef REC_X_ROW
-};
-
-#define HELP_COLUMN 25 /* where the options' descriptions start */
-
-/* One option's help: "  -o, --output DIR       output folder..." and its further lines. */
-static void usage_option(FILE *f, const struct record_option *x)
-{
-    char name[64];
-    snprintf(name, sizeof name, "--%s%s%s", x->name, x->arg ? " " : "", x->arg ? x->arg : "");
-    if (x->short_name)
-        fprintf(f, "  -%c, %-17s  ", x->short_name, name);
-    else
-        fprintf(f, "      %-17s  ", name);
-    for (const char *p = x->help; *p;) {
-        size_t n = strcspn(p, "\n");
-        fprintf(f, "%s%.*s\n", p == x->help ? "" : "                         ", (int)n, p);
-        p += n + (p[n] == '\n');
-    }
-}
-
 /* record's own status when the program succeeded and the recording did not (issue #29): the
  * program's status is never hidden, and a recording that failed is never a success. */
 #define REC_EXIT_RECORDING_FAILED 3
-
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: stepscope record [OPTIONS] [--] PROGRAM [ARGS...]\n"
-               "\n"
-               "Runs PROGRAM with the stepscope collector injected and writes one trace per\n"
-               "process into the output folder. Exits with PROGRAM's exit status; with 3 when\n"
-               "PROGRAM succeeded but GPU activity could not be recorded (CUPTI unavailable or\n"
-               "held by another tool; CUDA cannot start: no NVIDIA driver, one older than CUDA\n"
-               "13, no device), and with 1, PROGRAM not run, when the collector cannot\n"
-               "be loaded (the cause is said). The options end at PROGRAM (or at '--'). A\n"
-               "first Ctrl-C or SIGTERM is passed to PROGRAM; a second within 3 s of record\n"
-               "saying it still runs sends SIGKILL.\n"
-               "\n");
-    for (size_t i = 0; i < REC_N_OPTIONS; i++)
-        usage_option(f, &k_options[i]);
-}
-
-/* Every given argument through its row's check, then what only rows together can say. */
-static int check_opts(const struct record_opts *o)
-{
-    for (size_t i = 0; i < REC_N_OPTIONS; i++) {
-        const struct record_option *x = &k_options[i];
-        if (x->ok && o->v[i] && !x->ok(o->v[i]))
-            return cli_usage_error(VERB, "--%s must be %s, not '%s'", x->name, x->must, o->v[i]);
-    }
-    if (o->v[REC_HOST_SAMPLES] && o->v[REC_NO_SHIM]) /* the samples are the shim's */
-        return cli_usage_error(VERB, "--host-samples needs the Python shim (no --no-python-shim)");
-    return CLI_EXIT_OK;
-}
-
-/* getopt's val of a row: its letter, else 256 + its index. */
-static int option_val(size_t i)
-{
-    return k_options[i].short_name ? k_options[i].short_name : 256 + (int)i;
-}
-
-/* The row of getopt's answer c, or -1 (an unknown option, already said). */
-static int option_of(int c)
-{
-    for (size_t i = 0; i < REC_N_OPTIONS; i++)
-        if (option_val(i) == c) return (int)i;
-    return -1;
-}
-
-/* getopt's tables from the rows: longopts (REC_N_OPTIONS + 1) and "+o:qh". */
-static void getopt_tables(struct option *longopts, char *shortopts, size_t cap)
-{
-    size_t n = 0;
-    shortopts[n++] = '+'; /* options end at the first operand: the program */
-    for (size_t i = 0; i < REC_N_OPTIONS; i++) {
-        const struct record_option *x = &k_options[i];
-        longopts[i] = (struct option){x->name, x->arg ? required_argument : no_argument, NULL,
-                                      option_val(i)};
-        if (x->short_name && n + 3 < cap) shortopts[n++] = (char)x->short_name;
-        if (x->short_name && x->arg && n + 2 < cap) shortopts[n++] = ':';
-    }
-    longopts[REC_N_OPTIONS] = (struct option){NULL, 0, NULL, 0};
-    shortopts[n] = '\0';
-}
-
-/* One option of record into o: 0, -1 after --help, or an exit status. */
-static int record_option(int c, struct record_opts *o)
-{
-    int i = option_of(c);
-    if (i < 0) return CLI_EXIT_USAGE;
-    if (i == REC_HELP) {
-        usage(stdout);
-        return cli_finish_stdout(VERB) == 0 ? -1 : CLI_EXIT_FAIL;
-    }
-    o->v[i] = k_options[i].arg ? optarg : "1";
-    return 0;
-}
-
-/* Parses options before "--" (GNU permutation must not reach the program's arguments).
- * Returns CLI_EXIT_OK with *prog_at set, or an exit status. */
-static int parse_args(int argc, char **argv, struct record_opts *o, int *prog_at)
-{
-    struct option longopts[REC_N_OPTIONS + 1];
-    char shortopts[2 * REC_N_OPTIONS + 2];
-    getopt_tables(longopts, shortopts, sizeof shortopts);
-    /* options end at "--" or at the first operand (the program), as nsys profile's do */
-    int dd = 1;
-    while (dd < argc && strcmp(argv[dd], "--") != 0)
-        dd++;
-    cli_opt_reset();
-    int c;
-    while ((c = cli_getopt(VERB, dd, argv, shortopts, longopts)) != -1) {
-        int rc = record_option(c, o);
-        if (rc) return rc;
-    }
-    if (optind < dd) { /* the program, without "--" */
-        *prog_at = optind;
-        return check_opts(o);
-    }
-    if (dd >= argc) return cli_usage_error(VERB, "missing the program to run");
-    if (dd + 1 >= argc) return cli_usage_error(VERB, "no program after '--'");
-    *prog_at = dd + 1;
-    return check_opts(o);
-}
 
 /* ---- output folder ---------------------------------------------------------------------- */
 
@@ -378,8 +138,9 @@ static void default_out_dir(char *buf, size_t cap)
 static int find_collector(char *out, size_t cap)
 {
     if (cli_find_collector(out, cap) == 0) return 0;
-    const char *env = getenv("STEPSCOPE_LIB");
-    cli_error(VERB, env && *env ? env : NULL,
+    struct sst_value env;
+    cli_setting(SST_SET_LIB, &env);
+    cli_error(VERB, env.text[0] ? env.text : NULL,
               "collector library not found (looked in its installed folder from stepscope's "
               "folder and beside it; was it built with the CUDA toolkit? STEPSCOPE_LIB names it)");
     return -1;
@@ -389,10 +150,10 @@ static int find_collector(char *out, size_t cap)
  * build's source tree. */
 static int find_python_dir(char *out, size_t cap)
 {
-    const char *env = getenv("STEPSCOPE_PYTHON_DIR");
+    struct sst_value env;
     struct stat st;
-    if (env && *env) {
-        snprintf(out, cap, "%s", env);
+    if (cli_setting(SST_SET_PYTHON_DIR, &env) > 0) {
+        snprintf(out, cap, "%s", env.text);
     } else if (cli_find_companion("python", out, cap) != 0) {
 #ifdef STEPSCOPE_PYTHON_DIR_DEFAULT
         snprintf(out, cap, "%s", STEPSCOPE_PYTHON_DIR_DEFAULT);
@@ -425,14 +186,14 @@ static int prepend_pythonpath(void)
  * unless the user set one. Not found: left unset, and the shim says what it lacks. */
 static int set_markers_lib(const char *collector)
 {
-    const char *old = getenv("STEPSCOPE_MARKERS_LIB");
-    if (old && *old) return 0;
+    struct sst_value old;
+    if (cli_setting(SST_SET_MARKERS_LIB, &old) > 0) return 0;
     char path[PATH_MAX + 32];
     const char *slash = strrchr(collector, '/');
     int dirlen = slash ? (int)(slash - collector) : 0;
     snprintf(path, sizeof path, "%.*s/libstepscope_markers.so", dirlen, collector);
     if (!slash || access(path, R_OK) != 0) return 0;
-    return setenv("STEPSCOPE_MARKERS_LIB", path, 1);
+    return setenv(sst_settings[SST_SET_MARKERS_LIB].env, path, 1);
 }
 
 /* ---- injection variables another tool already set --------------------------------------- */
@@ -495,31 +256,19 @@ static int set_injection_var(const char *var, const char *mark, const char *fore
 
 static int set_injection(const struct injection *in, const char *lib)
 {
-    return set_injection_var("CUDA_INJECTION64_PATH", "STEPSCOPE_FOREIGN_CUDA_INJECTION", in->cuda,
-                             lib) |
-           set_injection_var("NVTX_INJECTION64_PATH", "STEPSCOPE_FOREIGN_NVTX_INJECTION", in->nvtx,
-                             lib);
-}
-
-/* Each row's variable: the option's value, else the row's default (else left as it is). */
-static int set_option_variables(const struct record_opts *o)
-{
-    int rc = 0;
-    for (size_t i = 0; i < REC_N_OPTIONS; i++) {
-        const struct record_option *x = &k_options[i];
-        const char *value = o->v[i] ? o->v[i] : x->dflt;
-        if (x->env && value) rc |= setenv(x->env, value, 1);
-    }
-    return rc;
+    return set_injection_var("CUDA_INJECTION64_PATH",
+                             sst_settings[SST_SET_FOREIGN_CUDA_INJECTION].env, in->cuda, lib) |
+           set_injection_var("NVTX_INJECTION64_PATH",
+                             sst_settings[SST_SET_FOREIGN_NVTX_INJECTION].env, in->nvtx, lib);
 }
 
 static int set_environment(const struct record_opts *o, const char *out_abs, const char *lib,
                            const struct injection *in)
 {
     struct record_opts said = *o;
-    said.v[REC_OUTPUT] = out_abs; /* the collector gets the folder resolved */
-    int rc = set_injection(in, lib) | set_option_variables(&said);
-    if (!o->v[REC_NO_SHIM]) rc |= prepend_pythonpath() | set_markers_lib(lib);
+    said.v[SST_SET_OUTPUT_DIR] = out_abs; /* the collector gets the folder resolved */
+    int rc = set_injection(in, lib) | record_set_variables(&said);
+    if (!o->v[SST_SET_NO_PYTHON_SHIM]) rc |= prepend_pythonpath() | set_markers_lib(lib);
     if (rc != 0) cli_error(VERB, NULL, "cannot set the environment: %s", strerror(errno));
     return rc;
 }
@@ -846,10 +595,10 @@ static int prepare(const struct record_opts *o, char *out_abs, size_t cap, int *
         say_foreign(&in); /* even with -q: the user asked for a trace and gets none */
         return 0;
     }
-    if (prepare_out_dir(o->v[REC_OUTPUT], out_abs, cap) != 0 ||
+    if (prepare_out_dir(o->v[SST_SET_OUTPUT_DIR], out_abs, cap) != 0 ||
         set_environment(o, out_abs, lib, &in) != 0)
         return -1;
-    if (!o->v[REC_QUIET]) say_foreign(&in);
+    if (!o->v[SST_SET_QUIET]) say_foreign(&in);
     return 1;
 }
 
@@ -857,13 +606,13 @@ int cmd_record(int argc, char **argv)
 {
     struct record_opts o = {0};
     int prog_at = 0;
-    int rc = parse_args(argc, argv, &o, &prog_at);
+    int rc = record_parse_args(argc, argv, &o, &prog_at);
     if (rc != CLI_EXIT_OK) return rc < 0 ? CLI_EXIT_OK : rc;
     if ((rc = check_program(argv[prog_at])) != 0) return rc; /* before any folder is made */
     char dflt[64], out_abs[PATH_MAX];
-    if (!o.v[REC_OUTPUT]) {
+    if (!o.v[SST_SET_OUTPUT_DIR]) {
         default_out_dir(dflt, sizeof dflt);
-        o.v[REC_OUTPUT] = dflt;
+        o.v[SST_SET_OUTPUT_DIR] = dflt;
     }
     int cuda_foreign = 0;
     int injected = prepare(&o, out_abs, sizeof out_abs, &cuda_foreign);
@@ -877,15 +626,16 @@ int cmd_record(int argc, char **argv)
      * of a big trace takes a while) stops us, it is not forwarded to a program that is gone */
     int status = record_job_run(argv + prog_at, &child);
     if (status < 0) return free_names(&before), CLI_EXIT_FAIL;
-    int quiet = o.v[REC_QUIET] != NULL;
+    int quiet = o.v[SST_SET_QUIET] != NULL;
     if (!quiet) say_how_it_ended(status, &t0);
     int traces = injected ? each_new_trace(out_abs, &before, check_file) : 0;
     char no_cuda[512] = "";
     if (injected && !cuda_foreign) cuda_cause(traces, no_cuda, sizeof no_cuda);
     if (!quiet && injected) summarise(out_abs, &before, cuda_foreign, no_cuda);
-    if (injected && traces == 0) remove_made_dirs(o.v[REC_OUTPUT]); /* no empty folder left */
+    /* no empty folder left behind */
+    if (injected && traces == 0) remove_made_dirs(o.v[SST_SET_OUTPUT_DIR]);
     /* the report never changes the exit status: a problem is one line on stderr */
-    if (!quiet && !o.v[REC_NO_REPORT] && traces)
+    if (!quiet && !o.v[SST_SET_NO_REPORT] && traces)
         report_after_record(stderr, out_abs, child, &before);
     free_names(&before);
     return record_status(status, no_cuda);

@@ -175,7 +175,7 @@ static void exec_program(char **argv, const struct job *j, int go_fd)
      * when it never calls CUDA or NVTX, which are what otherwise load the collector */
     char pid[24];
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
-    setenv("STEPSCOPE_ROOT_PID", pid, 1);
+    setenv(sst_settings[SST_SET_ROOT_PID].env, pid, 1);
     execvp(argv[0], argv);
     int e = errno;
     cli_error(VERB, argv[0], "%s", e == ENOENT ? "command not found" : strerror(e));

@@ -17,10 +17,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "json_out.h"
 #include "report.h"
 #include "report_diff.h"
-#include "text_esc.h"
 #include "util/ss_out.h"
 
 #define VERB "diff"
@@ -93,8 +91,8 @@ static double median_se_ms(const struct ssa_summary *s)
 
 static void judge(struct diff_view *d)
 {
-    double before = ms(d->b.s.median_ns), after = ms(d->a.s.median_ns);
-    double se = hypot(median_se_ms(&d->b.s), median_se_ms(&d->a.s));
+    double before = ms(d->b.v.s.median_ns), after = ms(d->a.v.s.median_ns);
+    double se = hypot(median_se_ms(&d->b.v.s), median_se_ms(&d->a.v.s));
     d->noise_ms = fmax(NOISE_Z * se, NOISE_MIN_REL * before);
     d->verdict = "no change";
     if (fabs(after - before) > d->noise_ms) d->verdict = after < before ? "faster" : "slower";
@@ -112,21 +110,32 @@ static void add_pair(struct diff_view *d, const struct ssa_finding *x, const str
 /* Every finding of either side by its stable id, before's ranking first. */
 static void pair_findings(struct diff_view *d)
 {
-    const struct ssa_findings *bf = &d->b.f, *af = &d->a.f;
+    const struct ssa_findings *bf = &d->b.v.f, *af = &d->a.v.f;
     for (size_t i = 0; i < bf->n; i++)
         add_pair(d, &bf->v[i], &bf->v[i], find_id(af, bf->v[i].id));
     for (size_t i = 0; i < af->n; i++)
         if (!find_id(bf, af->v[i].id)) add_pair(d, &af->v[i], NULL, &af->v[i]);
 }
 
+/* The change in words (md and html say it after the verdict). */
+static void diff_said(struct diff_view *d)
+{
+    const struct ssa_summary *b = &d->b.v.s, *a = &d->a.v.s;
+    snprintf(d->said, sizeof d->said, "median step %.2f → %.2f ms (%.2fx; noise ±%.2f ms), mean "
+             "%.2f → %.2f ms, GPU busy %.1f → %.1f %%", ms(b->median_ns), ms(a->median_ns),
+             d->speedup_median, d->noise_ms, ms(b->mean_ns), ms(a->mean_ns), b->gpu_busy_pct,
+             a->gpu_busy_pct);
+}
+
 static void diff_view_build(struct diff_view *d)
 {
     judge(d);
-    d->speedup_median = ratio(d->b.s.median_ns, d->a.s.median_ns);
-    d->speedup_mean = ratio(d->b.s.mean_ns, d->a.s.mean_ns);
+    d->speedup_median = ratio(d->b.v.s.median_ns, d->a.v.s.median_ns);
+    d->speedup_mean = ratio(d->b.v.s.mean_ns, d->a.v.s.mean_ns);
     for (int c = 0; c < SSA_CAT_COUNT; c++)
-        d->cat_shown[c] = !(d->b.s.cat_ms[c] < 0.0005 && d->a.s.cat_ms[c] < 0.0005);
+        d->cat_shown[c] = !(d->b.v.s.cat_ms[c] < 0.0005 && d->a.v.s.cat_ms[c] < 0.0005);
     pair_findings(d);
+    diff_said(d);
 }
 
 /* ---- the verb ---- */
@@ -186,22 +195,26 @@ static int parse_diff_args(int argc, char **argv, struct diff_args *d)
     return 0;
 }
 
-/* One side; an incomplete trace is refused (one line) unless accepted, and said either way. */
-static int load_side(struct diff_side *x, const char *path, const struct diff_args *d)
+/* One side: its report's view (the summary and the findings its report says); an incomplete
+ * trace is refused (one line) unless accepted, and said either way. */
+static int load_side(struct diff_side *x, struct ssa_result **r, const char *path,
+                     const char *which, const struct diff_args *d)
 {
     x->path = path;
     /* summaries and findings only: the compact analysis (issue #5's memory goal) */
-    if (report_load(VERB, path, &d->ssa, SSA_COMPACT, &x->r) != 0) return -1;
-    if (report_incomplete(x->r) &&
-        report_say_incomplete(VERB, path, x->r, d->accept_damage) != CLI_EXIT_OK)
+    if (report_load(VERB, path, &d->ssa, SSA_COMPACT, r) != 0) return -1;
+    if (report_incomplete(*r) &&
+        report_say_incomplete(VERB, path, *r, d->accept_damage) != CLI_EXIT_OK)
         return -1;
-    ssa_summarize(x->r, &x->s);
-    if (!x->s.steps || !x->s.median_ns) {
+    report_view_build(&x->v, *r, NULL);
+    if (!x->v.s.steps || !x->v.s.median_ns) {
         cli_error(VERB, path, "has no step that could be analysed (%s): nothing to compare",
-                  x->r->state_line);
+                  x->v.trace.state);
         return -1;
     }
-    if (x->r->step_source != SSA_STEPS_NONE) ssa_find(x->r, &x->s, NULL, &x->f);
+    if (!x->v.per_step)
+        snprintf(x->note, sizeof x->note,
+                 "%s has no step markers: its whole trace counts as one step", which);
     return 0;
 }
 
@@ -225,9 +238,11 @@ int cmd_diff(int argc, char **argv)
     if (rc) return rc;
     if ((rc = cli_refuse_same_file(VERB, d.out, (const char *const *)argv + optind, 2)) != 0)
         return rc;
-    struct diff_view *v = calloc(1, sizeof *v); /* two sides' findings: large */
+    struct diff_view *v = calloc(1, sizeof *v); /* two sides' views: large */
+    struct ssa_result *r[2] = {NULL, NULL};      /* what the views borrow from */
     if (!v) return cli_error(VERB, NULL, "out of memory"), CLI_EXIT_FAIL;
-    if (load_side(&v->b, argv[optind], &d) != 0 || load_side(&v->a, argv[optind + 1], &d) != 0) {
+    if (load_side(&v->b, &r[0], argv[optind], "before", &d) != 0 ||
+        load_side(&v->a, &r[1], argv[optind + 1], "after", &d) != 0) {
         rc = CLI_EXIT_FAIL;
     } else if (diff_view_build(v), d.out) {
         struct diff_job j = {&d, v};
@@ -236,8 +251,8 @@ int cmd_diff(int argc, char **argv)
         d.w->diff(stdout, v);
         rc = cli_finish_stdout(VERB);
     }
-    ssa_result_free(v->b.r);
-    ssa_result_free(v->a.r);
+    ssa_result_free(r[0]);
+    ssa_result_free(r[1]);
     free(v);
     return rc;
 }

@@ -38,7 +38,6 @@
 #include "analysis/ssa.h"
 #include "analysis/ssa_env.h"
 #include "cmd.h"
-#include "json_out.h"
 #include "report.h"
 #include "text_esc.h"
 #include "util/ss_error.h"
@@ -91,9 +90,11 @@ struct inputs {
     struct input *v;
     size_t n, cap;
     int failed; /* an argument gave nothing readable */
-    /* after loading: the results in argument order (NULL: unreadable) and their ranks */
+    /* after loading: the results in argument order (NULL: unreadable), their ranks, and the
+     * inputs as the ranks' rows name them */
     struct ssa_result **rs;
     struct ssa_job job; /* job.n >= 2: a multi-rank job */
+    struct report_input *named;
 };
 
 static int add_input(struct inputs *in, const char *path)
@@ -161,6 +162,7 @@ static void free_inputs(struct inputs *in)
     }
     free(in->v);
     free(in->rs);
+    free(in->named);
     ssa_job_free(&in->job);
 }
 
@@ -217,9 +219,12 @@ static size_t load_all(struct inputs *in, const struct report_opts *o)
 static int compare_ranks(struct inputs *in)
 {
     in->rs = calloc(in->n ? in->n : 1, sizeof *in->rs);
-    if (!in->rs) return -1;
-    for (size_t i = 0; i < in->n; i++)
+    in->named = calloc(in->n ? in->n : 1, sizeof *in->named);
+    if (!in->rs || !in->named) return -1;
+    for (size_t i = 0; i < in->n; i++) {
         in->rs[i] = in->v[i].r;
+        in->named[i] = (struct report_input){in->v[i].path, in->v[i].r ? in->v[i].r->pid : 0};
+    }
     return ssa_ranks_analyze((const struct ssa_result *const *)in->rs, in->n, &in->job);
 }
 
@@ -281,7 +286,7 @@ static int plan_doc(const struct inputs *in, const struct report_opts *o, int as
     p->d.title = p->d.n_sections == 1 ? in->v[p->order[0]].path : NULL;
     p->d.as_array = as_array;
     p->d.job = &in->job;
-    p->d.rs = (const struct ssa_result *const *)in->rs;
+    p->d.inputs = in->named;
     p->d.unreadable = p->bad;
     p->d.n_inputs = in->n;
     return 0;
@@ -311,7 +316,7 @@ static void write_ranks(struct report_sink *k, const struct report_writer *w)
         cli_error(VERB, NULL, "out of memory");
         return;
     }
-    report_ranks_view_build(t, k->d->job, k->d->rs, k->d->hidden);
+    report_ranks_view_build(t, k->d->job, k->d->inputs, k->d->hidden);
     w->ranks(k, t);
     free(t);
 }
@@ -343,6 +348,11 @@ static void write_report(FILE *f, const struct inputs *in, const struct report_o
         return;
     }
     struct report_sink k = {.f = f, .o = o, .d = &p.d};
+    if (w->state_size && !(k.state = calloc(1, w->state_size))) {
+        cli_error(VERB, NULL, "out of memory");
+        plan_free(&p);
+        return;
+    }
     if (w->all_inputs || p.d.n_sections) { /* nothing readable: nothing written */
         if (w->begin) w->begin(&k);
         if (in->job.n >= 2 && w->ranks) write_ranks(&k, w);
@@ -350,6 +360,7 @@ static void write_report(FILE *f, const struct inputs *in, const struct report_o
         write_body(&k, w, in, &p);
         if (w->end) w->end(&k);
     }
+    free(k.state);
     plan_free(&p);
 }
 
@@ -357,8 +368,16 @@ void report_write_single(FILE *f, const struct ssa_result *r, const struct repor
 {
     struct input one = {(char *)r->path, (struct ssa_result *)r};
     struct ssa_result *rs[1] = {(struct ssa_result *)r};
-    struct inputs in = {.v = &one, .n = 1, .cap = 1, .rs = rs};
+    struct report_input named = {r->path, r->pid};
+    struct inputs in = {.v = &one, .n = 1, .cap = 1, .rs = rs, .named = &named};
     write_report(f, &in, o, 0); /* one trace: no job (in.job is empty) */
+}
+
+void report_text_one(FILE *f, const struct ssa_result *r, const struct report_opts *o)
+{
+    struct report_opts text = *o;
+    text.format = REPORT_TEXT;
+    report_write_single(f, r, &text);
 }
 
 struct report_job {

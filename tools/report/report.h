@@ -22,7 +22,6 @@
 #include <sys/types.h>
 
 #include "analysis/ssa.h"
-#include "json_out.h"
 #include "report_view.h"
 
 /* One row per report format: X(ID, name, flags, verbose_flags, help, diff_help).
@@ -64,8 +63,6 @@ struct report_opts {
     struct ssa_opts ssa;
 };
 
-#define TOP_KERNELS 10
-
 static inline double ms(uint64_t ns)
 {
     return (double)ns / 1e6;
@@ -75,11 +72,11 @@ static inline double ms(uint64_t ns)
 
 /* What one report holds beyond its sections: the job, how many sections, what is missing. */
 struct report_doc {
-    const char *title;              /* html's title: the one trace's path, else NULL */
+    const char *title;              /* the one trace's path (a page's title), else NULL */
     size_t n_sections, hidden;      /* sections written; rank sections left out (-v) */
-    int as_array;                   /* json: several inputs (or a folder): an array */
+    int as_array;                   /* several inputs (or a folder): a list of reports */
     const struct ssa_job *job;      /* job->n >= 2: a multi-rank job */
-    const struct ssa_result *const *rs; /* the results in argument order (NULL: unreadable) */
+    const struct report_input *inputs; /* in argument order (the job's input index) */
     const char *const *unreadable;  /* paths of the inputs that could not be read */
     size_t n_unreadable, n_inputs;
 };
@@ -87,7 +84,8 @@ struct report_doc {
 /* Where a writer writes. */
 struct report_sink {
     FILE *f;
-    struct json_out j;               /* json */
+    void *state;                     /* the writer's own (report_writer.state_size bytes,
+                                      * zeroed before begin; json: its json_out) */
     const struct report_opts *o;
     const struct report_doc *d;
     size_t index;                    /* of the section being written */
@@ -100,6 +98,7 @@ struct report_writer {
      * (unreadable() gets it alone); the others: processes with GPU activity first, hidden
      * rank sections left out, the unreadable ones listed together at the end */
     int all_inputs;
+    size_t state_size; /* bytes of its own state the driver hands it in report_sink.state */
     void (*begin)(struct report_sink *k);
     void (*ranks)(struct report_sink *k, const struct report_ranks_view *v); /* job->n >= 2 */
     void (*sections)(struct report_sink *k); /* after ranks, before the first section */
@@ -177,7 +176,7 @@ int report_say_incomplete(const char *verb, const char *path, const struct ssa_r
 /* One trace's report on f in o->format, through the writer table (the fuzzers' way in). */
 void report_write_single(FILE *f, const struct ssa_result *r, const struct report_opts *o);
 
-/* One trace's text report on f (the end of `stepscope record`). */
+/* One trace's text report on f (the end of `stepscope record`): report_write_single in text. */
 void report_text_one(FILE *f, const struct ssa_result *r, const struct report_opts *o);
 
 /* The text report's width: $COLUMNS, else the terminal's on fd (-1: none), else 80; never
@@ -185,10 +184,5 @@ void report_text_one(FILE *f, const struct ssa_result *r, const struct report_op
 #define REPORT_TEXT_MIN_COLS 80
 #define REPORT_TEXT_MAX_COLS 1000
 unsigned report_text_cols(int fd);
-
-/* The data of a process section's charts: a JSON document in a <script
- * type="application/json" class="ss-data"> element, read by the page's script; nothing when the
- * view has neither a run chart nor a timeline. The HTML writer's own (report_html_data.c). */
-void report_html_data(FILE *f, const struct report_view *v);
 
 #endif

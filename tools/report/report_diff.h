@@ -1,17 +1,20 @@
 /*
- * report_diff.h — what `stepscope diff` shows (the diff view, built once by cmd_diff.c) and
- * hands to the report writers: each format's writer (report.h) has a diff() member.
+ * report_diff.h — what `stepscope diff` shows (the diff view, built once by cmd_diff.c from the
+ * two traces' report views) and hands to the report writers: each format's writer (report.h)
+ * has a diff() member, which reads this view and nothing else.
  */
 #ifndef REPORT_DIFF_H
 #define REPORT_DIFF_H
 
 #include "analysis/ssa.h"
+#include "report_view.h"
 
+/* One trace of the two: its report's view (the summary v.s, the findings v.f: the same as its
+ * report says), and the note when it has no step markers. */
 struct diff_side {
     const char *path;
-    struct ssa_result *r;
-    struct ssa_summary s;
-    struct ssa_findings f;
+    struct report_view v;
+    char note[96]; /* "before has no step markers: its whole trace counts as one step", or "" */
 };
 
 /* One finding of either trace, paired by id, before's ranking first. */
@@ -25,6 +28,9 @@ struct diff_pair {
 struct diff_view {
     struct diff_side b, a;
     const char *verdict; /* "faster", "slower", "no change" */
+    /* the change in words, after the verdict: "median step 3.31 → 2.90 ms (1.14x; noise ±0.07
+     * ms), mean 3.44 → 3.01 ms, GPU busy 18.2 → 21.0 %" */
+    char said[320];
     double noise_ms;     /* the difference of the medians that noise explains */
     double speedup_median, speedup_mean; /* before / after (NaN when after is 0) */
     int cat_shown[SSA_CAT_COUNT]; /* the category's row is worth a line: either side has time

@@ -21,6 +21,7 @@
 
 #include "report.h"
 #include "report_diff.h"
+#include "report_html.h"
 #include "report_html_assets.h"
 #include "text_esc.h"
 #include "util/ss_num.h"
@@ -75,61 +76,37 @@ static void html_cards(FILE *f, const struct report_view *v)
     fputs("</div>\n", f);
 }
 
-static void html_identity_steps(FILE *f, const struct report_view *v, char *buf, size_t cap)
+/* A row for each sentence of the view that is there. */
+static void html_said(FILE *f, const char *label, const char *sentence)
 {
-    const struct ssa_result *r = v->r;
-    const struct ssa_summary *s = &v->s;
-    if (r->step_source == SSA_STEPS_NONE)
-        snprintf(buf, cap, "no step markers: whole trace as one interval (%.1f ms)",
-                 ms(s->total_ns));
-    else
-        snprintf(buf, cap, "%zu of %zu (%s), %zu warm-up excluded%s%s%s", s->steps, r->n_steps,
-                 ssa_step_source_name(r->step_source), r->n_warmup,
-                 r->marker_unmatched ? "; no complete NVTX range matched --step-marker" : "",
-                 r->outside_capture ? "; steps outside the GPU capture window not counted" : "",
-                 r->launch_unsampled ? "; steps without kernel launch calls (--launch-sample) "
-                                       "not counted" : "");
-    html_row(f, "steps", buf);
-    if (s->steps && r->step_source != SSA_STEPS_NONE) {
-        snprintf(buf, cap, "median %.2f ms, p10 %.2f, p90 %.2f, mean %.2f; %.2f steps/s",
-                 ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
-        html_row(f, "step time", buf);
-    }
+    if (sentence[0]) html_row(f, label, sentence);
+}
+
+static void html_identity_steps(FILE *f, const struct report_view *v)
+{
+    html_row(f, "steps", v->steps_said);
+    html_said(f, "step time", v->step_time);
     if (v->has_program) html_row(f, "program", v->program);
     for (size_t i = 0; i < v->n_step_notes; i++)
         html_row(f, "steps, why", v->step_notes[i]);
 }
 
-static void html_identity_gpu(FILE *f, const struct report_view *v, char *buf, size_t cap)
+static void html_identity_gpu(FILE *f, const struct report_view *v)
 {
-    const struct ssa_summary *s = &v->s;
     if (v->has_rec_cost) html_row(f, "recording", v->rec_cost);
     if (v->has_lost) html_row(f, "lost while recording", v->lost);
     if (v->has_throughput) html_row(f, "throughput", v->throughput);
-    if (v->has_throughput && v->peak[0]) html_row(f, "device peak", v->peak);
+    if (v->has_throughput) html_said(f, "device peak", v->peak);
     if (v->has_graphs) html_row(f, "CUDA graphs", v->graphs);
-    if (s->host_ahead) {
-        snprintf(buf, cap,
-                 "the GPU ran behind the host (%.1f launches, %.1f GPU operations per step): "
-                 "these step times understate the training step",
-                 s->launches_per_step, s->gpu_ops_per_step);
-        html_row(f, "caution", buf);
-    }
-    if (v->gpu_left_to)
-        snprintf(buf, cap, "not recorded: GPU activity was left to another tool (%.200s)",
-                 v->gpu_left_to);
-    else
-        snprintf(buf, cap, "%.1f %%%s", s->gpu_busy_pct,
-                 v->has_gpu ? "" : " (no GPU activity recorded: every instant is GPU idle)");
-    html_row(f, "GPU busy", buf);
+    html_said(f, "caution", v->caution);
+    html_row(f, "GPU busy", v->gpu_busy);
 }
 
 static void html_identity(FILE *f, const struct report_view *v)
 {
-    const struct ssa_result *r = v->r;
-    char buf[512];
+    const struct report_trace *t = &v->trace;
     fputs("<h2><code>", f);
-    html_escaped(f, r->path);
+    html_escaped(f, t->path);
     fputs("</code></h2>\n", f);
     if (v->damaged) {
         fprintf(f, "<p class=\"damaged\"><strong>%s trace</strong>: ", v->damage_label);
@@ -138,20 +115,13 @@ static void html_identity(FILE *f, const struct report_view *v)
     }
     if (v->s.steps) html_cards(f, v);
     fputs("<table class=\"kv\">\n", f);
-    int n = snprintf(buf, sizeof buf, "pid %" PRIu32, r->pid);
-    if (r->rank >= 0 && r->world_size > 0)
-        n += snprintf(buf + n, sizeof buf - (size_t)n, ", rank %" PRId32 "/%" PRId32, r->rank,
-                      r->world_size);
-    snprintf(buf + n, sizeof buf - (size_t)n, ", %" PRIu32 " device(s)", r->n_devices);
-    html_row(f, "process", buf);
-    html_row(f, "device", r->device_name);
-    html_row(f, "command", r->cmdline);
-    snprintf(buf, sizeof buf, "%s; %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64 " copies",
-             r->state_line, r->records, r->kernels, r->memcpys);
-    html_row(f, "trace", buf);
+    html_row(f, "process", v->process);
+    html_row(f, "device", t->device);
+    html_row(f, "command", t->cmdline);
+    html_row(f, "trace", v->trace_said);
     if (v->has_problems) html_row(f, "damage", v->problems);
-    html_identity_steps(f, v, buf, sizeof buf);
-    html_identity_gpu(f, v, buf, sizeof buf);
+    html_identity_steps(f, v);
+    html_identity_gpu(f, v);
     fputs("</table>\n", f);
 }
 
@@ -221,8 +191,7 @@ static void html_finding_row(FILE *f, const struct report_view *v, size_t i)
             i + 1, ssa_level_name(x->severity), ssa_level_name(x->severity));
     html_escaped(f, x->title);
     fputs("</b><div class=\"fd\"><b>evidence:</b> ", f);
-    if (v->alt_of[i])
-        fprintf(f, "(alternative to %zu.: the same time, not additive) ", v->alt_of[i]);
+    if (v->alt_of[i]) fprintf(f, "(%s) ", v->alt_said[i]);
     html_escaped(f, x->evidence);
     fputs("<br><b>estimate:</b> ", f);
     html_escaped(f, x->estimate);
@@ -243,7 +212,7 @@ static void html_findings(FILE *f, const struct report_view *v)
 {
     fputs("<h3>Findings, ranked by estimated saving</h3>\n", f);
     if (!v->f.n) {
-        fprintf(f, "<p>none above %.0f %% of the step%s</p>\n", SSA_FINDING_MIN_PCT,
+        fprintf(f, "<p>%s%s</p>\n", v->no_findings,
                 v->per_step ? "" : " (no step markers: no per-step saving)");
         return;
     }
@@ -334,11 +303,11 @@ static size_t cut_utf8(const char *s, size_t chars)
 static void flame_box(FILE *f, const struct report_view *v, const struct ssa_flame_node *n,
                       double x, double w, int rows)
 {
-    const struct ssa_pytab *t = &v->r->host.tab;
+    const struct ssa_pytab *t = &v->host->tab;
     char label[512], text[FL_LABEL_CHARS + 4];
     node_label(t, n, label, sizeof label);
     int y = (rows - 1 - n->depth) * FL_ROW; /* the root at the bottom */
-    double steps = (double)v->s.steps, all = (double)v->r->host.flame[0].ns;
+    double steps = (double)v->s.steps, all = (double)v->host->flame[0].ns;
     fputs("<g><title>", f);
     html_escaped(f, label);
     fprintf(f, ": %.3f ms/step (%.1f %% of the sampled GPU-idle time)</title>",
@@ -370,7 +339,7 @@ static int flame_rows(const struct ssa_host *h)
 /* Pre-order: a node starts where its parent does, after its earlier siblings (next[d]). */
 static void flame_svg(FILE *f, const struct report_view *v)
 {
-    const struct ssa_host *h = &v->r->host;
+    const struct ssa_host *h = v->host;
     int rows = flame_rows(h);
     double next[FL_MAX_ROWS + 1] = {0}, scale = FL_W / (double)h->flame[0].ns;
     fprintf(f,
@@ -396,7 +365,7 @@ static void flame_svg(FILE *f, const struct report_view *v)
 static void html_host(FILE *f, const struct report_view *v)
 {
     if (!v->n_hostcats) return;
-    const struct ssa_host *h = &v->r->host;
+    const struct ssa_host *h = v->host;
     fputs("<h3>Where the GPU-idle host time is in the code</h3>\n<p class=\"note\">From "
           "Python stack samples of the training thread; ms/step without stepscope's own cost "
           "per launch.</p>\n",
@@ -475,24 +444,24 @@ static void html_charts(FILE *f, const struct report_view *v)
 #define HTML_KERNEL_NAME 200 /* characters of a kernel name in the table (by structure) */
 #define HTML_TOP_KERNELS 50  /* rows of the table (sortable; a name opens on click) */
 
-static void html_top_kernels(FILE *f, const struct ssa_result *r)
+static void html_top_kernels(FILE *f, const struct report_view *v)
 {
-    if (!r->n_knames) return;
+    if (!v->n_knames) return;
     fprintf(f, "<h3>Top kernels (whole trace)</h3>\n<p class=\"note\">The kernels with the "
                "most GPU time (at most %d); click a name to see it whole.</p>\n", HTML_TOP_KERNELS);
     fputs("<table class=\"sortable\">\n<thead><tr>"
           "<th class=\"n\">ms</th><th class=\"n\">count</th><th class=\"n\">mean us</th>"
           "<th>class</th><th>name</th></tr></thead>\n<tbody>\n",
           f);
-    for (size_t i = 0; i < r->n_knames && i < HTML_TOP_KERNELS; i++) {
-        const struct ssa_kname *k = &r->knames[i];
+    for (size_t i = 0; i < v->n_knames && i < HTML_TOP_KERNELS; i++) {
+        const struct ssa_kname *k = &v->knames[i];
         fprintf(f,
                 "<tr><td class=\"n\">%.3f</td><td class=\"n\">%" PRIu64 "</td>"
                 "<td class=\"n\">%.1f</td><td>%s</td><td class=\"name\"><code>",
                 ms(k->total_ns), k->count, k->count ? (double)k->total_ns / 1e3 / (double)k->count : 0,
                 ssa_kclass_name(k->kclass));
-        char *shown = report_kernel_name(r->kname_text[i], HTML_KERNEL_NAME);
-        html_escaped(f, shown ? shown : r->kname_text[i]);
+        char *shown = report_kernel_name(v->kname_text[i], HTML_KERNEL_NAME);
+        html_escaped(f, shown ? shown : v->kname_text[i]);
         fputs("</code></td></tr>\n", f);
         free(shown);
     }
@@ -515,7 +484,7 @@ static void html_process(struct report_sink *k, const struct report_view *v)
     html_findings(f, v);
     html_charts(f, v);
     html_host(f, v);
-    html_top_kernels(f, v->r);
+    html_top_kernels(f, v);
     html_env(f, &v->env, k->o->verbose);
     fputs("</section>\n", f);
 }
@@ -538,7 +507,7 @@ static void html_rank_row(FILE *f, const struct report_ranks_view *t, size_t row
                 t->mark[row], (int)k->rank, k->step_ms, k->busy_pct, k->nccl_ms, k->comm_ms,
                 k->overlap_pct, ssa_cat_name(k->top_cat), k->top_ms);
     }
-    html_escaped(f, t->rs[k->input]->path);
+    html_escaped(f, t->inputs[k->input].path);
     fputs("</code></td></tr>\n", f);
 }
 
@@ -570,9 +539,7 @@ static void html_ranks(struct report_sink *k, const struct report_ranks_view *t)
           f);
     html_para(f, "<p><b>straggler:</b> ", t->straggler);
     if (t->waiting[0]) html_para(f, "<p><b>waiting:</b> ", t->waiting);
-    if (t->omitted)
-        fprintf(f, "<p class=\"note\">%zu rank sections omitted (-v shows them).</p>\n",
-                t->omitted);
+    if (t->omitted) fprintf(f, "<p class=\"note\">%s.</p>\n", t->omitted_said);
     fputs("</section>\n", f);
 }
 
@@ -592,7 +559,7 @@ static void html_diff_categories(FILE *f, const struct diff_view *d)
           "ms/step</th><th class=\"n\">after ms/step</th><th class=\"n\">change</th></tr>"
           "</thead>\n<tbody>\n", f);
     for (int c = 0; c < SSA_CAT_COUNT; c++) {
-        double x = d->b.s.cat_ms[c], y = d->a.s.cat_ms[c];
+        double x = d->b.v.s.cat_ms[c], y = d->a.v.s.cat_ms[c];
         if (d->cat_shown[c])
             fprintf(f, "<tr><td><span class=\"sw\" style=\"background:%s\"></span>%s</td>"
                        "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
@@ -610,10 +577,7 @@ static void html_diff(FILE *f, const struct diff_view *d)
     html_escaped(f, b->path);
     fputs("</code> → <code>", f);
     html_escaped(f, a->path);
-    fprintf(f, "</code></h2>\n<p><strong>%s</strong>: median step %.2f → %.2f ms (%.2fx; noise "
-               "±%.2f ms), mean %.2f → %.2f ms, GPU busy %.1f → %.1f %%</p>\n",
-            d->verdict, ms(b->s.median_ns), ms(a->s.median_ns), d->speedup_median,
-            d->noise_ms, ms(b->s.mean_ns), ms(a->s.mean_ns), b->s.gpu_busy_pct, a->s.gpu_busy_pct);
+    fprintf(f, "</code></h2>\n<p><strong>%s</strong>: %s</p>\n", d->verdict, d->said);
     html_diff_categories(f, d);
     fputs("<table class=\"sortable\">\n<thead><tr><th>finding</th><th class=\"n\">before "
           "ms/step</th><th class=\"n\">after ms/step</th><th>status</th><th>title</th></tr>"

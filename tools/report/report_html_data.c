@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "report.h"
+#include "report_html.h"
 #include "trace/sst_cbid.h"
 #include "util/ss_num.h"
 
@@ -145,14 +147,14 @@ static int64_t api_name(struct names *nm, uint32_t name)
 }
 
 /* The name index of an item (-1: none), given one when first seen. */
-static int64_t name_of(const struct ssa_result *r, struct names *nm, const struct ssa_tl_item *it)
+static int64_t name_of(const struct report_view *v, struct names *nm, const struct ssa_tl_item *it)
 {
     uint32_t *slot = NULL;
     const char *text = NULL;
-    if (it->name_kind == SSA_TLN_KERNEL && it->name < r->n_knames)
-        slot = &nm->kernel[it->name], text = r->kname_text[it->name];
-    else if (it->name_kind == SSA_TLN_RANGE && it->name < r->n_tl_names)
-        slot = &nm->range[it->name], text = r->tl_names[it->name];
+    if (it->name_kind == SSA_TLN_KERNEL && it->name < v->n_knames)
+        slot = &nm->kernel[it->name], text = v->kname_text[it->name];
+    else if (it->name_kind == SSA_TLN_RANGE && it->name < v->n_tl_names)
+        slot = &nm->range[it->name], text = v->tl_names[it->name];
     else if (it->name_kind == SSA_TLN_API)
         return api_name(nm, it->name);
     if (!slot) return -1;
@@ -217,7 +219,7 @@ static void write_timeline(struct json_out *j, const struct report_view *v,
             cut++;
             continue;
         }
-        write_span(j, t->st, row, name_of(v->r, nm, it), it);
+        write_span(j, t->st, row, name_of(v, nm, it), it);
     }
     json_end_array(j);
     json_kv_u64(j, "dropped", t->tl->dropped);
@@ -296,7 +298,7 @@ static void name_items(const struct report_view *v, const struct html_lanes *l, 
     for (size_t t = 0; t < v->n_tls; t++)
         for (size_t i = 0; i < v->tls[t].tl->n; i++)
             if (lane_row(l, &v->tls[t].tl->items[i]) >= 0)
-                name_of(v->r, nm, &v->tls[t].tl->items[i]);
+                name_of(v, nm, &v->tls[t].tl->items[i]);
 }
 
 static void write_document(FILE *f, const struct report_view *v, struct names *nm)
@@ -310,7 +312,7 @@ static void write_document(FILE *f, const struct report_view *v, struct names *n
     json_kv_u64(&j, "version", 1);
     write_cats(&j);
     if (v->n_bins) write_run(&j, v);
-    write_lanes(&j, &l, v->r->train_tid);
+    write_lanes(&j, &l, v->steps.train_tid);
     json_kv_bool(&j, "lanes_cut", l.more);
     write_names(&j, nm);
     json_key(&j, "timelines");
@@ -330,13 +332,13 @@ static void names_free(struct names *nm)
 }
 
 /* Room for every name there can be: each kernel's, each range's, each API's. */
-static int names_alloc(struct names *nm, const struct ssa_result *r)
+static int names_alloc(struct names *nm, const struct report_view *v)
 {
-    size_t cap = r->n_knames + SSA_TL_NAMES + HTML_API_NAMES;
+    size_t cap = v->n_knames + SSA_TL_NAMES + HTML_API_NAMES;
     memset(nm, 0, sizeof *nm);
     nm->text = malloc(cap * sizeof *nm->text);
     nm->kernel_name = malloc(cap);
-    nm->kernel = calloc(r->n_knames + 1, sizeof *nm->kernel);
+    nm->kernel = calloc(v->n_knames + 1, sizeof *nm->kernel);
     return nm->text && nm->kernel_name && nm->kernel ? 0 : -1;
 }
 
@@ -345,7 +347,7 @@ void report_html_data(FILE *f, const struct report_view *v)
     struct names nm;
     if (!v->n_bins && !v->n_tls) return;
     FILE *safe = NULL;
-    if (names_alloc(&nm, v->r) == 0)
+    if (names_alloc(&nm, v) == 0)
         safe = fopencookie(f, "w", (cookie_io_functions_t){.write = script_safe_write});
     if (safe) {
         fputs("<script type=\"application/json\" class=\"ss-data\">", f);

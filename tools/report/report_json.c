@@ -25,46 +25,52 @@ static void json_damage_kinds(struct json_out *j, const struct sst_damage *d)
     json_end_object(j);
 }
 
-static void json_process(struct json_out *j, const struct ssa_result *r)
+static void json_damaged(struct json_out *j, const struct sst_damage *d)
 {
+    json_key(j, "damaged");
+    if (!d->damaged) {
+        json_bool(j, 0);
+        return;
+    }
+    json_begin_object(j);
+    json_kv_u64(j, "records_read", d->records_read);
+    json_kv_u64(j, "records_expected", d->records_expected);
+    json_kv_u64(j, "chunks_read", d->chunks_read);
+    json_kv_u64(j, "chunks_expected", d->chunks_expected);
+    json_kv_double(j, "read_fraction", d->read_fraction);
+    json_damage_kinds(j, d);
+    json_end_object(j);
+}
+
+static void json_process(struct json_out *j, const struct report_view *v)
+{
+    const struct report_trace *t = &v->trace;
     json_key(j, "process");
     json_begin_object(j);
-    json_kv_u64(j, "pid", r->pid);
-    json_kv_i64(j, "rank", r->rank);
-    json_kv_i64(j, "world_size", r->world_size);
-    json_kv_string(j, "cmdline", r->cmdline);
-    json_kv_string(j, "device", r->device_name);
-    json_kv_u64(j, "devices", r->n_devices);
+    json_kv_u64(j, "pid", t->pid);
+    json_kv_i64(j, "rank", t->rank);
+    json_kv_i64(j, "world_size", t->world_size);
+    json_kv_string(j, "cmdline", t->cmdline);
+    json_kv_string(j, "device", t->device);
+    json_kv_u64(j, "devices", t->n_devices);
     json_end_object(j);
     json_key(j, "trace");
     json_begin_object(j);
-    json_kv_string(j, "state", r->state_line);
-    json_kv_bool(j, "closed", r->closed);
-    json_kv_bool(j, "truncated", r->truncated);
-    json_kv_u64(j, "bad_chunks", r->bad_chunks);
-    json_kv_u64(j, "problems", r->problems);
-    json_kv_u64(j, "records", r->records);
-    json_kv_u64(j, "kernels", r->kernels);
-    json_kv_u64(j, "memcpys", r->memcpys);
-    json_kv_u64(j, "memsets", r->memsets);
-    if (r->graphs) json_kv_u64(j, "graphs", r->graphs);
-    json_kv_u64(j, "api_calls", r->api_calls);
-    json_kv_u64(j, "dropped", r->dropped);
-    json_key(j, "damaged");
-    if (!r->damage.damaged) {
-        json_bool(j, 0);
-    } else {
-        json_begin_object(j);
-        json_kv_u64(j, "records_read", r->damage.records_read);
-        json_kv_u64(j, "records_expected", r->damage.records_expected);
-        json_kv_u64(j, "chunks_read", r->damage.chunks_read);
-        json_kv_u64(j, "chunks_expected", r->damage.chunks_expected);
-        json_kv_double(j, "read_fraction", r->damage.read_fraction);
-        json_damage_kinds(j, &r->damage);
-        json_end_object(j);
-    }
+    json_kv_string(j, "state", t->state);
+    json_kv_bool(j, "closed", t->closed);
+    json_kv_bool(j, "truncated", t->truncated);
+    json_kv_u64(j, "bad_chunks", t->bad_chunks);
+    json_kv_u64(j, "problems", t->problems);
+    json_kv_u64(j, "records", t->records);
+    json_kv_u64(j, "kernels", t->kernels);
+    json_kv_u64(j, "memcpys", t->memcpys);
+    json_kv_u64(j, "memsets", t->memsets);
+    if (t->graphs) json_kv_u64(j, "graphs", t->graphs);
+    json_kv_u64(j, "api_calls", t->api_calls);
+    json_kv_u64(j, "dropped", t->dropped);
+    json_damaged(j, t->damage);
     json_key(j, "incomplete"); /* issue #29: damaged or truncated; report exits 1 then */
-    json_bool(j, report_incomplete(r));
+    json_bool(j, v->damaged);
     json_end_object(j);
 }
 
@@ -91,38 +97,51 @@ static void json_outliers(struct json_out *j, const struct report_view *v)
 
 static void json_recording_cost(struct json_out *j, const struct ssa_summary *s);
 
+/* Where the steps came from, as the analysis counted them. */
+static void json_step_source(struct json_out *j, const struct report_steps *t,
+                             const struct ssa_summary *s)
+{
+    int none = t->source == SSA_STEPS_NONE;
+    json_kv_string(j, "source", ssa_step_source_name(t->source));
+    json_kv_u64(j, "training_tid", t->train_tid);
+    json_kv_u64(j, "total", none ? 0 : t->total);
+    json_kv_u64(j, "warmup_excluded", t->warmup);
+    if (t->price_outliers) json_kv_u64(j, "outliers_left_out", t->price_outliers);
+    if (t->warmup_asked) json_kv_u64(j, "warmup_requested", t->warmup_asked);
+    json_kv_bool(j, "warmup_autotune", t->warmup_autotune);
+    json_kv_u64(j, "warmup_fill", t->warmup_fill);
+    json_kv_bool(j, "marker_unmatched", t->marker_unmatched);
+    json_kv_bool(j, "host_ahead", s->host_ahead);
+    json_kv_bool(j, "gpu_paced", t->gpu_paced);
+    if (t->gpu_paced) json_kv_double(j, "host_pace_ms", ms(t->host_pace_ns));
+    if (t->source == SSA_STEPS_GRAPHS) {
+        json_kv_u64(j, "graph_id", t->graph_id == SSA_GRAPH_UNTOLD ? 0 : t->graph_id);
+        json_kv_u64(j, "graph_launches", t->graph_launches);
+        json_kv_u64(j, "markers_set_aside", t->markers_set_aside);
+    }
+    json_kv_u64(j, "analysed", none ? 0 : s->steps);
+}
+
+/* What the capture and the recording left out of the steps. */
+static void json_step_capture(struct json_out *j, const struct report_steps *t)
+{
+    json_kv_u64(j, "unended_ranges", t->unended);
+    json_kv_u64(j, "outside_capture", t->outside_capture);
+    if (t->launch_sample) json_kv_u64(j, "launch_sample", t->launch_sample);
+    json_kv_u64(j, "launch_unsampled", t->launch_unsampled);
+    if (t->capture_never_opened) json_kv_bool(j, "capture_never_opened", 1);
+    if (t->window_opened != SSA_WINDOW_AT_STEP)
+        json_kv_string(j, "window_opened", ssa_window_opener_token(t->window_opened));
+    if (t->gpu_ends_at_close) json_kv_u64(j, "gpu_ends_at_close", t->gpu_ends_at_close);
+}
+
 static void json_steps(struct json_out *j, const struct report_view *v)
 {
-    const struct ssa_result *r = v->r;
     const struct ssa_summary *s = &v->s;
     json_key(j, "steps");
     json_begin_object(j);
-    json_kv_string(j, "source", ssa_step_source_name(r->step_source));
-    json_kv_u64(j, "training_tid", r->train_tid);
-    json_kv_u64(j, "total", r->step_source == SSA_STEPS_NONE ? 0 : r->n_steps);
-    json_kv_u64(j, "warmup_excluded", r->n_warmup);
-    if (r->n_price_outliers) json_kv_u64(j, "outliers_left_out", r->n_price_outliers);
-    if (r->warmup_asked) json_kv_u64(j, "warmup_requested", r->warmup_asked);
-    json_kv_bool(j, "warmup_autotune", r->warmup_autotune);
-    json_kv_u64(j, "warmup_fill", r->warmup_fill);
-    json_kv_bool(j, "marker_unmatched", r->marker_unmatched);
-    json_kv_bool(j, "host_ahead", s->host_ahead);
-    json_kv_bool(j, "gpu_paced", r->gpu_paced);
-    if (r->gpu_paced) json_kv_double(j, "host_pace_ms", ms(r->host_pace_ns));
-    if (r->step_source == SSA_STEPS_GRAPHS) {
-        json_kv_u64(j, "graph_id", r->step_graph_id == SSA_GRAPH_UNTOLD ? 0 : r->step_graph_id);
-        json_kv_u64(j, "graph_launches", r->step_graph_launches);
-        json_kv_u64(j, "markers_set_aside", r->markers_set_aside);
-    }
-    json_kv_u64(j, "analysed", r->step_source == SSA_STEPS_NONE ? 0 : s->steps);
-    json_kv_u64(j, "unended_ranges", r->dropped_step_ranges);
-    json_kv_u64(j, "outside_capture", r->outside_capture);
-    if (r->launch_sample) json_kv_u64(j, "launch_sample", r->launch_sample);
-    json_kv_u64(j, "launch_unsampled", r->launch_unsampled);
-    if (r->capture_never_opened) json_kv_bool(j, "capture_never_opened", 1);
-    if (r->window_opened != SSA_WINDOW_AT_STEP)
-        json_kv_string(j, "window_opened", ssa_window_opener_token(r->window_opened));
-    if (r->gpu_ends_at_close) json_kv_u64(j, "gpu_ends_at_close", r->gpu_ends_at_close);
+    json_step_source(j, &v->steps, s);
+    json_step_capture(j, &v->steps);
     json_kv_double(j, "interval_ms", ms(s->total_ns));
     json_kv_double(j, "median_ms", ms(s->median_ns));
     json_kv_double(j, "p10_ms", ms(s->p10_ns));
@@ -272,7 +291,7 @@ static void json_peak(struct json_out *j, const struct ssa_device_peak *p)
 static void json_throughput(struct json_out *j, const struct report_view *v)
 {
     const struct ssa_throughput *t = &v->tp;
-    const struct ssa_batch *b = &v->r->batch;
+    const struct ssa_batch *b = &v->batch;
     json_key(j, "throughput");
     json_begin_object(j);
     json_kv_double(j, "steps_per_s", t->steps_per_s);
@@ -335,7 +354,7 @@ static void json_hotspot_array(struct json_out *j, const struct ssa_hotspot *h, 
  * reports of traces that have samples (the others stay as they were). */
 static void json_host(struct json_out *j, const struct report_view *v)
 {
-    const struct ssa_host *h = &v->r->host;
+    const struct ssa_host *h = v->host;
     json_key(j, "host_samples");
     json_begin_object(j);
     json_kv_u64(j, "samples", h->samples);
@@ -401,22 +420,21 @@ static void json_findings(struct json_out *j, const struct ssa_findings *f, int 
     json_end_array(j);
 }
 
-static void json_top_kernels(struct json_out *j, const struct ssa_result *r)
+static void json_top_kernels(struct json_out *j, const struct report_view *v)
 {
     json_key(j, "top_kernels");
     json_begin_array(j);
-    for (size_t i = 0; i < r->n_knames && i < TOP_KERNELS; i++) {
+    for (size_t i = 0; i < v->n_knames && i < TOP_KERNELS; i++) {
         json_begin_object(j);
-        char *dem = ss_demangle(r->kname_text[i], strlen(r->kname_text[i]));
-        json_kv_string(j, "name", dem ? dem : r->kname_text[i]);
-        if (dem) json_kv_string(j, "mangled", r->kname_text[i]);
+        char *dem = ss_demangle(v->kname_text[i], strlen(v->kname_text[i]));
+        json_kv_string(j, "name", dem ? dem : v->kname_text[i]);
+        if (dem) json_kv_string(j, "mangled", v->kname_text[i]);
         free(dem);
-        json_kv_string(j, "class", ssa_kclass_name(r->knames[i].kclass));
+        json_kv_string(j, "class", ssa_kclass_name(v->knames[i].kclass));
         /* Triton kernels are torch.compile's (Inductor) own, generated for this program */
-        if (r->kname_text[i] && strncmp(r->kname_text[i], "triton_", 7) == 0)
-            json_kv_string(j, "generated_by", "triton");
-        json_kv_u64(j, "count", r->knames[i].count);
-        json_kv_double(j, "total_ms", ms(r->knames[i].total_ns));
+        if (v->triton[i]) json_kv_string(j, "generated_by", "triton");
+        json_kv_u64(j, "count", v->knames[i].count);
+        json_kv_double(j, "total_ms", ms(v->knames[i].total_ns));
         json_end_object(j);
     }
     json_end_array(j);
@@ -465,12 +483,12 @@ static void json_step_counts(struct json_out *j, const struct ssa_step_counts *n
     json_end_object(j);
 }
 
-static void json_step_list(struct json_out *j, const struct ssa_result *r)
+static void json_step_list(struct json_out *j, const struct report_view *v)
 {
     json_key(j, "step_list");
     json_begin_array(j);
-    for (size_t i = 0; r->steps && i < r->n_steps; i++) {
-        const struct ssa_step *st = &r->steps[i];
+    for (size_t i = 0; v->step_list && i < v->steps.total; i++) {
+        const struct ssa_step *st = &v->step_list[i];
         json_begin_object(j);
         json_kv_u64(j, "number", st->number);
         json_kv_u64(j, "begin_ns", st->begin_ns);
@@ -507,24 +525,23 @@ static void json_env(struct json_out *j, const struct report_env *b)
 
 static void json_process_object(struct json_out *j, const struct report_view *v, int verbose)
 {
-    const struct ssa_result *r = v->r;
     json_begin_object(j);
     json_kv_string(j, "schema", "stepscope.report");
     json_kv_u64(j, "version", 1);
-    json_kv_string(j, "file", r->path);
-    json_process(j, r);
+    json_kv_string(j, "file", v->trace.path);
+    json_process(j, v);
     json_steps(j, v);
     json_kv_string(j, "gpu_left_to", v->gpu_left_to); /* null: the collector had it */
     json_categories(j, &v->s, v->per_step);
     if (v->has_samples) json_host(j, v);
     json_per_step_means(j, &v->s);
     if (v->has_throughput) json_throughput(j, v);
-    json_program(j, &r->program);
-    json_findings(j, &v->f, v->has_samples, v->r->host.sync_calls > 0);
+    json_program(j, v->prog);
+    json_findings(j, &v->f, v->has_samples, v->host->sync_calls > 0);
     json_all_fixed(j, &v->f);
     json_env(j, &v->env);
-    json_top_kernels(j, r);
-    if (verbose) json_step_list(j, r);
+    json_top_kernels(j, v);
+    if (verbose) json_step_list(j, v);
     json_end_object(j);
 }
 
@@ -540,7 +557,7 @@ static void json_spread(struct json_out *j, const char *key, const struct ssa_sp
     json_end_object(j);
 }
 
-static void json_rank(struct json_out *j, const struct ssa_rank *k, const struct ssa_result *r)
+static void json_rank(struct json_out *j, const struct ssa_rank *k, const struct report_input *r)
 {
     json_begin_object(j);
     json_kv_i64(j, "rank", k->rank);
@@ -561,7 +578,7 @@ static void json_rank(struct json_out *j, const struct ssa_rank *k, const struct
 }
 
 static void json_straggler(struct json_out *j, const struct ssa_job *job,
-                           const struct ssa_result *const *rs)
+                           const struct report_input *in)
 {
     json_key(j, "straggler");
     if (!job->has_straggler) {
@@ -571,7 +588,7 @@ static void json_straggler(struct json_out *j, const struct ssa_job *job,
     const struct ssa_rank *s = &job->ranks[job->straggler];
     json_begin_object(j);
     json_kv_i64(j, "rank", s->rank);
-    json_kv_string(j, "file", rs[s->input]->path);
+    json_kv_string(j, "file", in[s->input].path);
     json_kv_string(j, "why_category", ssa_cat_name(job->why_cat));
     json_kv_double(j, "why_excess_ms_per_step", job->why_ms);
     json_kv_double(j, "price_ms_per_step", job->price_ms);
@@ -580,7 +597,7 @@ static void json_straggler(struct json_out *j, const struct ssa_job *job,
 }
 
 static void json_ranks(struct json_out *j, const struct ssa_job *job,
-                       const struct ssa_result *const *rs)
+                       const struct report_input *in)
 {
     json_begin_object(j);
     json_kv_i64(j, "world_size", job->world_size);
@@ -594,7 +611,7 @@ static void json_ranks(struct json_out *j, const struct ssa_job *job,
     two ? json_i64(j, job->ranks[job->straggler].rank) : json_null(j);
     json_key(j, "median_rank");
     two ? json_i64(j, job->ranks[job->reference].rank) : json_null(j);
-    json_straggler(j, job, rs);
+    json_straggler(j, job, in);
     json_key(j, "quantiles");
     json_begin_object(j);
     json_spread(j, "step_ms", &job->step_ms);
@@ -605,7 +622,7 @@ static void json_ranks(struct json_out *j, const struct ssa_job *job,
     json_key(j, "list");
     json_begin_array(j);
     for (size_t i = 0; i < job->n; i++)
-        json_rank(j, &job->ranks[i], rs[job->ranks[i].input]);
+        json_rank(j, &job->ranks[i], &in[job->ranks[i].input]);
     json_end_array(j);
     json_end_object(j);
 }
@@ -617,12 +634,12 @@ static void json_diff_side(struct json_out *j, const char *key, const struct dif
     json_key(j, key);
     json_begin_object(j);
     json_kv_string(j, "file", x->path);
-    json_kv_string(j, "step_source", ssa_step_source_name(x->r->step_source));
-    json_kv_u64(j, "steps", x->s.steps);
-    json_kv_double(j, "median_ms", ms(x->s.median_ns));
-    json_kv_double(j, "mean_ms", ms(x->s.mean_ns));
-    json_kv_double(j, "steps_per_s", x->s.steps_per_s);
-    json_kv_double(j, "gpu_busy_pct", x->s.gpu_busy_pct);
+    json_kv_string(j, "step_source", ssa_step_source_name(x->v.steps.source));
+    json_kv_u64(j, "steps", x->v.s.steps);
+    json_kv_double(j, "median_ms", ms(x->v.s.median_ns));
+    json_kv_double(j, "mean_ms", ms(x->v.s.mean_ns));
+    json_kv_double(j, "steps_per_s", x->v.s.steps_per_s);
+    json_kv_double(j, "gpu_busy_pct", x->v.s.gpu_busy_pct);
     json_end_object(j);
 }
 
@@ -656,9 +673,9 @@ static void json_diff(FILE *f, const struct diff_view *d)
     for (int c = 0; c < SSA_CAT_COUNT; c++) {
         json_begin_object(&j);
         json_kv_string(&j, "name", ssa_cat_name(c));
-        json_kv_double(&j, "before_ms_per_step", b->s.cat_ms[c]);
-        json_kv_double(&j, "after_ms_per_step", a->s.cat_ms[c]);
-        json_kv_double(&j, "change_ms_per_step", a->s.cat_ms[c] - b->s.cat_ms[c]);
+        json_kv_double(&j, "before_ms_per_step", b->v.s.cat_ms[c]);
+        json_kv_double(&j, "after_ms_per_step", a->v.s.cat_ms[c]);
+        json_kv_double(&j, "change_ms_per_step", a->v.s.cat_ms[c] - b->v.s.cat_ms[c]);
         json_end_object(&j);
     }
     json_end_array(&j);
@@ -674,53 +691,59 @@ static void json_diff(FILE *f, const struct diff_view *d)
 /* ---- the writer: a job is {"schema": "stepscope.job", ..., "ranks": {...}, "processes":
  * [...]}; several inputs are an array of report objects; one is the object alone ---- */
 
+static struct json_out *json_of(struct report_sink *k)
+{
+    return k->state;
+}
+
 static void json_w_begin(struct report_sink *k)
 {
-    json_init(&k->j, k->f, 1);
+    json_init(json_of(k), k->f, 1);
     if (k->d->job->n < 2) return;
-    json_begin_object(&k->j);
-    json_kv_string(&k->j, "schema", "stepscope.job");
-    json_kv_u64(&k->j, "version", 1);
+    json_begin_object(json_of(k));
+    json_kv_string(json_of(k), "schema", "stepscope.job");
+    json_kv_u64(json_of(k), "version", 1);
 }
 
 static void json_w_ranks(struct report_sink *k, const struct report_ranks_view *t)
 {
-    json_key(&k->j, "ranks");
-    json_ranks(&k->j, t->job, t->rs);
+    json_key(json_of(k), "ranks");
+    json_ranks(json_of(k), t->job, t->inputs);
 }
 
 static void json_w_sections(struct report_sink *k)
 {
-    if (k->d->job->n >= 2) json_key(&k->j, "processes");
-    if (k->d->as_array) json_begin_array(&k->j);
+    if (k->d->job->n >= 2) json_key(json_of(k), "processes");
+    if (k->d->as_array) json_begin_array(json_of(k));
 }
 
 static void json_w_process(struct report_sink *k, const struct report_view *v)
 {
-    json_process_object(&k->j, v, k->o->verbose);
+    json_process_object(json_of(k), v, k->o->verbose);
 }
 
 /* In the array, in the input's place; a lone input that cannot be read writes nothing. */
 static void json_w_unreadable(struct report_sink *k, const char *const *paths, size_t n)
 {
     for (size_t i = 0; k->d->as_array && i < n; i++) {
-        json_begin_object(&k->j);
-        json_kv_string(&k->j, "file", paths[i]);
-        json_kv_string(&k->j, "error", "cannot read this file as a trace (see stderr)");
-        json_end_object(&k->j);
+        json_begin_object(json_of(k));
+        json_kv_string(json_of(k), "file", paths[i]);
+        json_kv_string(json_of(k), "error", "cannot read this file as a trace (see stderr)");
+        json_end_object(json_of(k));
     }
 }
 
 static void json_w_end(struct report_sink *k)
 {
-    if (k->d->as_array) json_end_array(&k->j);
-    if (k->d->job->n >= 2) json_end_object(&k->j);
-    if (k->d->as_array || k->d->n_sections) json_finish(&k->j);
+    if (k->d->as_array) json_end_array(json_of(k));
+    if (k->d->job->n >= 2) json_end_object(json_of(k));
+    if (k->d->as_array || k->d->n_sections) json_finish(json_of(k));
 }
 
 
 const struct report_writer report_writer_json = {
     .all_inputs = 1,
+    .state_size = sizeof(struct json_out),
     .begin = json_w_begin,
     .ranks = json_w_ranks,
     .sections = json_w_sections,

@@ -5,6 +5,7 @@
  * Strings from the trace go through md_escaped(): Markdown renders inline HTML, so they are
  * HTML-escaped too.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -20,66 +21,44 @@ static void md_problems(FILE *f, const struct report_view *v)
     fputs("\n", f);
 }
 
-static void md_headline(FILE *f, const struct report_view *v)
+/* "- **label**: sentence" for each sentence of the view that is there. */
+static void md_item(FILE *f, const char *label, const char *sentence)
 {
-    const struct ssa_result *r = v->r;
-    const struct ssa_summary *s = &v->s;
-    fputs("## stepscope report: ", f);
-    md_escaped(f, r->path);
-    if (v->damaged) fprintf(f, "\n\n> **%s trace**: %s", v->damage_label, v->damage);
-    fprintf(f, "\n\n- **process**: pid %" PRIu32, r->pid);
-    if (r->rank >= 0 && r->world_size > 0)
-        fprintf(f, ", rank %" PRId32 "/%" PRId32, r->rank, r->world_size);
-    fprintf(f, ", %" PRIu32 " device(s), first ", r->n_devices);
-    md_escaped(f, r->device_name);
-    fputs("\n- **command**: ", f);
-    md_escaped(f, r->cmdline);
-    fputs("\n- **trace**: ", f);
-    md_escaped(f, r->state_line);
-    fprintf(f, "; %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64 " copies\n", r->records,
-            r->kernels, r->memcpys);
-    if (v->has_problems) md_problems(f, v);
-    if (r->step_source == SSA_STEPS_NONE)
-        fprintf(f, "- **steps**: no step markers: whole trace as one interval (%.1f ms)\n",
-                ms(s->total_ns));
-    else
-        fprintf(f, "- **steps**: %zu of %zu (%s), %zu warm-up excluded%s%s%s\n", s->steps, r->n_steps,
-                ssa_step_source_name(r->step_source), r->n_warmup,
-                r->marker_unmatched ? "; no complete NVTX range matched --step-marker" : "",
-                 r->outside_capture ? "; steps outside the GPU capture window not counted" : "",
-                 r->launch_unsampled ? "; steps without kernel launch calls (--launch-sample) "
-                                       "not counted" : "");
-    if (s->steps && r->step_source != SSA_STEPS_NONE)
-        fprintf(f,
-                "- **step time**: median %.2f ms, p10 %.2f, p90 %.2f, mean %.2f; "
-                "%.2f steps/s\n",
-                ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
-    if (v->has_program) fprintf(f, "- **program**: %s\n", v->program);
-    for (size_t i = 0; i < v->n_step_notes; i++)
-        fprintf(f, "- **steps, why**: %s\n", v->step_notes[i]);
-    if (v->has_rec_cost) fprintf(f, "- **recording**: %s\n", v->rec_cost);
-    if (v->has_lost) fprintf(f, "- **lost while recording**: %s\n", v->lost);
-    if (v->has_throughput) fprintf(f, "- **throughput**: %s\n", v->throughput);
-    if (v->has_throughput && v->peak[0]) fprintf(f, "- **peak**: %s\n", v->peak);
-    if (v->has_graphs) fprintf(f, "- **CUDA graphs**: %s\n", v->graphs);
-    if (s->host_ahead)
-        fprintf(f,
-                "- **caution**: the GPU ran behind the host (%.1f launches, %.1f GPU operations "
-                "per step): these step times understate the training step\n",
-                s->launches_per_step, s->gpu_ops_per_step);
-    if (v->gpu_left_to) {
-        fputs("- **GPU busy**: not recorded: GPU activity was left to another tool (", f);
-        md_escaped(f, v->gpu_left_to);
-        fputs(")\n", f);
-        return;
-    }
-    fprintf(f, "- **GPU busy**: %.1f %%%s\n", s->gpu_busy_pct,
-            v->has_gpu ? "" : " (no GPU activity recorded: every instant is GPU idle)");
+    if (sentence[0]) fprintf(f, "- **%s**: %s\n", label, sentence);
 }
 
-static void md_breakdown(FILE *f, const struct ssa_result *r, const struct ssa_summary *s)
+static void md_headline(FILE *f, const struct report_view *v)
 {
-    int per_step = r->step_source != SSA_STEPS_NONE;
+    const struct report_trace *t = &v->trace;
+    fputs("## stepscope report: ", f);
+    md_escaped(f, t->path);
+    if (v->damaged) fprintf(f, "\n\n> **%s trace**: %s", v->damage_label, v->damage);
+    fprintf(f, "\n\n- **process**: %s, first ", v->process);
+    md_escaped(f, t->device);
+    fputs("\n- **command**: ", f);
+    md_escaped(f, t->cmdline);
+    fputs("\n- **trace**: ", f);
+    md_escaped(f, v->trace_said);
+    fputc('\n', f);
+    if (v->has_problems) md_problems(f, v);
+    md_item(f, "steps", v->steps_said);
+    md_item(f, "step time", v->step_time);
+    if (v->has_program) md_item(f, "program", v->program);
+    for (size_t i = 0; i < v->n_step_notes; i++)
+        md_item(f, "steps, why", v->step_notes[i]);
+    if (v->has_rec_cost) md_item(f, "recording", v->rec_cost);
+    if (v->has_lost) md_item(f, "lost while recording", v->lost);
+    if (v->has_throughput) md_item(f, "throughput", v->throughput);
+    if (v->has_throughput) md_item(f, "peak", v->peak);
+    if (v->has_graphs) md_item(f, "CUDA graphs", v->graphs);
+    md_item(f, "caution", v->caution);
+    fputs("- **GPU busy**: ", f);
+    md_escaped(f, v->gpu_busy);
+    fputc('\n', f);
+}
+
+static void md_breakdown(FILE *f, const struct ssa_summary *s, int per_step)
+{
     fprintf(f,
             "\n### Where the step time goes\n\n| category | %s | %% | meaning |\n"
             "|---|---:|---:|---|\n",
@@ -148,13 +127,14 @@ static void md_findings(FILE *f, const struct report_view *v, int verbose)
 {
     const struct ssa_findings *fs = &v->f;
     fputs("\n### Findings, ranked by estimated saving\n\n", f);
-    if (!fs->n) fprintf(f, "None above %.0f %% of the step.\n", SSA_FINDING_MIN_PCT);
+    if (!fs->n) /* a sentence of its own in a paragraph: capitalised */
+        fprintf(f, "%c%s.\n", toupper((unsigned char)v->no_findings[0]), v->no_findings + 1);
     for (size_t i = 0; i < fs->n; i++) {
         const struct ssa_finding *x = &fs->v[i];
         fprintf(f, "%zu. **[%s] ", i + 1, ssa_level_name(x->severity));
         md_escaped(f, x->title);
         fprintf(f, "**: %s  \n   Evidence: ", v->saves[i]);
-        if (v->alt_of[i]) fprintf(f, "(alternative to %zu.: the same time, not additive) ", v->alt_of[i]);
+        if (v->alt_of[i]) fprintf(f, "(%s) ", v->alt_said[i]);
         md_escaped(f, x->evidence);
         if (verbose) {
             fputs("  \n   Estimate: ", f);
@@ -180,7 +160,7 @@ static void md_process(struct report_sink *k, const struct report_view *v)
         fputs("\nNothing to attribute: the trace has no timed records inside a step.\n\n", f);
         return;
     }
-    md_breakdown(f, v->r, &v->s);
+    md_breakdown(f, &v->s, v->per_step);
     md_host(f, v, k->o->verbose);
     md_findings(f, v, k->o->verbose);
     fputc('\n', f);
@@ -197,7 +177,7 @@ static void md_rank_row(FILE *f, const struct report_ranks_view *t, size_t row)
         fprintf(f, "| %c | %d | %.2f | %.1f | %.2f | %.2f | %.0f %% | %s %.2f | ", t->mark[row],
                 (int)k->rank, k->step_ms, k->busy_pct, k->nccl_ms, k->comm_ms, k->overlap_pct,
                 ssa_cat_name(k->top_cat), k->top_ms);
-    md_escaped(f, t->rs[k->input]->path);
+    md_escaped(f, t->inputs[k->input].path);
     fputs(" |\n", f);
 }
 
@@ -218,7 +198,7 @@ static void md_ranks(struct report_sink *k, const struct report_ranks_view *t)
     md_escaped(f, t->straggler);
     if (t->waiting[0]) fputs(". **Waiting**: ", f), md_escaped(f, t->waiting);
     fputc('.', f);
-    if (t->omitted) fprintf(f, " %zu rank sections omitted (-v shows them).", t->omitted);
+    if (t->omitted) fprintf(f, " %s.", t->omitted_said);
     fputs("\n\n", f);
 }
 
@@ -238,14 +218,11 @@ static void md_diff(FILE *f, const struct diff_view *d)
     md_escaped(f, b->path);
     fputs(" → ", f);
     md_escaped(f, a->path);
-    fprintf(f, "\n\n**%s**: median step %.2f → %.2f ms (%.2fx; noise ±%.2f ms), mean %.2f → "
-               "%.2f ms, GPU busy %.1f → %.1f %%, %zu → %zu steps\n\n",
-            d->verdict, ms(b->s.median_ns), ms(a->s.median_ns), d->speedup_median,
-            d->noise_ms, ms(b->s.mean_ns), ms(a->s.mean_ns), b->s.gpu_busy_pct, a->s.gpu_busy_pct,
-            b->s.steps, a->s.steps);
+    fprintf(f, "\n\n**%s**: %s, %zu → %zu steps\n\n", d->verdict, d->said, b->v.s.steps,
+            a->v.s.steps);
     fputs("| category | before ms/step | after ms/step | change |\n|---|---:|---:|---:|\n", f);
     for (int c = 0; c < SSA_CAT_COUNT; c++) {
-        double x = b->s.cat_ms[c], y = a->s.cat_ms[c];
+        double x = b->v.s.cat_ms[c], y = a->v.s.cat_ms[c];
         if (d->cat_shown[c])
             fprintf(f, "| %s | %.3f | %.3f | %+.3f |\n", ssa_cat_name(c), x, y, y - x);
     }

@@ -48,6 +48,21 @@ static void text_hard_wrapped(FILE *out, int indent, const char *s);
 
 #define TEXT_LABEL 13 /* "  command    " */
 
+/* How much of a process's section is shown: everything with -v; without -v one screen,
+ * TEXT_SCREEN lines at most. A section that would be longer gives detail up in this order,
+ * the least telling first, until it fits (text_section): the outliers after the slowest, the
+ * host lines after each category's first, the evidence and fix of the findings after the
+ * first (their title and saving stay). -v shows it all. */
+#define TEXT_SCREEN 60
+enum text_detail {
+    TEXT_VERBOSE,       /* -v */
+    TEXT_SHORT,         /* the first 3 outliers and host lines a category, 2 findings */
+    TEXT_ONE_OUTLIER,   /* ... the slowest outlier only */
+    TEXT_ONE_HOST,      /* ... and one host line a category */
+    TEXT_FIRST_FINDING, /* ... and the second finding by its title and saving */
+    TEXT_DETAILS
+};
+
 /* The width of the report being written (report_opts.width): set by each text entry point
  * before it prints, read by every line that wraps or fits a name. */
 static int text_cols = REPORT_TEXT_MIN_COLS;
@@ -74,58 +89,31 @@ unsigned report_text_cols(int fd)
 
 static void text_identity(FILE *out, const struct report_view *v)
 {
-    const struct ssa_result *r = v->r;
+    const struct report_trace *t = &v->trace;
     char shown[1024];
     fprintf(out, "stepscope report: %s\n",
-            text_elide_path(shown, sizeof shown, r->path, (size_t)text_cols - 18));
+            text_elide_path(shown, sizeof shown, t->path, (size_t)text_cols - 18));
     if (v->damaged) { /* first: a report of part of a trace must not read as a whole one */
         char label[16];
         snprintf(label, sizeof label, "  %-11s", v->damage_label);
         text_wrapped(out, label, v->damage);
     }
-    fprintf(out, "  process    pid %" PRIu32, r->pid);
-    if (r->rank >= 0 && r->world_size > 0)
-        fprintf(out, " rank %" PRId32 "/%" PRId32, r->rank, r->world_size);
-    fprintf(out, ", %" PRIu32 " device%s", r->n_devices, r->n_devices == 1 ? "" : "s");
-    if (r->device_name) {
+    fprintf(out, "  process    %s", v->process_terse);
+    if (t->device) {
         fprintf(out, ", first ");
-        text_escaped(out, r->device_name);
+        text_escaped(out, t->device);
     }
-    if (r->cmdline)
+    if (t->cmdline)
         fprintf(out, "\n  command    \"%s\"",
-                text_short_command(shown, sizeof shown, r->cmdline,
+                text_short_command(shown, sizeof shown, t->cmdline,
                                    (size_t)text_cols - TEXT_LABEL - 2));
     else
         fprintf(out, "\n  command    -");
     fprintf(out, "\n");
-    char trace[512];
-    int n = snprintf(trace, sizeof trace, "%s; %" PRIu64 " records, %" PRIu64 " kernels, ",
-                     r->state_line, r->records, r->kernels);
-    if (r->graphs) /* graph-level tracing: one record per launch, none of its kernels */
-        n += snprintf(trace + n, sizeof trace - (size_t)n, "%" PRIu64 " graph launches, ",
-                      r->graphs);
-    snprintf(trace + n, sizeof trace - (size_t)n, "%" PRIu64 " copies", r->memcpys);
-    text_wrapped(out, "  trace      ", trace);
+    text_wrapped(out, "  trace      ", v->trace_said);
     if (v->has_program) text_wrapped(out, "  program    ", v->program);
     if (v->has_problems) text_wrapped(out, "  damage     ", v->problems);
     if (v->has_lost) text_wrapped(out, "  lost       ", v->lost);
-}
-
-/* The slowest steps over SSA_OUTLIER_FACTOR x the median, and the category that grew. */
-static void print_outliers(FILE *out, const struct report_view *v)
-{
-    const struct ssa_outlier *o = v->outliers;
-    size_t n = v->n_outliers;
-    if (!n) return;
-    char say[512];
-    size_t used = (size_t)snprintf(say, sizeof say, "%zu step%s over %.1fx the median:", n,
-                                   n == 1 ? "" : "s", SSA_OUTLIER_FACTOR);
-    for (size_t i = 0; i < n && i < 3 && used < sizeof say; i++)
-        used += (size_t)snprintf(say + used, sizeof say - used,
-                                 "%s step %" PRIu64 " %.1f ms (+%.1f %s %s)", i ? "," : "",
-                                 o[i].number, ms(o[i].dur_ns), ms(o[i].over_median_ns),
-                                 o[i].excess ? "mostly" : "largest:", ssa_cat_name(o[i].cat));
-    text_wrapped(out, "  outliers   ", say);
 }
 
 /* The throughput: one line when the program marked its batch (without -v: one screen);
@@ -135,80 +123,31 @@ static void text_throughput(FILE *out, const struct report_view *v, int verbose)
     if (!v->has_throughput) return;
     if (verbose) text_wrapped(out, "  throughput ", v->throughput);
     if (verbose && v->peak[0]) text_wrapped(out, "  peak       ", v->peak);
-    if (!verbose && v->r->batch.marks) text_wrapped(out, "  throughput ", v->throughput_line);
+    if (!verbose && v->batch.marks) text_wrapped(out, "  throughput ", v->throughput_line);
 }
 
-/* The steps the capture left out: outside its window, without launch calls (sampled). */
-static void text_capture_notes(FILE *out, const struct ssa_result *r)
+static void text_notes(FILE *out, const char (*lines)[REPORT_NOTE], size_t n)
 {
-    if (r->outside_capture)
-        fprintf(out, "             %zu outside the GPU capture window: not counted\n",
-                r->outside_capture);
-    if (r->launch_unsampled) {
-        char say[160];
-        snprintf(say, sizeof say, "%zu without launch calls (1 step in %u has them, "
-                 "--launch-sample): not counted", r->launch_unsampled, (unsigned)r->launch_sample);
-        text_wrapped(out, "             ", say);
-    }
-    if (r->capture_window && r->n_steps == 0)
-        fprintf(out, "             no step inside the capture window: no GPU activity to "
-                     "analyse\n");
-    if (r->capture_never_opened)
-        text_wrapped(out, "             ", "the run ended before the window opened: record it "
-                                            "again with --capture all");
+    for (size_t i = 0; i < n; i++)
+        text_wrapped(out, "             ", lines[i]);
 }
 
-static void text_steps_line(FILE *out, const struct report_view *v)
+static void text_steps_line(FILE *out, const struct report_view *v, int detail)
 {
-    const struct ssa_result *r = v->r;
     const struct ssa_summary *s = &v->s;
-    if (r->step_source == SSA_STEPS_NONE) {
-        fprintf(out, "  steps      no step markers: whole trace as one interval (%.1f ms)\n",
-                ms(s->total_ns));
-        return;
-    }
-    fprintf(out, "  steps      %zu of %zu (%s, thread %" PRIu32 ")", s->steps, r->n_steps,
-            ssa_step_source_name(r->step_source), r->train_tid);
-    if (r->n_warmup) fprintf(out, ", %zu warm-up excluded", r->n_warmup);
-    fprintf(out, "\n");
-    if (r->warmup_asked > r->n_warmup)
-        fprintf(out, "             --warmup %zu: only %zu step%s, so %zu excluded (one is kept to "
-                     "analyse)\n", r->warmup_asked, r->n_steps, r->n_steps == 1 ? "" : "s",
-                r->n_warmup);
-    text_capture_notes(out, r);
-    if (r->marker_unmatched)
-        fprintf(out, "             no complete NVTX range matched --step-marker\n");
-    if (r->step_source == SSA_STEPS_DETECTED)
-        fprintf(out, "             no step markers: steps detected from kernel periodicity\n");
-    for (size_t i = 0; i < v->n_step_notes; i++)
-        text_wrapped(out, "             ", v->step_notes[i]);
-    if (r->warmup_autotune)
-        fprintf(out,
-                "             step 0 ran kernels never seen again (autotuning, compilation)\n");
-    if (r->warmup_fill)
-        fprintf(out,
-                "             %zu of them ran faster than the steady pace (the host ran ahead "
-                "of the GPU\n             until its queue filled, or prefetched data ran out)\n",
-                r->warmup_fill);
-    if (r->dropped_step_ranges)
-        fprintf(out, "             %" PRIu64 " step range(s) never ended: not counted\n",
-                r->dropped_step_ranges);
+    fprintf(out, "  steps      %s\n", v->steps_head);
+    if (!v->per_step) return;
+    text_notes(out, v->steps_before, v->n_steps_before);
+    text_notes(out, v->step_notes, v->n_step_notes);
+    text_notes(out, v->steps_after, v->n_steps_after);
     if (!s->steps) return;
     fprintf(out, "  step time  median %.2f ms  p10 %.2f  p90 %.2f  mean %.2f  %.2f steps/s\n",
             ms(s->median_ns), ms(s->p10_ns), ms(s->p90_ns), ms(s->mean_ns), s->steps_per_s);
     if (v->has_rec_cost) text_wrapped(out, "  recording  ", v->rec_cost);
-    if (s->host_ahead) {
-        char say[512];
-        snprintf(say, sizeof say,
-                 "the GPU ran behind the host: of %.1f launches per step, %.1f GPU operations "
-                 "ran inside the steps (%.0f %%); the rest ran after them, so these step times "
-                 "show the host's enqueue pace and understate the training step: record more "
-                 "steps, or a window that ends with a sync",
-                 s->launches_per_step, s->gpu_ops_per_step,
-                 100.0 * s->gpu_ops_per_step / s->launches_per_step);
-        text_wrapped(out, "  caution    ", say);
-    }
-    print_outliers(out, v);
+    if (v->caution_long[0]) text_wrapped(out, "  caution    ", v->caution_long);
+    if (v->n_outliers)
+        text_wrapped(out, "  outliers   ",
+                     detail >= TEXT_ONE_OUTLIER ? v->outlier_said : v->outliers_said);
 }
 
 /* Largest-remainder rounding of the percentages to BAR_WIDTH cells. */
@@ -307,14 +246,16 @@ static const char *hotspot_text(char *buf, size_t cap, const struct report_hotsp
 
 /* Where the GPU-idle host time went, per category: the user's lines the Python stack
  * samples of the training thread fell on (ms/step without stepscope's own launch cost). */
-static void text_host(FILE *out, const struct report_view *v, int verbose)
+static void text_host(FILE *out, const struct report_view *v, int detail)
 {
+    size_t most = detail == TEXT_VERBOSE ? REPORT_HOTSPOTS
+                  : detail >= TEXT_ONE_HOST ? 1 : REPORT_HOST_SHORT;
     if (!v->n_hostcats) return;
     fprintf(out, "\n  %-10s %7s %5s  %s\n", "host time", "ms/step", "smpl",
             "where, from Python stack samples");
     for (size_t c = 0; c < v->n_hostcats; c++) {
         const struct report_hostcat *h = &v->hostcats[c];
-        size_t shown = verbose || h->n < REPORT_HOST_SHORT ? h->n : REPORT_HOST_SHORT;
+        size_t shown = h->n < most ? h->n : most;
         for (size_t i = 0; i < shown; i++) {
             char where[256];
             fprintf(out, "  %-10s %7.2f %5" PRIu64 "  %s\n", i ? "" : ssa_cat_name(h->cat),
@@ -400,17 +341,17 @@ static void text_kernel_name(FILE *out, const char *raw, int col, const char *kc
     free(dem);
 }
 
-static void text_top_kernels(FILE *out, const struct ssa_result *r)
+static void text_top_kernels(FILE *out, const struct report_view *v)
 {
     fprintf(out, "\n  top kernels (whole trace)\n");
-    for (size_t i = 0; i < r->n_knames && i < TOP_KERNELS; i++) {
-        const struct ssa_kname *k = &r->knames[i];
+    for (size_t i = 0; i < v->n_knames && i < TOP_KERNELS; i++) {
+        const struct ssa_kname *k = &v->knames[i];
         int col = fprintf(out, "  %10.3f ms %7" PRIu64 "x  ", ms(k->total_ns), k->count);
         /* Triton kernels are generated by torch.compile (Inductor), classed by their names */
         char cls[48];
-        int triton = r->kname_text[i] && strncmp(r->kname_text[i], "triton_", 7) == 0;
-        snprintf(cls, sizeof cls, "%s%s", ssa_kclass_name(k->kclass), triton ? ", Triton" : "");
-        text_kernel_name(out, r->kname_text[i], col, cls);
+        snprintf(cls, sizeof cls, "%s%s", ssa_kclass_name(k->kclass),
+                 v->triton[i] ? ", Triton" : "");
+        text_kernel_name(out, v->kname_text[i], col, cls);
     }
 }
 
@@ -422,13 +363,13 @@ static int top_cat_of(const struct ssa_step *st)
     return best;
 }
 
-static void text_step_table(FILE *out, const struct ssa_result *r)
+static void text_step_table(FILE *out, const struct report_view *v)
 {
-    if (r->step_source == SSA_STEPS_NONE || !r->steps) return;
+    if (!v->per_step || !v->step_list) return;
     fprintf(out, "\n  %8s %10s %7s %-20s %8s %8s\n", "step", "ms", "busy%", "largest", "kernels",
             "syncs");
-    for (size_t i = 0; i < r->n_steps; i++) {
-        const struct ssa_step *st = &r->steps[i];
+    for (size_t i = 0; i < v->steps.total; i++) {
+        const struct ssa_step *st = &v->step_list[i];
         uint64_t d = st->end_ns - st->begin_ns, busy = 0;
         for (int c = 0; c < SSA_CAT_FIRST_IDLE; c++)
             busy += st->cat_ns[c];
@@ -474,30 +415,39 @@ static void text_wrapped(FILE *out, const char *label, const char *text)
     fputc('\n', out);
 }
 
+/* One finding: title and saving, then (in full) its evidence and fix. */
+static void text_finding(FILE *out, const struct report_view *v, size_t i, int full, int verbose)
+{
+    const struct ssa_finding *x = &v->f.v[i];
+    fprintf(out, "  %zu. [%s] %s\n     %s\n", i + 1, ssa_level_name(x->severity), x->title,
+            v->saves[i]);
+    if (v->alt_of[i]) fprintf(out, "     %s\n", v->alt_said[i]);
+    if (!full) return;
+    text_wrapped(out, "     evidence: ", x->evidence);
+    if (verbose) text_wrapped(out, "     estimate: ", x->estimate);
+    text_wrapped(out, "     fix:      ", x->fix);
+}
+
 /* Ranked findings: title, saving, evidence, the fix (src/analysis/ssa_findings.c). */
-static void text_findings(FILE *out, const struct report_view *v, int verbose)
+static void text_findings(FILE *out, const struct report_view *v, int detail)
 {
     const struct ssa_findings *f = &v->f;
     if (!f->n) {
-        fprintf(out, "\n  findings   none above %.0f %% of the step\n", SSA_FINDING_MIN_PCT);
-        if (v->light)
-            text_wrapped(out, "             ", "a light recording keeps no kernel records: the "
-                                                "findings that price GPU idle time need --mode full");
+        fprintf(out, "\n  findings   %s\n", v->no_findings);
+        if (v->light) text_wrapped(out, "             ", v->light_note);
         return;
     }
     fprintf(out, "\n  findings, ranked by estimated saving\n");
+    int verbose = detail == TEXT_VERBOSE, first_only = detail >= TEXT_FIRST_FINDING;
     size_t shown = verbose || f->n <= TEXT_FINDINGS ? f->n : TEXT_FINDINGS;
-    for (size_t i = 0; i < shown; i++) {
-        const struct ssa_finding *x = &f->v[i];
-        fprintf(out, "  %zu. [%s] %s\n     %s\n", i + 1, ssa_level_name(x->severity), x->title,
-                v->saves[i]);
-        if (v->alt_of[i])
-            fprintf(out, "     alternative to %zu.: the same time, not additive\n", v->alt_of[i]);
-        text_wrapped(out, "     evidence: ", x->evidence);
-        if (verbose) text_wrapped(out, "     estimate: ", x->estimate);
-        text_wrapped(out, "     fix:      ", x->fix);
-    }
-    if (shown < f->n) fprintf(out, "  (%zu more with -v)\n", f->n - shown);
+    for (size_t i = 0; i < shown; i++)
+        text_finding(out, v, i, i == 0 || !first_only, verbose);
+    if (first_only && shown > 1 && shown < f->n)
+        fprintf(out, "  (the evidence and fix of 2., and %zu more, with -v)\n", f->n - shown);
+    else if (first_only && shown > 1)
+        fprintf(out, "  (the evidence and fix of 2. with -v)\n");
+    else if (shown < f->n)
+        fprintf(out, "  (%zu more with -v)\n", f->n - shown);
     if (v->has_all_fixed) text_wrapped(out, "  together   ", v->all_fixed);
 }
 
@@ -529,45 +479,67 @@ static void text_env(FILE *f, const struct report_env *b, int verbose)
 /* What stands before the breakdown: whose GPU activity this is. */
 static void text_gpu_note(FILE *out, const struct report_view *v)
 {
-    char esc[256];
-    if (v->gpu_left_to)
-        fprintf(out, "  GPU activity was left to another tool (%s): not recorded here, so the "
-                     "breakdown is host time, not GPU idle\n",
-                text_escape_to(esc, sizeof esc, v->gpu_left_to));
-    else if (!v->has_gpu)
-        fprintf(out, "  no GPU activity recorded: every instant counts as GPU idle\n");
+    char esc[640];
+    if (v->gpu_note[0]) fprintf(out, "  %s\n", text_escape_to(esc, sizeof esc, v->gpu_note));
 }
 
-static void text_section(FILE *out, const struct report_view *v, const struct report_opts *o)
+/* The section at one level of detail (enum text_detail). */
+static void text_layout(FILE *out, const struct report_view *v, const struct report_opts *o,
+                        int detail)
 {
     const struct ssa_summary *s = &v->s;
-    text_set_cols(o);
+    int verbose = detail == TEXT_VERBOSE;
     text_identity(out, v);
-    text_env(out, &v->env, o->verbose);
-    text_steps_line(out, v);
-    text_throughput(out, v, o->verbose);
+    text_env(out, &v->env, verbose);
+    text_steps_line(out, v, detail);
+    text_throughput(out, v, verbose);
     if (!s->steps) {
         fprintf(out, "  nothing to attribute: the trace has no timed records inside a step\n");
         return;
     }
     text_gpu_note(out, v);
     text_bar(out, s, o->color);
-    text_categories(out, s, v->per_step, o->verbose);
-    if (v->per_step) text_host(out, v, o->verbose);
-    if (o->verbose) text_kernels(out, s, v->per_step);
-    text_counts(out, s, v->per_step, o->verbose);
+    text_categories(out, s, v->per_step, verbose);
+    if (v->per_step) text_host(out, v, detail);
+    if (verbose) text_kernels(out, s, v->per_step);
+    text_counts(out, s, v->per_step, verbose);
     if (v->has_graphs) text_wrapped(out, "  graphs    ", v->graphs);
-    if (v->per_step) text_findings(out, v, o->verbose);
-    if (!o->verbose) return;
-    text_top_kernels(out, v->r);
-    text_step_table(out, v->r);
+    if (v->per_step) text_findings(out, v, detail);
+    if (!verbose) return;
+    text_top_kernels(out, v);
+    text_step_table(out, v);
 }
 
-void report_text_one(FILE *f, const struct ssa_result *r, const struct report_opts *o)
+static size_t count_lines(const char *s, size_t n)
 {
-    struct report_view v;
-    report_view_build(&v, r, NULL);
-    text_section(f, &v, o);
+    size_t lines = 0;
+    for (const char *p = s; (p = memchr(p, '\n', n - (size_t)(p - s))) != NULL; p++)
+        lines++;
+    return lines;
+}
+
+/* Without -v: the most detail that fits TEXT_SCREEN lines, else the least (each level laid
+ * out in memory and counted). */
+static void text_section(FILE *out, const struct report_view *v, const struct report_opts *o)
+{
+    text_set_cols(o);
+    if (o->verbose) {
+        text_layout(out, v, o, TEXT_VERBOSE);
+        return;
+    }
+    for (int detail = TEXT_SHORT; detail < TEXT_DETAILS; detail++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (!m) break; /* out of memory: the shortest, written directly */
+        text_layout(m, v, o, detail);
+        int done = fclose(m) == 0 &&
+                   (count_lines(buf, len) <= TEXT_SCREEN || detail + 1 == TEXT_DETAILS);
+        if (done) fwrite(buf, 1, len, out);
+        free(buf);
+        if (done) return;
+    }
+    text_layout(out, v, o, TEXT_DETAILS - 1);
 }
 
 /* ---- the ranks of a multi-GPU job (report_view.c says what; here how) ---- */
@@ -619,10 +591,8 @@ static void text_ranks(struct report_sink *k, const struct report_ranks_view *t)
     if (t->waiting[0]) text_wrapped(f, "  waiting    ", t->waiting);
     if (t->omitted) {
         char note[120];
-        snprintf(note, sizeof note,
-                 "%zu rank sections omitted (-v shows them); the straggler's and the median "
-                 "rank's follow",
-                 t->omitted);
+        snprintf(note, sizeof note, "%s; the straggler's and the median rank's follow",
+                 t->omitted_said);
         text_wrapped(f, "  sections   ", note);
     }
     fputc('\n', f);
@@ -630,10 +600,9 @@ static void text_ranks(struct report_sink *k, const struct report_ranks_view *t)
 
 /* ---- stepscope diff ---- */
 
-static void diff_side_note(FILE *f, const struct diff_side *x, const char *which)
+static void diff_side_note(FILE *f, const struct diff_side *x)
 {
-    if (x->r->step_source == SSA_STEPS_NONE)
-        fprintf(f, "  note: %s has no step markers: its whole trace counts as one step\n", which);
+    if (x->note[0]) fprintf(f, "  note: %s\n", x->note);
 }
 
 static void diff_headline(FILE *f, const struct diff_view *d)
@@ -643,16 +612,16 @@ static void diff_headline(FILE *f, const struct diff_view *d)
     text_escape_to(shown[0], sizeof shown[0], b->path);
     text_escape_to(shown[1], sizeof shown[1], a->path);
     fprintf(f, "stepscope diff: %s -> %s\n", shown[0], shown[1]);
-    diff_side_note(f, b, "before");
-    diff_side_note(f, a, "after");
-    fprintf(f, "  steps      %zu -> %zu analysed\n", b->s.steps, a->s.steps);
+    diff_side_note(f, b);
+    diff_side_note(f, a);
+    fprintf(f, "  steps      %zu -> %zu analysed\n", b->v.s.steps, a->v.s.steps);
     fprintf(f, "  step time  median %.2f -> %.2f ms  (%.2fx, %s: noise +-%.2f ms)\n",
-            ms(b->s.median_ns), ms(a->s.median_ns), d->speedup_median,
+            ms(b->v.s.median_ns), ms(a->v.s.median_ns), d->speedup_median,
             d->verdict, d->noise_ms);
     fprintf(f, "             mean   %.2f -> %.2f ms  (%.2fx), %.2f -> %.2f steps/s\n",
-            ms(b->s.mean_ns), ms(a->s.mean_ns), d->speedup_mean,
-            b->s.steps_per_s, a->s.steps_per_s);
-    fprintf(f, "  GPU busy   %.1f -> %.1f %%\n", b->s.gpu_busy_pct, a->s.gpu_busy_pct);
+            ms(b->v.s.mean_ns), ms(a->v.s.mean_ns), d->speedup_mean,
+            b->v.s.steps_per_s, a->v.s.steps_per_s);
+    fprintf(f, "  GPU busy   %.1f -> %.1f %%\n", b->v.s.gpu_busy_pct, a->v.s.gpu_busy_pct);
 }
 
 static void diff_categories(FILE *f, const struct diff_view *d)
@@ -660,12 +629,12 @@ static void diff_categories(FILE *f, const struct diff_view *d)
     const struct diff_side *b = &d->b, *a = &d->a;
     fprintf(f, "\n  %-20s %10s %10s %10s   (ms/step)\n", "category", "before", "after", "change");
     for (int c = 0; c < SSA_CAT_COUNT; c++) {
-        double x = b->s.cat_ms[c], y = a->s.cat_ms[c];
+        double x = b->v.s.cat_ms[c], y = a->v.s.cat_ms[c];
         if (!d->cat_shown[c]) continue;
         fprintf(f, "  %-20s %10.3f %10.3f %+10.3f\n", ssa_cat_name(c), x, y, y - x);
     }
-    fprintf(f, "  %-20s %10.3f %10.3f %+10.3f\n", "total", ms(b->s.mean_ns), ms(a->s.mean_ns),
-            ms(a->s.mean_ns) - ms(b->s.mean_ns));
+    fprintf(f, "  %-20s %10.3f %10.3f %+10.3f\n", "total", ms(b->v.s.mean_ns), ms(a->v.s.mean_ns),
+            ms(a->v.s.mean_ns) - ms(b->v.s.mean_ns));
 }
 
 static void diff_one_finding(FILE *f, const struct diff_pair *p)

@@ -18,7 +18,7 @@ static void judge_env(const struct ssa_result *r, struct report_env *b)
     struct ssa_env_facts f;
     ssa_env_facts_of(r, &f);
     memset(b, 0, sizeof *b);
-    for (size_t i = 0; i < ssa_env_n_checks && i < SSA_ENV_MAX_CHECKS; i++) {
+    for (size_t i = 0; i < ssa_env_n_checks && i < SSA_ENV_N_CHECKS; i++) {
         ssa_env_checks[i].judge(&f, &b->v[i]);
         b->counts[b->v[i].status]++;
         b->notable |= report_env_notable(&b->v[i]);
@@ -43,9 +43,8 @@ static const char *gpu_left_to(const struct ssa_result *r)
 }
 
 /* The steps the analysis kept for the timeline (SSA_TIMELINE) that stayed steady. */
-static void timeline_steps(struct report_view *v)
+static void timeline_steps(struct report_view *v, const struct ssa_result *r)
 {
-    const struct ssa_result *r = v->r;
     for (size_t k = 0; k < r->n_tl && v->per_step; k++) {
         const struct ssa_timeline *t = &r->tl[k];
         int warmup = r->briefs[t->step - 1].warmup;
@@ -55,9 +54,8 @@ static void timeline_steps(struct report_view *v)
 }
 
 /* The chart's bins: step times from the briefs, category times from the analysis's bins. */
-static void run_bins(struct report_view *v)
+static void run_bins(struct report_view *v, const struct ssa_result *r)
 {
-    const struct ssa_result *r = v->r;
     const struct ssa_step_bins *sb = &r->bins;
     if (!v->per_step || !sb->cat_ns || sb->n > SSA_STEP_BINS_MAX) return;
     v->n_bins = sb->n, v->bin_width = sb->width;
@@ -231,14 +229,15 @@ static int all_fixed_text(const struct ssa_findings *f, const struct ssa_summary
  * while the trace has some (the markers wrap something else), or steps of wildly different
  * lengths (SSA_STEPS_DISPARATE: the breakdown is the mean of unlike things). */
 #define SSA_STEPS_DISPARATE 10.0
-static void bad_step_note(char *n, size_t size, const struct report_view *v)
+static void bad_step_note(char *n, size_t size, const struct report_view *v,
+                          const struct ssa_result *r)
 {
     const struct ssa_summary *s = &v->s;
     if (!s->steps) return;
     if (v->has_gpu && s->gpu_ops_per_step == 0 && s->launches_per_step == 0) {
         snprintf(n, size, "the marked steps hold no GPU work while %" PRIu64 " GPU operations "
                  "ran outside them: the step markers do not wrap the training step, so this is "
-                 "not its breakdown", ssa_gpu_records(v->r));
+                 "not its breakdown", ssa_gpu_records(r));
         return;
     }
     if (s->steps >= 5 && s->p10_ns > 0 && (double)s->p90_ns > SSA_STEPS_DISPARATE * (double)s->p10_ns)
@@ -254,7 +253,7 @@ static void bad_step_note(char *n, size_t size, const struct report_view *v)
 static void step_notes(struct report_view *v, const struct ssa_result *r)
 {
     char *n = v->step_notes[v->n_step_notes];
-    bad_step_note(n, sizeof v->step_notes[0], v);
+    bad_step_note(n, sizeof v->step_notes[0], v, r);
     if (*n) n = v->step_notes[++v->n_step_notes];
     if (r->n_price_outliers)
         snprintf(n, sizeof v->step_notes[0], "%zu step%s over %.0fx the median left out of the "
@@ -328,9 +327,9 @@ static const char *site_cats(const struct ssa_host *h)
 }
 
 /* The GPU-idle categories that samples fell in, the most time first, with their lines. */
-static void host_categories(struct report_view *v)
+static void host_categories(struct report_view *v, const struct ssa_result *r)
 {
-    const struct ssa_result *r = v->r;
+    v->host = &r->host;
     v->has_samples = r->host.counted > 0 && v->s.steps > 0;
     if (!v->has_samples) return;
     for (size_t i = 0; i < r->host.n_cells; i++) {
@@ -348,8 +347,10 @@ static void host_categories(struct report_view *v)
             h->v[i].h = hot[i];
             ssa_hotspot_label(&hot[i], h->v[i].where, sizeof h->v[i].where);
         }
-        size_t at = v->n_hostcats++; /* insertion by the category's time */
-        for (; at > 0 && v->hostcats[at - 1].ms < h->ms; at--) {
+        /* insertion by the category's time: h's slot takes the ones it passes, so its time is
+         * kept aside */
+        size_t at = v->n_hostcats++;
+        for (double ms = h->ms; at > 0 && v->hostcats[at - 1].ms < ms; at--) {
             struct report_hostcat t = v->hostcats[at - 1];
             v->hostcats[at - 1] = v->hostcats[at], v->hostcats[at] = t;
         }
@@ -361,7 +362,7 @@ static void host_categories(struct report_view *v)
 static size_t rates_text(const struct report_view *v, char *buf, size_t cap)
 {
     const struct ssa_throughput *t = &v->tp;
-    const struct ssa_batch *b = &v->r->batch;
+    const struct ssa_batch *b = &v->batch;
     int n = snprintf(buf, cap, "%.2f steps/s", t->steps_per_s);
     if (b->samples > 0 && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, ", %.0f samples/s", t->samples_per_s);
@@ -375,7 +376,7 @@ static size_t rates_text(const struct report_view *v, char *buf, size_t cap)
 static void throughput_text(const struct report_view *v, char *buf, size_t cap)
 {
     const struct ssa_throughput *t = &v->tp;
-    const struct ssa_batch *b = &v->r->batch;
+    const struct ssa_batch *b = &v->batch;
     size_t n = rates_text(v, buf, cap);
     if (b->flops > 0 && n < cap)
         n += (size_t)snprintf(buf + n, cap - n, "; model %.1f TFLOP/s", t->flops_per_s / 1e12);
@@ -399,7 +400,7 @@ static void throughput_line(const struct report_view *v, char *buf, size_t cap)
 {
     const struct ssa_throughput *t = &v->tp;
     size_t n = rates_text(v, buf, cap);
-    if (v->r->batch.flops > 0 && t->peak_basis)
+    if (v->batch.flops > 0 && t->peak_basis)
         snprintf(buf + n, cap - n, ", %.0f TFLOP/s = %.0f %% of the %s peak (%s)",
                  t->flops_per_s / 1e12, t->mfu_pct, t->peak_basis, t->peak->name);
     else if (t->peak)
@@ -437,43 +438,267 @@ static int lost_text(const struct ssa_result *r, char *buf, size_t size)
     return r->dropped || detach_failed;
 }
 
-void report_view_build(struct report_view *v, const struct ssa_result *r,
-                       const struct ssa_peer *peer)
+/* ---- the trace, the steps and their sentences ---- */
+
+static void trace_facts(struct report_trace *t, const struct ssa_result *r)
 {
-    memset(v, 0, sizeof *v);
-    v->r = r;
-    ssa_summarize(r, &v->s);
+    *t = (struct report_trace){r->path,       r->cmdline,   r->device_name, r->state_line,
+                               r->pid,        r->n_devices, r->rank,        r->world_size,
+                               r->closed,     r->truncated, r->bad_chunks,  r->problems,
+                               r->records,    r->kernels,   r->memcpys,     r->memsets,
+                               r->graphs,     r->api_calls, r->dropped,     &r->damage};
+}
+
+static void step_facts(struct report_steps *t, const struct ssa_result *r)
+{
+    *t = (struct report_steps){
+        .source = r->step_source, .train_tid = r->train_tid, .total = r->n_steps,
+        .warmup = r->n_warmup, .price_outliers = r->n_price_outliers,
+        .warmup_asked = r->warmup_asked, .warmup_fill = r->warmup_fill,
+        .warmup_autotune = r->warmup_autotune, .marker_unmatched = r->marker_unmatched,
+        .gpu_paced = r->gpu_paced, .capture_never_opened = r->capture_never_opened,
+        .window_opened = r->window_opened, .host_pace_ns = r->host_pace_ns,
+        .graph_id = r->step_graph_id, .graph_launches = r->step_graph_launches,
+        .markers_set_aside = r->markers_set_aside, .unended = r->dropped_step_ranges,
+        .outside_capture = r->outside_capture, .launch_unsampled = r->launch_unsampled,
+        .launch_sample = r->launch_sample, .gpu_ends_at_close = r->gpu_ends_at_close};
+}
+
+/* The kernels' table (borrowed) and which of the top ones torch.compile generated. */
+static void kernel_facts(struct report_view *v, const struct ssa_result *r)
+{
+    v->n_knames = r->n_knames, v->knames = r->knames, v->kname_text = r->kname_text;
+    v->tl_names = r->tl_names, v->n_tl_names = r->n_tl_names;
+    v->step_list = r->steps;
+    for (size_t i = 0; i < r->n_knames && i < TOP_KERNELS; i++)
+        v->triton[i] = r->kname_text[i] && strncmp(r->kname_text[i], "triton_", 7) == 0;
+}
+
+/* "pid 1478, rank 0/2, 1 device(s)" and the text report's "pid 1478 rank 0/2, 1 device"; the
+ * trace's state and counts. */
+static void identity_text(struct report_view *v)
+{
+    const struct report_trace *t = &v->trace;
+    char rank[48] = "";
+    if (t->rank >= 0 && t->world_size > 0)
+        snprintf(rank, sizeof rank, "rank %" PRId32 "/%" PRId32, t->rank, t->world_size);
+    snprintf(v->process, sizeof v->process, "pid %" PRIu32 "%s%s, %" PRIu32 " device(s)", t->pid,
+             rank[0] ? ", " : "", rank, t->n_devices);
+    snprintf(v->process_terse, sizeof v->process_terse, "pid %" PRIu32 "%s%s, %" PRIu32 " device%s",
+             t->pid, rank[0] ? " " : "", rank, t->n_devices, t->n_devices == 1 ? "" : "s");
+    int n = snprintf(v->trace_said, sizeof v->trace_said,
+                     "%s; %" PRIu64 " records, %" PRIu64 " kernels, ", t->state, t->records,
+                     t->kernels);
+    if (t->graphs) /* graph-level tracing: one record per launch, none of its kernels */
+        n += snprintf(v->trace_said + n, sizeof v->trace_said - (size_t)n,
+                      "%" PRIu64 " graph launches, ", t->graphs);
+    snprintf(v->trace_said + n, sizeof v->trace_said - (size_t)n, "%" PRIu64 " copies",
+             t->memcpys);
+}
+
+/* The steps in a headline's words: how many, from where, what was left out. */
+static void steps_text(struct report_view *v)
+{
+    const struct report_steps *t = &v->steps;
+    if (!v->per_step) {
+        snprintf(v->steps_said, sizeof v->steps_said,
+                 "no step markers: whole trace as one interval (%.1f ms)", ms_of(v->s.total_ns));
+        snprintf(v->steps_head, sizeof v->steps_head, "%s", v->steps_said);
+        return;
+    }
+    snprintf(v->steps_said, sizeof v->steps_said, "%zu of %zu (%s), %zu warm-up excluded%s%s%s",
+             v->s.steps, t->total, ssa_step_source_name(t->source), t->warmup,
+             t->marker_unmatched ? "; no complete NVTX range matched --step-marker" : "",
+             t->outside_capture ? "; steps outside the GPU capture window not counted" : "",
+             t->launch_unsampled ? "; steps without kernel launch calls (--launch-sample) "
+                                   "not counted" : "");
+    int n = snprintf(v->steps_head, sizeof v->steps_head, "%zu of %zu (%s, thread %" PRIu32 ")",
+                     v->s.steps, t->total, ssa_step_source_name(t->source), t->train_tid);
+    if (t->warmup)
+        snprintf(v->steps_head + n, sizeof v->steps_head - (size_t)n, ", %zu warm-up excluded",
+                 t->warmup);
+}
+
+/* A line of its own under the text report's steps (steps_before, steps_after). */
+static char *step_line(char (*lines)[REPORT_NOTE], size_t *n)
+{
+    return *n < REPORT_STEP_LINES ? lines[(*n)++] : lines[REPORT_STEP_LINES - 1];
+}
+#define STEP_LINE(v, which, ...)                                                                   \
+    snprintf(step_line(v->which, &v->n_##which), REPORT_NOTE, __VA_ARGS__)
+
+/* What the capture window left out: steps outside it, steps without launch calls. */
+static void capture_lines(struct report_view *v, const struct ssa_result *r)
+{
+    if (r->outside_capture)
+        STEP_LINE(v, steps_before, "%zu outside the GPU capture window: not counted",
+                  r->outside_capture);
+    if (r->launch_unsampled)
+        STEP_LINE(v, steps_before, "%zu without launch calls (1 step in %u has them, "
+                  "--launch-sample): not counted", r->launch_unsampled, (unsigned)r->launch_sample);
+    if (r->capture_window && r->n_steps == 0)
+        STEP_LINE(v, steps_before, "no step inside the capture window: no GPU activity to "
+                  "analyse");
+    if (r->capture_never_opened)
+        STEP_LINE(v, steps_before, "the run ended before the window opened: record it again "
+                  "with --capture all");
+}
+
+/* The lines under the steps of the text report: before the step notes, and after them. */
+static void step_lines(struct report_view *v, const struct ssa_result *r)
+{
+    if (!v->per_step) return;
+    if (r->warmup_asked > r->n_warmup)
+        STEP_LINE(v, steps_before, "--warmup %zu: only %zu step%s, so %zu excluded (one is kept "
+                  "to analyse)", r->warmup_asked, r->n_steps, r->n_steps == 1 ? "" : "s",
+                  r->n_warmup);
+    capture_lines(v, r);
+    if (r->marker_unmatched)
+        STEP_LINE(v, steps_before, "no complete NVTX range matched --step-marker");
+    if (r->step_source == SSA_STEPS_DETECTED)
+        STEP_LINE(v, steps_before, "no step markers: steps detected from kernel periodicity");
+    if (r->warmup_autotune)
+        STEP_LINE(v, steps_after, "step 0 ran kernels never seen again (autotuning, compilation)");
+    if (r->warmup_fill)
+        STEP_LINE(v, steps_after, "%zu of them ran faster than the steady pace (the host ran "
+                  "ahead of the GPU until its queue filled, or prefetched data ran out)",
+                  r->warmup_fill);
+    if (r->dropped_step_ranges)
+        STEP_LINE(v, steps_after, "%" PRIu64 " step range(s) never ended: not counted",
+                  r->dropped_step_ranges);
+}
+
+/* The step time in a headline's words, and the caution when the GPU ran behind the host. */
+static void step_time_text(struct report_view *v)
+{
+    const struct ssa_summary *s = &v->s;
+    if (s->steps && v->per_step)
+        snprintf(v->step_time, sizeof v->step_time,
+                 "median %.2f ms, p10 %.2f, p90 %.2f, mean %.2f; %.2f steps/s", ms_of(s->median_ns),
+                 ms_of(s->p10_ns), ms_of(s->p90_ns), ms_of(s->mean_ns), s->steps_per_s);
+    if (!s->host_ahead) return;
+    snprintf(v->caution, sizeof v->caution,
+             "the GPU ran behind the host (%.1f launches, %.1f GPU operations per step): these "
+             "step times understate the training step", s->launches_per_step, s->gpu_ops_per_step);
+    snprintf(v->caution_long, sizeof v->caution_long,
+             "the GPU ran behind the host: of %.1f launches per step, %.1f GPU operations ran "
+             "inside the steps (%.0f %%); the rest ran after them, so these step times show the "
+             "host's enqueue pace and understate the training step: record more steps, or a "
+             "window that ends with a sync", s->launches_per_step, s->gpu_ops_per_step,
+             100.0 * s->gpu_ops_per_step / s->launches_per_step);
+}
+
+/* The slowest steps over SSA_OUTLIER_FACTOR x the median (at most `show` of them), and the
+ * category that grew. */
+static void outliers_text(const struct report_view *v, size_t show, char *buf, size_t size)
+{
+    const struct ssa_outlier *o = v->outliers;
+    size_t n = v->n_outliers;
+    if (!n) return;
+    size_t used = (size_t)snprintf(buf, size, "%zu step%s over %.1fx the median:", n,
+                                   n == 1 ? "" : "s", SSA_OUTLIER_FACTOR);
+    for (size_t i = 0; i < n && i < show && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used,
+                                 "%s step %" PRIu64 " %.1f ms (+%.1f %s %s)", i ? "," : "",
+                                 o[i].number, ms_of(o[i].dur_ns), ms_of(o[i].over_median_ns),
+                                 o[i].excess ? "mostly" : "largest:", ssa_cat_name(o[i].cat));
+}
+
+/* Whose GPU time the breakdown is, for a headline (gpu_busy) and before the text bar. */
+static void gpu_text(struct report_view *v)
+{
+    if (v->gpu_left_to) {
+        snprintf(v->gpu_busy, sizeof v->gpu_busy,
+                 "not recorded: GPU activity was left to another tool (%.200s)", v->gpu_left_to);
+        snprintf(v->gpu_note, sizeof v->gpu_note, "GPU activity was left to another tool "
+                 "(%.200s): not recorded here, so the breakdown is host time, not GPU idle",
+                 v->gpu_left_to);
+        return;
+    }
+    snprintf(v->gpu_busy, sizeof v->gpu_busy, "%.1f %%%s", v->s.gpu_busy_pct,
+             v->has_gpu ? "" : " (no GPU activity recorded: every instant is GPU idle)");
+    if (!v->has_gpu)
+        snprintf(v->gpu_note, sizeof v->gpu_note,
+                 "no GPU activity recorded: every instant counts as GPU idle");
+}
+
+/* ---- the findings' sentences ---- */
+
+static void findings_text(struct report_view *v)
+{
+    for (size_t i = 0; i < v->f.n; i++) {
+        for (size_t k = 0; k < v->f.n && v->f.v[i].alternative_to; k++)
+            if (strcmp(v->f.v[k].id, v->f.v[i].alternative_to) == 0) v->alt_of[i] = k + 1;
+        if (v->alt_of[i])
+            snprintf(v->alt_said[i], sizeof v->alt_said[i],
+                     "alternative to %zu.: the same time, not additive", v->alt_of[i]);
+        saves_text(&v->f.v[i], v->saves[i], sizeof v->saves[i]);
+    }
+    v->has_all_fixed = all_fixed_text(&v->f, &v->s, v->all_fixed, sizeof v->all_fixed);
+    snprintf(v->no_findings, sizeof v->no_findings, "none above %.0f %% of the step",
+             SSA_FINDING_MIN_PCT);
+    if (v->light)
+        snprintf(v->light_note, sizeof v->light_note, "a light recording keeps no kernel "
+                 "records: the findings that price GPU idle time need --mode full");
+}
+
+/* ---- the view ---- */
+
+/* What the analysis found: the numbers, the findings, the checks, the charts' steps. */
+static void view_numbers(struct report_view *v, const struct ssa_result *r,
+                         const struct ssa_peer *peer)
+{
+    v->s = *r->summary;
     v->per_step = r->step_source != SSA_STEPS_NONE;
     v->peer = peer ? *peer : (struct ssa_peer){0, -1, 0};
     if (v->per_step) ssa_find(r, &v->s, &v->peer, &v->f); /* no steps, no per-step saving */
     judge_env(r, &v->env);
     v->n_outliers = ssa_outliers(r, &v->s, v->outliers, REPORT_OUTLIERS);
-    timeline_steps(v);
-    run_bins(v);
+    timeline_steps(v, r);
+    run_bins(v, r);
     v->gpu_left_to = gpu_left_to(r);
     v->has_gpu = ssa_gpu_records(r) > 0;
     v->light = ssa_env_light(&r->env);
+    v->prog = &r->program, v->batch = r->batch;
+    ssa_throughput(r, &v->s, &v->tp);
+    v->has_throughput = v->per_step && v->s.steps > 0;
+    host_categories(v, r);
+    v->site_cats = site_cats(&r->host);
+}
+
+/* Every sentence a writer prints of the trace, once. */
+static void view_sentences(struct report_view *v, const struct ssa_result *r)
+{
+    identity_text(v);
+    steps_text(v);
+    step_lines(v, r);
+    step_notes(v, r);
+    step_time_text(v);
+    outliers_text(v, 3, v->outliers_said, sizeof v->outliers_said);
+    outliers_text(v, 1, v->outlier_said, sizeof v->outlier_said);
+    gpu_text(v);
     v->has_rec_cost = rec_cost_text(&v->s, v->rec_cost, sizeof v->rec_cost);
     v->damaged = damage_text(r, v->damage, sizeof v->damage);
     v->damage_label = r->damage.damaged ? "DAMAGED" : "INCOMPLETE";
     v->has_problems = problems_text(r, v->problems, sizeof v->problems);
     v->has_lost = lost_text(r, v->lost, sizeof v->lost);
-    step_notes(v, r);
-    for (size_t i = 0; i < v->f.n; i++) {
-        for (size_t k = 0; k < v->f.n && v->f.v[i].alternative_to; k++)
-            if (strcmp(v->f.v[k].id, v->f.v[i].alternative_to) == 0) v->alt_of[i] = k + 1;
-        saves_text(&v->f.v[i], v->saves[i], sizeof v->saves[i]);
-    }
-    v->has_all_fixed = all_fixed_text(&v->f, &v->s, v->all_fixed, sizeof v->all_fixed);
+    findings_text(v);
     v->has_graphs = v->per_step && graphs_text(&v->s, v->graphs, sizeof v->graphs);
     v->has_program = program_text(&r->program, v->program, sizeof v->program);
-    ssa_throughput(r, &v->s, &v->tp);
-    v->has_throughput = v->per_step && v->s.steps > 0;
     if (v->has_throughput) throughput_text(v, v->throughput, sizeof v->throughput);
     if (v->has_throughput) throughput_line(v, v->throughput_line, sizeof v->throughput_line);
     peak_text(v->tp.peak, v->peak, sizeof v->peak);
-    host_categories(v);
-    v->site_cats = site_cats(&r->host);
+}
+
+void report_view_build(struct report_view *v, const struct ssa_result *r,
+                       const struct ssa_peer *peer)
+{
+    memset(v, 0, sizeof *v);
+    trace_facts(&v->trace, r);
+    step_facts(&v->steps, r);
+    kernel_facts(v, r);
+    view_numbers(v, r, peer);
+    view_sentences(v, r);
 }
 
 /* ---- the ranks of a multi-GPU job: what every format says, which rows ---- */
@@ -578,10 +803,13 @@ static char rank_mark(const struct ssa_job *j, size_t i)
 }
 
 void report_ranks_view_build(struct report_ranks_view *v, const struct ssa_job *job,
-                             const struct ssa_result *const *rs, size_t omitted)
+                             const struct report_input *inputs, size_t omitted)
 {
     memset(v, 0, sizeof *v);
-    v->job = job, v->rs = rs, v->omitted = omitted;
+    v->job = job, v->inputs = inputs, v->omitted = omitted;
+    if (omitted)
+        snprintf(v->omitted_said, sizeof v->omitted_said,
+                 "%zu rank sections omitted (-v shows them)", omitted);
     snprintf(v->head, sizeof v->head, "%zu of %d ranks of one job (world size %d)", job->n,
              (int)job->world_size, (int)job->world_size);
     say_notes(job, v->notes, sizeof v->notes);

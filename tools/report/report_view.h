@@ -1,7 +1,10 @@
 /*
  * report_view.h — what a report shows of one trace, computed once (report_view_build) from
  * the analysis result; every writer (text, json, md, html: the format table of report.h)
- * takes it const and computes nothing of its own. Writers read the view's numbers and the
+ * takes it const and computes nothing of its own. The view is all a writer reads: the result
+ * stays outside it (what a report shows of it is copied or borrowed here, field by field), and
+ * every sentence a writer prints is built here once, so that a fact is worded in one place
+ * however many formats say it. Writers lay the sentences and numbers out, and read the
  * analysis's constant name tables (ssa_cat_name and the like); no other ssa_ function.
  */
 #ifndef REPORT_VIEW_H
@@ -31,7 +34,7 @@ struct report_env {
     char counts_said[80]; /* "N pass, N warn, N fail, N skip" */
     int recorded;         /* some check found its facts in the trace */
     int notable;          /* some check warns or fails: shown without -v */
-    struct ssa_env_verdict v[SSA_ENV_MAX_CHECKS]; /* in the order of ssa_env_checks[] */
+    struct ssa_env_verdict v[SSA_ENV_N_CHECKS]; /* in the order of ssa_env_checks[] */
 };
 
 /* A check that found something (warn or fail): the only ones text and md show without -v. */
@@ -75,25 +78,68 @@ struct report_bin {
     double cat_ms[SSA_CAT_COUNT]; /* mean per step of the bin */
 };
 
+/* The trace and its process as the analysis read them. Strings and the damage model are
+ * borrowed from the result: raw bytes of the trace (escape them); cmdline and device NULL when
+ * the trace does not say. */
+struct report_trace {
+    const char *path, *cmdline, *device, *state;
+    uint32_t pid, n_devices;
+    int32_t rank, world_size; /* rank -1: not a rank of a job */
+    int closed, truncated;
+    uint32_t bad_chunks;
+    uint64_t problems, records, kernels, memcpys, memsets, graphs, api_calls, dropped;
+    const struct sst_damage *damage;
+};
+
+/* Where the steps came from and what the analysis left out of them, as counts (json says them
+ * as they are; the sentences of struct report_view say them for people). */
+struct report_steps {
+    int source;         /* enum ssa_step_source */
+    uint32_t train_tid; /* 0: no thread told apart */
+    size_t total, warmup, price_outliers, warmup_asked, warmup_fill;
+    int warmup_autotune, marker_unmatched, gpu_paced, capture_never_opened;
+    int window_opened;     /* enum ssa_window_opener */
+    uint64_t host_pace_ns; /* gpu_paced: the host's own pace */
+    uint32_t graph_id;     /* SSA_STEPS_GRAPHS: the graph (SSA_GRAPH_UNTOLD), its launches */
+    uint64_t graph_launches;
+    size_t markers_set_aside;
+    uint64_t unended; /* step ranges that never ended */
+    size_t outside_capture, launch_unsampled;
+    uint32_t launch_sample; /* 1 step in N recorded its launch calls (0, 1: all) */
+    uint64_t gpu_ends_at_close;
+};
+
+#define TOP_KERNELS 10 /* the top kernels of text and json (html shows more) */
+
+/* Sentences the view says beside one another, each at most this long. */
+#define REPORT_NOTE 240
+#define REPORT_STEP_LINES 8 /* under the text report's steps, before the notes and after */
+
 struct report_view {
-    const struct ssa_result *r; /* borrowed: the analysis of the trace */
+    struct report_trace trace;
+    struct report_steps steps;
     struct ssa_summary s;
     int per_step;               /* the steps came from markers or periodicity (not one
                                  * interval): times per step, findings */
     struct ssa_findings f;      /* ranked; none without steps */
-    /* alt_of[i]: 1 + the rank index of the finding f.v[i] is an alternative to (0: none) */
+    /* alt_of[i]: 1 + the rank index of the finding f.v[i] is an alternative to (0: none), and
+     * alt_said[i] that in words ("alternative to 1.: the same time, not additive") */
     size_t alt_of[SSA_MAX_FINDINGS];
+    char alt_said[SSA_MAX_FINDINGS][80];
     /* saves[i]: what finding i saves, in words ("saves ~2.10 ms/step (12 %, 1.14x)" or, for a
      * note, "not priced: a note"), and its confidence; every writer says the same */
     char saves[SSA_MAX_FINDINGS][96];
     /* when the findings' savings overlap: what fixing them all saves, not their sum */
     int has_all_fixed;
     char all_fixed[320];
+    char no_findings[64];       /* "none above 1 % of the step" */
     struct ssa_peer peer;       /* where the trace stands in its job (known 0: alone) */
     struct report_env env;
     struct ssa_outlier outliers[REPORT_OUTLIERS]; /* the slowest first */
     size_t n_outliers;                             /* steady steps over 1.5x the median (all of
                                                     * them: outliers holds the first ones) */
+    /* the outliers in words: the 3 slowest, or (outlier_said) the slowest alone */
+    char outliers_said[512], outlier_said[200];
     /* the steps drawn on the timeline: the steady one of median length, the slowest, then
      * the others the analysis kept (every step of a short run) */
     size_t n_tls;
@@ -105,6 +151,27 @@ struct report_view {
                               * escape it) */
     int has_gpu;             /* any kernel, copy or memset recorded */
     int light;               /* a light recording: no kernel records, no GPU-idle finding */
+    char light_note[120];    /* light: why no finding prices GPU idle time */
+    /* whose GPU time the breakdown is: gpu_busy, the GPU busy share or who had the GPU, in a
+     * headline's words; gpu_note, the line before the text report's bar ("" when the
+     * collector recorded GPU activity) */
+    char gpu_busy[320], gpu_note[320];
+    /* the process and the trace in words: "pid 1478, rank 0/2, 1 device(s)" (md, html) and
+     * "pid 1478 rank 0/2, 1 device" (text); "complete, 25 chunks; 34639 records, 13989
+     * kernels, 125 copies" (with the graph launches of graph-level tracing). Raw trace bytes:
+     * escape them */
+    char process[96], process_terse[96], trace_said[512];
+    /* the steps in words: "297 of 300 (step_records), 2 warm-up excluded; ..." with what the
+     * capture left out (md, html), and "297 of 300 (step_records, thread 4265), 2 warm-up
+     * excluded" (text, whose lines of their own say the rest: steps_before, step_notes,
+     * steps_after); "no step markers: whole trace as one interval (12.3 ms)" for both */
+    char steps_said[320], steps_head[320];
+    /* step_time: "median 3.31 ms, p10 2.87, p90 3.99, mean 3.44; 290.50 steps/s" ("" without
+     * steady steps); caution (short, md and html) and caution_long (text): the GPU ran behind
+     * the host ("" when it did not) */
+    char step_time[160], caution[200], caution_long[512];
+    size_t n_steps_before, n_steps_after;
+    char steps_before[REPORT_STEP_LINES][REPORT_NOTE], steps_after[REPORT_STEP_LINES][REPORT_NOTE];
     int has_rec_cost;        /* rec_cost: the sentence on stepscope's own cost */
     char rec_cost[640];
     int damaged;             /* damage: the sentence on what was lost (report_incomplete) */
@@ -119,23 +186,36 @@ struct report_view {
      * instead of markers, times measured on the GPU timeline, GPU records whose end CUPTI
      * wrote at the capture's close (sentences; n_step_notes used) */
     size_t n_step_notes;
-    char step_notes[6][240];
+    char step_notes[6][REPORT_NOTE];
     int has_graphs; /* graphs: the CUDA graph sentence (launches, kernels, GPU time inside) */
     /* program: what kind of program this is and what it already does, when it is not a plain
-     * Python program (the fixes are written for it) */
+     * Python program (the fixes are written for it); the facts themselves (borrowed) */
     int has_program;
     char program[200];
+    const struct ssa_program *prog;
     /* throughput (ssa_throughput): the step's rate, what the batch marks give, and the
      * device's peaks; sentences for text, md and html (has_throughput: the trace has steady
      * steps; peak[0] 0: no peaks known for the device) */
     struct ssa_throughput tp;
+    struct ssa_batch batch; /* the program's batch marks */
     int has_throughput;
     char throughput[360], peak[200];
     char throughput_line[200]; /* both, short: the text report's one line */
     char graphs[256];
-    /* Python stack samples of the training thread in the steady steps (r->host.counted > 0):
+    /* The kernels by GPU time (borrowed from the result): the top ones of text, json and
+     * html, and the names the timeline's items point at by index; triton[i]: the i-th is
+     * torch.compile's (Inductor's Triton kernels, named triton_...) */
+    size_t n_knames;
+    const struct ssa_kname *knames;
+    char *const *kname_text;
+    unsigned char triton[TOP_KERNELS];
+    char *const *tl_names; /* the timeline's range names (n_tl_names) */
+    size_t n_tl_names;
+    const struct ssa_step *step_list; /* every step in full mode (-v), else NULL */
+    /* Python stack samples of the training thread in the steady steps (host->counted > 0):
      * the GPU-idle categories with samples, the most time first, and the flame graph's nodes
-     * (r->host.flame, borrowed) */
+     * (host->flame; the samples and their frames borrowed from the result) */
+    const struct ssa_host *host;
     int has_samples;
     double sampled_idle_ms; /* the samples' GPU-idle time per steady step: near the timeline's
                              * GPU-idle time when the weights are right */
@@ -145,6 +225,13 @@ struct report_view {
     const char *site_cats;
     size_t n_hostcats;
     struct report_hostcat hostcats[REPORT_HOSTCATS];
+};
+
+/* An input of a report as the ranks' rows name it: its path as given (raw bytes: escape it)
+ * and its process (0: unreadable). */
+struct report_input {
+    const char *path;
+    uint32_t pid;
 };
 
 /* The ranks section of a multi-rank job (job->n >= 2), computed once for every format: the
@@ -158,8 +245,11 @@ struct report_view {
 #define REPORT_RANK_BETWEEN SIZE_MAX /* a row that stands for the ranks between */
 struct report_ranks_view {
     const struct ssa_job *job;         /* borrowed */
-    const struct ssa_result *const *rs; /* the results given to ssa_ranks_analyze (borrowed) */
-    size_t omitted;                    /* rank sections left out (-v shows them) */
+    const struct report_input *inputs; /* the traces, by the input index of job->ranks
+                                        * (borrowed) */
+    size_t omitted;                    /* rank sections left out (-v shows them), and that in
+                                        * words ("" when none) */
+    char omitted_said[64];
     char head[120];
     char notes[240];     /* ranks missing, repeated, of another job, not compared; or "" */
     char straggler[480]; /* the straggler, why, its price; or why there is none */
@@ -169,9 +259,10 @@ struct report_ranks_view {
     char mark[REPORT_RANK_ROWS_MAX];   /* per row: 'S' straggler, 'm' median rank, ' ' */
 };
 
-/* Fills v for job (job->n >= 2) over rs; borrows both. Nothing is allocated. */
+/* Fills v for job (job->n >= 2) over its inputs (in the order given to ssa_ranks_analyze);
+ * borrows both. Nothing is allocated. */
 void report_ranks_view_build(struct report_ranks_view *v, const struct ssa_job *job,
-                             const struct ssa_result *const *rs, size_t omitted);
+                             const struct report_input *inputs, size_t omitted);
 
 /* The HTML fill colour of a category (the fill column of SSA_CATS; grey out of range). */
 const char *report_cat_fill(int cat);

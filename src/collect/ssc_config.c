@@ -1,0 +1,244 @@
+/*
+ * ssc_config.c — the bottom of the collector: its settings, the capture window they ask for,
+ * the process's state and the services that call nothing of the collector (ssc_config.h).
+ */
+#include "collect/ssc_config.h"
+
+#include <errno.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "trace/sst_window.h"
+
+_Atomic int ssc_g_state = SSC_OFF;
+_Atomic int ssc_g_capturing = 1;
+_Atomic int ssc_g_window_over;
+_Atomic int ssc_g_cupti_on;
+struct ssc_top_events ssc_top;
+
+static uint64_t g_start_ns;
+static struct sst_value g_set[SST_N_SETTINGS];
+static const char *g_bad[SST_N_SETTINGS]; /* the text of a value that was not one */
+static struct ssc_window g_win;
+static char g_texts[16384]; /* copies of the texts given (paths up to PATH_MAX, a few of them) */
+static size_t g_texts_used;
+
+/* ---- settings ------------------------------------------------------------------------------ */
+
+/* A copy of s that lives as long as the process; "" when the room is spent. */
+static const char *keep_text(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    if (n > sizeof g_texts - g_texts_used) return "";
+    char *p = memcpy(g_texts + g_texts_used, s, n);
+    g_texts_used += n;
+    return p;
+}
+
+/* One row from the environment into g_set; a value that is not one is said once. 1 when it
+ * was given, 0 when not, -1 when not valid. */
+static int read_setting(enum sst_setting_id id)
+{
+    const char *v = getenv(sst_settings[id].env);
+    struct sst_value *s = &g_set[id];
+    int rc = sst_setting_parse(id, v, s);
+    if (rc > 0) s->text = keep_text(v);
+    if (rc >= 0) return rc;
+    char msg[512];
+    sst_setting_problem(id, v, msg, sizeof msg);
+    ssc_say(msg);
+    g_bad[id] = keep_text(v);
+    return rc;
+}
+
+const struct sst_value *ssc_setting(enum sst_setting_id id)
+{
+    return &g_set[id];
+}
+
+const char *ssc_setting_invalid(enum sst_setting_id id)
+{
+    return g_bad[id];
+}
+
+int ssc_light_mode(void)
+{
+    return g_set[SST_SET_MODE].word == SSC_MODE_LIGHT;
+}
+
+/* ---- the capture window ---------------------------------------------------------------------
+ * "auto": AUTO_STEPS marked steps recorded, then CUPTI detached, so the steps after them run
+ * as they would without the collector and the report measures the recording's cost against
+ * them; a program that marks no steps is recorded whole, as with "all" (issue #18, README:
+ * record's default). Where the Python shim says it will mark steps (STEPSCOPE_AUTO_FROM=N:PID,
+ * PID this process) the window starts at step N instead: steps 3..N-1 then run at plain speed
+ * before it (CUPTI idle: docs/performance.md) and the cost is measured also on a run shorter
+ * than the window (issue #27). Before CUDA starts, so CUPTI holds nothing in those steps; the
+ * window (ssc_window.c) opens it early when the steps stop. */
+
+uint64_t ssc_config_auto_from(void)
+{
+    struct sst_value v;
+    const char *text = getenv(sst_settings[SST_SET_AUTO_FROM].env);
+    if (sst_setting_parse(SST_SET_AUTO_FROM, text, &v) <= 0) return 0;
+    return v.pid == (uint64_t)getpid() ? v.num : 0;
+}
+
+void ssc_config_window_start_at(uint64_t from)
+{
+    g_win.to = from + (g_win.to - g_win.from);
+    g_win.from = from;
+    snprintf(g_win.spec, sizeof g_win.spec, "steps:%llu-%llu", (unsigned long long)g_win.from,
+             (unsigned long long)g_win.to);
+}
+
+static void window_auto(void)
+{
+    g_win.kind = SSC_WINDOW_STEPS;
+    g_win.from = 0;
+    g_win.to = g_set[SST_SET_AUTO_STEPS].num - 1;
+    g_win.auto_pending = 1;
+    ssc_config_window_start_at(ssc_config_auto_from());
+}
+
+/* CAPTURE through the grammar record checks it with (src/trace/sst_window.h). */
+static void window_read(void)
+{
+    static const enum ssc_window_kind kinds[] = {[SST_WINDOW_ALL] = SSC_WINDOW_ALL,
+                                                 [SST_WINDOW_STEPS] = SSC_WINDOW_STEPS,
+                                                 [SST_WINDOW_SECONDS] = SSC_WINDOW_SECONDS};
+    struct sst_window w;
+    sst_window_parse(g_set[SST_SET_CAPTURE].text, &w); /* a value: the table checked it */
+    if (w.kind == SST_WINDOW_AUTO) return window_auto();
+    g_win = (struct ssc_window){kinds[w.kind], w.from, w.to, 0, ""};
+}
+
+void ssc_config_window_resolved(void)
+{
+    g_win.auto_pending = 0;
+}
+
+const struct ssc_window *ssc_config_window(void)
+{
+    return &g_win;
+}
+
+/* A window bounds the recording's cost already (auto: 100 steps, then CUPTI detached): every
+ * launch is recorded there unless the user asked otherwise. The whole run records launches in
+ * one step of LAUNCH_SAMPLE's default. */
+static void launch_sample_read(int given)
+{
+    if (!given && g_win.kind != SSC_WINDOW_ALL) g_set[SST_SET_LAUNCH_SAMPLE].num = 1;
+}
+
+void ssc_config_read(void)
+{
+    int launch_given = 0;
+    for (int id = 0; id < SST_N_SETTINGS; id++) {
+        if (!(sst_settings[id].flags & SST_S_COLLECTOR)) continue;
+        int rc = read_setting((enum sst_setting_id)id);
+        if (id == SST_SET_LAUNCH_SAMPLE) launch_given = rc > 0;
+    }
+    window_read();
+    launch_sample_read(launch_given);
+}
+
+/* ---- the ENV record of the configuration ---------------------------------------------------- */
+
+void ssc_config_env(unsigned flags, void (*kv)(const char *key, const char *value))
+{
+    char key[96], value[4096];
+    for (int id = 0; id < SST_N_SETTINGS; id++) {
+        if (!(sst_settings[id].flags & flags)) continue;
+        sst_setting_format((enum sst_setting_id)id, &g_set[id], value, sizeof value);
+        if (!value[0]) continue; /* a text not set: nothing to say (foreign injections) */
+        sst_setting_env_key((enum sst_setting_id)id, key, sizeof key);
+        kv(key, value);
+    }
+    /* what "auto" came to in this process (the analysis reads a late start from it) */
+    if ((flags & SST_S_ENV) && g_win.spec[0]) kv("collector.window", g_win.spec);
+}
+
+/* ---- the process's state ----------------------------------------------------------------- */
+
+int ssc_capturing(void)
+{
+    return atomic_load_explicit(&ssc_g_capturing, memory_order_relaxed);
+}
+
+int ssc_window_over(void)
+{
+    return atomic_load_explicit(&ssc_g_window_over, memory_order_relaxed);
+}
+
+uint64_t ssc_start_ns(void)
+{
+    return g_start_ns;
+}
+
+void ssc_set_start_ns(uint64_t ns)
+{
+    g_start_ns = ns;
+}
+
+/* ---- services ------------------------------------------------------------------------------ */
+
+uint32_t ssc_gettid(void)
+{
+    return (uint32_t)syscall(SYS_gettid);
+}
+
+void ssc_say(const char *msg)
+{
+    char line[1024];
+    size_t n = (size_t)snprintf(line, sizeof line, "stepscope: %s\n", msg);
+    if (n >= sizeof line) {
+        n = sizeof line - 1;
+        line[n - 1] = '\n';
+    }
+    ssize_t rc = write(STDERR_FILENO, line, n);
+    (void)rc; /* nothing sensible to do when stderr is gone */
+}
+
+/* Why ssc_thread_start waits: a new thread allocates before it runs our code (gcc 12's
+ * AddressSanitizer: AsanThread::ThreadStart -> pthread_getattr_np -> calloc) and at its first
+ * use of our thread-local storage (__tls_get_addr -> malloc), outside every lock the fork
+ * handler takes. An allocator without a fork handler (that ASan's) then leaves a child fork()ed
+ * meanwhile with the size class's lock held by nobody: the child's writer thread in that calloc
+ * and its exit-time leak check both wait on the one lock (tests/collect busy_exit, which hung
+ * so). The starter holds the start lock (for the writer), which the fork handler takes, until
+ * the thread is past both. */
+struct thread_start {
+    void *(*fn)(void *);
+    sem_t running;
+};
+static __thread volatile int tls_thread_started; /* volatile: the store must stay */
+
+static void *thread_entry(void *p)
+{
+    struct thread_start *s = p;
+    void *(*fn)(void *) = s->fn;
+    tls_thread_started = 1; /* the first use of our thread-local storage: allocated here */
+    sem_post(&s->running);  /* s lives on the starter's stack: not touched after this */
+    return fn(NULL);
+}
+
+int ssc_thread_start(pthread_t *thread, void *(*fn)(void *))
+{
+    struct thread_start s = {.fn = fn};
+    if (sem_init(&s.running, 0, 0) != 0) return errno;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* inherited: signals go to the program's threads */
+    int rc = pthread_create(thread, NULL, thread_entry, &s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    while (rc == 0 && sem_wait(&s.running) != 0 && errno == EINTR) {
+    }
+    sem_destroy(&s.running);
+    return rc;
+}
