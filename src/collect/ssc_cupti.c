@@ -356,7 +356,8 @@ static void note_sync_site(const struct ssc_api_event *ev)
 static void note_call_site(const struct ssc_api_event *ev)
 {
     if (!ssc_pyn_ready()) return;
-    const struct ssc_api_slot *s = ev->domain == SST_API_RUNTIME ? &tls_api.runtime : &tls_api.driver;
+    const struct ssc_api_slot *s =
+        ev->domain == SST_API_RUNTIME ? &tls_api.runtime : &tls_api.driver;
     if (ev->now_ns - s->start_ns < SSC_PYN_CALL_MIN_NS) return;
     int launch = ev->domain == SST_API_RUNTIME ? ssc_cupti_runtime_launch(ev->cbid)
                                                : ssc_cupti_driver_launch(ev->cbid);
@@ -375,7 +376,10 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
     struct ssc_api_event ev = {domain == CUPTI_CB_DOMAIN_RUNTIME_API ? SST_API_RUNTIME
                                                                      : SST_API_DRIVER,
-                               cd->callbackSite == CUPTI_API_EXIT, cbid, cd->correlationId, 0,
+                               cd->callbackSite == CUPTI_API_EXIT,
+                               cbid,
+                               cd->correlationId,
+                               0,
                                sst_now_ns()};
     if (ev.exit && cd->functionReturnValue) ev.result = *(const int32_t *)cd->functionReturnValue;
     if (!tls_api.tid) tls_api.tid = (uint32_t)syscall(SYS_gettid);
@@ -570,9 +574,8 @@ static void detach_settle_locked(void)
  * reads none of them: API records carry the host side of every sync and allocation. */
 static const CUpti_ActivityKind k_full_only[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                                  CUPTI_ACTIVITY_KIND_MEMSET};
-static const CUpti_ActivityKind k_extra[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-                                             CUPTI_ACTIVITY_KIND_MEMORY2,
-                                             CUPTI_ACTIVITY_KIND_OVERHEAD};
+static const CUpti_ActivityKind k_extra[] = {
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_OVERHEAD};
 static const CUpti_ActivityKind k_both[] = {CUPTI_ACTIVITY_KIND_MEMCPY,
                                             CUPTI_ACTIVITY_KIND_MEMCPY2};
 
@@ -906,11 +909,50 @@ int ssc_cupti_start(void)
     return rc;
 }
 
+/* A window after a detach (every:, auto's re-windows): CUPTI comes back as in CUPTI's sample
+ * cupti_finalize (any CUPTI call initialises it again): our clock, buffer callbacks and
+ * DEVICE/CONTEXT records, then the kinds and callbacks as at any window's opening, and the
+ * next window's end detaches again. Only once the finalise is done, and not while
+ * torch.profiler has CUPTI. Refused: said once, and no window records GPU activity from here
+ * (CS_FAILED; NVTX, steps and host samples go on). */
+static void reattach_locked(void)
+{
+    static unsigned attaches;
+    const char *step;
+    char n[16];
+    if (g_profiler_on || atomic_load(&g_detach_result) != 1) return;
+    CUptiResult res = register_ours(&step);
+    if (res != CUPTI_SUCCESS) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "could not attach CUPTI again for the next capture window (%s: %s): GPU "
+                 "activity is no longer recorded; NVTX and host data still are",
+                 step, cupti_err(res));
+        /* not CUPTI_UNAVAILABLE: the first window was recorded, which record must not deny
+         * (its exit 3); CS_FAILED makes this the only time, said here rather than once per
+         * code */
+        ssc_notice(SST_NOTICE_OTHER, SST_NOTE_INFO, msg);
+        if (!ssc_setting(SST_SET_QUIET)->num) ssc_say(msg);
+        write_env("cupti.reattached", "failed");
+        write_capture(0, SST_CAP_ERROR);
+        g_state = CS_FAILED;
+        return;
+    }
+    g_state = CS_RUNNING;
+    g_enabled = 0;
+    g_detach_tried = 0; /* this window's end detaches again */
+    snprintf(n, sizeof n, "%u", ++attaches);
+    write_env("cupti.reattached", n);
+    ssc_watch_init(&g_watch, sst_now_ns(), SSC_WATCH_QUIET_NS, SSC_WATCH_PROBE_NS);
+}
+
 void ssc_cupti_set_enabled(int on)
 {
     if (!in_starting_process()) return;
     uint64_t t0 = sst_now_ns();
     pthread_mutex_lock(&g_ctl);
+    if (on && g_state == CS_DETACHING) detach_settle_locked(); /* armed: taken back */
+    if (on && g_state == CS_DETACHED) reattach_locked();
     if (g_state == CS_RUNNING) enable_locked(on != 0);
     pthread_mutex_unlock(&g_ctl);
     ssc_cost_add(SST_COST_CUPTI_CONTROL, 1, 1, sst_now_ns() - t0);

@@ -29,7 +29,7 @@
 #define STEP_RANGE "step"
 #define PROFILER_START "torch.profiler.start"
 #define PROFILER_STOP "torch.profiler.stop"
-#define TICK_GRAPH "stepscope.tick.graph"       /* docs/markers.md, "Loop ticks" */
+#define TICK_GRAPH "stepscope.tick.graph" /* docs/markers.md, "Loop ticks" */
 #define TICK_BACKWARD "stepscope.tick.backward"
 #define STEP_CAT_API 1u
 #define STEP_CAT_PYSHIM 2u
@@ -226,7 +226,7 @@ static void step_push(const struct ev *ev)
         else
             f.number = f.ordinal;
         emit_step(SST_STEP_BEGIN, f.source, ev->ts, f.number);
-        ssc_top.step_begin(f.ordinal);
+        ssc_top.step_begin(f.ordinal, ev->ts);
     }
     /* Deeper nesting than we track is still counted, so pops stay paired. */
     if (tls_step_depth < MAX_STEP_NEST) tls_steps[tls_step_depth] = f;

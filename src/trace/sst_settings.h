@@ -96,6 +96,9 @@ enum sst_setting_type {
     X(HELP, "help", 'h', NULL, SST_T_SWITCH, "", "0", NULL, SST_S_NO_VAR, "this text")             \
     X(AUTO_STEPS, NULL, 0, NULL, SST_T_CHOICE, "1-100000000", "100", NULL, SST_S_COLLECTOR,        \
       "the steps --capture auto records, and each window of every: without its ,steps:L")         \
+    X(AUTO_REWINDOW, NULL, 0, NULL, SST_T_CHOICE, "0-1000", "25", NULL, SST_S_COL_ENV,             \
+      "how far, in per cent, the median time of the last 50 steps may depart from the one after "  \
+      "the first window of --capture auto before it records another window (0: never)")           \
     X(API, NULL, 0, NULL, SST_T_CHOICE, "activity|callbacks|auto", "callbacks", NULL,              \
       SST_S_COL_CUDA, "how CUDA API calls are recorded: CUPTI's activity records or callbacks")    \
     X(GRAPHS, NULL, 0, NULL, SST_T_CHOICE, "node|graph", "node", NULL, SST_S_COL_CUDA,             \
