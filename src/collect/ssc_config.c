@@ -119,8 +119,11 @@ static void window_every(struct sst_window *w)
                     "of N/2 steps");
     }
     w->len = len;
-    g_win = (struct ssc_window){SSC_WINDOW_EVERY, 0,   len - 1, 0, 0, w->period_steps,
-                                w->period_ns,     len, ""};
+    g_win = (struct ssc_window){.kind = SSC_WINDOW_EVERY,
+                                .to = len - 1,
+                                .period_steps = w->period_steps,
+                                .period_ns = w->period_ns,
+                                .len = len};
     sst_window_format(w, g_win.spec, sizeof g_win.spec);
 }
 

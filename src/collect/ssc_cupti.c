@@ -356,8 +356,7 @@ static void note_sync_site(const struct ssc_api_event *ev)
 static void note_call_site(const struct ssc_api_event *ev)
 {
     if (!ssc_pyn_ready()) return;
-    const struct ssc_api_slot *s =
-        ev->domain == SST_API_RUNTIME ? &tls_api.runtime : &tls_api.driver;
+    const struct ssc_api_slot *s = ev->domain == SST_API_RUNTIME ? &tls_api.runtime : &tls_api.driver;
     if (ev->now_ns - s->start_ns < SSC_PYN_CALL_MIN_NS) return;
     int launch = ev->domain == SST_API_RUNTIME ? ssc_cupti_runtime_launch(ev->cbid)
                                                : ssc_cupti_driver_launch(ev->cbid);
@@ -376,10 +375,7 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
     struct ssc_api_event ev = {domain == CUPTI_CB_DOMAIN_RUNTIME_API ? SST_API_RUNTIME
                                                                      : SST_API_DRIVER,
-                               cd->callbackSite == CUPTI_API_EXIT,
-                               cbid,
-                               cd->correlationId,
-                               0,
+                               cd->callbackSite == CUPTI_API_EXIT, cbid, cd->correlationId, 0,
                                sst_now_ns()};
     if (ev.exit && cd->functionReturnValue) ev.result = *(const int32_t *)cd->functionReturnValue;
     if (!tls_api.tid) tls_api.tid = (uint32_t)syscall(SYS_gettid);
@@ -574,8 +570,9 @@ static void detach_settle_locked(void)
  * reads none of them: API records carry the host side of every sync and allocation. */
 static const CUpti_ActivityKind k_full_only[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                                  CUPTI_ACTIVITY_KIND_MEMSET};
-static const CUpti_ActivityKind k_extra[] = {
-    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_OVERHEAD};
+static const CUpti_ActivityKind k_extra[] = {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+                                             CUPTI_ACTIVITY_KIND_MEMORY2,
+                                             CUPTI_ACTIVITY_KIND_OVERHEAD};
 static const CUpti_ActivityKind k_both[] = {CUPTI_ACTIVITY_KIND_MEMCPY,
                                             CUPTI_ACTIVITY_KIND_MEMCPY2};
 

@@ -29,7 +29,7 @@
 #define STEP_RANGE "step"
 #define PROFILER_START "torch.profiler.start"
 #define PROFILER_STOP "torch.profiler.stop"
-#define TICK_GRAPH "stepscope.tick.graph" /* docs/markers.md, "Loop ticks" */
+#define TICK_GRAPH "stepscope.tick.graph"       /* docs/markers.md, "Loop ticks" */
 #define TICK_BACKWARD "stepscope.tick.backward"
 #define STEP_CAT_API 1u
 #define STEP_CAT_PYSHIM 2u

@@ -31,8 +31,8 @@
  *                            followed by a launch (cudaGraphLaunch for graph), 1 ms apart, no
  *                            step between them: the launches from the tick that opens the
  *                            window (the 8th graph, 32nd backward tick) and the 99 after it are
- *                            wanted; then 0.5 s of launches (the detach). KIND mixed: 20 steps of 2
- * graph ticks each (a graph per step: the steps open the window at step 8, not the ticks)
+ *                            wanted; then 0.5 s of launches (the detach). KIND mixed: 20 steps of 2 graph ticks each (a graph
+ *                            per step: the steps open the window at step 8, not the ticks)
  *        cupti_prog steady N STEP_US SLOW_FROM SLOW_US  N steps of 3 launches, STEP_US long,
  *                            SLOW_US from step SLOW_FROM on (capture windows every:, auto's
  *                            re-window when the steps slow down, none when they do not)
@@ -137,7 +137,7 @@ static int cuda_init(void)
  * must not be reading (ThreadSanitizer reports it; without it, a read of freed memory). */
 static int environ_case(void)
 {
-    setenv("TORCH_STEPSCOPE_TEST_HEAP", "before", 1);      /* environ now lives on the heap */
+    setenv("TORCH_STEPSCOPE_TEST_HEAP", "before", 1); /* environ now lives on the heap */
     nvtxDomainHandle_t d = nvtxDomainCreateA("stepscope"); /* starts the collector */
     char name[64];
     for (int i = 0; i < 400; i++) {
@@ -182,7 +182,8 @@ static int calls_case(void)
 {
     if (cuda_init() != 0) return 1;
     want(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
-    want(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, 0);
+    want(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
+         0);
     want(DRV, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 0, 0);
     want(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, 0, 2); /* cudaErrorMemoryAllocation */
     fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, 0, 0); /* not kept */
@@ -234,8 +235,9 @@ static int sync_site_case(void)
     usleep(50000); /* inside sync_wait by now */
     fake_cupti_call_mid(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0, long_wait);
     fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 0, 0);
-    uint32_t corr = fake_cupti_call_mid(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
-                                        CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 0, long_wait);
+    uint32_t corr =
+        fake_cupti_call_mid(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+                            CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 0, long_wait);
     pthread_join(t, NULL);
     printf("sync %u %u\n", gettid_(), corr);
     return 0;
@@ -259,8 +261,8 @@ static int steps_calls_case(void)
         else
             stepscope_step_begin(i);
         for (int k = 0; k < 3; k++) {
-            uint32_t corr =
-                fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+            uint32_t corr = fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                            0, 0);
             if (i == 2 || i == 3) printf("want 1 211 %u 0 %u\n", corr, gettid_());
         }
         stepscope_step_end();
@@ -285,8 +287,8 @@ static int auto_late_case(unsigned steps, unsigned stall_ms)
     for (unsigned i = 0; i < steps; i++) {
         stepscope_step_begin(i);
         for (int k = 0; k < 3; k++) {
-            uint32_t corr =
-                fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+            uint32_t corr = fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                            0, 0);
             if (i >= 8 && i <= 107) printf("want 1 211 %u 0 %u\n", corr, gettid_());
         }
         usleep(STEP_US); /* long enough that a loaded host's jitter leaves steps steady */
@@ -325,7 +327,7 @@ static int auto_ticks_case(const char *kind, unsigned n)
 {
     int graph = strcmp(kind, "graph") == 0, mixed = strcmp(kind, "mixed") == 0;
     unsigned opens = graph ? 8 : 32, cbid = graph ? CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000
-                                                  : CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+                                                   : CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
     char text[64];
     snprintf(text, sizeof text, "stepscope.tick.%s", kind);
     if (shim_says_steps() != 0) return 1;

@@ -6,18 +6,18 @@
  * "flush forced", ...) so a test can check the order of what the collector did.
  * FAKE_CUPTI_CONFLICT=1: cuptiSubscribe always fails as under nsys; FAKE_CUPTI_FINALIZE_FAIL:
  * cuptiFinalize fails; FAKE_CUPTI_REATTACH_FAIL: after a cuptiFinalize, registering buffer
- * callbacks fails (CUPTI refuses to come back for a later window); FAKE_CUPTI_SWALLOW: flushes hand
- * no buffer back (as when another client took the activity callbacks over); FAKE_CUPTI_PIN=N: every
- * flush closes a buffer whose records are not complete yet (kernels still queued behind a GPU-bound
- * step), so CUPTI keeps it and asks for another; the oldest is handed back once N are held, all of
- * them at a forced flush, and a request that gets no buffer is a dropped record
- * (cuptiActivityGetNumDropped- Records), as on the H200 when the host ran 1.6 s ahead.
- * fake_cupti_api_call plays one CUDA API call: the subscriber's callback (if its domain is enabled)
- * at entry and exit. fake_cupti_call plays any call, CUPTI's way: the callback at entry and exit
- * when that call's callback (cuptiEnableCallback) or its whole domain is enabled, with a fresh
- * correlation id, the return value and, for a runtime call, a driver call inside it if asked; it is
- * not logged (tests and benchmarks call it many times from several threads), and, like CUPTI, it
- * holds no lock while the callback runs, so a test can race callbacks against unsubscribing.
+ * callbacks fails (CUPTI refuses to come back for a later window); FAKE_CUPTI_SWALLOW: flushes
+ * hand no buffer back (as when another client took the activity callbacks over); FAKE_CUPTI_PIN=N: every flush closes a buffer whose
+ * records are not complete yet (kernels still queued behind a GPU-bound step), so CUPTI keeps
+ * it and asks for another; the oldest is handed back once N are held, all of them at a forced
+ * flush, and a request that gets no buffer is a dropped record (cuptiActivityGetNumDropped-
+ * Records), as on the H200 when the host ran 1.6 s ahead. fake_cupti_api_call plays
+ * one CUDA API call: the subscriber's callback (if its domain is enabled) at entry and exit.
+ * fake_cupti_call plays any call, CUPTI's way: the callback at entry and exit when that call's
+ * callback (cuptiEnableCallback) or its whole domain is enabled, with a fresh correlation id,
+ * the return value and, for a runtime call, a driver call inside it if asked; it is not logged
+ * (tests and benchmarks call it many times from several threads), and, like CUPTI, it holds
+ * no lock while the callback runs, so a test can race callbacks against unsubscribing.
  */
 #include <cupti.h>
 #include <pthread.h>
@@ -125,9 +125,8 @@ static CUpti_CallbackFunc callback_for(CUpti_CallbackDomain d, uint32_t cbid)
 {
     int di = domain_index(d);
     if (di < 0) return NULL;
-    int on =
-        atomic_load(&g_domain_on[di]) ||
-        (cbid < FAKE_MAX_CBID && atomic_load_explicit(&g_cbid_on[di][cbid], memory_order_relaxed));
+    int on = atomic_load(&g_domain_on[di]) ||
+             (cbid < FAKE_MAX_CBID && atomic_load_explicit(&g_cbid_on[di][cbid], memory_order_relaxed));
     return on ? atomic_load(&g_cb) : NULL;
 }
 
@@ -179,8 +178,8 @@ API uint32_t fake_cupti_call(int d, uint32_t cbid, uint32_t inner_cbid, int resu
  * subscriber's callbacks at its entry and exit when they are enabled. Logged. */
 API void fake_cupti_api_call(void)
 {
-    fake_cupti_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0,
-                    0);
+    fake_cupti_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                    0, 0);
     logf_("api_call");
 }
 
@@ -300,8 +299,8 @@ static void pin_hand_back(CUpti_BuffersCallbackCompleteFunc cmp, int keep)
     }
 }
 
-static void pin_flush(CUpti_BuffersCallbackRequestFunc req, CUpti_BuffersCallbackCompleteFunc cmp,
-                      uint32_t flag, int limit)
+static void pin_flush(CUpti_BuffersCallbackRequestFunc req,
+                      CUpti_BuffersCallbackCompleteFunc cmp, uint32_t flag, int limit)
 {
     uint8_t *buf = NULL;
     size_t size = 0, max = 0;
