@@ -8,7 +8,7 @@
  *   environment check          its id in docs/doctor.md
  *     (SSA_ENV_CHECKS)
  *   window opener              its token in the collector that writes it (src/collect/
- *     (SSA_WINDOW_OPENERS)     ssc_core.c) and in docs/report-json.md
+ *     (SSA_WINDOW_OPENERS)     ssc_window.c) and in docs/report-json.md
  * and which launch calls the per-launch estimate scales with (kernel launches only), and the
  * kind of host work the catch-all names for a line (ssa_hostwork.c).
  *
@@ -97,7 +97,7 @@ static void check_openers(const char *collector, const char *report_json)
     for (int i = SSA_WINDOW_AT_STEP + 1; i < SSA_WINDOW_OPENER_COUNT; i++) {
         const char *t = ssa_window_opener_token(i);
         if (!holds(collector, "\"", t, "\""))
-            SS_FAIL_AT("window opener %s is not written by src/collect/ssc_core.c", t);
+            SS_FAIL_AT("window opener %s is not written by src/collect/ssc_window.c", t);
         if (!holds(report_json, "`", t, "`"))
             SS_FAIL_AT("window opener %s is not in docs/report-json.md", t);
     }
@@ -167,7 +167,7 @@ int main(int argc, char **argv)
     check_categories(report_json);
     check_rules(report_json, tests);
     check_env(doctor_md);
-    snprintf(path, sizeof path, "%.1000s/src/collect/ssc_core.c", root);
+    snprintf(path, sizeof path, "%.1000s/src/collect/ssc_window.c", root);
     char *collector = slurp(path);
     REQUIRE(collector);
     check_openers(collector, report_json);
