@@ -103,7 +103,28 @@ static void window_auto(void)
     g_win.from = 0;
     g_win.to = g_set[SST_SET_AUTO_STEPS].num - 1;
     g_win.auto_pending = 1;
+    g_win.is_auto = 1;
     ssc_config_window_start_at(ssc_config_auto_from());
+}
+
+/* every:P: the first window from step 0, as steps:0-(L-1). Windows as long as their period
+ * would never close (the grammar refuses an explicit ,steps:L that long): half a period. */
+static void window_every(struct sst_window *w)
+{
+    uint64_t len = w->len ? w->len : g_set[SST_SET_AUTO_STEPS].num;
+    if (w->period_steps && len >= w->period_steps) {
+        len = w->period_steps / 2;
+        if (!g_set[SST_SET_QUIET].num)
+            ssc_say("--capture every:N with windows of STEPSCOPE_AUTO_STEPS steps or more: windows "
+                    "of N/2 steps");
+    }
+    w->len = len;
+    g_win = (struct ssc_window){.kind = SSC_WINDOW_EVERY,
+                                .to = len - 1,
+                                .period_steps = w->period_steps,
+                                .period_ns = w->period_ns,
+                                .len = len};
+    sst_window_format(w, g_win.spec, sizeof g_win.spec);
 }
 
 /* CAPTURE through the grammar record checks it with (src/trace/sst_window.h). */
@@ -115,7 +136,8 @@ static void window_read(void)
     struct sst_window w;
     sst_window_parse(g_set[SST_SET_CAPTURE].text, &w); /* a value: the table checked it */
     if (w.kind == SST_WINDOW_AUTO) return window_auto();
-    g_win = (struct ssc_window){kinds[w.kind], w.from, w.to, 0, ""};
+    if (w.kind == SST_WINDOW_EVERY) return window_every(&w);
+    g_win = (struct ssc_window){.kind = kinds[w.kind], .from = w.from, .to = w.to};
 }
 
 void ssc_config_window_resolved(void)

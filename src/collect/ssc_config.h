@@ -43,13 +43,21 @@ SSC_HIDDEN int ssc_light_mode(void);
 
 /* ---- the capture window the settings ask for ------------------------------------------------ */
 
-enum ssc_window_kind { SSC_WINDOW_ALL = 0, SSC_WINDOW_STEPS = 1, SSC_WINDOW_SECONDS = 2 };
+enum ssc_window_kind {
+    SSC_WINDOW_ALL = 0,
+    SSC_WINDOW_STEPS = 1,
+    SSC_WINDOW_SECONDS = 2,
+    SSC_WINDOW_EVERY = 3, /* every:P: steps from..to first, then a window every period */
+};
 
 struct ssc_window {
     enum ssc_window_kind kind;
-    uint64_t from, to; /* steps, or ns after the start */
+    uint64_t from, to; /* steps, or ns after the start; every: the first window's steps */
     int auto_pending;  /* "auto": the shim may still move its start (ssc_window.c) */
-    char spec[64];     /* what auto came to (ENV collector.window), e.g. steps:8-107; else "" */
+    int is_auto;       /* "auto": it may open again when the step time departs (ssc_window.c) */
+    uint64_t period_steps, period_ns; /* every: one of them; the other 0 */
+    uint64_t len;                     /* every: the steps each window records */
+    char spec[64]; /* what auto or every came to (ENV collector.window), e.g. steps:8-107 */
 };
 /* Read by any part; written by the window only (ssc_config_window_start_at). */
 SSC_HIDDEN const struct ssc_window *ssc_config_window(void);
@@ -74,8 +82,8 @@ enum ssc_state {
 SSC_HIDDEN extern _Atomic int ssc_g_state;
 /* GPU activity is inside the capture window right now (the window switches it). */
 SSC_HIDDEN extern _Atomic int ssc_g_capturing;
-/* The capture window has closed for good (steps:A-B after step B ended, seconds:A-B after B):
- * the CUPTI part then detaches CUPTI. */
+/* The capture window has closed (steps:A-B after step B ended, seconds:A-B after B; every: and
+ * auto's windows until the next opens): the CUPTI part then detaches CUPTI. */
 SSC_HIDDEN extern _Atomic int ssc_g_window_over;
 /* ssc_cupti_start succeeded in this process (the writer then flushes and stops CUPTI). */
 SSC_HIDDEN extern _Atomic int ssc_g_cupti_on;
@@ -95,8 +103,9 @@ struct ssc_top_events {
     /* Starts the collector in this process if it is not running (idempotent, thread-safe, also
      * after fork): 1 when records are accepted. A first record, the shim's door, NVTX. */
     int (*start)(void);
-    /* A step began / ended (NVTX step markers; ordinal: 0 the first). */
-    void (*step_begin)(uint64_t ordinal);
+    /* A step began (at ts_ns, its STEP record's time) / ended (NVTX step markers; ordinal: 0
+     * the first). */
+    void (*step_begin)(uint64_t ordinal, uint64_t ts_ns);
     void (*step_end)(uint64_t ordinal);
     /* A loop went on without an optimizer step (the shim's tick marks, docs/markers.md). */
     void (*loop_tick)(enum ssc_tick_kind kind);

@@ -906,11 +906,50 @@ int ssc_cupti_start(void)
     return rc;
 }
 
+/* A window after a detach (every:, auto's re-windows): CUPTI comes back as in CUPTI's sample
+ * cupti_finalize (any CUPTI call initialises it again): our clock, buffer callbacks and
+ * DEVICE/CONTEXT records, then the kinds and callbacks as at any window's opening, and the
+ * next window's end detaches again. Only once the finalise is done, and not while
+ * torch.profiler has CUPTI. Refused: said once, and no window records GPU activity from here
+ * (CS_FAILED; NVTX, steps and host samples go on). */
+static void reattach_locked(void)
+{
+    static unsigned attaches;
+    const char *step;
+    char n[16];
+    if (g_profiler_on || atomic_load(&g_detach_result) != 1) return;
+    CUptiResult res = register_ours(&step);
+    if (res != CUPTI_SUCCESS) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "could not attach CUPTI again for the next capture window (%s: %s): GPU "
+                 "activity is no longer recorded; NVTX and host data still are",
+                 step, cupti_err(res));
+        /* not CUPTI_UNAVAILABLE: the first window was recorded, which record must not deny
+         * (its exit 3); CS_FAILED makes this the only time, said here rather than once per
+         * code */
+        ssc_notice(SST_NOTICE_OTHER, SST_NOTE_INFO, msg);
+        if (!ssc_setting(SST_SET_QUIET)->num) ssc_say(msg);
+        write_env("cupti.reattached", "failed");
+        write_capture(0, SST_CAP_ERROR);
+        g_state = CS_FAILED;
+        return;
+    }
+    g_state = CS_RUNNING;
+    g_enabled = 0;
+    g_detach_tried = 0; /* this window's end detaches again */
+    snprintf(n, sizeof n, "%u", ++attaches);
+    write_env("cupti.reattached", n);
+    ssc_watch_init(&g_watch, sst_now_ns(), SSC_WATCH_QUIET_NS, SSC_WATCH_PROBE_NS);
+}
+
 void ssc_cupti_set_enabled(int on)
 {
     if (!in_starting_process()) return;
     uint64_t t0 = sst_now_ns();
     pthread_mutex_lock(&g_ctl);
+    if (on && g_state == CS_DETACHING) detach_settle_locked(); /* armed: taken back */
+    if (on && g_state == CS_DETACHED) reattach_locked();
     if (g_state == CS_RUNNING) enable_locked(on != 0);
     pthread_mutex_unlock(&g_ctl);
     ssc_cost_add(SST_COST_CUPTI_CONTROL, 1, 1, sst_now_ns() - t0);

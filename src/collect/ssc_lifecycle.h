@@ -24,7 +24,7 @@ SSC_HIDDEN void ssc_window_cuda_start(void);
 SSC_HIDDEN void ssc_window_at_exit(void);
 SSC_HIDDEN void ssc_window_after_fork_child(void);
 /* ssc_top's step_begin, step_end, loop_tick and round. */
-SSC_HIDDEN void ssc_window_step_begin(uint64_t ordinal);
+SSC_HIDDEN void ssc_window_step_begin(uint64_t ordinal, uint64_t ts_ns);
 SSC_HIDDEN void ssc_window_step_end(uint64_t ordinal);
 SSC_HIDDEN void ssc_window_loop_tick(enum ssc_tick_kind kind);
 SSC_HIDDEN void ssc_window_tick(uint64_t now_ns);

@@ -226,7 +226,7 @@ static void step_push(const struct ev *ev)
         else
             f.number = f.ordinal;
         emit_step(SST_STEP_BEGIN, f.source, ev->ts, f.number);
-        ssc_top.step_begin(f.ordinal);
+        ssc_top.step_begin(f.ordinal, ev->ts);
     }
     /* Deeper nesting than we track is still counted, so pops stay paired. */
     if (tls_step_depth < MAX_STEP_NEST) tls_steps[tls_step_depth] = f;

@@ -5,6 +5,7 @@
  * ssc_top (ssc_config.h), and switches CUPTI through the CUPTI part.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collect/ssc_core.h"
@@ -17,6 +18,9 @@ static _Atomic int g_auto_late;
 static _Atomic uint64_t g_step_last_ns; /* when the latest step began (0: none yet) */
 static _Atomic uint64_t g_step_gap_ns;  /* the longest time between two step begins */
 static _Atomic uint64_t g_steps_begun;  /* step begins seen */
+
+static void repeat_init(const struct ssc_window *win);
+static void repeat_after_fork_child(void);
 
 static int quiet(void)
 {
@@ -38,6 +42,7 @@ void ssc_window_init(void)
      * only be enabled then (ssc_cupti.c, set_api), and setup before step 0 belongs to it. */
     atomic_store(&ssc_g_capturing, win->kind == SSC_WINDOW_ALL || win->from == 0);
     atomic_store(&g_auto_late, win->auto_pending && win->from > 0);
+    repeat_init(win);
 }
 
 /* When CUDA starts, before CUPTI does anything: the shim may have spoken after the collector
@@ -62,6 +67,7 @@ void ssc_window_cuda_start(void)
 void ssc_window_after_fork_child(void)
 {
     atomic_store(&g_auto_late, 0); /* a worker marks no steps and has no GPU to wait for */
+    repeat_after_fork_child();
 }
 
 /* The step clock auto_stall_check reads: only the program's step markers move it. */
@@ -130,29 +136,46 @@ static void launch_sample_step(uint64_t ordinal)
 }
 
 static void ticks_reset(void);
+static void rewindow_note(uint64_t ts_ns);
+static void rewindow_closed(void);
+static void repeat_open(uint64_t ordinal, uint64_t ts_ns);
+static void repeat_close(void);
+static int g_rw_share;                            /* STEPSCOPE_AUTO_REWINDOW (auto); 0: off */
+static _Atomic uint64_t g_next_open = UINT64_MAX; /* every:N: the step that opens the next */
+static _Atomic uint64_t g_close_at = UINT64_MAX;  /* a repeated window's last step */
+static _Atomic int g_due;                         /* the next step opens a window */
 
-void ssc_window_step_begin(uint64_t ordinal)
+/* The hot path: a few loads and compares, unless a window opens or closes. */
+void ssc_window_step_begin(uint64_t ordinal, uint64_t ts_ns)
 {
     const struct ssc_window *win = ssc_config_window();
     atomic_fetch_add(&g_steps_begun, 1);
     ticks_reset();
     if (atomic_load(&g_auto_late)) step_clock();
+    if (g_rw_share) rewindow_note(ts_ns);
     if (win->kind == SSC_WINDOW_STEPS && ordinal == win->from) capture_set(1, SST_CAP_WINDOW);
+    if (ordinal >= atomic_load_explicit(&g_next_open, memory_order_relaxed) ||
+        atomic_load_explicit(&g_due, memory_order_relaxed))
+        repeat_open(ordinal, ts_ns);
     launch_sample_step(ordinal);
 }
 
-/* Closes the window for good: no later step or second opens it again. The seconds window
- * says so on every tick after it; only the first time counts. */
+/* Closes the window: no later step or second opens it again, but every: and auto's re-windows
+ * (repeat_open). The seconds window says so on every tick after it; only the first time
+ * counts. A late auto window has opened once it closed: nothing waits for it any more. */
 static void window_close(void)
 {
     if (atomic_exchange(&ssc_g_window_over, 1)) return;
+    atomic_store(&g_auto_late, 0);
     capture_set(0, SST_CAP_WINDOW);
+    rewindow_closed();
 }
 
 void ssc_window_step_end(uint64_t ordinal)
 {
     const struct ssc_window *win = ssc_config_window();
     if (win->kind == SSC_WINDOW_STEPS && ordinal == win->to) window_close();
+    if (ordinal >= atomic_load_explicit(&g_close_at, memory_order_relaxed)) repeat_close();
 }
 
 /* A late auto window that its step would never open and no loop tick opened: the steps
@@ -259,10 +282,15 @@ void ssc_window_loop_tick(enum ssc_tick_kind kind)
     capture_set(1, SST_CAP_WINDOW);
 }
 
+static void every_time_check(uint64_t now_ns);
+static void rewindow_check(void);
+
 void ssc_window_tick(uint64_t now_ns)
 {
     const struct ssc_window *win = ssc_config_window();
     auto_stall_check(now_ns);
+    every_time_check(now_ns);
+    rewindow_check();
     if (win->kind != SSC_WINDOW_SECONDS) return;
     uint64_t t = now_ns - ssc_start_ns();
     if (t >= win->to)
@@ -287,4 +315,178 @@ void ssc_window_at_exit(void)
              "runs with --capture all",
              (unsigned long long)atomic_load(&g_steps_begun), (unsigned long long)win->from);
     ssc_say(msg);
+}
+
+/* ---- repeated windows: every:P, and auto's re-windows ------------------------------------
+ * every:P records len steps from step 0 (open from the start, as steps:0-B), then again every
+ * P marked steps, or from the first step that begins P ns after the last window opened (the
+ * writer's round, which reads the clock anyway, says when: a step's begin only compares).
+ * auto opens again when the step time departs (below). Each window attaches CUPTI again after
+ * the last one's detach (ssc_cupti.c) and closes after its steps; ENV collector.window.N says
+ * what opened window N (docs/trace-format.md). */
+static _Atomic uint64_t g_last_open_ns; /* every:T: when the last window opened (0: the start) */
+static _Atomic uint32_t g_windows = 1;  /* windows opened so far, the first included */
+static _Atomic uint64_t g_rw_last_open; /* steps begun when the last window opened */
+static char g_due_detail[256];          /* why g_due (auto): written before it is set */
+
+static void repeat_init(const struct ssc_window *win)
+{
+    if (win->kind == SSC_WINDOW_EVERY) {
+        atomic_store(&g_close_at, win->to);
+        atomic_store(&g_next_open, win->period_steps ? win->period_steps : UINT64_MAX);
+    }
+    g_rw_share = win->is_auto ? (int)ssc_setting(SST_SET_AUTO_REWINDOW)->num : 0;
+}
+
+static void repeat_after_fork_child(void)
+{
+    g_rw_share = 0; /* a worker's steps, if any, are not the run's: nothing opens there */
+    atomic_store(&g_next_open, UINT64_MAX);
+    atomic_store(&g_close_at, UINT64_MAX);
+    atomic_store(&g_due, 0);
+}
+
+static uint64_t window_len(void)
+{
+    const struct ssc_window *win = ssc_config_window();
+    return win->kind == SSC_WINDOW_EVERY ? win->len : win->to - win->from + 1;
+}
+
+/* ENV collector.window.N: "period at step S" (every:), "step_time at step S: why" (auto), and
+ * the same on stderr for auto, whose windows the user did not ask for one by one. */
+static void say_window(uint32_t n, uint64_t ordinal, int by_period)
+{
+    char key[48], value[400], msg[512];
+    snprintf(key, sizeof key, "collector.window.%u", n);
+    snprintf(value, sizeof value, "%s at step %llu%s%s", by_period ? "period" : "step_time",
+             (unsigned long long)ordinal, by_period ? "" : ": ", by_period ? "" : g_due_detail);
+    ssc_env_record(key, value, strlen(value));
+    if (by_period || quiet() || !atomic_load(&ssc_g_cupti_on)) return;
+    snprintf(msg, sizeof msg, "%s: recording GPU activity again from step %llu for %llu steps",
+             g_due_detail, (unsigned long long)ordinal, (unsigned long long)window_len());
+    ssc_say(msg);
+}
+
+/* The step that begins a repeated window (every:N's step, or one the writer said is due). */
+static void repeat_open(uint64_t ordinal, uint64_t ts_ns)
+{
+    const struct ssc_window *win = ssc_config_window();
+    atomic_exchange(&g_due, 0);
+    if (win->period_steps) atomic_store(&g_next_open, ordinal + win->period_steps);
+    if (ssc_capturing()) return; /* the window before is still open */
+    uint32_t n = atomic_fetch_add(&g_windows, 1) + 1;
+    atomic_store(&g_last_open_ns, ts_ns);
+    atomic_store(&g_rw_last_open, atomic_load(&g_steps_begun));
+    atomic_store(&g_close_at, ordinal + window_len() - 1);
+    say_window(n, ordinal, win->kind == SSC_WINDOW_EVERY);
+    /* before CUPTI comes on: the writer must not arm the last window's detach under this one */
+    atomic_store(&ssc_g_window_over, 0);
+    capture_set(1, SST_CAP_WINDOW);
+}
+
+static void repeat_close(void)
+{
+    atomic_store(&g_close_at, UINT64_MAX);
+    window_close();
+}
+
+/* every:T, on the writer's round: the next step opens a window once T has passed since the
+ * last one opened (while one is open, once it closed). */
+static void every_time_check(uint64_t now_ns)
+{
+    const struct ssc_window *win = ssc_config_window();
+    uint64_t last = atomic_load(&g_last_open_ns);
+    if (!win->period_ns || ssc_capturing() || atomic_load(&g_due)) return;
+    if (!last) last = ssc_start_ns();
+    if (now_ns >= last && now_ns - last >= win->period_ns) atomic_store(&g_due, 1);
+}
+
+/* ---- auto's re-windows -------------------------------------------------------------------
+ * A run that slows down mid-way (an evaluation, a checkpoint, a leak, a throttled clock) shows
+ * it in its step time, which the step marks give at no cost. After auto's first window the
+ * median begin-to-begin time of RW_K unrecorded steps after it (RW_SKIP steps on: CUPTI
+ * detaches within a writer round and an API call) is the base. Unrecorded on purpose: the
+ * window's own steps carry the recording's cost (1.0-1.5x, docs/performance.md), against
+ * which a slowdown smaller than that would not show and the plain steps after it would read as
+ * a speed-up. The writer's round compares the median of the last RW_K unrecorded steps with the
+ * base; past the share (STEPSCOPE_AUTO_REWINDOW, per cent) from the base and from the level
+ * that opened the last re-window (a run that stays slow is not recorded again and again), the
+ * next step opens a window as long as auto's. At most RW_MAX_WINDOWS windows a run, and
+ * RW_GAP_WINDOWS windows' length of steps from one opening to the next. */
+#define RW_K 50
+#define RW_SKIP 4
+#define RW_MAX_WINDOWS 8
+#define RW_GAP_WINDOWS 10
+
+static _Atomic uint64_t g_rw_ring[RW_K];        /* begin-to-begin ns of unrecorded steps */
+static _Atomic uint64_t g_rw_count;             /* times written to the ring */
+static _Atomic uint64_t g_rw_from = UINT64_MAX; /* steps begun up to this are not plain */
+static _Atomic uint64_t g_rw_prev_ns;           /* the latest step's begin */
+static uint64_t g_rw_base, g_rw_level;          /* medians, ns (the writer's) */
+
+/* The step that began at ts_ns ends the one before: its time goes into the ring when that
+ * one ran unrecorded (no window open, not just after one). */
+static void rewindow_note(uint64_t ts_ns)
+{
+    uint64_t prev = atomic_exchange_explicit(&g_rw_prev_ns, ts_ns, memory_order_relaxed);
+    if (!prev || ts_ns <= prev || ssc_capturing()) return;
+    if (atomic_load_explicit(&g_steps_begun, memory_order_relaxed) <=
+        atomic_load_explicit(&g_rw_from, memory_order_relaxed))
+        return;
+    uint64_t i = atomic_fetch_add_explicit(&g_rw_count, 1, memory_order_relaxed);
+    atomic_store_explicit(&g_rw_ring[i % RW_K], ts_ns - prev, memory_order_relaxed);
+}
+
+static void rewindow_closed(void)
+{
+    atomic_store(&g_rw_from, atomic_load(&g_steps_begun) + RW_SKIP);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t ring_median(void)
+{
+    uint64_t v[RW_K];
+    for (int i = 0; i < RW_K; i++)
+        v[i] = atomic_load_explicit(&g_rw_ring[i], memory_order_relaxed);
+    qsort(v, RW_K, sizeof v[0], cmp_u64);
+    return v[RW_K / 2];
+}
+
+/* Whole per cent by which now departs from ref (negative: faster). */
+static long departure(uint64_t now, uint64_t ref)
+{
+    double pct = ((double)now / (double)ref - 1.0) * 100.0;
+    return (long)(pct < 0 ? pct - 0.5 : pct + 0.5);
+}
+
+static int rewindow_allowed(void)
+{
+    uint64_t gap = RW_GAP_WINDOWS * window_len();
+    if (atomic_load(&g_windows) >= RW_MAX_WINDOWS) return 0;
+    return atomic_load(&g_steps_begun) >= atomic_load(&g_rw_last_open) + gap;
+}
+
+static void rewindow_check(void)
+{
+    if (!g_rw_share || ssc_capturing() || atomic_load(&g_due)) return;
+    if (atomic_load(&g_rw_count) < RW_K) return;
+    uint64_t med = ring_median();
+    if (!g_rw_base) {
+        g_rw_base = g_rw_level = med;
+        return;
+    }
+    long from_base = departure(med, g_rw_base), from_level = departure(med, g_rw_level);
+    if (labs(from_base) <= g_rw_share || labs(from_level) <= g_rw_share) return;
+    if (!rewindow_allowed()) return;
+    g_rw_level = med;
+    snprintf(g_due_detail, sizeof g_due_detail,
+             "step time %+ld %% since the first window (median of %d unrecorded steps: %.1f ms "
+             "after it, %.1f ms now)",
+             from_base, RW_K, (double)g_rw_base / 1e6, (double)med / 1e6);
+    atomic_store(&g_due, 1);
 }

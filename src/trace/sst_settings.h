@@ -67,12 +67,15 @@ enum sst_setting_type {
     X(OUTPUT_DIR, "output", 'o', "DIR", SST_T_TEXT, "", ".", NULL, SST_S_COLLECTOR,                \
       "the output folder, made with its parents (mode 0700); record's default is "                 \
       "./stepscope-<timestamp>/, the collector's without record the current folder")               \
-    X(CAPTURE, "capture", 0, "SPEC", SST_T_WINDOW, "auto|all|steps:A-B|seconds:A-B", "all",        \
-      "auto", SST_S_COL_ENV,                                                                       \
+    X(CAPTURE, "capture", 0, "SPEC", SST_T_WINDOW,                                                 \
+      "auto|all|steps:A-B|seconds:A-B|every:N[,steps:L]|every:T[,steps:L]", "all", "auto",         \
+      SST_S_COL_ENV,                                                                               \
       "GPU activity is recorded inside the window only, CUPTI detached after it; auto: 100 "       \
       "steps, from step 8 in PyTorch programs, from the start in others (the steps outside "       \
-      "measure the recording's own cost), the whole run when the program marks no steps; the "     \
-      "collector without record captures all")                                                     \
+      "measure the recording's own cost), the whole run when the program marks no steps, and "     \
+      "again when the step time departs from the one after the first window; every:N: a window "   \
+      "from step 0 and every N steps, every:T: every T (30s, 10m, 2h), each 100 steps long or L "  \
+      "(L < N); the collector without record captures all")                                        \
     X(MODE, "mode", 0, "MODE", SST_T_CHOICE, "full|light", "full", "full", SST_S_COL_ENV,          \
       "light records API calls and copies only")                                                   \
     X(NO_PYTHON_SHIM, "no-python-shim", 0, NULL, SST_T_SWITCH, "", "0", NULL, SST_S_NO_VAR,        \
@@ -92,7 +95,10 @@ enum sst_setting_type {
       "no report after the run (the summary stays)")                                               \
     X(HELP, "help", 'h', NULL, SST_T_SWITCH, "", "0", NULL, SST_S_NO_VAR, "this text")             \
     X(AUTO_STEPS, NULL, 0, NULL, SST_T_CHOICE, "1-100000000", "100", NULL, SST_S_COLLECTOR,        \
-      "the steps --capture auto records")                                                          \
+      "the steps --capture auto records, and each window of every: without its ,steps:L")         \
+    X(AUTO_REWINDOW, NULL, 0, NULL, SST_T_CHOICE, "0-1000", "25", NULL, SST_S_COL_ENV,             \
+      "how far, in per cent, the median time of the last 50 steps may depart from the one after "  \
+      "the first window of --capture auto before it records another window (0: never)")           \
     X(API, NULL, 0, NULL, SST_T_CHOICE, "activity|callbacks|auto", "callbacks", NULL,              \
       SST_S_COL_CUDA, "how CUDA API calls are recorded: CUPTI's activity records or callbacks")    \
     X(GRAPHS, NULL, 0, NULL, SST_T_CHOICE, "node|graph", "node", NULL, SST_S_COL_CUDA,             \

@@ -39,7 +39,8 @@ if(STEPSCOPE_HAVE_CUPTI AND TARGET stepscope_collector)
                detach_cuda_late cb_calls cb_window_callbacks cb_window_auto cb_window_activity
                cb_race cb_race_exit cb_profiler cb_watch cb_watch_light cost environ pinned
                sync_site sync_site_activity launch_sample launch_sample_activity
-               launch_sample_default)
+               launch_sample_default every_steps every_time rewindow rewindow_steady
+               rewindow_off reattach_fails every_refused)
   # cb_fork's child starts the collector's writer thread after a fork() of a process with
   # threads, which ThreadSanitizer does not support (it kills the child).
   if(NOT STEPSCOPE_TSAN)

@@ -33,6 +33,9 @@
  *                            window (the 8th graph, 32nd backward tick) and the 99 after it are
  *                            wanted; then 0.5 s of launches (the detach). KIND mixed: 20 steps of 2 graph ticks each (a graph
  *                            per step: the steps open the window at step 8, not the ticks)
+ *        cupti_prog steady N STEP_US SLOW_FROM SLOW_US  N steps of 3 launches, STEP_US long,
+ *                            SLOW_US from step SLOW_FROM on (capture windows every:, auto's
+ *                            re-window when the steps slow down, none when they do not)
  *        cupti_prog race [exit]  4 threads make calls without pause while the main thread runs
  *                            6 steps (run with --capture steps:1-3: the window closes and CUPTI
  *                            is detached under them), then sleeps 0.5 s; `exit`: main returns
@@ -344,6 +347,22 @@ static int auto_ticks_case(const char *kind, unsigned n)
     return 0;
 }
 
+/* N steps of 3 launches, STEP_US long, SLOW_US from step SLOW_FROM on (a run that slows
+ * down); not the shim's word (auto's window starts at step 0). */
+static int steady_case(unsigned n, unsigned step_us, unsigned slow_from, unsigned slow_us)
+{
+    if (cuda_init() != 0) return 1;
+    for (unsigned i = 0; i < n; i++) {
+        stepscope_step_begin(i);
+        for (int k = 0; k < 3; k++)
+            fake_cupti_call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0, 0);
+        usleep(i >= slow_from ? slow_us : step_us);
+        stepscope_step_end();
+    }
+    printf("steady done\n");
+    return 0;
+}
+
 static _Atomic int g_stop_calls;
 
 static void *caller(void *arg)
@@ -457,6 +476,9 @@ int main(int argc, char **argv)
         return auto_late_case((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     if (argc > 3 && strcmp(argv[1], "auto_ticks") == 0)
         return auto_ticks_case(argv[2], (unsigned)atoi(argv[3]));
+    if (argc > 5 && strcmp(argv[1], "steady") == 0)
+        return steady_case((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]),
+                           (unsigned)atoi(argv[4]), (unsigned)atoi(argv[5]));
     if (argc > 1 && strcmp(argv[1], "race") == 0) return race_case(argc > 2);
     if (argc > 1 && strcmp(argv[1], "fork") == 0) return fork_case();
     if (argc > 2 && strcmp(argv[1], "bench") == 0) return bench_case(atol(argv[2]));

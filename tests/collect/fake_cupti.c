@@ -5,8 +5,9 @@
  * is appended to $FAKE_CUPTI_LOG as one line ("subscribe ok", "register_callbacks 0x...",
  * "flush forced", ...) so a test can check the order of what the collector did.
  * FAKE_CUPTI_CONFLICT=1: cuptiSubscribe always fails as under nsys; FAKE_CUPTI_FINALIZE_FAIL:
- * cuptiFinalize fails; FAKE_CUPTI_SWALLOW: flushes hand no buffer back (as when another client
- * took the activity callbacks over); FAKE_CUPTI_PIN=N: every flush closes a buffer whose
+ * cuptiFinalize fails; FAKE_CUPTI_REATTACH_FAIL: after a cuptiFinalize, registering buffer
+ * callbacks fails (CUPTI refuses to come back for a later window); FAKE_CUPTI_SWALLOW: flushes
+ * hand no buffer back (as when another client took the activity callbacks over); FAKE_CUPTI_PIN=N: every flush closes a buffer whose
  * records are not complete yet (kernels still queued behind a GPU-bound step), so CUPTI keeps
  * it and asks for another; the oldest is handed back once N are held, all of them at a forced
  * flush, and a request that gets no buffer is a dropped record (cuptiActivityGetNumDropped-
@@ -188,10 +189,17 @@ API void fake_cupti_note(const char *text)
     logf_("note %s", text);
 }
 
+static int g_finalized; /* under g_mu: cuptiFinalize ran (FAKE_CUPTI_REATTACH_FAIL) */
+
 API CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
                                                CUpti_BuffersCallbackCompleteFunc cmp)
 {
     pthread_mutex_lock(&g_mu);
+    if (g_finalized && getenv("FAKE_CUPTI_REATTACH_FAIL")) {
+        pthread_mutex_unlock(&g_mu);
+        logf_("register_callbacks refused");
+        return CUPTI_ERROR_NOT_INITIALIZED;
+    }
     g_req = req, g_cmp = cmp;
     pthread_mutex_unlock(&g_mu);
     logf_("register_callbacks %s", getenv("FAKE_CUPTI_KINETO") ? "kineto" : "collector");
@@ -380,6 +388,7 @@ API CUptiResult cuptiFinalize(void)
     atomic_store(&g_cb, NULL);
     callbacks_reset();
     g_req = NULL, g_cmp = NULL;
+    g_finalized = 1;
     pthread_mutex_unlock(&g_mu);
     logf_("finalize");
     return CUPTI_SUCCESS;

@@ -420,6 +420,104 @@ launch_sample_default)
             fail "no ENV collector.launch_sample $n"
     done
     ;;
+every_steps)
+    # --capture every:30,steps:3 over 70 steps of 3 launches (20 ms): windows at steps 0-2,
+    # 30-32 and 60-62, each step of them with its 3 launches, none outside; between them CUPTI
+    # is detached (finalised) and attached again (our buffer callbacks registered anew); each
+    # later window says why it opened (ENV collector.window.N) and the trace how often CUPTI came
+    # back (cupti.reattached).
+    STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" --capture every:30,steps:3 -- \
+        "$PROG" steady 70 20000 70 0 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "steady done" "$W/out.txt" || fail "the program did not finish"
+    "$BIN" dump -t step,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
+    got=$(launches_per_step 70 some)
+    [ "$got" = "0:3 1:3 2:3 30:3 31:3 32:3 60:3 61:3 62:3 " ] || fail "launches per step: $got"
+    [ "$(grep -c '^finalize$' "$LOG")" -ge 2 ] || fail "CUPTI not detached after each window"
+    [ "$(grep -c '^register_callbacks collector' "$LOG")" = 3 ] ||
+        fail "CUPTI not attached again for each window: $(grep -c '^register_callbacks' "$LOG")"
+    "$BIN" dump --json -t env "$OUT"/*.sstrace >"$W/env.txt" || fail "dump env"
+    for kv in 'collector.window","value":"every:30,steps:3' 'collector.window.2","value":"period at step 30' \
+        'collector.window.3","value":"period at step 60' 'cupti.reattached","value":"2'; do
+        grep -q "\"key\":\"$kv\"" "$W/env.txt" || fail "no ENV $kv"
+    done
+    [ "$(captures | grep -o 'o[nf]*:window' | tr '\n' ' ')" = "off:window on:window off:window on:window off:window " ] ||
+        fail "window CAPTURE records: $(captures)"
+    ! grep -q "recording GPU activity again" "$W/err" || fail "every: said a window: $(cat "$W/err")"
+    ;;
+every_time)
+    # --capture every:0.6s,steps:3 over 90 steps of 20 ms (about 2 s): a window at steps 0-2,
+    # then one at the first step 0.6 s after the last opened, each 3 steps long: at least 2 more.
+    STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" --capture every:0.6s,steps:3 -- \
+        "$PROG" steady 90 20000 90 0 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    "$BIN" dump -t step,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
+    got=$(launches_per_step 90 some)
+    "$BIN" dump --json -t env "$OUT"/*.sstrace >"$W/env.txt" || fail "dump env"
+    opened=$(sed -n 's/.*"key":"collector.window.[0-9]*","value":"period at step \([0-9]*\)".*/\1/p' "$W/env.txt" | tr '\n' ' ')
+    want="0:3 1:3 2:3 "
+    for s in $opened; do want="$want$s:3 $((s + 1)):3 $((s + 2)):3 "; done
+    [ "$(echo $opened | wc -w)" -ge 2 ] || fail "fewer than 3 windows: opened at '$opened'; launches $got"
+    [ "$got" = "$want" ] || fail "launches per step $got, windows opened at $opened"
+    for s in $opened; do [ "$s" -ge 20 ] || fail "a window opened at step $s, before 0.6 s"; done
+    ;;
+rewindow | rewindow_steady | rewindow_off)
+    # auto (5-step windows: STEPSCOPE_AUTO_STEPS) in a program that marks steps of 20 ms: steps
+    # 0-4 recorded, then the median of 50 unrecorded steps is the base. rewindow: from step 80 the
+    # steps take 36 ms (+80 %): once the last 50 steps' median departs by more than 25 % a
+    # window of 5 steps opens (said once, ENV collector.window.2 step_time), and only one: the
+    # run stays slow. rewindow_steady: the steps stay at 20 ms: no second window.
+    # rewindow_off: slowed, with STEPSCOPE_AUTO_REWINDOW=0: none either.
+    slow=80; [ "$CASE" = rewindow_steady ] && slow=150
+    share=; [ "$CASE" = rewindow_off ] && share=0
+    STEPSCOPE_AUTO_REWINDOW=$share STEPSCOPE_AUTO_STEPS=5 STEPSCOPE_API=callbacks "$BIN" record \
+        -o "$OUT" -- "$PROG" steady 150 20000 $slow 36000 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "steady done" "$W/out.txt" || fail "the program did not finish"
+    "$BIN" dump -t step,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
+    got=$(launches_per_step 150 some)
+    "$BIN" dump --json -t env "$OUT"/*.sstrace >"$W/env.txt" || fail "dump env"
+    if [ "$CASE" = rewindow ]; then
+        at=$(sed -n 's/.*"key":"collector.window.2","value":"step_time at step \([0-9]*\): step time +[0-9]* % since.*/\1/p' "$W/env.txt")
+        [ -n "$at" ] || fail "no ENV collector.window.2 step_time: $(grep collector.window "$W/env.txt")"
+        [ "$at" -gt 100 ] && [ "$at" -lt 145 ] || fail "re-window at step $at"
+        want="0:3 1:3 2:3 3:3 4:3 $at:3 $((at + 1)):3 $((at + 2)):3 $((at + 3)):3 $((at + 4)):3 "
+        [ "$got" = "$want" ] || fail "launches per step $got, re-window at $at"
+        [ "$(grep -c "step time +[0-9]* % since the first window .*: recording GPU activity again from step $at for 5 steps" "$W/err")" = 1 ] ||
+            fail "not said once: $(cat "$W/err")"
+        grep -q '"key":"cupti.reattached","value":"1"' "$W/env.txt" || fail "CUPTI not attached again"
+    else
+        [ "$got" = "0:3 1:3 2:3 3:3 4:3 " ] || fail "launches per step $got"
+        ! grep -q "collector.window\.2" "$W/env.txt" || fail "a second window: $(grep collector.window "$W/env.txt")"
+        ! grep -q "recording GPU activity again" "$W/err" || fail "a second window said: $(cat "$W/err")"
+    fi
+    ;;
+reattach_fails)
+    # CUPTI refuses to come back after its detach: said once, the run goes on and ends 0 with its
+    # steps recorded, the later windows without GPU activity (ENV cupti.reattached failed).
+    FAKE_CUPTI_REATTACH_FAIL=1 STEPSCOPE_API=callbacks "$BIN" record -o "$OUT" \
+        --capture every:30,steps:3 -- "$PROG" steady 70 20000 70 0 >"$W/out.txt" 2>"$W/err"
+    [ $? = 0 ] || fail "exit status"
+    grep -q "steady done" "$W/out.txt" || fail "the program did not finish"
+    [ "$(grep -c "^stepscope: could not attach CUPTI again" "$W/err")" = 1 ] || fail "not said once: $(cat "$W/err")"
+    [ "$(grep -c '^register_callbacks refused' "$LOG")" = 1 ] || fail "tried again after a refusal"
+    "$BIN" dump -t step,api "$OUT"/*.sstrace >"$W/dump.txt" || fail "dump"
+    [ "$(launches_per_step 70 some)" = "0:3 1:3 2:3 " ] || fail "launches per step $(launches_per_step 70 some)"
+    [ "$(grep -c '^step .*phase=begin' "$W/dump.txt")" = 70 ] || fail "steps missing"
+    "$BIN" dump --json -t env "$OUT"/*.sstrace | grep -q '"key":"cupti.reattached","value":"failed"' ||
+        fail "no ENV cupti.reattached failed"
+    ;;
+every_refused)
+    # record checks the spec before the program runs: one line, exit 2, the program not run.
+    for spec in every:10,steps:10 every:1 every:0.05s every:10x every:5,steps:2-3; do
+        "$BIN" record -o "$OUT" --capture "$spec" -- sh -c 'echo ran' >"$W/out.txt" 2>"$W/err"
+        rc=$?
+        [ $rc = 2 ] || fail "--capture $spec: exit $rc"
+        [ "$(wc -l <"$W/err")" = 1 ] && grep -q "^stepscope record: --capture must be .*every:N\[,steps:L\] or every:T\[,steps:L\], not '$spec'" "$W/err" ||
+            fail "--capture $spec: $(cat "$W/err")"
+        ! grep -q ran "$W/out.txt" || fail "--capture $spec: the program ran"
+    done
+    ;;
 cb_window_callbacks | cb_window_auto | cb_window_activity)
     # --capture steps:2-3, the window opening in the middle of a call. Before it CUPTI does
     # nothing but its start (clock, buffer callbacks, DEVICE 8 and CONTEXT 9 records) while

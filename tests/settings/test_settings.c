@@ -51,8 +51,9 @@ static void word_order(void)
     const char *forms[] = {[SST_WINDOW_AUTO] = "auto",
                            [SST_WINDOW_ALL] = "all",
                            [SST_WINDOW_STEPS] = "steps:1-2",
-                           [SST_WINDOW_SECONDS] = "seconds:1-2"};
-    for (int k = 0; k < 4; k++) {
+                           [SST_WINDOW_SECONDS] = "seconds:1-2",
+                           [SST_WINDOW_EVERY] = "every:10m,steps:5"};
+    for (int k = 0; k < 5; k++) {
         CHECK_EQ(parse(SST_SET_CAPTURE, forms[k], &v), 1);
         CHECK_EQ(v.word, k);
     }
@@ -122,7 +123,7 @@ static void words(void)
     sst_setting_must(SST_SET_MODE, buf, sizeof buf);
     CHECK_STR(buf, "full or light");
     sst_setting_must(SST_SET_CAPTURE, buf, sizeof buf);
-    CHECK_STR(buf, "auto, all, steps:A-B or seconds:A-B");
+    CHECK_STR(buf, "auto, all, steps:A-B, seconds:A-B, every:N[,steps:L] or every:T[,steps:L]");
     sst_setting_must(SST_SET_HOST_SAMPLES, buf, sizeof buf);
     CHECK_STR(buf, "off or a number from 1 to 1000");
     sst_setting_problem(SST_SET_MEMORY_CAP, "lots", buf, sizeof buf);
