@@ -146,6 +146,7 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     res->problems = problems;
     if (rc == 0) ssa_steps_warmup(sc, res, opts);
     if (rc == 0) rc = ssa_host_finish(&sc->host, res);
+    if (rc == 0) rc = ssa_run_finish(&sc->run, res);
     if (rc == 0) rc = keep_summary(res);
     return rc;
 }
@@ -211,6 +212,7 @@ void ssa_result_free(struct ssa_result *r)
     free(r->bins.cat_ns);
     ssa_env_record_free(&r->env);
     ssa_host_free(&r->host);
+    ssa_run_free(&r->run);
     free(r->summary);
     free(r);
 }

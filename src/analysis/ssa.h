@@ -438,6 +438,94 @@ struct ssa_batch {
     uint64_t marks;
 };
 
+/* ---- the whole run (ssa_run.c, issue #43) ---- */
+/* What a stall's samples say the program was doing, with the words the report says and the
+ * fix that fits it. */
+#define SSA_RUN_CAUSES(X)                                                                        \
+    X(SSA_RUNC_UNKNOWN, "no host samples in those steps", "")                                    \
+    X(SSA_RUNC_CHECKPOINT, "a checkpoint save (torch.save)",                                     \
+      "save less often, or in the background (torch.distributed.checkpoint.async_save, or a "    \
+      "thread that writes a CPU copy of the state_dict)")                                        \
+    X(SSA_RUNC_EPOCH, "DataLoader workers started anew at an epoch's start",                     \
+      "DataLoader(..., persistent_workers=True) keeps the workers from one epoch to the next")   \
+    X(SSA_RUNC_DATA, "waiting for the DataLoader's next batch",                                  \
+      "more DataLoader workers, or a larger prefetch_factor")                                    \
+    X(SSA_RUNC_EVAL, "evaluation", "evaluate less often or on fewer batches")                    \
+    X(SSA_RUNC_LOGGING, "logging", "log less often, or hand the writes to a background thread")  \
+    X(SSA_RUNC_CODE, "the program's own code", "see why that line takes longer in those steps")  \
+    X(SSA_RUNC_GROWTH, "a line whose time grows with the run",                                   \
+      "something it walks grows every step: keep a bounded window (collections.deque(maxlen=N)) " \
+      "or a running sum instead of the whole history")
+#define SSA_RUNC_ENUM(id, words, fix) id,
+enum ssa_run_cause { SSA_RUN_CAUSES(SSA_RUNC_ENUM) SSA_RUNC_COUNT };
+#undef SSA_RUNC_ENUM
+struct ssa_run_cause_info {
+    const char *words, *fix;
+};
+const struct ssa_run_cause_info *ssa_run_cause(int cause);
+
+#define SSA_RUN_MAX_WINDOWS 64  /* GPU windows kept (n_windows counts them all) */
+#define SSA_RUN_MAX_STALLS 4    /* stall sets: the periodic ones, then the rest as one */
+#define SSA_RUN_MIN_STEPS 50    /* fewer steps after the first ones: no stalls or drift */
+#define SSA_RUN_MIN_PERIODIC 3  /* stalls on one period before it counts as one */
+#define SSA_RUN_MIN_SHARE 0.005 /* a periodic set's share of the run said (others: twice) */
+#define SSA_RUN_ONE_SHARE 0.03  /* a stall alone: its share of the run */
+#define SSA_RUN_STRETCHES 10    /* drift: the run cut into this many stretches */
+#define SSA_RUN_MIN_DRIFT_STEPS 200
+#define SSA_RUN_DRIFT_MIN 0.10  /* drift: the last stretch's usual step this much slower */
+#define SSA_RUN_TREND_MIN 0.6   /* ... and the stretches rising (Kendall's tau) */
+
+/* A Python line (index + 1 into host.tab.frames; 0 none) and its library frame. */
+struct ssa_run_where {
+    uint32_t frame, lib;
+    int cause; /* enum ssa_run_cause */
+    double ns; /* the samples' time there */
+};
+
+/* Stalls that come back at one period (every > 0, in steps), or the rest (every 0). */
+struct ssa_run_stalls {
+    size_t count;
+    uint64_t every;
+    uint64_t first_step, last_step; /* step numbers */
+    double each_ms;                 /* the median stall's time over the usual step */
+    double extra_ms;                /* all of them over the usual step */
+    double share;                   /* of the run's time */
+    struct ssa_run_where where;
+    double where_ms; /* sampled time at that line per stall */
+};
+
+struct ssa_run_drift {
+    int found;
+    uint64_t a_from, a_to, b_from, b_to; /* the first and last stretch (step numbers) */
+    size_t a_steps, b_steps;
+    double a_ms, b_ms, change, trend; /* their usual steps, b / a - 1, Kendall's tau */
+    double extra_ms, share;           /* the steps over the first stretch's usual one */
+    struct ssa_run_where where;       /* the line whose time a step grew the most */
+    double where_a_ms, where_b_ms;    /* its sampled time a step in each stretch */
+};
+
+struct ssa_run_window {
+    size_t from, to; /* steps from..to-1 of the series */
+};
+
+/* Every marked step of the run (n 0: no step marks), GPU window or not. */
+struct ssa_run {
+    size_t n;
+    uint64_t *number, *begin_ns; /* owned; a step's time runs to the next one's begin */
+    uint64_t end_ns;             /* the last step's end */
+    uint8_t *flag;               /* SSA_RUN_STALL and the stretch classes' bits */
+    struct ssa_run_window windows[SSA_RUN_MAX_WINDOWS];
+    size_t n_windows;
+    size_t analysed_from; /* steps before it left out (start-up) */
+    uint64_t usual_ns;    /* the median step that is not a stall */
+    struct ssa_run_stalls stalls[SSA_RUN_MAX_STALLS];
+    size_t n_stalls;
+    struct ssa_run_drift drift;
+};
+/* Step i's time (to the next step's begin), and the series' span. */
+uint64_t ssa_run_step_ns(const struct ssa_run *run, size_t i);
+uint64_t ssa_run_span_ns(const struct ssa_run *run);
+
 #define SSA_CALL_BINS 192 /* 8 per octave: up to 2^26 ns, longer calls share the last bin */
 struct ssa_result {
     /* the trace */
@@ -576,6 +664,9 @@ struct ssa_result {
      * that whoever reads the result (the report's view, diff, record's report) reads the same
      * ones and none sums them again; owned */
     struct ssa_summary *summary;
+
+    /* the whole run's step series, its stalls and drift (ssa_run.c) */
+    struct ssa_run run;
 };
 
 struct ssa_opts {

@@ -719,6 +719,10 @@ static void place_sample(void *ctx, const struct ssa_pysample *s)
 {
     struct attr *a = ctx;
     if (!s->stack || !s->weight_ns || !ssa_host_counts(&a->sc->host, a->res, s->tid)) return;
+    if (ssa_run_sample(&a->sc->run, &a->res->run, s->stack, s->ts_ns, s->weight_ns)) {
+        a->err = SS_ENOMEM;
+        return;
+    }
     size_t i = step_after(a, s->ts_ns);
     if (i >= a->res->n_steps || a->res->briefs[i].begin_ns > s->ts_ns) return; /* not in a step */
     if (i < a->fin_next) {

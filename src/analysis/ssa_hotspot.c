@@ -39,7 +39,7 @@ static int cmp_hotspot(const void *x, const void *y)
 }
 
 /* A stack's line (NO_FRAME for an empty stack) and the library frame beside it. */
-static uint32_t stack_line(const struct ssa_host *h, uint32_t stack, uint32_t *lib)
+uint32_t ssa_host_stack_line(const struct ssa_host *h, uint32_t stack, uint32_t *lib)
 {
     const struct ssa_pystack *st = &h->tab.stacks[stack];
     *lib = st->user && st->lib ? st->lib - 1 : NO_FRAME;
@@ -54,7 +54,7 @@ static size_t collect_spots(const struct ssa_host *h, uint32_t cats, struct spot
     for (size_t i = 0; i < h->n_cells; i++) {
         const struct ssa_host_cell *c = &h->cells[i];
         if (!(cats & SSA_CAT_BIT(c->cat))) continue;
-        uint32_t lib, frame = stack_line(h, c->stack, &lib);
+        uint32_t lib, frame = ssa_host_stack_line(h, c->stack, &lib);
         if (frame == NO_FRAME) continue; /* an empty stack */
         int idle = c->cat >= SSA_CAT_FIRST_IDLE;
         v[n++] = (struct spot){frame, lib, c->ns, idle ? c->launches : 0, c->samples, c->calls};

@@ -265,6 +265,45 @@ void ssa_cost_note(struct ssa_costs *t, const struct sst_rec_cost *c);
  * collector_inline_ns). */
 uint64_t ssa_cost_inline_ns(const struct ssa_costs *t);
 
+/* ---- the whole run (ssa_run.c) ---- */
+#define SSA_RUN_STALL 1u /* flag: a stall step */
+#define SSA_RUN_SET0 2u  /* flag: stall set k is SSA_RUN_SET0 << k; the stretches after them */
+#define SSA_RUN_CLASS_EARLY SSA_RUN_MAX_STALLS
+#define SSA_RUN_CLASS_LATE (SSA_RUN_MAX_STALLS + 1)
+#define SSA_RUN_EARLY (SSA_RUN_SET0 << SSA_RUN_CLASS_EARLY)
+#define SSA_RUN_LATE (SSA_RUN_SET0 << SSA_RUN_CLASS_LATE)
+#define SSA_RUN_CLASSES (SSA_RUN_MAX_STALLS + 2)
+#define SSA_RUN_EDGE 0x80u /* flag: a window's first step or the one after it (CUPTI's attach
+                           * and detach are in them: the recording's, not the program's) */
+_Static_assert(SSA_RUN_SET0 << (SSA_RUN_CLASSES - 1) < SSA_RUN_EDGE, "the flags fit a byte");
+struct ssa_runcell {
+    uint32_t stack; /* index into the stream's stacks */
+    uint32_t cls;   /* a stall set, SSA_RUN_CLASS_EARLY or _LATE */
+    uint64_t ns;
+};
+/* Pass 2's samples of the flagged steps, by class and stack. */
+struct ssa_runacc {
+    struct ssa_idmap index; /* stack * SSA_RUN_CLASSES + class -> index into cells */
+    struct ssa_runcell *cells;
+    size_t n, cap;
+};
+/* Step building, before any filter: the series (res->run). 0 or SS_ENOMEM. */
+int ssa_run_keep(struct ssa_result *res);
+/* After the capture filter: the series' GPU windows. */
+void ssa_run_mark_windows(struct ssa_result *res);
+/* Before pass 2: stalls and drift from the times; flags their steps. 0 or SS_ENOMEM. */
+int ssa_run_plan(struct ssa_result *res);
+/* Pass 2: a counted thread's completed sample. 0 or SS_ENOMEM. */
+int ssa_run_sample(struct ssa_runacc *acc, const struct ssa_run *run, uint32_t stack,
+                   uint64_t ts_ns, uint64_t weight_ns);
+/* After ssa_host_finish: the stalls' and the drift's lines. 0 or SS_ENOMEM. */
+int ssa_run_finish(struct ssa_runacc *acc, struct ssa_result *res);
+void ssa_runacc_free(struct ssa_runacc *acc);
+void ssa_run_free(struct ssa_run *run);
+/* A stack's line (UINT32_MAX: an empty stack) and the library frame beside it (ssa_hotspot.c) */
+uint32_t ssa_host_stack_line(const struct ssa_host *h, uint32_t stack, uint32_t *lib);
+
+
 struct ssa_scan {
     struct sst_reader *reader; /* the trace being analysed (the period passes read it again) */
     struct ssa_candlist step_recs, nvtx_steps, prof_steps, user_steps;
@@ -320,6 +359,7 @@ struct ssa_scan {
     struct ssa_stretch *lrec;
     size_t n_lrec;
     struct ssa_hostacc host; /* Python stack samples (both passes) */
+    struct ssa_runacc run;   /* the whole run's flagged steps' samples (pass 2) */
     struct ssa_costs costs;  /* the collector's COST counters (ssa_cost.c) */
     uint64_t host_from_ns, host_to_ns; /* ssa_opts: the steps whose samples count (0, 0: all) */
 };
@@ -444,5 +484,6 @@ static inline double ssa_call_median_ns(const uint32_t bins[SSA_CALL_BINS])
 
 /* Loads a record whose size the reader has checked (>= the struct) into a local copy. */
 #define SSA_LOAD(h, dst) memcpy(&(dst), (h), sizeof(dst))
+
 
 #endif

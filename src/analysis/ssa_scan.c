@@ -513,6 +513,7 @@ void ssa_scan_free(struct ssa_scan *sc)
     ssa_marker_free(&sc->marker);
     ssa_stacks_free(&sc->stacks);
     ssa_hostacc_free(&sc->host);
+    ssa_runacc_free(&sc->run);
     free(sc->block_min);
     memset(sc, 0, sizeof *sc);
 }

@@ -180,15 +180,18 @@ int ssa_steps_build(struct ssa_scan *sc, struct ssa_result *res, const struct ss
 {
     int rc = build_briefs(sc, res, o);
     free_cands(sc);
+    if (rc == 0) rc = ssa_run_keep(res); /* every step, before the filters leave some out */
     int named = o && o->step_marker; /* the steps the user named stay theirs */
     /* the window first: its unrecorded steps measure the recording's cost, and they have
      * no GPU work to pace or graph launches to count */
     if (rc == 0) rc = ssa_capture_filter(sc, res);
+    if (rc == 0) ssa_run_mark_windows(res);
     if (rc == 0 && !named) rc = ssa_graph_steps(sc, res);
     /* after graph steps (graph launches are in every step), before pacing (which then reads
      * the steps left out as gaps between the kept ones: ssa_pace.c) */
     if (rc == 0) rc = ssa_capture_drop_unsampled(sc, res);
     if (rc == 0 && !named) rc = ssa_gpu_pace(sc, res);
+    if (rc == 0) rc = ssa_run_plan(res);
     return rc ? rc : full_steps(res);
 }
 

@@ -484,6 +484,18 @@ static void text_gpu_note(FILE *out, const struct report_view *v)
 }
 
 /* The section at one level of detail (enum text_detail). */
+/* The whole run: its head, the sparkline with the GPU windows under it, stalls and drift. */
+static void text_run(FILE *out, const struct report_run *w, int verbose)
+{
+    if (!w->shown) return;
+    text_wrapped(out, "  whole run  ", w->head);
+    fprintf(out, "%*s%s\n", TEXT_LABEL, "", w->spark);
+    if (strchr(w->marks, '^')) fprintf(out, "%*s%s\n", TEXT_LABEL, "", w->marks);
+    if (verbose) text_wrapped(out, "             ", w->scale);
+    for (size_t i = 0; i < w->n_lines; i++) text_wrapped(out, "             ", w->lines[i]);
+    if (w->none[0]) text_wrapped(out, "             ", w->none);
+}
+
 static void text_layout(FILE *out, const struct report_view *v, const struct report_opts *o,
                         int detail)
 {
@@ -505,6 +517,7 @@ static void text_layout(FILE *out, const struct report_view *v, const struct rep
     text_counts(out, s, v->per_step, verbose);
     if (v->has_graphs) text_wrapped(out, "  graphs    ", v->graphs);
     if (v->per_step) text_findings(out, v, detail);
+    text_run(out, &v->run, verbose);
     if (!verbose) return;
     text_top_kernels(out, v);
     text_step_table(out, v);

@@ -699,6 +699,7 @@ void report_view_build(struct report_view *v, const struct ssa_result *r,
     kernel_facts(v, r);
     view_numbers(v, r, peer);
     view_sentences(v, r);
+    report_run_build(&v->run, r);
 }
 
 /* ---- the ranks of a multi-GPU job: what every format says, which rows ---- */

@@ -115,6 +115,30 @@ struct report_steps {
 #define REPORT_NOTE 240
 #define REPORT_STEP_LINES 8 /* under the text report's steps, before the notes and after */
 
+/* The whole run (ssa_run.c): every marked step, GPU window or not, as a sparkline, a chart
+ * and the stalls and drift found in it. Shown when the run has steps outside its GPU windows or
+ * stalls or drift (a run recorded whole, without either, says nothing new here). */
+#define REPORT_RUN_COLS 60     /* the text sparkline's columns */
+#define REPORT_RUN_POINTS 240  /* the HTML chart's points */
+#define REPORT_RUN_LINES 5     /* stall sets and the drift */
+struct report_run {
+    int shown;
+    const struct ssa_run *run; /* borrowed: the numbers json says */
+    char head[REPORT_NOTE];    /* "1220 steps in 14.6 s, usual step 11.2 ms; GPU windows: ..." */
+    /* the sparkline: a glyph a column (mean step time of its steps, U+2581..U+2588: UTF-8),
+     * '^' under the columns with steps inside a GPU window, and what the scale is */
+    char spark[REPORT_RUN_COLS * 3 + 1], marks[REPORT_RUN_COLS + 1], scale[REPORT_NOTE];
+    size_t n_lines; /* stall sets, then the drift, the most of the run's time first */
+    char lines[REPORT_RUN_LINES][640];
+    char none[REPORT_NOTE]; /* no stall or drift: why ("" when some) */
+    size_t n_points, steps_per_point;
+    double point_ms[REPORT_RUN_POINTS]; /* mean step time of each point's steps */
+    uint64_t point_step[REPORT_RUN_POINTS];
+    unsigned char point_window[REPORT_RUN_POINTS]; /* some of its steps in a GPU window */
+};
+/* Fills w from r (w borrows r). */
+void report_run_build(struct report_run *w, const struct ssa_result *r);
+
 struct report_view {
     struct report_trace trace;
     struct report_steps steps;
@@ -225,6 +249,7 @@ struct report_view {
     const char *site_cats;
     size_t n_hostcats;
     struct report_hostcat hostcats[REPORT_HOSTCATS];
+    struct report_run run; /* the whole run */
 };
 
 /* An input of a report as the ranks' rows name it: its path as given (raw bytes: escape it)
