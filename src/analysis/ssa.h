@@ -442,25 +442,25 @@ struct ssa_batch {
 /* What a stall's samples say the program was doing, with the words the report says and the
  * fix that fits it. */
 #define SSA_RUN_CAUSES(X)                                                                        \
-    X(SSA_RUNC_UNKNOWN, "no host samples in those steps", "")                                    \
-    X(SSA_RUNC_CHECKPOINT, "a checkpoint save (torch.save)",                                     \
+    X(SSA_RUNC_UNKNOWN, "unknown", "no host samples in those steps", "")                                    \
+    X(SSA_RUNC_CHECKPOINT, "checkpoint", "a checkpoint save (torch.save)",                                     \
       "save less often, or in the background (torch.distributed.checkpoint.async_save, or a "    \
       "thread that writes a CPU copy of the state_dict)")                                        \
-    X(SSA_RUNC_EPOCH, "DataLoader workers started anew at an epoch's start",                     \
+    X(SSA_RUNC_EPOCH, "epoch", "DataLoader workers started anew at an epoch's start",                     \
       "DataLoader(..., persistent_workers=True) keeps the workers from one epoch to the next")   \
-    X(SSA_RUNC_DATA, "waiting for the DataLoader's next batch",                                  \
+    X(SSA_RUNC_DATA, "data", "waiting for the DataLoader's next batch",                                  \
       "more DataLoader workers, or a larger prefetch_factor")                                    \
-    X(SSA_RUNC_EVAL, "evaluation", "evaluate less often or on fewer batches")                    \
-    X(SSA_RUNC_LOGGING, "logging", "log less often, or hand the writes to a background thread")  \
-    X(SSA_RUNC_CODE, "the program's own code", "see why that line takes longer in those steps")  \
-    X(SSA_RUNC_GROWTH, "a line whose time grows with the run",                                   \
+    X(SSA_RUNC_EVAL, "evaluation", "evaluation", "evaluate less often or on fewer batches")                    \
+    X(SSA_RUNC_LOGGING, "logging", "logging", "log less often, or hand the writes to a background thread")  \
+    X(SSA_RUNC_CODE, "code", "the program's own code", "see why that line takes longer in those steps")  \
+    X(SSA_RUNC_GROWTH, "growth", "a line whose time grows with the run",                                   \
       "something it walks grows every step: keep a bounded window (collections.deque(maxlen=N)) " \
       "or a running sum instead of the whole history")
-#define SSA_RUNC_ENUM(id, words, fix) id,
+#define SSA_RUNC_ENUM(id, name, words, fix) id,
 enum ssa_run_cause { SSA_RUN_CAUSES(SSA_RUNC_ENUM) SSA_RUNC_COUNT };
 #undef SSA_RUNC_ENUM
 struct ssa_run_cause_info {
-    const char *words, *fix;
+    const char *name, *words, *fix; /* name: json's */
 };
 const struct ssa_run_cause_info *ssa_run_cause(int cause);
 
@@ -487,11 +487,13 @@ struct ssa_run_stalls {
     size_t count;
     uint64_t every;
     uint64_t first_step, last_step; /* step numbers */
+    size_t first_index;             /* the first one's index in the series */
     double each_ms;                 /* the median stall's time over the usual step */
     double extra_ms;                /* all of them over the usual step */
     double share;                   /* of the run's time */
     struct ssa_run_where where;
     double where_ms; /* sampled time at that line per stall */
+    double cause_ms; /* sampled time in the cause's frames (any line) per stall */
 };
 
 struct ssa_run_drift {
@@ -506,7 +508,12 @@ struct ssa_run_drift {
 
 struct ssa_run_window {
     size_t from, to; /* steps from..to-1 of the series */
+    /* the window's steps as pass 2 attributed them, its first SSA_RUN_WINDOW_SKIP left out
+     * (CUPTI attaching, the first kernels' loads): what `report` compares windows by */
+    size_t steps;
+    uint64_t ns, cat_ns[SSA_CAT_COUNT];
 };
+#define SSA_RUN_WINDOW_SKIP 2
 
 /* Every marked step of the run (n 0: no step marks), GPU window or not. */
 struct ssa_run {

@@ -803,6 +803,7 @@ static void finalize_next(struct attr *a)
     free(o->smp.v);
     brief_from(&a->res->briefs[i], st);
     if (a->compact) ssa_steps_fold(a->sc, a->res, i, st);
+    ssa_run_fold(&a->res->run, st);
     if (a->buffered > a->peak) a->peak = a->buffered; /* buffered only drops here */
     buf_release(a, &o->host);
     buf_release(a, &o->gpu);

@@ -273,9 +273,11 @@ uint64_t ssa_cost_inline_ns(const struct ssa_costs *t);
 #define SSA_RUN_EARLY (SSA_RUN_SET0 << SSA_RUN_CLASS_EARLY)
 #define SSA_RUN_LATE (SSA_RUN_SET0 << SSA_RUN_CLASS_LATE)
 #define SSA_RUN_CLASSES (SSA_RUN_MAX_STALLS + 2)
-#define SSA_RUN_EDGE 0x80u /* flag: a window's first step or the one after it (CUPTI's attach
-                           * and detach are in them: the recording's, not the program's) */
-_Static_assert(SSA_RUN_SET0 << (SSA_RUN_CLASSES - 1) < SSA_RUN_EDGE, "the flags fit a byte");
+/* flag: a step the GPU recorded, or next to a window's edge (CUPTI's attach and detach), in a
+ * run with steps outside its windows: the recording's time is in it, so the run's usual step,
+ * its stalls and drift are read from the other steps (the window has its own outliers) */
+#define SSA_RUN_RECORDED 0x80u
+_Static_assert(SSA_RUN_SET0 << (SSA_RUN_CLASSES - 1) < SSA_RUN_RECORDED, "the flags fit a byte");
 struct ssa_runcell {
     uint32_t stack; /* index into the stream's stacks */
     uint32_t cls;   /* a stall set, SSA_RUN_CLASS_EARLY or _LATE */
@@ -291,6 +293,8 @@ struct ssa_runacc {
 int ssa_run_keep(struct ssa_result *res);
 /* After the capture filter: the series' GPU windows. */
 void ssa_run_mark_windows(struct ssa_result *res);
+/* Pass 2: a final step, summed into the GPU window it lies in. */
+void ssa_run_fold(struct ssa_run *run, const struct ssa_step *st);
 /* Before pass 2: stalls and drift from the times; flags their steps. 0 or SS_ENOMEM. */
 int ssa_run_plan(struct ssa_result *res);
 /* Pass 2: a counted thread's completed sample. 0 or SS_ENOMEM. */

@@ -46,7 +46,7 @@ int ssa_run_keep(struct ssa_result *res)
 static void add_window(struct ssa_run *run, size_t i, size_t j)
 {
     if (run->n_windows < SSA_RUN_MAX_WINDOWS)
-        run->windows[run->n_windows] = (struct ssa_run_window){i, j};
+        run->windows[run->n_windows] = (struct ssa_run_window){.from = i, .to = j};
     run->n_windows++;
 }
 
@@ -86,12 +86,13 @@ static size_t run_skip(size_t n)
     return s < 3 ? 3 : s > 20 ? 20 : s;
 }
 
-/* Quantile q of the times of steps from..to-1 whose flag is not a stall (scratch: n). */
+/* Quantile q of the times of steps from..to-1 that are neither stalls nor recorded (scratch:
+ * n). */
 static uint64_t usual_q(const struct ssa_run *run, size_t from, size_t to, double q, uint64_t *v)
 {
     size_t m = 0;
     for (size_t i = from; i < to; i++)
-        if (!(run->flag[i] & SSA_RUN_STALL)) v[m++] = ssa_run_step_ns(run, i);
+        if (!(run->flag[i] & (SSA_RUN_STALL | SSA_RUN_RECORDED))) v[m++] = ssa_run_step_ns(run, i);
     return m ? ssa_quantile_u64(v, m, q) : 0;
 }
 
@@ -104,7 +105,7 @@ static uint64_t stall_threshold(const struct ssa_run *run, size_t from, uint64_t
     size_t m = 0;
     for (size_t i = from; i < run->n; i++) {
         uint64_t t = ssa_run_step_ns(run, i);
-        v[m++] = t > med ? t - med : med - t;
+        if (!(run->flag[i] & SSA_RUN_RECORDED)) v[m++] = t > med ? t - med : med - t;
     }
     double mad = 1.4826 * (double)ssa_quantile_u64(v, m, 0.5);
     double over = fmax(fmax(8.0 * mad, 0.5 * (double)med), NS_PER_MS);
@@ -179,10 +180,11 @@ static void price_set(struct ssa_run *run, struct ssa_run_stalls *s, const size_
     double extra = 0;
     for (size_t a = 0; a < s->count; a++) {
         uint64_t t = ssa_run_step_ns(run, set[a]);
-        v[a] = t - usual;
-        extra += (double)(t - usual);
+        v[a] = t > usual ? t - usual : 0;
+        extra += (double)v[a];
         run->flag[set[a]] |= (uint8_t)(SSA_RUN_SET0 << (s - run->stalls));
     }
+    s->first_index = set[0];
     s->first_step = run->number[set[0]];
     s->last_step = run->number[set[s->count - 1]];
     s->extra_ms = extra / NS_PER_MS;
@@ -192,6 +194,66 @@ static void price_set(struct ssa_run *run, struct ssa_run_stalls *s, const size_
 }
 
 /* Groups the stalls ix[0..n) into sets: the periodic ones first, the rest as one. */
+/* Whether the stalls of set[0..m) on every k-th point of their grid (offset j) all stand
+ * above twice the others' largest: two things on nested periods (a save every 200 steps on an
+ * epoch's start every 100). */
+static int sub_grid_stands_out(const struct ssa_run *run, const size_t *set, size_t m,
+                               uint64_t every, uint64_t anchor, uint64_t k, uint64_t j)
+{
+    uint64_t in_min = UINT64_MAX, out_max = 0;
+    size_t in = 0;
+    for (size_t a = 0; a < m; a++) {
+        uint64_t x = run->number[set[a]], t = ssa_run_step_ns(run, set[a]);
+        uint64_t pos = (x > anchor ? x - anchor : anchor - x) / every;
+        if (pos % k == j)
+            in++, in_min = t < in_min ? t : in_min;
+        else
+            out_max = t > out_max ? t : out_max;
+    }
+    if (in < SSA_RUN_MIN_PERIODIC || m - in < SSA_RUN_MIN_PERIODIC) return 0;
+    return in_min - run->usual_ns > 2 * (out_max - run->usual_ns);
+}
+
+/* The median time of the stalls of ix[0..n) (their steps' whole time). */
+static uint64_t median_of(const struct ssa_run *run, const size_t *ix, size_t n, uint64_t *v)
+{
+    for (size_t a = 0; a < n; a++) v[a] = ssa_run_step_ns(run, ix[a]);
+    return n ? ssa_quantile_u64(v, n, 0.5) : 0;
+}
+
+/* Splits a periodic set whose every k-th stall stands out (sub_grid_stands_out): those keep
+ * the set (every k x every), the others go back to ix for a set of their own. Returns the
+ * set's period; *base, what the set's steps would take without it: the others' median (its
+ * stalls fall on theirs, which the fix of this one leaves). */
+static uint64_t split_nested(const struct ssa_run *run, size_t *set, size_t *m, size_t *ix,
+                             size_t *left, uint64_t every, uint64_t anchor, uint64_t *base,
+                             uint64_t *v)
+{
+    for (uint64_t k = 2; k <= 6; k++) {
+        for (uint64_t j = 0; j < k; j++) {
+            if (!sub_grid_stands_out(run, set, *m, every, anchor, k, j)) continue;
+            size_t kept = 0;
+            for (size_t a = 0; a < *m; a++) {
+                uint64_t x = run->number[set[a]];
+                if (((x > anchor ? x - anchor : anchor - x) / every) % k == j)
+                    set[kept++] = set[a];
+                else
+                    ix[(*left)++] = set[a];
+            }
+            *base = median_of(run, ix + *left - (*m - kept), *m - kept, v);
+            *m = kept;
+            return every * k;
+        }
+    }
+    return every;
+}
+
+static int cmp_size(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    return (a > b) - (a < b);
+}
+
 static void group_stalls(struct ssa_run *run, size_t *ix, size_t n, uint64_t usual,
                          uint64_t *v)
 {
@@ -199,15 +261,19 @@ static void group_stalls(struct ssa_run *run, size_t *ix, size_t n, uint64_t usu
     if (!set) return;
     while (n && run->n_stalls < SSA_RUN_MAX_STALLS) {
         uint64_t anchor = 0, every = n >= SSA_RUN_MIN_PERIODIC ? best_grid(ix, n, run, &anchor) : 0;
-        size_t left = every ? take_periodic(ix, n, every, anchor, run, set) : n;
+        size_t left = every ? take_periodic(ix, n, every, anchor, run, set) : n, m = n - left;
+        uint64_t base = usual;
         struct ssa_run_stalls *s = &run->stalls[run->n_stalls++];
         if (left == n || run->n_stalls == SSA_RUN_MAX_STALLS) { /* the rest, irregular */
             memcpy(set, ix, n * sizeof *ix);
-            left = 0, every = 0;
+            left = 0, every = 0, m = n;
+        } else {
+            every = split_nested(run, set, &m, ix, &left, every, anchor, &base, v);
+            qsort(ix, left, sizeof *ix, cmp_size); /* the order best_grid reads them in */
         }
-        s->count = n - left;
+        s->count = m;
         s->every = every;
-        price_set(run, s, set, usual, v);
+        price_set(run, s, set, base, v);
         n = left;
     }
     free(set);
@@ -216,6 +282,14 @@ static void group_stalls(struct ssa_run *run, size_t *ix, size_t n, uint64_t usu
 /* A set worth saying: stalls that come back and cost SSA_RUN_MIN_SHARE of the run, others
  * twice that (a one-off step is the window's outlier, not the run's pattern), one alone
  * SSA_RUN_ONE_SHARE. Their steps keep their flags (their samples are not read). */
+/* Whether step i is inside a GPU window. */
+static int in_a_window(const struct ssa_run *run, size_t i)
+{
+    for (size_t k = 0; k < run->n_windows && k < SSA_RUN_MAX_WINDOWS; k++)
+        if (i >= run->windows[k].from && i < run->windows[k].to) return 1;
+    return 0;
+}
+
 static void drop_small_sets(struct ssa_run *run)
 {
     uint8_t to[SSA_RUN_MAX_STALLS] = {0}; /* a set's bit after the drop (0: dropped) */
@@ -224,7 +298,8 @@ static void drop_small_sets(struct ssa_run *run)
         const struct ssa_run_stalls *s = &run->stalls[k];
         double need = s->every ? SSA_RUN_MIN_SHARE
                                : s->count > 1 ? 2 * SSA_RUN_MIN_SHARE : SSA_RUN_ONE_SHARE;
-        if (s->share < need) continue;
+        /* one stall inside a GPU window is that window's outlier (said there) */
+        if (s->share < need || (s->count == 1 && in_a_window(run, s->first_index))) continue;
         to[k] = (uint8_t)(SSA_RUN_SET0 << kept);
         run->stalls[kept++] = *s;
     }
@@ -243,7 +318,7 @@ static int find_stalls(struct ssa_run *run, size_t from, uint64_t *v)
     size_t *ix = malloc(run->n * sizeof *ix), n = 0;
     if (!ix) return SS_ENOMEM;
     for (size_t i = from; i < run->n; i++) {
-        if (ssa_run_step_ns(run, i) <= thr || (run->flag[i] & SSA_RUN_EDGE)) continue;
+        if (ssa_run_step_ns(run, i) <= thr || (run->flag[i] & SSA_RUN_RECORDED)) continue;
         run->flag[i] |= SSA_RUN_STALL;
         ix[n++] = i;
     }
@@ -282,7 +357,8 @@ static double drift_extra(const struct ssa_run *run, size_t from, uint64_t base)
     double extra = 0;
     for (size_t i = from; i < run->n; i++) {
         uint64_t t = ssa_run_step_ns(run, i);
-        if (!(run->flag[i] & SSA_RUN_STALL) && t > base) extra += (double)(t - base);
+        if (!(run->flag[i] & (SSA_RUN_STALL | SSA_RUN_RECORDED)) && t > base)
+            extra += (double)(t - base);
     }
     return extra;
 }
@@ -315,14 +391,15 @@ static void find_drift(struct ssa_run *run, size_t from, uint64_t *v)
     d->a_steps = len, d->b_steps = run->n - last;
 }
 
-/* The steps where a GPU window opened or closed (the whole run recorded is no window). */
-static void flag_edges(struct ssa_run *run)
+/* The steps GPU windows recorded and their edges (the whole run recorded is no window). The
+ * switch lands at a step's begin: its cost is in the step before or the step itself. */
+static void flag_recorded(struct ssa_run *run)
 {
     for (size_t k = 0; k < run->n_windows && k < SSA_RUN_MAX_WINDOWS; k++) {
         const struct ssa_run_window *w = &run->windows[k];
         if (w->from == 0 && w->to == run->n) continue;
-        run->flag[w->from] |= SSA_RUN_EDGE;
-        if (w->to < run->n) run->flag[w->to] |= SSA_RUN_EDGE;
+        for (size_t i = w->from ? w->from - 1 : 0; i <= w->to + 1 && i < run->n; i++)
+            run->flag[i] |= SSA_RUN_RECORDED;
     }
 }
 
@@ -331,11 +408,13 @@ int ssa_run_plan(struct ssa_result *res)
 {
     struct ssa_run *run = &res->run;
     size_t from = run_skip(run->n);
-    if (run->n < 2) return 0;
+    /* a host that ran ahead of the GPU marks steps at its own pace, waiting in bursts at
+     * its syncs: those waits are the GPU's steps, not stalls (the window is paced on the GPU) */
+    if (run->n < 2 || res->gpu_paced) return 0;
     uint64_t *v = malloc(run->n * sizeof *v);
     if (!v) return SS_ENOMEM;
+    flag_recorded(run);
     run->usual_ns = usual_q(run, 0, run->n, 0.5, v);
-    flag_edges(run);
     if (run->n < from + SSA_RUN_MIN_STEPS) {
         free(v);
         return 0;
@@ -359,6 +438,20 @@ static size_t step_at(const struct ssa_run *run, uint64_t ts)
         if (run->begin_ns[mid] <= ts) lo = mid; else hi = mid;
     }
     return lo;
+}
+
+void ssa_run_fold(struct ssa_run *run, const struct ssa_step *st)
+{
+    size_t i = step_at(run, st->begin_ns);
+    if (i == SIZE_MAX) return;
+    for (size_t k = 0; k < run->n_windows && k < SSA_RUN_MAX_WINDOWS; k++) {
+        struct ssa_run_window *w = &run->windows[k];
+        if (i < w->from + SSA_RUN_WINDOW_SKIP || i >= w->to) continue;
+        w->steps++;
+        w->ns += st->end_ns - st->begin_ns;
+        for (int c = 0; c < SSA_CAT_COUNT; c++) w->cat_ns[c] += st->cat_ns[c];
+        return;
+    }
 }
 
 /* Adds ns to the cell of (stretch class, stack). */
@@ -446,8 +539,9 @@ static int stack_cause(const struct ssa_pytab *t, uint32_t stack)
     return SSA_RUNC_CODE;
 }
 
-/* A class's sampled time by cause; the winning cause. */
-static int class_cause(const struct ssa_runacc *acc, const struct ssa_pytab *t, unsigned cls)
+/* A class's sampled time by cause; the winning cause, and its time in *ns. */
+static int class_cause(const struct ssa_runacc *acc, const struct ssa_pytab *t, unsigned cls,
+                       double *ns)
 {
     double by[SSA_RUNC_COUNT] = {0}, all = 0;
     for (size_t i = 0; i < acc->n; i++) {
@@ -455,10 +549,11 @@ static int class_cause(const struct ssa_runacc *acc, const struct ssa_pytab *t, 
         by[stack_cause(t, acc->cells[i].stack)] += (double)acc->cells[i].ns;
         all += (double)acc->cells[i].ns;
     }
-    if (all > 0 && by[SSA_RUNC_EPOCH] >= SSA_RUN_EPOCH_SHARE * all) return SSA_RUNC_EPOCH;
     int best = SSA_RUNC_UNKNOWN;
     for (int c = 1; c < SSA_RUNC_COUNT; c++)
         if (by[c] > by[best]) best = c;
+    if (all > 0 && by[SSA_RUNC_EPOCH] >= SSA_RUN_EPOCH_SHARE * all) best = SSA_RUNC_EPOCH;
+    *ns = by[best];
     return best;
 }
 
@@ -513,7 +608,9 @@ static void stall_wheres(struct ssa_run *run, const struct ssa_runacc *acc,
 {
     for (size_t k = 0; k < run->n_stalls && k < SSA_RUN_MAX_STALLS; k++) {
         struct ssa_run_stalls *s = &run->stalls[k];
-        int cause = class_cause(acc, &h->tab, (unsigned)k);
+        double cause_ns;
+        int cause = class_cause(acc, &h->tab, (unsigned)k, &cause_ns);
+        s->cause_ms = s->count ? cause_ns / NS_PER_MS / (double)s->count : 0;
         s->where = top_line(acc, h, (unsigned)k, cause, v);
         s->where.cause = cause;
         s->where_ms = s->count ? s->where.ns / NS_PER_MS / (double)s->count : 0;
@@ -567,7 +664,7 @@ void ssa_run_free(struct ssa_run *run)
     memset(run, 0, sizeof *run);
 }
 
-#define SSA_RUNC_ROW(id, words, fix) {words, fix},
+#define SSA_RUNC_ROW(id, name, words, fix) {name, words, fix},
 static const struct ssa_run_cause_info k_cause_info[] = {SSA_RUN_CAUSES(SSA_RUNC_ROW)};
 #undef SSA_RUNC_ROW
 

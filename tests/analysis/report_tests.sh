@@ -113,6 +113,23 @@ print("measured costs inside their ranges: %d" % n)' || fail "a measured cost ou
     "$ss" report --format json "$h/kineto/eager_mlp-bad.json.gz" >"$work/kineto.json" || fail "kineto: exit $?"
     "$py" -c 'import json,sys; f=json.load(open(sys.argv[1]))["findings"]; assert f[0]["id"] == "launch_bound", [x["id"] for x in f]' "$work/kineto.json" || fail "kineto: top finding"
     ;;
+whole_run)
+    # The whole run on real recordings (issue #43): tests/analysis/whole_run_check.py says what
+    "$py" "$(dirname "$0")/whole_run_check.py" "$ss" "$fx/h100-1206/whole" || fail "whole run"
+    out=$("$ss" report "$fx/h100-1206/whole/save-bad.sstrace") || fail "text: exit $?"
+    grep -q '^  whole run  1220 steps' <<<"$out" || fail "text: no whole-run head: $out"
+    grep -Eq 'every 200 steps \+1[0-9]{2}\.[0-9] ms' <<<"$out" || fail "text: no stall line: $out"
+    [ "$(wc -l <<<"$out")" -le 60 ] || fail "text: more than one screen"
+    "$ss" report --format md "$fx/h100-1206/whole/drift-bad.sstrace" | grep -q '^### Whole run' ||
+        fail "md: no whole-run section"
+    "$ss" report --format html -o "$work/d.html" "$fx/h100-1206/whole/drift-bad.sstrace" &&
+        grep -q 'aria-label="step time over the whole run"' "$work/d.html" || fail "html: no chart"
+    # killed mid-run: the series up to the cut, said incomplete
+    head -c 900000 "$fx/h100-1206/whole/save-bad.sstrace" >"$work/killed.sstrace"
+    out=$("$ss" report --accept-damage "$work/killed.sstrace") || fail "killed: exit $?"
+    grep -q 'INCOMPLETE: the series stops where the trace' <<<"$(tr -s ' \n' ' ' <<<"$out")" ||
+        fail "killed: not said incomplete: $out"
+    ;;
 framework_fixes)
     # Fixes in the program's framework (issue #40): an HF Trainer program is told its
     # TrainingArguments, a Lightning one its DataLoader in train_dataloader() and its Trainer's

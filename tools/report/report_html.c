@@ -413,6 +413,46 @@ static void html_env(FILE *f, const struct report_env *b, int verbose)
 }
 
 /* The containers the script draws the run chart and the timeline in, and their data. */
+static void html_para(FILE *f, const char *open, const char *text);
+
+#define RUN_W 720.0 /* the whole run's chart (px) */
+#define RUN_H 120.0
+
+/* The whole run's step time as a line over the run, GPU windows shaded (plain SVG: no
+ * script needed), then its stalls, drift and windows compared. */
+static void run_svg(FILE *f, const struct report_run *w)
+{
+    double hi = 0, dx = RUN_W / (double)(w->n_points > 1 ? w->n_points - 1 : 1);
+    for (size_t p = 0; p < w->n_points; p++) hi = w->point_ms[p] > hi ? w->point_ms[p] : hi;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+               "role=\"img\" aria-label=\"step time over the whole run\">\n", RUN_W, RUN_H + 14);
+    for (size_t p = 0; p < w->n_points; p++)
+        if (w->point_window[p])
+            fprintf(f, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"%.0f\" "
+                       "fill=\"#dbe9f6\"><title>GPU window</title></rect>\n",
+                    (double)p * dx - dx / 2, dx, RUN_H);
+    fputs("<polyline fill=\"none\" stroke=\"#333\" stroke-width=\"1\" points=\"", f);
+    for (size_t p = 0; p < w->n_points && hi > 0; p++)
+        fprintf(f, "%.1f,%.1f ", (double)p * dx, RUN_H - w->point_ms[p] / hi * (RUN_H - 4));
+    fprintf(f, "\"/>\n<text x=\"2\" y=\"%.0f\" font-size=\"11\">step %llu</text>"
+               "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"end\">top %.1f "
+               "ms</text>\n</svg>\n", RUN_H + 12, (unsigned long long)w->point_step[0],
+            RUN_W - 2, RUN_H + 12, hi);
+}
+
+static void html_run(FILE *f, const struct report_run *w)
+{
+    if (!w->shown) return;
+    fputs("<h3>Whole run</h3>\n", f);
+    html_para(f, "<p>", w->head);
+    run_svg(f, w);
+    fprintf(f, "<p class=\"note\">Each point the mean time of %zu step%s; GPU windows shaded."
+               "</p>\n", w->steps_per_point, w->steps_per_point == 1 ? "" : "s");
+    for (size_t i = 0; i < w->n_lines; i++) html_para(f, "<p>", w->lines[i]);
+    for (size_t i = 0; i < w->n_compares; i++) html_para(f, "<p>", w->compares[i]);
+    if (w->none[0]) html_para(f, "<p>", w->none);
+}
+
 static void html_charts(FILE *f, const struct report_view *v)
 {
     if (v->n_bins)
@@ -482,6 +522,7 @@ static void html_process(struct report_sink *k, const struct report_view *v)
     }
     html_breakdown(f, v);
     html_findings(f, v);
+    html_run(f, &v->run);
     html_charts(f, v);
     html_host(f, v);
     html_top_kernels(f, v);

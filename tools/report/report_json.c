@@ -523,6 +523,123 @@ static void json_env(struct json_out *j, const struct report_env *b)
     json_end_array(j);
 }
 
+/* A whole-run line and its library frame (index + 1 into the samples' frames), or null. */
+static void json_run_where(struct json_out *j, const struct report_view *v,
+                           const struct ssa_run_where *w)
+{
+    const struct ssa_pytab *t = &v->host->tab;
+    json_kv_string(j, "cause", ssa_run_cause(w->cause)->name);
+    json_key(j, "where");
+    if (w->frame && w->frame <= t->n_frames)
+        json_frame(j, &t->frames[w->frame - 1]);
+    else
+        json_null(j);
+    json_key(j, "library_frame");
+    if (w->lib && w->lib <= t->n_frames)
+        json_frame(j, &t->frames[w->lib - 1]);
+    else
+        json_null(j);
+}
+
+static void json_run_stalls(struct json_out *j, const struct report_view *v,
+                            const struct ssa_run_stalls *s)
+{
+    json_begin_object(j);
+    json_key(j, "every_steps"); /* null: at irregular steps */
+    if (s->every)
+        json_u64(j, s->every);
+    else
+        json_null(j);
+    json_kv_u64(j, "count", s->count);
+    json_kv_u64(j, "first_step", s->first_step);
+    json_kv_u64(j, "last_step", s->last_step);
+    json_kv_double(j, "each_ms", s->each_ms);
+    json_kv_double(j, "extra_ms", s->extra_ms);
+    json_kv_double(j, "share_of_run", s->share);
+    json_run_where(j, v, &s->where);
+    json_kv_double(j, "where_ms_each", s->where_ms);
+    json_kv_double(j, "cause_ms_each", s->cause_ms);
+    json_end_object(j);
+}
+
+static void json_run_drift(struct json_out *j, const struct report_view *v,
+                           const struct ssa_run_drift *d)
+{
+    json_key(j, "drift");
+    if (!d->found) {
+        json_null(j);
+        return;
+    }
+    json_begin_object(j);
+    json_kv_u64(j, "first_from", d->a_from);
+    json_kv_u64(j, "first_to", d->a_to);
+    json_kv_u64(j, "last_from", d->b_from);
+    json_kv_u64(j, "last_to", d->b_to);
+    json_kv_double(j, "first_ms", d->a_ms);
+    json_kv_double(j, "last_ms", d->b_ms);
+    json_kv_double(j, "change", d->change);
+    json_kv_double(j, "trend", d->trend);
+    json_kv_double(j, "extra_ms", d->extra_ms);
+    json_kv_double(j, "share_of_run", d->share);
+    json_run_where(j, v, &d->where);
+    json_kv_double(j, "where_first_ms", d->where_a_ms);
+    json_kv_double(j, "where_last_ms", d->where_b_ms);
+    json_end_object(j);
+}
+
+static void json_run_windows(struct json_out *j, const struct ssa_run *run)
+{
+    json_key(j, "windows");
+    json_begin_array(j);
+    for (size_t k = 0; k < run->n_windows && k < SSA_RUN_MAX_WINDOWS; k++) {
+        const struct ssa_run_window *w = &run->windows[k];
+        json_begin_object(j);
+        json_kv_u64(j, "first_step", run->number[w->from]);
+        json_kv_u64(j, "last_step", run->number[w->to - 1]);
+        json_kv_u64(j, "steps_compared", w->steps);
+        json_kv_double(j, "ms_per_step", w->steps ? (double)w->ns / 1e6 / (double)w->steps : 0);
+        json_end_object(j);
+    }
+    json_end_array(j);
+}
+
+static void json_run_series(struct json_out *j, const struct report_run *w)
+{
+    json_key(j, "series");
+    json_begin_object(j);
+    json_kv_u64(j, "steps_per_point", w->steps_per_point);
+    json_key(j, "first_step");
+    json_begin_array(j);
+    for (size_t p = 0; p < w->n_points; p++) json_u64(j, w->point_step[p]);
+    json_end_array(j);
+    json_key(j, "ms");
+    json_begin_array(j);
+    for (size_t p = 0; p < w->n_points; p++) json_double(j, w->point_ms[p]);
+    json_end_array(j);
+    json_end_object(j);
+}
+
+/* The whole run (docs/report-json.md, "run"): only where the text report shows it. */
+static void json_run(struct json_out *j, const struct report_view *v)
+{
+    const struct report_run *w = &v->run;
+    const struct ssa_run *run = w->run;
+    json_key(j, "run");
+    json_begin_object(j);
+    json_kv_u64(j, "steps", run->n);
+    json_kv_double(j, "seconds", (double)ssa_run_span_ns(run) / 1e9);
+    json_kv_double(j, "usual_ms", (double)run->usual_ns / 1e6);
+    json_kv_bool(j, "incomplete", v->damaged);
+    json_run_windows(j, run);
+    json_key(j, "stalls");
+    json_begin_array(j);
+    for (size_t k = 0; k < run->n_stalls; k++) json_run_stalls(j, v, &run->stalls[k]);
+    json_end_array(j);
+    json_run_drift(j, v, &run->drift);
+    json_run_series(j, w);
+    json_end_object(j);
+}
+
 static void json_process_object(struct json_out *j, const struct report_view *v, int verbose)
 {
     json_begin_object(j);
@@ -541,6 +658,7 @@ static void json_process_object(struct json_out *j, const struct report_view *v,
     json_all_fixed(j, &v->f);
     json_env(j, &v->env);
     json_top_kernels(j, v);
+    if (v->run.shown) json_run(j, v);
     if (verbose) json_step_list(j, v);
     json_end_object(j);
 }

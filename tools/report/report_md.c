@@ -151,6 +151,28 @@ static void md_findings(FILE *f, const struct report_view *v, int verbose)
     }
 }
 
+/* "- sentence", escaped (the whole run's lines hold the trace's file and function names) */
+static void md_bullet(FILE *f, const char *sentence)
+{
+    fputs("- ", f);
+    md_escaped(f, sentence);
+    fputc('\n', f);
+}
+
+/* The whole run: head, the sparkline in a code block, the stalls, drift and windows. */
+static void md_run(FILE *f, const struct report_run *w)
+{
+    if (!w->shown) return;
+    fputs("\n### Whole run\n\n", f);
+    md_escaped(f, w->head);
+    fprintf(f, "\n\n```\n%s\n%s\n```\n\n", w->spark, w->marks);
+    md_escaped(f, w->scale);
+    fputs("\n\n", f);
+    for (size_t i = 0; i < w->n_lines; i++) md_bullet(f, w->lines[i]);
+    for (size_t i = 0; i < w->n_compares; i++) md_bullet(f, w->compares[i]);
+    if (w->none[0]) md_bullet(f, w->none);
+}
+
 static void md_process(struct report_sink *k, const struct report_view *v)
 {
     FILE *f = k->f;
@@ -163,6 +185,7 @@ static void md_process(struct report_sink *k, const struct report_view *v)
     md_breakdown(f, &v->s, v->per_step);
     md_host(f, v, k->o->verbose);
     md_findings(f, v, k->o->verbose);
+    md_run(f, &v->run);
     fputc('\n', f);
 }
 

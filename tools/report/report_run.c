@@ -8,8 +8,8 @@
 
 #include "report_view.h"
 
-static const char *const k_glyphs[8] = {"\u2581", "\u2582", "\u2583", "\u2584",
-                                        "\u2585", "\u2586", "\u2587", "\u2588"};
+/* ASCII, as the rest of the text report: any terminal and locale draws it */
+static const char *const k_glyphs[8] = {"_", ".", ":", "-", "=", "+", "*", "#"};
 
 /* Steps from..to-1 of the series that are inside a GPU window: any. */
 static int in_window(const struct ssa_run *run, size_t from, size_t to)
@@ -41,21 +41,26 @@ static void spark_text(struct report_run *w, const struct ssa_run *run)
 {
     size_t cols = run->n < REPORT_RUN_COLS ? run->n : REPORT_RUN_COLS, a, b;
     double ms[REPORT_RUN_COLS], lo = 0, hi = 0;
+    int scaled = 0; /* the scale is the analysed steps' (start-up would flatten the rest) */
     for (size_t c = 0; c < cols; c++) {
         ms[c] = column_ms(run, c, cols, &a, &b);
         w->marks[c] = in_window(run, a, b) ? '^' : ' ';
-        if (c == 0 || ms[c] < lo) lo = ms[c];
-        if (ms[c] > hi) hi = ms[c];
+        if (a < run->analysed_from) continue;
+        if (!scaled || ms[c] < lo) lo = ms[c];
+        if (!scaled || ms[c] > hi) hi = ms[c];
+        scaled = 1;
     }
     int flat = hi - lo < 0.05 * lo; /* a flat run draws flat, not its noise blown up */
     for (size_t c = 0; c < cols; c++) {
-        int g = flat ? 0 : (int)((ms[c] - lo) / (hi - lo) * 7.0 + 0.5);
+        int g = flat ? (ms[c] > 1.05 * hi ? 7 : 0) : (int)((ms[c] - lo) / (hi - lo) * 7.0 + 0.5);
         strcat(w->spark, k_glyphs[g < 0 ? 0 : g > 7 ? 7 : g]);
     }
     snprintf(w->scale, sizeof w->scale,
-             "a column is %zu step%s' mean time: %s %.1f ms to %s %.1f ms; ^ under the GPU "
-             "window%s", run->n / cols, run->n / cols == 1 ? "" : "s", k_glyphs[0], lo,
-             k_glyphs[flat ? 0 : 7], flat ? lo : hi, run->n_windows == 1 ? "" : "s");
+             "a column is the mean time of %zu step%s: %s %.1f ms to %s %.1f ms (the "
+             "start-up's columns above it drawn %s); ^ under the GPU window%s", run->n / cols,
+             run->n / cols == 1 ? "" : "s", k_glyphs[0], lo,
+             k_glyphs[flat ? 0 : 7], flat ? lo : hi, k_glyphs[7],
+             run->n_windows == 1 ? "" : "s");
 }
 
 static void chart_points(struct report_run *w, const struct ssa_run *run)
@@ -91,11 +96,10 @@ static void head_text(struct report_run *w, const struct ssa_result *r)
     windows_text(run, wins, sizeof wins);
     int cut = report_incomplete(r);
     snprintf(w->head, sizeof w->head,
-             "%zu steps in %.1f s, usual step %.2f ms; GPU recorded step%s %s (%zu of %zu)%s",
+             "%zu steps, %.1f s, usual step %.2f ms; GPU windows: %s%s%s",
              run->n, (double)ssa_run_span_ns(run) / 1e9, (double)run->usual_ns / 1e6,
-             window_steps(run) == 1 ? "" : "s", run->n_windows ? wins : "none",
-             window_steps(run), run->n, cut ? "; INCOMPLETE: the series stops where the trace "
-                                              "ends (killed?)" : "");
+             run->n_windows ? "steps " : "", run->n_windows ? wins : "none",
+             cut ? "; INCOMPLETE: the series stops where the trace ends (killed?)" : "");
 }
 
 /* "function (file:line) in torch.save" for a where, "" when the samples gave none. */
@@ -128,13 +132,11 @@ static void stall_line(char *out, size_t cap, const struct ssa_result *r,
     seconds_text(s->extra_ms, all, sizeof all);
     where_text(r, &s->where, at, sizeof at);
     if (s->every)
-        snprintf(when, sizeof when, "every %llu steps a %s stall", (unsigned long long)s->every,
-                 each);
+        snprintf(when, sizeof when, "every %llu steps +%s", (unsigned long long)s->every, each);
     else
-        snprintf(when, sizeof when, "%zu stall%s at irregular steps, %s each (median)",
-                 s->count, s->count == 1 ? "" : "s", each);
+        snprintf(when, sizeof when, "irregular stalls +%s (median)", each);
     const struct ssa_run_cause_info *c = ssa_run_cause(s->where.cause);
-    int n = snprintf(out, cap, "%s (%zu, steps %llu-%llu): %s, %.1f %% of the run; %s", when,
+    int n = snprintf(out, cap, "%s (x%zu, steps %llu-%llu): %s, %.1f %% of the run; %s", when,
                      s->count, (unsigned long long)s->first_step,
                      (unsigned long long)s->last_step, all, 100 * s->share, c->words);
     if (n > 0 && (size_t)n < cap && at[0])
@@ -149,8 +151,8 @@ static void drift_line(char *out, size_t cap, const struct ssa_result *r,
     seconds_text(d->extra_ms, all, sizeof all);
     where_text(r, &d->where, at, sizeof at);
     int n = snprintf(out, cap,
-                     "drift: steps %llu-%llu usual %.2f ms, steps %llu-%llu %.2f ms (%+.0f %%); "
-                     "%s over the first stretch's pace, %.1f %% of the run",
+                     "drift: steps %llu-%llu usual %.2f ms, steps %llu-%llu %.2f ms (%+.0f %%): "
+                     "+%s, %.1f %% of the run (against the first stretch's pace)",
                      (unsigned long long)d->a_from, (unsigned long long)d->a_to, d->a_ms,
                      (unsigned long long)d->b_from, (unsigned long long)d->b_to, d->b_ms,
                      100 * d->change, all, 100 * d->share);
@@ -158,7 +160,7 @@ static void drift_line(char *out, size_t cap, const struct ssa_result *r,
     double grew = d->where_b_ms - d->where_a_ms, step = d->b_ms - d->a_ms;
     if (n <= 0 || (size_t)n >= cap) return;
     if (at[0] && grew >= 0.3 * step)
-        snprintf(out + n, cap - (size_t)n, "; %s: %.2f -> %.2f ms a step sampled there; fix: %s",
+        snprintf(out + n, cap - (size_t)n, "; %s %.2f -> %.2f ms a step; fix: %s",
                  at, d->where_a_ms, d->where_b_ms, ssa_run_cause(SSA_RUNC_GROWTH)->fix);
     else
         snprintf(out + n, cap - (size_t)n,
@@ -166,21 +168,84 @@ static void drift_line(char *out, size_t cap, const struct ssa_result *r,
                  "memory show in a GPU window: record --capture every:N)");
 }
 
-/* The stall sets, the most of the run first, then the drift. */
+static double window_ms(const struct ssa_run_window *w)
+{
+    return w->steps ? (double)w->ns / 1e6 / (double)w->steps : 0;
+}
+
+static double window_cat_ms(const struct ssa_run_window *w, int c)
+{
+    return w->steps ? (double)w->cat_ns[c] / 1e6 / (double)w->steps : 0;
+}
+
+/* "data +3.10 ms, host +0.62 ms": the categories that changed the most, 3 at most. */
+static void changed_cats(const struct ssa_run_window *a, const struct ssa_run_window *b,
+                         char *buf, size_t cap)
+{
+    int used[SSA_CAT_COUNT] = {0};
+    size_t len = 0;
+    buf[0] = 0;
+    for (int n = 0; n < 3 && len < cap; n++) {
+        int best = -1;
+        double d = 0;
+        for (int c = 0; c < SSA_CAT_COUNT; c++) {
+            double x = window_cat_ms(b, c) - window_cat_ms(a, c);
+            if (!used[c] && (best < 0 || (x < 0 ? -x : x) > (d < 0 ? -d : d))) best = c, d = x;
+        }
+        if (best < 0 || (d < 0 ? -d : d) < 0.01) break;
+        used[best] = 1;
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s %+.2f ms", n ? ", " : "",
+                                ssa_cat_name(best), d);
+    }
+}
+
+/* The windows whose step departs from the first's, the most first. */
+static void window_compares(struct report_run *w, const struct ssa_run *run)
+{
+    const struct ssa_run_window *first = &run->windows[0];
+    size_t n = run->n_windows < SSA_RUN_MAX_WINDOWS ? run->n_windows : SSA_RUN_MAX_WINDOWS;
+    double base = window_ms(first);
+    for (size_t k = 1; k < n && w->n_compares < REPORT_RUN_COMPARES && first->steps >= 3; k++) {
+        const struct ssa_run_window *x = &run->windows[k];
+        double ms = window_ms(x), change = base > 0 ? ms / base - 1 : 0;
+        if (x->steps < 3 || (change < 0 ? -change : change) < REPORT_RUN_WINDOW_CHANGE) continue;
+        char cats[200];
+        changed_cats(first, x, cats, sizeof cats);
+        snprintf(w->compares[w->n_compares++], sizeof w->compares[0],
+                 "GPU window %zu (steps %llu-%llu) against the first (%llu-%llu): step %.2f -> "
+                 "%.2f ms (%+.0f %%): %s", k + 1, (unsigned long long)run->number[x->from],
+                 (unsigned long long)run->number[x->to - 1],
+                 (unsigned long long)run->number[first->from],
+                 (unsigned long long)run->number[first->to - 1], base, ms, 100 * change, cats);
+    }
+}
+
+/* The share of the run of line i of run_lines' order: the stall sets, then the drift. */
+static double line_share(const struct ssa_run *run, size_t i)
+{
+    return i < run->n_stalls ? run->stalls[i].share : run->drift.share;
+}
+
+/* The stall sets and the drift, the most of the run first. */
 static void run_lines(struct report_run *w, const struct ssa_result *r)
 {
     const struct ssa_run *run = &r->run;
-    size_t order[SSA_RUN_MAX_STALLS], n = run->n_stalls < SSA_RUN_MAX_STALLS ? run->n_stalls
-                                                                           : SSA_RUN_MAX_STALLS;
+    size_t order[SSA_RUN_MAX_STALLS + 1], n = run->n_stalls < SSA_RUN_MAX_STALLS ? run->n_stalls
+                                                                               : SSA_RUN_MAX_STALLS;
+    n += run->drift.found; /* the drift is line n_stalls */
     for (size_t i = 0; i < n; i++) {
         size_t at = i;
-        for (; at > 0 && run->stalls[order[at - 1]].share < run->stalls[i].share; at--)
+        for (; at > 0 && line_share(run, order[at - 1]) < line_share(run, i); at--)
             order[at] = order[at - 1];
         order[at] = i;
     }
-    for (size_t i = 0; i < n; i++)
-        stall_line(w->lines[w->n_lines++], sizeof w->lines[0], r, &run->stalls[order[i]]);
-    if (run->drift.found) drift_line(w->lines[w->n_lines++], sizeof w->lines[0], r, &run->drift);
+    for (size_t i = 0; i < n; i++) {
+        char *out = w->lines[w->n_lines++];
+        if (order[i] < run->n_stalls)
+            stall_line(out, sizeof w->lines[0], r, &run->stalls[order[i]]);
+        else
+            drift_line(out, sizeof w->lines[0], r, &run->drift);
+    }
     if (!w->n_lines)
         snprintf(w->none, sizeof w->none,
                  run->analysed_from ? "no stall or drift over the run"
@@ -194,11 +259,13 @@ void report_run_build(struct report_run *w, const struct ssa_result *r)
     memset(w, 0, sizeof *w);
     w->run = run;
     if (run->n < 2) return;
-    w->shown = run->analysed_from &&
-               (window_steps(run) < run->n || run->n_stalls || run->drift.found);
+    /* a short run recorded almost whole says nothing the window did not */
+    w->shown = run->analysed_from && (run->n - window_steps(run) >= REPORT_RUN_UNRECORDED ||
+                                      run->n_stalls || run->drift.found);
     if (!w->shown) return;
     head_text(w, r);
     spark_text(w, run);
     chart_points(w, run);
     run_lines(w, r);
+    window_compares(w, run);
 }

@@ -484,15 +484,42 @@ static void text_gpu_note(FILE *out, const struct report_view *v)
 }
 
 /* The section at one level of detail (enum text_detail). */
-/* The whole run: its head, the sparkline with the GPU windows under it, stalls and drift. */
-static void text_run(FILE *out, const struct report_run *w, int verbose)
+/* The whole run: its head, the sparkline with the GPU windows under it, stalls and drift.
+ * Without -v a line gives up its fix (after "; fix: ") from TEXT_ONE_OUTLIER on; from
+ * TEXT_FIRST_FINDING only the first line is shown, to its share of the run, and the windows'
+ * marks go: the largest cost and its size stay. */
+static void text_run_line(FILE *out, const char *line, int detail, size_t more)
+{
+    char cut[sizeof ((struct report_run *)0)->lines[0]];
+    const char *end = detail >= TEXT_ONE_OUTLIER ? strstr(line, "; fix: ") : NULL;
+    const char *share = detail >= TEXT_FIRST_FINDING ? strstr(line, " of the run") : NULL;
+    if (share) end = share + strlen(" of the run");
+    if (!end) {
+        text_wrapped(out, "             ", line);
+        return;
+    }
+    int n = snprintf(cut, sizeof cut, "%.*s", (int)(end - line), line);
+    if (share && n > 0 && (size_t)n < sizeof cut)
+        snprintf(cut + n, sizeof cut - (size_t)n, more ? " (-v: where, %zu more)" : " (-v: where)",
+                 more);
+    text_wrapped(out, "             ", cut);
+}
+
+static void text_run(FILE *out, const struct report_run *w, int detail)
 {
     if (!w->shown) return;
+    size_t all = w->n_lines + w->n_compares;
     text_wrapped(out, "  whole run  ", w->head);
     fprintf(out, "%*s%s\n", TEXT_LABEL, "", w->spark);
-    if (strchr(w->marks, '^')) fprintf(out, "%*s%s\n", TEXT_LABEL, "", w->marks);
-    if (verbose) text_wrapped(out, "             ", w->scale);
-    for (size_t i = 0; i < w->n_lines; i++) text_wrapped(out, "             ", w->lines[i]);
+    if (strchr(w->marks, '^') && detail < TEXT_FIRST_FINDING)
+        fprintf(out, "%*s%s\n", TEXT_LABEL, "", w->marks);
+    if (detail == TEXT_VERBOSE) text_wrapped(out, "             ", w->scale);
+    if (detail >= TEXT_FIRST_FINDING && w->n_lines) {
+        text_run_line(out, w->lines[0], detail, all - 1);
+        return;
+    }
+    for (size_t i = 0; i < w->n_lines; i++) text_run_line(out, w->lines[i], detail, 0);
+    for (size_t i = 0; i < w->n_compares; i++) text_run_line(out, w->compares[i], detail, 0);
     if (w->none[0]) text_wrapped(out, "             ", w->none);
 }
 
@@ -517,7 +544,7 @@ static void text_layout(FILE *out, const struct report_view *v, const struct rep
     text_counts(out, s, v->per_step, verbose);
     if (v->has_graphs) text_wrapped(out, "  graphs    ", v->graphs);
     if (v->per_step) text_findings(out, v, detail);
-    text_run(out, &v->run, verbose);
+    text_run(out, &v->run, detail);
     if (!verbose) return;
     text_top_kernels(out, v);
     text_step_table(out, v);

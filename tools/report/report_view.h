@@ -121,16 +121,23 @@ struct report_steps {
 #define REPORT_RUN_COLS 60     /* the text sparkline's columns */
 #define REPORT_RUN_POINTS 240  /* the HTML chart's points */
 #define REPORT_RUN_LINES 5     /* stall sets and the drift */
+#define REPORT_RUN_COMPARES 3  /* GPU windows compared with the first */
+#define REPORT_RUN_WINDOW_CHANGE 0.10
+#define REPORT_RUN_UNRECORDED 200 /* steps outside the GPU windows that show the section */
 struct report_run {
     int shown;
     const struct ssa_run *run; /* borrowed: the numbers json says */
     char head[REPORT_NOTE];    /* "1220 steps in 14.6 s, usual step 11.2 ms; GPU windows: ..." */
-    /* the sparkline: a glyph a column (mean step time of its steps, U+2581..U+2588: UTF-8),
+    /* the sparkline: a glyph a column (mean step time of its steps, _ . : - = + * # low to high),
      * '^' under the columns with steps inside a GPU window, and what the scale is */
-    char spark[REPORT_RUN_COLS * 3 + 1], marks[REPORT_RUN_COLS + 1], scale[REPORT_NOTE];
+    char spark[REPORT_RUN_COLS + 1], marks[REPORT_RUN_COLS + 1], scale[REPORT_NOTE];
     size_t n_lines; /* stall sets, then the drift, the most of the run's time first */
     char lines[REPORT_RUN_LINES][640];
     char none[REPORT_NOTE]; /* no stall or drift: why ("" when some) */
+    /* GPU windows whose step departs from the first window's by SSA_RUN_WINDOW_CHANGE, the
+     * most first: what changed, by category (as diff says it of two runs) */
+    size_t n_compares;
+    char compares[REPORT_RUN_COMPARES][REPORT_NOTE * 2];
     size_t n_points, steps_per_point;
     double point_ms[REPORT_RUN_POINTS]; /* mean step time of each point's steps */
     uint64_t point_step[REPORT_RUN_POINTS];
