@@ -442,18 +442,23 @@ struct ssa_batch {
 /* What a stall's samples say the program was doing, with the words the report says and the
  * fix that fits it. */
 #define SSA_RUN_CAUSES(X)                                                                        \
-    X(SSA_RUNC_UNKNOWN, "unknown", "no host samples in those steps", "")                                    \
-    X(SSA_RUNC_CHECKPOINT, "checkpoint", "a checkpoint save (torch.save)",                                     \
+    X(SSA_RUNC_UNKNOWN, "unknown", "no host samples in those steps", "")                         \
+    X(SSA_RUNC_CHECKPOINT, "checkpoint", "a checkpoint save (torch.save)",                       \
       "save less often, or in the background (torch.distributed.checkpoint.async_save, or a "    \
       "thread that writes a CPU copy of the state_dict)")                                        \
-    X(SSA_RUNC_EPOCH, "epoch", "DataLoader workers started anew at an epoch's start",                     \
+    X(SSA_RUNC_EPOCH, "epoch", "DataLoader workers started anew at an epoch's start",            \
       "DataLoader(..., persistent_workers=True) keeps the workers from one epoch to the next")   \
-    X(SSA_RUNC_DATA, "data", "waiting for the DataLoader's next batch",                                  \
+    X(SSA_RUNC_DATA, "data", "waiting for the DataLoader's next batch",                          \
       "more DataLoader workers, or a larger prefetch_factor")                                    \
-    X(SSA_RUNC_EVAL, "evaluation", "evaluation", "evaluate less often or on fewer batches")                    \
-    X(SSA_RUNC_LOGGING, "logging", "logging", "log less often, or hand the writes to a background thread")  \
-    X(SSA_RUNC_CODE, "code", "the program's own code", "see why that line takes longer in those steps")  \
-    X(SSA_RUNC_GROWTH, "growth", "a line whose time grows with the run",                                   \
+    X(SSA_RUNC_COMPILE, "compile", "torch.compile compiling again (a recompile)",                \
+      "keep the shapes it sees few: torch._dynamo.mark_dynamic(x, dim), compile(dynamic=True), "  \
+      "or pad to a few buckets")                                                                 \
+    X(SSA_RUNC_EVAL, "evaluation", "evaluation", "evaluate less often or on fewer batches")      \
+    X(SSA_RUNC_LOGGING, "logging", "logging",                                                    \
+      "log less often, or hand the writes to a background thread")                               \
+    X(SSA_RUNC_CODE, "code", "the program's own code",                                           \
+      "see why that line takes longer in those steps")                                           \
+    X(SSA_RUNC_GROWTH, "growth", "a line whose time grows with the run",                         \
       "something it walks grows every step: keep a bounded window (collections.deque(maxlen=N)) " \
       "or a running sum instead of the whole history")
 #define SSA_RUNC_ENUM(id, name, words, fix) id,
@@ -468,12 +473,12 @@ const struct ssa_run_cause_info *ssa_run_cause(int cause);
 #define SSA_RUN_MAX_STALLS 4    /* stall sets: the periodic ones, then the rest as one */
 #define SSA_RUN_MIN_STEPS 50    /* fewer steps after the first ones: no stalls or drift */
 #define SSA_RUN_MIN_PERIODIC 3  /* stalls on one period before it counts as one */
-#define SSA_RUN_MIN_SHARE 0.005 /* a periodic set's share of the run said (others: twice) */
+#define SSA_RUN_MIN_SHARE 0.005 /* a periodic set's share of the run said (others: 4 times) */
 #define SSA_RUN_ONE_SHARE 0.03  /* a stall alone: its share of the run */
 #define SSA_RUN_STRETCHES 10    /* drift: the run cut into this many stretches */
 #define SSA_RUN_MIN_DRIFT_STEPS 200
 #define SSA_RUN_DRIFT_MIN 0.10  /* drift: the last stretch's usual step this much slower */
-#define SSA_RUN_TREND_MIN 0.6   /* ... and the stretches rising (Kendall's tau) */
+#define SSA_RUN_TREND_MIN 0.6   /* ... and the stretches rising (Goodman-Kruskal gamma) */
 
 /* A Python line (index + 1 into host.tab.frames; 0 none) and its library frame. */
 struct ssa_run_where {
@@ -500,7 +505,7 @@ struct ssa_run_drift {
     int found;
     uint64_t a_from, a_to, b_from, b_to; /* the first and last stretch (step numbers) */
     size_t a_steps, b_steps;
-    double a_ms, b_ms, change, trend; /* their usual steps, b / a - 1, Kendall's tau */
+    double a_ms, b_ms, change, trend; /* their usual steps, b / a - 1, gamma (ssa_run.c) */
     double extra_ms, share;           /* the steps over the first stretch's usual one */
     struct ssa_run_where where;       /* the line whose time a step grew the most */
     double where_a_ms, where_b_ms;    /* its sampled time a step in each stretch */

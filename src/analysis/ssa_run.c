@@ -217,7 +217,8 @@ static int sub_grid_stands_out(const struct ssa_run *run, const size_t *set, siz
 /* The median time of the stalls of ix[0..n) (their steps' whole time). */
 static uint64_t median_of(const struct ssa_run *run, const size_t *ix, size_t n, uint64_t *v)
 {
-    for (size_t a = 0; a < n; a++) v[a] = ssa_run_step_ns(run, ix[a]);
+    for (size_t a = 0; a < n; a++)
+        v[a] = ssa_run_step_ns(run, ix[a]);
     return n ? ssa_quantile_u64(v, n, 0.5) : 0;
 }
 
@@ -254,8 +255,7 @@ static int cmp_size(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-static void group_stalls(struct ssa_run *run, size_t *ix, size_t n, uint64_t usual,
-                         uint64_t *v)
+static void group_stalls(struct ssa_run *run, size_t *ix, size_t n, uint64_t usual, uint64_t *v)
 {
     size_t *set = malloc(n * sizeof *set);
     if (!set) return;
@@ -280,7 +280,7 @@ static void group_stalls(struct ssa_run *run, size_t *ix, size_t n, uint64_t usu
 }
 
 /* A set worth saying: stalls that come back and cost SSA_RUN_MIN_SHARE of the run, others
- * twice that (a one-off step is the window's outlier, not the run's pattern), one alone
+ * 4 times that (a one-off step is the window's outlier, not the run's pattern), one alone
  * SSA_RUN_ONE_SHARE. Their steps keep their flags (their samples are not read). */
 /* Whether step i is inside a GPU window. */
 static int in_a_window(const struct ssa_run *run, size_t i)
@@ -296,8 +296,9 @@ static void drop_small_sets(struct ssa_run *run)
     size_t kept = 0;
     for (size_t k = 0; k < run->n_stalls; k++) {
         const struct ssa_run_stalls *s = &run->stalls[k];
-        double need = s->every ? SSA_RUN_MIN_SHARE
-                               : s->count > 1 ? 2 * SSA_RUN_MIN_SHARE : SSA_RUN_ONE_SHARE;
+        double need = s->every       ? SSA_RUN_MIN_SHARE
+                      : s->count > 1 ? 4 * SSA_RUN_MIN_SHARE
+                                     : SSA_RUN_ONE_SHARE;
         /* one stall inside a GPU window is that window's outlier (said there) */
         if (s->share < need || (s->count == 1 && in_a_window(run, s->first_index))) continue;
         to[k] = (uint8_t)(SSA_RUN_SET0 << kept);
@@ -305,7 +306,7 @@ static void drop_small_sets(struct ssa_run *run)
     }
     run->n_stalls = kept;
     for (size_t i = 0; i < run->n; i++) {
-        uint8_t f = run->flag[i] & (uint8_t)~((SSA_RUN_SET0 << SSA_RUN_MAX_STALLS) - SSA_RUN_SET0);
+        uint8_t f = run->flag[i] & (uint8_t) ~((SSA_RUN_SET0 << SSA_RUN_MAX_STALLS) - SSA_RUN_SET0);
         for (size_t k = 0; k < SSA_RUN_MAX_STALLS; k++)
             if (run->flag[i] & (SSA_RUN_SET0 << k)) f |= to[k];
         run->flag[i] = f;
@@ -331,14 +332,16 @@ static int find_stalls(struct ssa_run *run, size_t from, uint64_t *v)
 
 /* ---- drift ------------------------------------------------------------------------- */
 
-/* Kendall's tau of the stretch medians against their order: +1 every one above the last. */
+/* Goodman and Kruskal's gamma of the stretch medians against their order: +1 when no later
+ * stretch is below an earlier one (ties left out, so a run that slows at once, a step up, is
+ * as much a trend as a slope), 0 for noise. */
 static double trend(const uint64_t *med, size_t k)
 {
-    double s = 0;
+    double up = 0, down = 0;
     for (size_t a = 0; a < k; a++)
         for (size_t b = a + 1; b < k; b++)
-            s += med[b] > med[a] ? 1 : med[b] < med[a] ? -1 : 0;
-    return s / ((double)k * (double)(k - 1) / 2);
+            up += med[b] > med[a], down += med[b] < med[a];
+    return up + down > 0 ? (up - down) / (up + down) : 0;
 }
 
 /* Steps from..n-1 cut into SSA_RUN_STRETCHES equal stretches; the usual step of each. */
@@ -365,7 +368,8 @@ static double drift_extra(const struct ssa_run *run, size_t from, uint64_t base)
 
 static void flag_stretch(struct ssa_run *run, size_t a, size_t b, uint8_t bit)
 {
-    for (size_t i = a; i < b; i++) run->flag[i] |= bit;
+    for (size_t i = a; i < b; i++)
+        run->flag[i] |= bit;
 }
 
 static void find_drift(struct ssa_run *run, size_t from, uint64_t *v)
@@ -435,7 +439,10 @@ static size_t step_at(const struct ssa_run *run, uint64_t ts)
     size_t lo = 0, hi = run->n; /* the last begin <= ts */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (run->begin_ns[mid] <= ts) lo = mid; else hi = mid;
+        if (run->begin_ns[mid] <= ts)
+            lo = mid;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -449,7 +456,8 @@ void ssa_run_fold(struct ssa_run *run, const struct ssa_step *st)
         if (i < w->from + SSA_RUN_WINDOW_SKIP || i >= w->to) continue;
         w->steps++;
         w->ns += st->end_ns - st->begin_ns;
-        for (int c = 0; c < SSA_CAT_COUNT; c++) w->cat_ns[c] += st->cat_ns[c];
+        for (int c = 0; c < SSA_CAT_COUNT; c++)
+            w->cat_ns[c] += st->cat_ns[c];
         return;
     }
 }
@@ -512,6 +520,8 @@ static const struct run_pattern {
     {"/torch/utils/data/dataloader.py", "__init__", SSA_RUNC_EPOCH},
     {"/torch/utils/data/dataloader.py", "_reset", SSA_RUNC_EPOCH},
     {"/torch/utils/data/", "", SSA_RUNC_DATA},
+    {"/torch/_dynamo/", "", SSA_RUNC_COMPILE},
+    {"/torch/_inductor/", "", SSA_RUNC_COMPILE},
     {"/logging/", "", SSA_RUNC_LOGGING},
     {"/tqdm/", "", SSA_RUNC_LOGGING},
     {"/wandb/", "", SSA_RUNC_LOGGING},
@@ -594,7 +604,8 @@ static struct ssa_run_where top_line(const struct ssa_runacc *acc, const struct 
     size_t n = class_spots(acc, h, cls, cause, v);
     for (size_t a = 0, b; a < n; a = b) {
         double ns = 0;
-        for (b = a; b < n && !cmp_run_spot(&v[a], &v[b]); b++) ns += v[b].ns;
+        for (b = a; b < n && !cmp_run_spot(&v[a], &v[b]); b++)
+            ns += v[b].ns;
         if (ns <= best.ns) continue;
         best = (struct ssa_run_where){v[a].frame + 1, v[a].lib == UINT32_MAX ? 0 : v[a].lib + 1,
                                       cause, ns};
@@ -619,12 +630,13 @@ static void stall_wheres(struct ssa_run *run, const struct ssa_runacc *acc,
 
 /* The drift's line: the one whose sampled time a step grew the most from the first stretch
  * to the last (both summed per line; spots of the early stretch count negative). */
-static void drift_where(struct ssa_run *run, const struct ssa_runacc *acc,
-                        const struct ssa_host *h, struct run_spot *v)
+static void drift_where(struct ssa_run *run, const struct ssa_runacc *acc, const struct ssa_host *h,
+                        struct run_spot *v)
 {
     struct ssa_run_drift *d = &run->drift;
     size_t n = class_spots(acc, h, SSA_RUN_CLASS_EARLY, SSA_RUNC_UNKNOWN, v);
-    for (size_t i = 0; i < n; i++) v[i].ns = -v[i].ns / (double)d->a_steps;
+    for (size_t i = 0; i < n; i++)
+        v[i].ns = -v[i].ns / (double)d->a_steps;
     n += class_spots(acc, h, SSA_RUN_CLASS_LATE, SSA_RUNC_UNKNOWN, v + n);
     for (size_t i = 0; i < n; i++)
         if (v[i].ns > 0) v[i].ns /= (double)d->b_steps;
@@ -636,8 +648,7 @@ static void drift_where(struct ssa_run *run, const struct ssa_runacc *acc,
             grew += v[b].ns, late += v[b].ns > 0 ? v[b].ns : 0;
         if (grew <= best) continue;
         best = grew;
-        d->where = (struct ssa_run_where){v[a].frame + 1,
-                                          v[a].lib == UINT32_MAX ? 0 : v[a].lib + 1,
+        d->where = (struct ssa_run_where){v[a].frame + 1, v[a].lib == UINT32_MAX ? 0 : v[a].lib + 1,
                                           SSA_RUNC_GROWTH, late};
         d->where_b_ms = late / NS_PER_MS, d->where_a_ms = (late - grew) / NS_PER_MS;
     }

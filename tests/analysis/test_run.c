@@ -9,6 +9,10 @@
  *   drift    a line whose time grows 0 -> 6 ms a step over the run: drift found, +60 %, at
  *            History.add (train.py:72); its twin (a bounded window): nothing
  *   once     one 150 ms step alone (1 % of the run): not said
+ *   windows  600 steps, GPU windows at steps 0-19 and 400-419 (CAPTURE records), the steps
+ *            from 250 on 4 ms slower on the host: the second window against the first +33 %;
+ *            the recorded steps' own 2 ms are neither the usual step nor stalls; the slowdown
+ *            (a step, not a slope) is drift
  *
  * Usage: test_run FIXTURE_DIR (unused)
  */
@@ -27,13 +31,16 @@ enum { S_MODEL = 1, S_SAVE, S_ITER, S_NEXT, S_ADD };
 static void frames(struct synth *s)
 {
     synth_env(s, "pyshim.host_samples_hz", "1000");
-    synth_pyframe(s, F_MODEL, "forward", "/usr/lib/python3/site-packages/torch/nn/modules/module.py", 1750);
+    synth_pyframe(s, F_MODEL, "forward",
+                  "/usr/lib/python3/site-packages/torch/nn/modules/module.py", 1750);
     synth_pyframe(s, F_MAIN_LOOP, "main", "/home/u/train.py", 60);
     synth_pyframe(s, F_SAVE, "_save", "/usr/lib/python3/site-packages/torch/serialization.py", 900);
     synth_pyframe(s, F_MAIN_SAVE, "main", "/home/u/train.py", 88);
-    synth_pyframe(s, F_ITER, "__iter__", "/usr/lib/python3/site-packages/torch/utils/data/dataloader.py", 480);
+    synth_pyframe(s, F_ITER, "__iter__",
+                  "/usr/lib/python3/site-packages/torch/utils/data/dataloader.py", 480);
     synth_pyframe(s, F_MAIN_ITER, "main", "/home/u/train.py", 55);
-    synth_pyframe(s, F_NEXT, "_next_data", "/usr/lib/python3/site-packages/torch/utils/data/dataloader.py", 1450);
+    synth_pyframe(s, F_NEXT, "_next_data",
+                  "/usr/lib/python3/site-packages/torch/utils/data/dataloader.py", 1450);
     synth_pyframe(s, F_ADD, "add", "/home/u/train.py", 72);
     const uint32_t model[] = {F_MODEL, F_MAIN_LOOP}, save[] = {F_SAVE, F_MAIN_SAVE},
                    iter[] = {F_ITER, F_MAIN_ITER}, next[] = {F_NEXT, F_MAIN_ITER},
@@ -48,7 +55,8 @@ static void frames(struct synth *s)
 /* Samples every ms from t0 to t1 of one stack. */
 static void samples(struct synth *s, uint64_t t0, uint64_t t1, uint32_t stack)
 {
-    for (uint64_t t = t0; t < t1; t += MS) synth_pysample(s, TID, t, stack);
+    for (uint64_t t = t0; t < t1; t += MS)
+        synth_pysample(s, TID, t, stack);
 }
 
 struct plan {
@@ -177,16 +185,67 @@ static void test_drift(void)
     CHECK(d->where.frame && !strcmp(frame_fn(r, d->where.frame), "add"));
     CHECK(d->where_b_ms - d->where_a_ms > 4);
     printf("drift: %.2f -> %.2f ms (%+.0f %%), tau %.2f, %.0f ms over the run (%.1f %%), "
-           "line %s %.2f -> %.2f ms\n", d->a_ms, d->b_ms, 100 * d->change, d->trend, d->extra_ms,
-           100 * d->share, frame_fn(r, d->where.frame), d->where_a_ms, d->where_b_ms);
+           "line %s %.2f -> %.2f ms\n",
+           d->a_ms, d->b_ms, 100 * d->change, d->trend, d->extra_ms, 100 * d->share,
+           frame_fn(r, d->where.frame), d->where_a_ms, d->where_b_ms);
     ssa_result_free(r);
 }
 
 static void test_once(void)
 {
     struct ssa_result *r = analyse("run_once.sstrace", &(struct plan){.once = 1});
-    CHECK_EQ((int)r->run.n_stalls, 0); /* 150 ms of a 12 s run: the window's outlier, not the run's */
+    CHECK_EQ((int)r->run.n_stalls,
+             0); /* 150 ms of a 12 s run: the window's outlier, not the run's */
     CHECK(!r->run.drift.found);
+    ssa_result_free(r);
+}
+
+static void capture(struct synth *s, uint64_t ts, int on, uint8_t reason)
+{
+    struct sst_rec_capture *r = sst_writer_reserve(s->w, SST_REC_CAPTURE, sizeof *r);
+    REQUIRE(r);
+    r->on = (uint8_t)on, r->reason = reason, r->what = SST_CAPTURE_GPU, r->ts_ns = ts;
+}
+
+static void write_windows(const char *path)
+{
+    struct synth s;
+    synth_open(&s, path);
+    capture(&s, T0 - MS, 1, SST_CAP_START);
+    uint64_t b = T0;
+    for (int st = 0; st < 600; st++) {
+        int in = st < 20 || (st >= 400 && st < 420);
+        if (st == 20 || st == 420) capture(&s, b, 0, SST_CAP_WINDOW);
+        if (st == 400) capture(&s, b, 1, SST_CAP_WINDOW);
+        uint64_t d = (st >= 250 ? 14 : 10) * MS + (in ? 2 * MS : 0); /* recorded: +2 ms */
+        synth_step(&s, SST_STEP_BEGIN, b, (uint64_t)st, TID);
+        if (in) synth_kernel(&s, "gemm_like", b + 100 * US, b + 4100 * US);
+        synth_step(&s, SST_STEP_END, b + d, (uint64_t)st, TID);
+        b += d;
+    }
+    synth_close(&s);
+}
+
+static void test_windows(void)
+{
+    struct ssa_result *r = NULL;
+    write_windows("run_windows.sstrace");
+    CHECK_EQ(ssa_analyze_file("run_windows.sstrace", NULL, &r), 0);
+    REQUIRE(r);
+    remove("run_windows.sstrace");
+    const struct ssa_run *run = &r->run;
+    CHECK_EQ((int)run->n_windows, 2);
+    CHECK_EQ((int)run->windows[1].from, 400);
+    CHECK_EQ((int)run->windows[1].steps, 20 - SSA_RUN_WINDOW_SKIP);
+    double a = (double)run->windows[0].ns / 1e6 / (double)run->windows[0].steps;
+    double b = (double)run->windows[1].ns / 1e6 / (double)run->windows[1].steps;
+    CHECK(fabs(a - 12) < 0.01 && fabs(b - 16) < 0.01);
+    /* the run's usual step is of the unrecorded ones, and the recorded +2 ms is no stall */
+    CHECK(fabs((double)run->usual_ns / 1e6 - 14) < 0.01);
+    CHECK_EQ((int)run->n_stalls, 0);
+    CHECK(run->drift.found && fabs(run->drift.change - 0.4) < 0.01);
+    printf("windows: %zu, %.2f -> %.2f ms a step, usual %.2f ms\n", run->n_windows, a, b,
+           (double)run->usual_ns / 1e6);
     ssa_result_free(r);
 }
 
@@ -198,5 +257,6 @@ int main(int argc, char **argv)
     test_epochs();
     test_drift();
     test_once();
+    test_windows();
     return ss_test_result();
 }

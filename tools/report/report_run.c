@@ -28,12 +28,12 @@ static size_t window_steps(const struct ssa_run *run)
 }
 
 /* The mean time (ms) of the steps of column c of cols. */
-static double column_ms(const struct ssa_run *run, size_t c, size_t cols, size_t *from,
-                        size_t *to)
+static double column_ms(const struct ssa_run *run, size_t c, size_t cols, size_t *from, size_t *to)
 {
     *from = c * run->n / cols, *to = (c + 1) * run->n / cols;
     double sum = 0;
-    for (size_t i = *from; i < *to; i++) sum += (double)ssa_run_step_ns(run, i);
+    for (size_t i = *from; i < *to; i++)
+        sum += (double)ssa_run_step_ns(run, i);
     return *to > *from ? sum / 1e6 / (double)(*to - *from) : 0;
 }
 
@@ -57,10 +57,9 @@ static void spark_text(struct report_run *w, const struct ssa_run *run)
     }
     snprintf(w->scale, sizeof w->scale,
              "a column is the mean time of %zu step%s: %s %.1f ms to %s %.1f ms (the "
-             "start-up's columns above it drawn %s); ^ under the GPU window%s", run->n / cols,
-             run->n / cols == 1 ? "" : "s", k_glyphs[0], lo,
-             k_glyphs[flat ? 0 : 7], flat ? lo : hi, k_glyphs[7],
-             run->n_windows == 1 ? "" : "s");
+             "start-up's columns above it drawn %s); ^ under the GPU window%s",
+             run->n / cols, run->n / cols == 1 ? "" : "s", k_glyphs[0], lo, k_glyphs[flat ? 0 : 7],
+             flat ? lo : hi, k_glyphs[7], run->n_windows == 1 ? "" : "s");
 }
 
 static void chart_points(struct report_run *w, const struct ssa_run *run)
@@ -95,8 +94,7 @@ static void head_text(struct report_run *w, const struct ssa_result *r)
     char wins[120];
     windows_text(run, wins, sizeof wins);
     int cut = report_incomplete(r);
-    snprintf(w->head, sizeof w->head,
-             "%zu steps, %.1f s, usual step %.2f ms; GPU windows: %s%s%s",
+    snprintf(w->head, sizeof w->head, "%zu steps, %.1f s, usual step %.2f ms; GPU windows: %s%s%s",
              run->n, (double)ssa_run_span_ns(run) / 1e9, (double)run->usual_ns / 1e6,
              run->n_windows ? "steps " : "", run->n_windows ? wins : "none",
              cut ? "; INCOMPLETE: the series stops where the trace ends (killed?)" : "");
@@ -112,8 +110,7 @@ static void where_text(const struct ssa_result *r, const struct ssa_run_where *x
     ssa_pyframe_label(&t->frames[x->frame - 1], 1, buf, cap);
     const struct ssa_pyframe *lib = x->lib && x->lib <= t->n_frames ? &t->frames[x->lib - 1] : NULL;
     size_t len = strlen(buf);
-    if (lib && lib->function && len < cap)
-        snprintf(buf + len, cap - len, " in %s", lib->function);
+    if (lib && lib->function && len < cap) snprintf(buf + len, cap - len, " in %s", lib->function);
 }
 
 static void seconds_text(double ms, char *buf, size_t cap)
@@ -137,11 +134,11 @@ static void stall_line(char *out, size_t cap, const struct ssa_result *r,
         snprintf(when, sizeof when, "irregular stalls +%s (median)", each);
     const struct ssa_run_cause_info *c = ssa_run_cause(s->where.cause);
     int n = snprintf(out, cap, "%s (x%zu, steps %llu-%llu): %s, %.1f %% of the run; %s", when,
-                     s->count, (unsigned long long)s->first_step,
-                     (unsigned long long)s->last_step, all, 100 * s->share, c->words);
-    if (n > 0 && (size_t)n < cap && at[0])
-        n += snprintf(out + n, cap - (size_t)n, " at %s", at);
-    if (n > 0 && (size_t)n < cap && c->fix[0]) snprintf(out + n, cap - (size_t)n, "; fix: %s", c->fix);
+                     s->count, (unsigned long long)s->first_step, (unsigned long long)s->last_step,
+                     all, 100 * s->share, c->words);
+    if (n > 0 && (size_t)n < cap && at[0]) n += snprintf(out + n, cap - (size_t)n, " at %s", at);
+    if (n > 0 && (size_t)n < cap && c->fix[0])
+        snprintf(out + n, cap - (size_t)n, "; fix: %s", c->fix);
 }
 
 static void drift_line(char *out, size_t cap, const struct ssa_result *r,
@@ -160,8 +157,8 @@ static void drift_line(char *out, size_t cap, const struct ssa_result *r,
     double grew = d->where_b_ms - d->where_a_ms, step = d->b_ms - d->a_ms;
     if (n <= 0 || (size_t)n >= cap) return;
     if (at[0] && grew >= 0.3 * step)
-        snprintf(out + n, cap - (size_t)n, "; %s %.2f -> %.2f ms a step; fix: %s",
-                 at, d->where_a_ms, d->where_b_ms, ssa_run_cause(SSA_RUNC_GROWTH)->fix);
+        snprintf(out + n, cap - (size_t)n, "; %s %.2f -> %.2f ms a step; fix: %s", at,
+                 d->where_a_ms, d->where_b_ms, ssa_run_cause(SSA_RUNC_GROWTH)->fix);
     else
         snprintf(out + n, cap - (size_t)n,
                  "; no Python line grew with it (GPU clocks, another process on the GPU or "
@@ -179,8 +176,8 @@ static double window_cat_ms(const struct ssa_run_window *w, int c)
 }
 
 /* "data +3.10 ms, host +0.62 ms": the categories that changed the most, 3 at most. */
-static void changed_cats(const struct ssa_run_window *a, const struct ssa_run_window *b,
-                         char *buf, size_t cap)
+static void changed_cats(const struct ssa_run_window *a, const struct ssa_run_window *b, char *buf,
+                         size_t cap)
 {
     int used[SSA_CAT_COUNT] = {0};
     size_t len = 0;
@@ -213,7 +210,8 @@ static void window_compares(struct report_run *w, const struct ssa_run *run)
         changed_cats(first, x, cats, sizeof cats);
         snprintf(w->compares[w->n_compares++], sizeof w->compares[0],
                  "GPU window %zu (steps %llu-%llu) against the first (%llu-%llu): step %.2f -> "
-                 "%.2f ms (%+.0f %%): %s", k + 1, (unsigned long long)run->number[x->from],
+                 "%.2f ms (%+.0f %%): %s",
+                 k + 1, (unsigned long long)run->number[x->from],
                  (unsigned long long)run->number[x->to - 1],
                  (unsigned long long)run->number[first->from],
                  (unsigned long long)run->number[first->to - 1], base, ms, 100 * change, cats);
@@ -230,8 +228,8 @@ static double line_share(const struct ssa_run *run, size_t i)
 static void run_lines(struct report_run *w, const struct ssa_result *r)
 {
     const struct ssa_run *run = &r->run;
-    size_t order[SSA_RUN_MAX_STALLS + 1], n = run->n_stalls < SSA_RUN_MAX_STALLS ? run->n_stalls
-                                                                               : SSA_RUN_MAX_STALLS;
+    size_t order[SSA_RUN_MAX_STALLS + 1],
+        n = run->n_stalls < SSA_RUN_MAX_STALLS ? run->n_stalls : SSA_RUN_MAX_STALLS;
     n += run->drift.found; /* the drift is line n_stalls */
     for (size_t i = 0; i < n; i++) {
         size_t at = i;
