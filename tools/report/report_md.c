@@ -162,6 +162,7 @@ static void md_bullet(FILE *f, const char *sentence)
 /* The whole run: head, the sparkline in a code block, the stalls, drift and windows. */
 static void md_run(FILE *f, const struct report_run *w)
 {
+    if (w->why_none[0]) fprintf(f, "\n### Whole run\n\n%s\n", w->why_none);
     if (!w->shown) return;
     fputs("\n### Whole run\n\n", f);
     md_escaped(f, w->head);

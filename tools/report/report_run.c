@@ -256,6 +256,15 @@ void report_run_build(struct report_run *w, const struct ssa_result *r)
     const struct ssa_run *run = &r->run;
     memset(w, 0, sizeof *w);
     w->run = run;
+    int marked = r->step_source == SSA_STEPS_RECORDS || r->step_source == SSA_STEPS_NVTX ||
+                 r->step_source == SSA_STEPS_PROFILER || r->step_source == SSA_STEPS_MARKER ||
+                 r->step_source == SSA_STEPS_GRAPHS;
+    if (!marked && r->capture_window)
+        snprintf(w->why_none, sizeof w->why_none,
+                 "no series: the program marked no steps, so only the GPU window's steps are "
+                 "known (the Python shim marks optimizer.step(); a loop without one: `with "
+                 "stepscope.step():` around each iteration; C and C++: stepscope_step_begin/end; "
+                 "docs/markers.md)");
     if (run->n < 2) return;
     /* a short run recorded almost whole says nothing the window did not */
     w->shown = run->analysed_from && (run->n - window_steps(run) >= REPORT_RUN_UNRECORDED ||

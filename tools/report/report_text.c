@@ -507,6 +507,7 @@ static void text_run_line(FILE *out, const char *line, int detail, size_t more)
 
 static void text_run(FILE *out, const struct report_run *w, int detail)
 {
+    if (w->why_none[0]) text_wrapped(out, "  whole run  ", w->why_none);
     if (!w->shown) return;
     size_t all = w->n_lines + w->n_compares;
     text_wrapped(out, "  whole run  ", w->head);

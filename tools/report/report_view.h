@@ -134,6 +134,9 @@ struct report_run {
     size_t n_lines; /* stall sets, then the drift, the most of the run's time first */
     char lines[REPORT_RUN_LINES][640];
     char none[REPORT_NOTE]; /* no stall or drift: why ("" when some) */
+    /* not shown because the program marked no steps while the GPU was recorded in a window
+     * only: why there is no series and how to get one ("" otherwise) */
+    char why_none[320];
     /* GPU windows whose step departs from the first window's by SSA_RUN_WINDOW_CHANGE, the
      * most first: what changed, by category (as diff says it of two runs) */
     size_t n_compares;
