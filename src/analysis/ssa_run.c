@@ -344,43 +344,64 @@ static double trend(const uint64_t *med, size_t k)
     return up + down > 0 ? (up - down) / (up + down) : 0;
 }
 
-/* Steps from..n-1 cut into SSA_RUN_STRETCHES equal stretches; the usual step of each. */
-static void stretch_medians(const struct ssa_run *run, size_t from, uint64_t *med, uint64_t *v)
+/* The steps from `from` on that the GPU did not record, in order (what drift is read from: a
+ * default recording's window covers most of the run's first tenth). Returns how many. */
+static size_t unrecorded(const struct ssa_run *run, size_t from, size_t *ix)
 {
-    size_t len = (run->n - from) / SSA_RUN_STRETCHES;
+    size_t m = 0;
+    for (size_t i = from; i < run->n; i++)
+        if (!(run->flag[i] & SSA_RUN_RECORDED)) ix[m++] = i;
+    return m;
+}
+
+/* Stretch k of SSA_RUN_STRETCHES equal ones of ix[0..m): ix[*a..*b). */
+static void stretch(size_t m, size_t k, size_t *a, size_t *b)
+{
+    size_t len = m / SSA_RUN_STRETCHES;
+    *a = k * len, *b = k + 1 == SSA_RUN_STRETCHES ? m : *a + len;
+}
+
+/* The usual step of each stretch (stalls left out). */
+static void stretch_medians(const struct ssa_run *run, const size_t *ix, size_t m,
+                            uint64_t *med, uint64_t *v)
+{
     for (size_t k = 0; k < SSA_RUN_STRETCHES; k++) {
-        size_t a = from + k * len, b = k + 1 == SSA_RUN_STRETCHES ? run->n : a + len;
-        med[k] = usual_q(run, a, b, 0.5, v);
+        size_t a, b, n = 0;
+        stretch(m, k, &a, &b);
+        for (size_t j = a; j < b; j++)
+            if (!(run->flag[ix[j]] & SSA_RUN_STALL)) v[n++] = ssa_run_step_ns(run, ix[j]);
+        med[k] = n ? ssa_quantile_u64(v, n, 0.5) : 0;
     }
 }
 
-/* The extra time of the steps that are not stalls over the first stretch's usual step. */
-static double drift_extra(const struct ssa_run *run, size_t from, uint64_t base)
+/* The extra time of the unrecorded steps that are not stalls over the first stretch's usual
+ * step. */
+static double drift_extra(const struct ssa_run *run, const size_t *ix, size_t m, uint64_t base)
 {
     double extra = 0;
-    for (size_t i = from; i < run->n; i++) {
-        uint64_t t = ssa_run_step_ns(run, i);
-        if (!(run->flag[i] & (SSA_RUN_STALL | SSA_RUN_RECORDED)) && t > base)
-            extra += (double)(t - base);
+    for (size_t j = 0; j < m; j++) {
+        uint64_t t = ssa_run_step_ns(run, ix[j]);
+        if (!(run->flag[ix[j]] & SSA_RUN_STALL) && t > base) extra += (double)(t - base);
     }
     return extra;
 }
 
-static void flag_stretch(struct ssa_run *run, size_t a, size_t b, uint8_t bit)
+/* Flags stretch k's steps with bit and says its first and last step numbers. */
+static size_t flag_stretch(struct ssa_run *run, const size_t *ix, size_t m, size_t k,
+                           uint8_t bit, uint64_t *first, uint64_t *last)
 {
-    for (size_t i = a; i < b; i++)
-        run->flag[i] |= bit;
+    size_t a, b;
+    stretch(m, k, &a, &b);
+    for (size_t j = a; j < b; j++) run->flag[ix[j]] |= bit;
+    *first = run->number[ix[a]], *last = run->number[ix[b - 1]];
+    return b - a;
 }
 
-static void find_drift(struct ssa_run *run, size_t from, uint64_t *v)
+static void drift_of(struct ssa_run *run, const size_t *ix, size_t m, uint64_t *v)
 {
     uint64_t med[SSA_RUN_STRETCHES];
-    if (run->n - from < SSA_RUN_MIN_DRIFT_STEPS) return;
-    stretch_medians(run, from, med, v);
+    stretch_medians(run, ix, m, med, v);
     struct ssa_run_drift *d = &run->drift;
-    size_t len = (run->n - from) / SSA_RUN_STRETCHES, last = from + (SSA_RUN_STRETCHES - 1) * len;
-    d->a_from = run->number[from], d->a_to = run->number[from + len - 1];
-    d->b_from = run->number[last], d->b_to = run->number[run->n - 1];
     d->a_ms = (double)med[0] / NS_PER_MS;
     d->b_ms = (double)med[SSA_RUN_STRETCHES - 1] / NS_PER_MS;
     d->change = d->a_ms > 0 ? d->b_ms / d->a_ms - 1 : 0;
@@ -388,11 +409,21 @@ static void find_drift(struct ssa_run *run, size_t from, uint64_t *v)
     d->found = d->change >= SSA_RUN_DRIFT_MIN && d->trend >= SSA_RUN_TREND_MIN;
     if (!d->found) return;
     uint64_t span = ssa_run_span_ns(run);
-    d->extra_ms = drift_extra(run, from, med[0]) / NS_PER_MS;
+    d->extra_ms = drift_extra(run, ix, m, med[0]) / NS_PER_MS;
     d->share = span ? d->extra_ms * NS_PER_MS / (double)span : 0;
-    flag_stretch(run, from, from + len, SSA_RUN_EARLY);
-    flag_stretch(run, last, run->n, SSA_RUN_LATE);
-    d->a_steps = len, d->b_steps = run->n - last;
+    d->a_steps = flag_stretch(run, ix, m, 0, SSA_RUN_EARLY, &d->a_from, &d->a_to);
+    d->b_steps = flag_stretch(run, ix, m, SSA_RUN_STRETCHES - 1, SSA_RUN_LATE, &d->b_from,
+                              &d->b_to);
+}
+
+static int find_drift(struct ssa_run *run, size_t from, uint64_t *v)
+{
+    size_t *ix = malloc(run->n * sizeof *ix);
+    if (!ix) return SS_ENOMEM;
+    size_t m = unrecorded(run, from, ix);
+    if (m >= SSA_RUN_MIN_DRIFT_STEPS) drift_of(run, ix, m, v);
+    free(ix);
+    return 0;
 }
 
 /* The steps GPU windows recorded and their edges (the whole run recorded is no window). The
@@ -425,7 +456,7 @@ int ssa_run_plan(struct ssa_result *res)
     }
     run->analysed_from = from;
     int rc = find_stalls(run, from, v);
-    if (rc == 0) find_drift(run, from, v);
+    if (rc == 0) rc = find_drift(run, from, v);
     free(v);
     return rc;
 }

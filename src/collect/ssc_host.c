@@ -45,6 +45,15 @@ static int env_int(const char *name)
     return v && *v ? atoi(v) : -1;
 }
 
+/* The launcher's word for the process's place in the job: torchrun (and most launchers) set
+ * RANK, LOCAL_RANK, WORLD_SIZE; srun without torchrun sets only SLURM_PROCID, SLURM_LOCALID and
+ * SLURM_NTASKS. */
+static int job_int(const char *torch_name, const char *slurm_name)
+{
+    int v = env_int(torch_name);
+    return v >= 0 ? v : env_int(slurm_name);
+}
+
 static uint32_t intern_cstr(const char *s)
 {
     return s ? ssc_intern(s, strlen(s)) : SST_NO_STRING;
@@ -57,9 +66,13 @@ void ssc_host_trace_name(char *buf, size_t cap, int attempt)
     host[sizeof host - 1] = '\0';
     for (char *p = host; *p; p++) /* a hostile hostname must not make a path */
         if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != '_') *p = '_';
-    int rank = env_int("RANK");
-    char r[24] = "", a[24] = "";
-    if (rank >= 0)
+    int rank = job_int("RANK", "SLURM_PROCID");
+    int restart = env_int("TORCHELASTIC_RESTART_COUNT");
+    char r[48] = "", a[24] = "";
+    /* torchrun gives ranks anew at each restart: a restarted job's traces keep apart */
+    if (rank >= 0 && restart > 0)
+        snprintf(r, sizeof r, "-r%d-restart%d", rank, restart);
+    else if (rank >= 0)
         snprintf(r, sizeof r, "-r%d", rank);
     if (attempt > 0) /* the pid was used before in this folder (containers restart at 1) */
         snprintf(a, sizeof a, ".%d", attempt);
@@ -81,9 +94,9 @@ void ssc_host_write_process(void)
     if (!r) return;
     r->pid = (uint32_t)getpid();
     r->ppid = (uint32_t)getppid();
-    r->rank = env_int("RANK");
-    r->local_rank = env_int("LOCAL_RANK");
-    r->world_size = env_int("WORLD_SIZE");
+    r->rank = job_int("RANK", "SLURM_PROCID");
+    r->local_rank = job_int("LOCAL_RANK", "SLURM_LOCALID");
+    r->world_size = job_int("WORLD_SIZE", "SLURM_NTASKS");
     r->hostname = h;
     r->cmdline = c;
     r->exe = x;
@@ -117,6 +130,13 @@ static int env_selected(const char *kv)
                                         "LOCAL_RANK=",
                                         "WORLD_SIZE=",
                                         "LOCAL_WORLD_SIZE=",
+                                        "GROUP_RANK=",
+                                        "TORCHELASTIC_RESTART_COUNT=",
+                                        "SLURM_PROCID=",
+                                        "SLURM_LOCALID=",
+                                        "SLURM_NODEID=",
+                                        "SLURM_NTASKS=",
+                                        "SLURM_JOB_ID=",
                                         "PYTORCH_NO_CUDA_MEMORY_CACHING=",
                                         "MKL_NUM_THREADS=",
                                         "CUDA_MODULE_LOADING=",

@@ -59,6 +59,36 @@ watched() {
 exec 3>&1
 
 case $CASE in
+launchers)
+    # Several processes of one job on this machine, as launchers start them (issue #44): the
+    # traces are named by host, pid and the launcher's rank (torchrun's RANK, else srun's
+    # SLURM_PROCID), a torchrun restart apart from the first attempt, and the PROCESS records
+    # say the rank and world size.
+    # srun without torchrun; torchrun ranks 0 and 1 at once; a torchrun restart (the program
+    # exits 3, as in `normal`)
+    env -u RANK -u WORLD_SIZE SLURM_PROCID=5 SLURM_NTASKS=8 SLURM_LOCALID=1 \
+        "$BIN" record -o "$OUT" -- "$PROG" normal >/dev/null 2>"$W/err"
+    expect_rc $? 3
+    RANK=0 WORLD_SIZE=2 "$BIN" record -o "$OUT" -- "$PROG" normal >/dev/null 2>"$W/err0" &
+    p0=$!
+    RANK=1 WORLD_SIZE=2 "$BIN" record -o "$OUT" -- "$PROG" normal >/dev/null 2>"$W/err1"
+    r1=$?
+    wait $p0
+    r0=$?
+    expect_rc $r0 3
+    expect_rc $r1 3
+    RANK=1 WORLD_SIZE=2 TORCHELASTIC_RESTART_COUNT=2 "$BIN" record -o "$OUT" -- "$PROG" normal \
+        >/dev/null 2>"$W/err"
+    expect_rc $? 3
+    host=$(hostname | tr -c 'A-Za-z0-9._\n-' '_')
+    for want in "-r5.sstrace" "-r0.sstrace" "-r1.sstrace" "-r1-restart2.sstrace"; do
+        n=$(ls "$OUT" | grep -c -- "^$host-[0-9]*$want\$") # the program and its child
+        [ "$n" -ge 1 ] || fail "no trace named $host-PID$want: $(ls "$OUT" | tr '\n' ' ')"
+    done
+    t=$(ls "$OUT"/*-r5.sstrace | head -n 1)
+    info=$("$BIN" info "$t") || fail "info: exit $?"
+    echo "$info" | grep -q "rank 5/8 local_rank 1" || fail "PROCESS rank of srun's task: $info"
+    ;;
 normal)
     "$BIN" record -o "$OUT" -- "$PROG" normal >"$W/out.txt" 2>"$W/err"
     expect_rc $? 3
