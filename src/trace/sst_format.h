@@ -21,8 +21,8 @@
 /* "\x89SSTRACE" is never valid text, catches 7-bit transfers and CR/LF rewriting. */
 #define SST_MAGIC "\x89SSTRACE"
 #define SST_MAGIC_LEN 8
-#define SST_FORMAT_VERSION 4 /* what this code writes (2: record types cost, graph, py_*; 3: py_call;
-                              * 4: damage) */
+#define SST_FORMAT_VERSION 5 /* what this code writes (2: record types cost, graph, py_*; 3: py_call;
+                              * 4: damage; 5: clock, skipped by older readers) */
 #define SST_READ_VERSION 1   /* newest min_reader_version this code can read */
 #define SST_BYTE_ORDER_LE 1
 
@@ -152,7 +152,8 @@ _Static_assert(sizeof(struct sst_rec_header) == 4, "record header is 4 bytes");
     X(PY_STACK, 27, "py_stack", py_stack, none)                                                \
     X(PY_SAMPLE, 28, "py_sample", py_sample, ts)                                           \
     X(PY_CALL, 29, "py_call", py_call, ts)                                                     \
-    X(DAMAGE, 30, "damage", damage, none)
+    X(DAMAGE, 30, "damage", damage, none)                                                      \
+    X(CLOCK, 31, "clock", clock, ts)
 
 enum sst_rec_type {
 #define SST_X_ENUM(name, num, str, layout, time) SST_REC_##name = num,
@@ -673,6 +674,19 @@ struct sst_rec_damage {
     uint32_t reserved;
 };
 _Static_assert(sizeof(struct sst_rec_damage) == 32, "damage record is 32 bytes");
+
+/* CLOCK: the trace's clock and CLOCK_REALTIME read as one pair (since v5), so the traces of
+ * several hosts, each on its own boot-relative clock, can be laid on one timeline through UTC.
+ * Read as MONOTONIC, REALTIME, MONOTONIC: ts_ns is the midpoint of the two monotonic reads and
+ * spread_ns their distance, the pair's uncertainty (a preempted read shows as a large spread).
+ * The collector writes one when the trace opens, one every 10 s and one at close. */
+struct sst_rec_clock {
+    struct sst_rec_header h;
+    uint32_t spread_ns; /* second monotonic read - first, saturated at 0xffffffff */
+    uint64_t ts_ns;     /* the file's clock: midpoint of the two reads */
+    uint64_t unix_ns;   /* CLOCK_REALTIME, ns since 1970 (UTC) */
+};
+_Static_assert(sizeof(struct sst_rec_clock) == 24, "clock record is 24 bytes");
 
 /* Each kind's layout is a whole number of 8-byte units and more than the header. */
 #define SST_X_LAYOUT_CHECK(name, num, str, layout, time)                                       \

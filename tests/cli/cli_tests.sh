@@ -128,7 +128,7 @@ assert len(info["processes"]) == 1 and info["processes"][0]["pid"] == 4242
 assert info["processes"][0]["rank"] == 0 and info["processes"][0]["world_size"] == 2
 assert [d["device"] for d in info["devices"]] == [0, 1]
 assert [n["level"] for n in info["notices"]] == ["info", "warn"]
-assert info["format_version"] == 4 and info["min_reader_version"] == 1
+assert info["format_version"] == 5 and info["min_reader_version"] == 1
 assert info["producer_pid"] == 4242 and info["clock"] == "synthetic"
 ' "$1" "$2"
 }

@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "flag_names.h"
 #include "text_esc.h"
+#include "trace/sst_clock.h"
 #include "trace/sst_names.h"
 
 /* ---- field writers: each writes " key=value" (text) or "key": value (JSON) ---- */
@@ -387,6 +388,16 @@ static void p_damage(struct rec_sink *s, const struct sst_rec_header *h)
     else
         f_u64(s, "at", r.offset);
     f_str(s, "detail", r.detail);
+}
+
+static void p_clock(struct rec_sink *s, const struct sst_rec_header *h)
+{
+    struct sst_rec_clock r;
+    sst_rec_load(h, &r, sizeof r);
+    f_u64(s, "t", r.ts_ns);
+    f_u64(s, "unix_ns", r.unix_ns);
+    f_u64(s, "spread_ns", r.spread_ns);
+    f_i64(s, "offset_ns", sst_clock_offset(&r)); /* what alignment uses, said once here */
 }
 
 static void p_capture(struct rec_sink *s, const struct sst_rec_header *h)
