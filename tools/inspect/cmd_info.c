@@ -17,6 +17,7 @@
 #include "json_out.h"
 #include "rec_fields.h"
 #include "text_esc.h"
+#include "trace/sst_clock.h"
 #include "trace/sst_names.h"
 #include "util/ss_error.h"
 
@@ -63,6 +64,7 @@ struct info_acc {
     struct info_problem problems[INFO_MAX_PROBLEMS];
     uint64_t n_procs, n_devices, n_notices, n_problems; /* seen; kept up to the caps */
     int read_error; /* a negative ss_error when reading stopped early */
+    struct sst_clock_fit clock; /* the CLOCK pairs: this host's clock against UTC */
 };
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -123,6 +125,12 @@ static void note_record(struct info_acc *a, const struct sst_rec_header *h)
     case SST_REC_DROPPED:
         note_dropped(a, h);
         break;
+    case SST_REC_CLOCK: {
+        struct sst_rec_clock c;
+        sst_rec_load(h, &c, sizeof c);
+        sst_clock_fit_add(&a->clock, &c);
+        break;
+    }
     default:
         break;
     }
@@ -231,6 +239,16 @@ static void text_dropped(const struct info_acc *a, const struct sst_read_status 
     printf("\n");
 }
 
+/* Only for traces with CLOCK records: older traces print what they always did. */
+static void text_clock(struct info_acc *a)
+{
+    struct sst_clock_fit *f = &a->clock;
+    if (!f->n) return;
+    printf("  clock sync   %" PRIu64 " pairs: REALTIME - MONOTONIC %" PRId64
+           " ns (median), moved %+.3f ppm, largest spread %" PRIu32 " ns\n",
+           f->n, sst_clock_fit_median(f), sst_clock_fit_ppm(f), f->max_spread_ns);
+}
+
 static void text_processes(struct sst_reader *r, const struct info_acc *a)
 {
     printf("  processes    %" PRIu64 "\n", a->n_procs);
@@ -279,7 +297,7 @@ static void text_notices(struct sst_reader *r, const struct info_acc *a)
         printf("    ... and %" PRIu64 " more\n", a->n_notices - INFO_MAX_NOTICES);
 }
 
-static void print_text(struct sst_reader *r, const struct info_acc *a)
+static void print_text(struct sst_reader *r, struct info_acc *a)
 {
     const struct sst_read_status *st = sst_reader_status(r);
     text_write_escaped(stdout, a->path, strlen(a->path), 0);
@@ -287,6 +305,7 @@ static void print_text(struct sst_reader *r, const struct info_acc *a)
     text_header(sst_reader_header(r));
     text_state(r, a);
     text_span_and_size(r, a);
+    text_clock(a);
     text_processes(r, a);
     text_devices(r, a);
     text_counts(a, st);
@@ -421,6 +440,24 @@ static void json_dropped(struct json_out *j, const struct info_acc *a,
     json_end_object(j);
 }
 
+/* null when the trace has no CLOCK record (older traces, importers). */
+static void json_clock(struct json_out *j, struct info_acc *a)
+{
+    struct sst_clock_fit *f = &a->clock;
+    json_key(j, "clock_sync");
+    if (!f->n) {
+        json_null(j);
+        return;
+    }
+    json_begin_object(j);
+    json_kv_u64(j, "pairs", f->n);
+    json_kv_i64(j, "offset_ns", sst_clock_fit_median(f));
+    json_key(j, "drift_ppm");
+    json_double(j, sst_clock_fit_ppm(f));
+    json_kv_u64(j, "max_spread_ns", f->max_spread_ns);
+    json_end_object(j);
+}
+
 static void json_processes(struct json_out *j, struct sst_reader *r, const struct info_acc *a)
 {
     json_key(j, "processes");
@@ -488,7 +525,7 @@ static void json_notices(struct json_out *j, struct sst_reader *r, const struct 
     json_kv_u64(j, "notices_omitted", a->n_notices - min_u64(a->n_notices, INFO_MAX_NOTICES));
 }
 
-static void print_json(struct json_out *j, struct sst_reader *r, const struct info_acc *a)
+static void print_json(struct json_out *j, struct sst_reader *r, struct info_acc *a)
 {
     const struct sst_read_status *st = sst_reader_status(r);
     json_begin_object(j);
@@ -496,6 +533,7 @@ static void print_json(struct json_out *j, struct sst_reader *r, const struct in
     json_header(j, sst_reader_header(r));
     json_state(j, r, a);
     json_span_and_size(j, r, a);
+    json_clock(j, a);
     json_processes(j, r, a);
     json_devices(j, r, a);
     json_counts(j, a, st);
@@ -538,6 +576,7 @@ static int info_one(const char *path, struct json_out *j, int first, int accept)
         return CLI_EXIT_FAIL;
     }
     a->path = path;
+    sst_clock_fit_init(&a->clock);
     int rc = CLI_EXIT_OK;
     if (cli_trace_open(&t, "info", path, note_problem, a) == 0) {
         read_all(t.r, a);
