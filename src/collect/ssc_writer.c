@@ -4,8 +4,8 @@
  * It wakes every wake_ms (and when asked: exit, a signal), and each round: flushes CUPTI's
  * completed buffers, moves the thread buffers into the writer (snapshot, strings, buffers —
  * see ssc_intern.c for why in that order), writes DROPPED records for what was lost, takes
- * a host sample when due, and writes a chunk at least every flush_ms, so a process killed
- * with SIGKILL loses at most about that much.
+ * a host sample and a CLOCK pair when due, and writes a chunk at least every flush_ms, so a
+ * process killed with SIGKILL loses at most about that much.
  *
  * Waking uses a pipe: write(2) is async-signal-safe, so a signal handler can ask for a flush
  * and wait for the answer on a second pipe with a timeout (never a hang).
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "collect/ssc_core.h"
+#include "trace/sst_clock.h"
 #include "util/ss_error.h"
 
 static struct sst_writer *g_w;
@@ -34,7 +35,8 @@ static int g_ack[2] = {-1, -1};  /* writer -> signal handler */
 static _Atomic int g_req_stop, g_req_flush, g_req_close;
 static _Atomic int g_done; /* the thread has closed the file and is leaving */
 static uint32_t g_wake_ms, g_flush_ms; /* STEPSCOPE_WAKE_MS, STEPSCOPE_FLUSH_MS */
-static uint64_t g_last_flush, g_last_sample, g_records;
+static uint64_t g_clock_ns;            /* STEPSCOPE_CLOCK_MS, in ns */
+static uint64_t g_last_flush, g_last_sample, g_last_clock, g_records;
 static int g_write_error_said, g_cap_said;
 static struct sst_compressor g_comp;
 static uint32_t g_parent_pid; /* set in a fork()ed child: the file says whose child it is */
@@ -46,6 +48,17 @@ void *ssc_writer_rec(uint16_t type, size_t size)
     if (!g_w) return NULL;
     ssc_str_drain(g_w); /* any id this record uses was queued before this call */
     return sst_writer_reserve(g_w, type, size);
+}
+
+/* A CLOCK pair (MONOTONIC, REALTIME): what lays this trace on a timeline shared with other
+ * hosts' traces. Written by this thread only, so the program's threads never pay for it. */
+static void write_clock(void)
+{
+    struct sst_rec_clock c;
+    sst_clock_read(&c);
+    struct sst_rec_clock *r = ssc_writer_rec(SST_REC_CLOCK, sizeof c);
+    if (r) memcpy((char *)r + sizeof c.h, (char *)&c + sizeof c.h, sizeof c - sizeof c.h);
+    g_last_clock = c.ts_ns;
 }
 
 /* DROPPED records for everything lost since the last round (one per source and type). */
@@ -103,6 +116,7 @@ static void round_work(uint64_t now)
         g_last_sample = now;
         ssc_host_sample();
     }
+    if (now - g_last_clock >= g_clock_ns) write_clock(); /* the clocks drift apart slowly */
     if (now - g_last_flush >= (uint64_t)g_flush_ms * 1000000ull) {
         g_last_flush = now;
         ssc_buf_write_costs();
@@ -134,6 +148,7 @@ static void finish(void)
     if (atomic_load(&ssc_g_cupti_on)) ssc_cupti_stop();
     drain_all();
     ssc_host_sample();
+    write_clock();
     ssc_host_write_late_env();
     write_drops();
     ssc_buf_write_costs();
@@ -183,6 +198,7 @@ static void *writer_main(void *arg)
     ssc_host_write_env();
     int host = ssc_setting(SST_SET_SAMPLE_HZ)->num != 0;
     ssc_capture_record(1, SST_CAP_START, SST_CAPTURE_NVTX | (host ? SST_CAPTURE_HOST : 0));
+    write_clock();
     ssc_mark_config();
     if (g_parent_pid) {
         char msg[96];
@@ -238,6 +254,9 @@ static int open_trace(void)
     if (cuda && *cuda && !ssc_setting(SST_SET_FOREIGN_CUDA_INJECTION)->text[0])
         o.features |= SST_FEAT_CUPTI;
     o.start_mono_ns = ssc_start_ns();
+    struct sst_rec_clock c; /* the header's REALTIME at the instant of start_mono_ns, too */
+    sst_clock_read(&c);
+    o.start_unix_ns = c.unix_ns - (c.ts_ns - o.start_mono_ns);
     if (!g_comp.compress) ssc_zstd_compressor(&g_comp);
     o.compressor = g_comp;
     int rc = SS_EIO;
@@ -262,6 +281,7 @@ int ssc_writer_start(void)
 {
     g_wake_ms = (uint32_t)ssc_setting(SST_SET_WAKE_MS)->num;
     g_flush_ms = (uint32_t)ssc_setting(SST_SET_FLUSH_MS)->num;
+    g_clock_ns = (uint64_t)ssc_setting(SST_SET_CLOCK_MS)->num * 1000000ull;
     int rc = open_trace();
     if (rc != 0) {
         char msg[4300];

@@ -150,6 +150,8 @@ enum sst_setting_type {
       SST_S_COLLECTOR | SST_S_TEST, "CUPTI activity kinds left off (the overhead benchmark)")      \
     X(HOST_SAMPLES_FORCE, NULL, 0, NULL, SST_T_SWITCH, "", "0", NULL, SST_S_SHIM | SST_S_TEST,     \
       "1 samples Python 3.12.0 and 3.12.1 although their garbage collector may crash")             \
+    X(CLOCK_MS, NULL, 0, NULL, SST_T_CHOICE, "100-600000", "10000", NULL,                          \
+      SST_S_COLLECTOR | SST_S_TEST, "how often the collector writes a CLOCK record, in ms")        \
     SST_SETTINGS_EXTRA(X)
 
 enum sst_setting_id {

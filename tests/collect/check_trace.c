@@ -38,6 +38,9 @@ struct tstats {
     int thread_names;   /* THREAD records naming worker-N */
     int category_named; /* ENV nvtx.category.stepscope.1 = api */
     int env_cpu;
+    int64_t header_offset, clock_off_min, clock_off_max; /* REALTIME - MONOTONIC */
+    uint64_t clock_last_ts, clock_back;                  /* CLOCK records not after the last */
+    uint32_t clock_max_spread;
 };
 
 static struct tstats g_files[MAX_FILES];
@@ -106,6 +109,17 @@ static void on_step(struct tstats *t, const struct sst_rec_step *s)
     if (s->step < 16 && s->phase == SST_STEP_END) t->step_end_ts[s->step] = s->ts_ns;
 }
 
+static void on_clock(struct tstats *t, const struct sst_rec_clock *c)
+{
+    int64_t off = (int64_t)(c->unix_ns - c->ts_ns);
+    int first = t->count[SST_REC_CLOCK] == 1;
+    if (first || off < t->clock_off_min) t->clock_off_min = off;
+    if (first || off > t->clock_off_max) t->clock_off_max = off;
+    t->clock_back += c->ts_ns <= t->clock_last_ts;
+    t->clock_last_ts = c->ts_ns;
+    if (c->spread_ns > t->clock_max_spread) t->clock_max_spread = c->spread_ns;
+}
+
 static void on_other(struct sst_reader *r, struct tstats *t, const struct sst_rec_header *h)
 {
     if (h->type == SST_REC_PROCESS) {
@@ -132,6 +146,8 @@ static void on_other(struct sst_reader *r, struct tstats *t, const struct sst_re
         const struct sst_rec_capture *c = (const void *)h;
         if (c->reason == SST_CAP_WINDOW && c->on) t->cap_on_ts = c->ts_ns;
         if (c->reason == SST_CAP_WINDOW && !c->on) t->cap_off_ts = c->ts_ns;
+    } else if (h->type == SST_REC_CLOCK) {
+        on_clock(t, (const void *)h);
     }
 }
 
@@ -147,6 +163,8 @@ static void read_file(const char *dir, const char *name)
         fail("%s: cannot open", name);
         return;
     }
+    const struct sst_file_header *fh = sst_reader_header(r);
+    t->header_offset = (int64_t)(fh->start_unix_ns - fh->start_mono_ns);
     const struct sst_rec_header *h;
     while (sst_reader_next(r, &h) == 1) {
         if (h->type < SST_REC_TYPE_LIMIT) t->count[h->type]++;
@@ -297,6 +315,30 @@ static void check_steps(void)
     check_common(t);
 }
 
+/* STEPSCOPE_CLOCK_MS=200 over 1.2 s: a pair at the start, at least 3 from the writer's rounds
+ * and one at close, in order, all saying the same offset as the header (no clock was stepped
+ * in a second) within 5 ms, each read in under 5 ms. */
+static void check_clock(void)
+{
+    EXPECT(g_nfiles == 1, "expected 1 trace, found %d", g_nfiles);
+    if (g_nfiles != 1) return;
+    const struct tstats *t = &g_files[0];
+    const int64_t ms5 = 5000000;
+    EXPECT(t->closed, "trace not closed");
+    EXPECT(t->count[SST_REC_CLOCK] >= 5, "CLOCK records %llu < 5",
+           (unsigned long long)t->count[SST_REC_CLOCK]);
+    EXPECT(t->clock_back == 0, "%llu CLOCK records not after the one before",
+           (unsigned long long)t->clock_back);
+    EXPECT(t->clock_off_max - t->clock_off_min < ms5, "CLOCK offsets %lld ns apart",
+           (long long)(t->clock_off_max - t->clock_off_min));
+    EXPECT(t->clock_off_min > t->header_offset - ms5 && t->clock_off_max < t->header_offset + ms5,
+           "CLOCK offsets %lld..%lld, the header's %lld", (long long)t->clock_off_min,
+           (long long)t->clock_off_max, (long long)t->header_offset);
+    EXPECT(t->clock_max_spread < (uint32_t)ms5, "a CLOCK pair read over %u ns",
+           t->clock_max_spread);
+    check_common(t);
+}
+
 static void check_busy_exit(void)
 {
     EXPECT(g_nfiles == 21, "expected 21 traces (parent and 20 children), found %d", g_nfiles);
@@ -330,6 +372,8 @@ int main(int argc, char **argv)
         check_steps();
     else if (!strcmp(mode, "busy_exit"))
         check_busy_exit();
+    else if (!strcmp(mode, "clock"))
+        check_clock();
     else
         fail("unknown mode %s", mode);
     if (!g_failed) printf("ok: %s (%d trace%s)\n", mode, g_nfiles, g_nfiles == 1 ? "" : "s");

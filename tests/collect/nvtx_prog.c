@@ -208,6 +208,17 @@ static int run_steps(void)
     return 0;
 }
 
+/* Long enough for several CLOCK records at STEPSCOPE_CLOCK_MS=200 (the clock case). */
+static int run_clock(void)
+{
+    for (uint64_t s = 0; s < 12; s++) {
+        stepscope_step_begin(s);
+        sleep_ms(100);
+        stepscope_step_end();
+    }
+    return 0;
+}
+
 static void *spinner(void *arg)
 {
     (void)arg;
@@ -306,6 +317,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "term_default") == 0) return run_term(0);
     if (strcmp(mode, "flood") == 0) return run_flood();
     if (strcmp(mode, "steps") == 0) return run_steps();
+    if (strcmp(mode, "clock") == 0) return run_clock();
     if (strcmp(mode, "busy_exit") == 0) return run_busy_exit();
     if (strcmp(mode, "fork_at_start") == 0) return run_fork_at_start();
     if (strcmp(mode, "exec_hup") == 0) return run_exec_hup();

@@ -122,6 +122,19 @@ steps)
     expect_rc $? 0
     "$CHECK" steps "$OUT" || fail "trace check"
     ;;
+clock)
+    # CLOCK pairs for aligning hosts (issue #44): at open, every STEPSCOPE_CLOCK_MS (200 ms
+    # here, 10 s by default) and at close; info says the offset, dump prints the records.
+    STEPSCOPE_CLOCK_MS=200 "$BIN" record -o "$OUT" -- "$PROG" clock >/dev/null 2>"$W/err"
+    expect_rc $? 0
+    "$CHECK" clock "$OUT" || fail "trace check"
+    "$BIN" info "$OUT"/*.sstrace >"$W/info" 2>>"$W/err" || fail "info failed"
+    grep -Eq '^  clock sync   [0-9]+ pairs: REALTIME - MONOTONIC [0-9]+ ns \(median\), moved [-+][0-9.]+ ppm, largest spread [0-9]+ ns$' "$W/info" ||
+        fail "info lacks the clock line: $(grep clock "$W/info")"
+    "$BIN" dump --type clock "$OUT"/*.sstrace >"$W/dump" 2>>"$W/err" || fail "dump failed"
+    grep -q 'clock .*unix_ns=[0-9]* spread_ns=[0-9]* offset_ns=[0-9]*' "$W/dump" ||
+        fail "dump prints no clock record: $(head -3 "$W/dump")"
+    ;;
 busy_exit)
     watched 170 "$BIN" record -o "$OUT" -- "$PROG" busy_exit >/dev/null 2>"$W/err"
     expect_rc $? 0
