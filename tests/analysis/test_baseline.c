@@ -12,6 +12,10 @@
  *             "slower"
  *   one slow  10.0 ms but step 5 at 60 ms (a stall): that step is left out, measured on the
  *             other four
+ * and a run of 200 steps with two windows (steps 8-27 and 120-139, as --capture every: or
+ * auto's re-window leave them) whose pace changed in between: 6 ms unrecorded (6.5 recorded)
+ * until step 100, 14 ms (14.5) after: each window is held to the steps beside it, 0.5 ms, not
+ * to all of them (pooled: 10.5 against 6, a cost of ~4 ms).
  * Usage: test_baseline FIXTURE_DIR (unused)
  */
 #include <math.h>
@@ -147,6 +151,55 @@ static void test_one_stall(void)
     ssa_result_free(r);
 }
 
+/* The two-window run: pace by the step's number, recorded steps 0.5 ms slower. */
+static int in_window2(uint64_t st) { return (st >= 8 && st < 28) || (st >= 120 && st < 140); }
+
+static uint64_t paced_ns(uint64_t st)
+{
+    return (st < 100 ? 6 * MS : 14 * MS) + (in_window2(st) ? 500 * US : 0) + (st % 3) * 10 * US;
+}
+
+static void write_two_windows(const char *path)
+{
+    struct synth s;
+    synth_open(&s, path);
+    synth_env(&s, "collector.mode", "full");
+    synth_env(&s, "collector.capture", "every:112,steps:20");
+    synth_env(&s, "collector.window", "every:112,steps:20");
+    uint64_t b = T0 + MS;
+    uint32_t corr = 1;
+    for (uint64_t st = 0; st < 200; b += paced_ns(st), st++) {
+        synth_step(&s, SST_STEP_BEGIN, b, st, TID);
+        /* as the collector writes them: the first window's GPU capture starts, later ones
+         * are windows */
+        if (st == 8 || st == 120) capture(&s, b + 2 * US, 1, st == 8 ? SST_CAP_START : SST_CAP_WINDOW);
+        if (in_window2(st)) recorded_work(&s, b, &corr);
+        synth_step(&s, SST_STEP_END, b + paced_ns(st), st, TID);
+        if (st == 27 || st == 139) capture(&s, b + paced_ns(st) + 2 * US, 0, SST_CAP_WINDOW);
+    }
+    synth_close(&s);
+}
+
+static void test_two_windows(void)
+{
+    const char *path = "baseline_two_windows.sstrace";
+    write_two_windows(path);
+    struct ssa_result *r;
+    struct ssa_summary s;
+    CHECK_EQ(ssa_analyze_file(path, NULL, &r), 0);
+    REQUIRE(r);
+    ssa_summarize(r, &s);
+    printf("two windows: basis %s cost %.3f ms (%.3f to %.3f), baseline %zu steps\n",
+           ssa_rec_basis_name(s.rec_basis), s.rec_cost_ms, s.rec_cost_lo_ms, s.rec_cost_hi_ms,
+           s.rec_baseline_steps);
+    CHECK_EQ(s.rec_basis, SSA_REC_MEASURED);
+    CHECK(fabs(s.rec_cost_ms - 0.5) < 0.1);
+    /* 3-7 and 29-47 beside the first (28 drains it), 100-119 and 141-159 beside the second */
+    CHECK_EQ((int)s.rec_baseline_steps, 63);
+    ssa_result_free(r);
+    remove(path);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -154,5 +207,6 @@ int main(int argc, char **argv)
     test_warmup();
     test_faster_recorded();
     test_one_stall();
+    test_two_windows();
     return ss_test_result();
 }
