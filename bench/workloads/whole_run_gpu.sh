@@ -1,6 +1,7 @@
 #!/bin/bash
 # GPU call W: issue #43's whole-run plants (recorded with default options, then plain twins
-# interleaved), or with COST=1 the 3,000-step cost benchmark (plain vs default, interleaved).
+# interleaved), with COST=1 the 3,000-step cost benchmark (plain vs default, interleaved), with
+# CHECKS=1 the window checks on real CUPTI.
 set -u
 export PYTHONUNBUFFERED=1
 W=/tmp/w; mkdir -p $W; t0=$(date +%s)
@@ -9,14 +10,36 @@ P=bench/workloads/frameworks/whole_run.py
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader
 left() { echo $(( ${BUDGET:-560} - ($(date +%s) - t0) )); }
 plain() { python3 $P "$@" 2>>$W/plain.log | grep '^{'; }
+# CHECKS=1: the collector's windows on real CUPTI: --capture every:300,steps:20 over 1,000 steps
+# (4 windows, cupti.reattached 1..3), and auto's re-window when a loop slows from step 600.
+if [ "${CHECKS:-0}" = 1 ]; then
+  { $SS record --capture every:300,steps:20 -o $W/every -- python3 $P --plant none --steps 1000
+    echo "exit $?"; $SS dump $W/every/*.sstrace -t capture,env | grep -E "capture|cupti|window"
+    STEPSCOPE_AUTO_STEPS=20 $SS record -o $W/rewin -- \
+      python3 bench/workloads/frameworks/pace_change.py 1000 600
+    echo "exit $?"; $SS dump $W/rewin/*.sstrace -t capture,env | grep -E "capture|cupti|window"
+    $SS report $W/rewin; } > $OUT/checks.txt 2>&1
+  exit 0
+fi
+# COST=1: plain, default and default without host samples over 3,000 steps, one process each,
+# the order rotated every round (the host drifts within a round: a fixed order biases the later
+# configurations); ratios against the plain runs around each one.
 if [ "${COST:-0}" = 1 ]; then
-  for r in 1 2; do
-    [ $(left) -lt 90 ] && break
-    plain --plant none --steps 3000 > $W/cost-plain-r$r.json
-    $SS record -o $W/cost-rec-r$r -- python3 $P --plant none --steps 3000 2>$W/cost-rec-r$r.log | grep '^{' > $W/cost-rec-r$r.json
-    ls -la $W/cost-rec-r$r* >> $W/sizes.txt
-    echo "cost round $r at $(( $(date +%s) - t0 )) s"
-    tar cf $OUT/cost.tar -C $W --exclude='cost-rec-r?' .
+  cfgs=(plain rec hsoff)
+  for r in $(seq 1 ${ROUNDS:-6}); do
+    for k in 0 1 2; do
+      cfg=${cfgs[$(( (r - 1 + k) % 3 ))]}; f=$W/cost-$cfg-r$r.json
+      [ -s $f ] && continue
+      [ $(left) -lt 50 ] && break 2
+      case $cfg in
+        plain) plain --plant none --steps 3000 > $f ;;
+        rec) $SS record -o $W/t-rec-r$r -- python3 $P --plant none --steps 3000 2>$W/rec-r$r.log | grep '^{' > $f ;;
+        hsoff) $SS record --host-samples off -o $W/t-hsoff-r$r -- python3 $P --plant none \
+                 --steps 3000 2>$W/hsoff-r$r.log | grep '^{' > $f ;;
+      esac
+      echo "$cfg r$r at $(( $(date +%s) - t0 )) s"
+    done
+    tar cf $OUT/cost.tar -C $W --exclude='t-*' .
   done
   exit 0
 fi
