@@ -27,7 +27,7 @@ import sys
 import threading
 import weakref
 
-from stepscope import _compile, _markers, _settings
+from stepscope import _compile, _loader, _markers, _settings
 
 _PREFIX = "stepscope: python shim"
 _WRAPPED = "_stepscope_wrapped"
@@ -37,8 +37,9 @@ _ANNOUNCED = "_stepscope_profiler_announced"  # set on a profile object between 
 
 
 class StepTracker:
-    def __init__(self, markers):
+    def __init__(self, markers, loader=None):
         self._m = markers
+        self._loader = loader  # _loader.LoaderWatch: told when a step ends
         self._lock = threading.Lock()
         self._owner = None  # weakref (or id) of the stepping optimizer
         self._open_thread = None  # ident of the thread whose step range is open
@@ -93,6 +94,7 @@ class StepTracker:
                 self._next += 1
                 self._m.step_begin(self._next)
                 self._open_thread = tid
+            _loader_call(self._loader, "step_done")
         except Exception as exc:  # noqa: BLE001
             self._m.enabled = False
             sys.stderr.write("%s: step markers disabled: %s\n" % (_PREFIX, exc))
@@ -168,20 +170,37 @@ def _safe_before_data(steps):
         sys.stderr.write("%s: step markers disabled: %s\n" % (_PREFIX, exc))
 
 
-def _wrap_data_method(cls, name, markers, steps):
+def _loader_call(watch, name, *args):
+    """watch.<name>(*args); a failure stops the watch with one line, never the program."""
+    if watch is None or not watch.enabled:
+        return
+    try:
+        getattr(watch, name)(*args)
+    except Exception as exc:  # noqa: BLE001
+        watch.enabled = False
+        sys.stderr.write("%s: DataLoader mark disabled: %s\n" % (_PREFIX, exc))
+
+
+def _wrap_data_method(cls, name, markers, steps, tell=None):
     """cls.<name> (a loader iterator's __next__, a DataLoader's __iter__: where worker start-up
-    and fetching happen) inside the data-loading range; once, however often it is called."""
+    and fetching happen) inside the data-loading range; once, however often it is called.
+    tell: (watch, method) given the DataLoader (__iter__) or the batch (__next__)."""
     original = getattr(cls, name)
     if getattr(original, _WRAPPED, False):
         return
 
     def wrapped(self):
         _safe_before_data(steps)
+        if tell and name == "__iter__":
+            _loader_call(tell[0], tell[1], self)
         markers.data_begin()
         try:
-            return original(self)
+            result = original(self)
         finally:
             markers.data_end()
+        if tell and name == "__next__":
+            _loader_call(tell[0], tell[1], result)
+        return result
 
     wrapped.__name__ = original.__name__
     wrapped.__qualname__ = getattr(original, "__qualname__", name)
@@ -338,7 +357,8 @@ def install():
     if _pysampler_started():
         _stop_samples_at_graph_capture()
     markers = _markers.load()
-    steps = StepTracker(markers)
+    loader = _loader.LoaderWatch(markers)
+    steps = StepTracker(markers, loader)
     if register is None:
         sys.stderr.write(
             "%s: this torch has no global optimizer step hook: step markers off\n" % _PREFIX
@@ -346,8 +366,9 @@ def install():
         steps._started = True  # no step 0 either: nothing would ever close it
     else:
         register(steps.on_optimizer_step)
-    _wrap_data_method(dataloader_mod._BaseDataLoaderIter, "__next__", markers, steps)
-    _wrap_data_method(dataloader_mod.DataLoader, "__iter__", markers, steps)
+    _wrap_data_method(dataloader_mod._BaseDataLoaderIter, "__next__", markers, steps,
+                      (loader, "on_batch"))
+    _wrap_data_method(dataloader_mod.DataLoader, "__iter__", markers, steps, (loader, "on_iter"))
     _install_profiler_marks(markers)
     _install_loop_ticks(markers, steps)
     _compile.watch(markers)

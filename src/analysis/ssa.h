@@ -436,6 +436,15 @@ struct ssa_program {
 struct ssa_batch {
     double samples, tokens, flops;
     uint64_t marks;
+    int from_loader; /* no batch marks: samples and tokens are the DataLoader's (ssa_loader) */
+};
+
+/* What the Python shim's "dataloader: ..." mark says of the main thread's DataLoader
+ * (docs/markers.md): the last mark's values; marks 0 when there is none. samples and tokens
+ * are per optimizer step. */
+struct ssa_loader {
+    double workers, batch_size, pin_memory, persistent, samples, tokens, per_step;
+    uint64_t marks;
 };
 
 /* ---- the whole run (ssa_run.c, issue #43) ---- */
@@ -571,6 +580,7 @@ struct ssa_result {
     uint64_t kernel_devices;     /* bit d: this process ran kernels on device d (mod 64) */
     uint32_t device_sms[64];     /* SMs of device d (mod 64) by its DEVICE record; 0 unknown */
     struct ssa_batch batch;      /* the program's batch marks (samples, tokens, FLOPs a step) */
+    struct ssa_loader loader;    /* the shim's dataloader mark */
 
     /* steps */
     int step_source;    /* enum ssa_step_source */

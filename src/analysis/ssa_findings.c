@@ -234,15 +234,20 @@ static const char *in_lang(const struct fctx *c, const char *py, const char *cxx
 
 #define SSA_PER_STEP 0.9 /* "every step", allowing a step that missed it */
 
-/* Workers needed so that loading one batch (D ms on one worker) keeps up with the rest of
- * the step (S - D ms): ceil(D / (S - D)) + 1 spare, at least 2, at most the usable CPUs - 1. */
+/* Workers needed so that loading keeps up with the rest of the step (S - D ms, D the wait
+ * for data): with none (the main process loads), a batch takes D ms to load, so
+ * ceil(D / (S - D)); with W workers already (the shim's dataloader mark) the W of them
+ * deliver a batch every S ms, one takes W x S, so ceil(W x S / (S - D)). Plus 1 spare, at
+ * least 2 and more than W, at most the usable CPUs - 1. */
 static unsigned suggest_workers(const struct fctx *c, int *capped)
 {
-    double rest = c->step_ms - c->data_ms;
-    double q = rest > 0.05 ? c->data_ms / rest : 63;
+    double rest = c->step_ms - c->data_ms, w = c->r->loader.marks ? c->r->loader.workers : 0;
+    double load_ms = w > 0 ? w * c->step_ms : c->data_ms;
+    double q = rest > 0.05 ? load_ms / rest : 63;
     if (q > 63) q = 63;
     unsigned n = (unsigned)q + (q > (unsigned)q) + 1; /* ceil + 1 spare */
     if (n < 2) n = 2;
+    if (w > 0 && n <= (unsigned)w) n = (unsigned)w + 1;
     uint32_t cpus = c->r->cpu_affinity_count ? c->r->cpu_affinity_count : c->r->cpu_count;
     *capped = 0;
     if (cpus > 1 && n > cpus - 1) n = cpus - 1, *capped = 1;
@@ -266,8 +271,13 @@ static int rule_data(const struct fctx *c, struct ssa_finding *f)
     f->saving_ms = c->data_ms;
     f->confidence = c->data_ranges >= 0.9 ? SSA_HIGH : SSA_MEDIUM; /* ranges seen, not guessed */
     uint32_t cpus = c->r->cpu_affinity_count ? c->r->cpu_affinity_count : c->r->cpu_count;
-    char cpu_text[32] = "";
+    char cpu_text[64] = "";
     if (cpus) SAY(cpu_text, ", %u CPUs usable", cpus);
+    if (c->r->loader.marks) {
+        size_t len = strlen(cpu_text);
+        snprintf(cpu_text + len, sizeof cpu_text - len, ", num_workers=%.0f now",
+                 c->r->loader.workers);
+    }
     SAY(f->evidence,
         "GPU idle %.2f ms/step (%.0f %%) while the host loads data (%.1f data "
         "ranges/step, %.1f ms each%s)",

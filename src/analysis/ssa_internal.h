@@ -39,6 +39,7 @@ enum ssa_msg {
     SSA_MSG_RECOMPILE,
     SSA_MSG_GRAPH_BREAK,
     SSA_MSG_BATCH,
+    SSA_MSG_LOADER,
 };
 /* Or'ed into what ssa_msg_kind returns when the message also matches the user's step marker
  * (it stays "data" or "step" besides: ssa_msg_base strips the bit). */

@@ -74,6 +74,17 @@ static double triton_pct(const struct ssa_result *r)
     return all ? 100.0 * (double)triton / (double)all : 0;
 }
 
+/* Without batch marks of the program's own, the batch the shim saw the DataLoader give: its
+ * samples and tokens a step (throughput without hand-written marks; FLOPs stay unknown). */
+static void batch_from_loader(struct ssa_result *r)
+{
+    const struct ssa_loader *l = &r->loader;
+    if (r->batch.marks || !l->marks || l->samples <= 0) return;
+    r->batch.samples = l->samples;
+    r->batch.tokens = l->tokens;
+    r->batch.from_loader = 1;
+}
+
 void ssa_program_facts(struct ssa_result *r)
 {
     struct ssa_program *p = &r->program;
@@ -82,6 +93,7 @@ void ssa_program_facts(struct ssa_result *r)
     p->kind = p->kind_recorded ? kind_by_name(v) : infer_kind(r);
     p->triton_pct = triton_pct(r);
     p->compiled = p->compiles > 0 || p->triton_pct >= SSA_TRITON_COMPILED_PCT;
+    batch_from_loader(r);
 }
 
 /* A framework is known by the file of its trainer's loop among the sampled frames. */

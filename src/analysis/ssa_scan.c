@@ -156,6 +156,30 @@ static void keep_batch(struct sst_reader *r, uint32_t message, struct ssa_batch 
     }
 }
 
+/* "dataloader: workers=N batch_size=N pin_memory=0|1 persistent_workers=0|1 samples=N
+ * tokens=N batches_per_step=N" (the Python shim's, docs/markers.md): the last mark stands. A
+ * value that is no number in range reads as 0 (unknown). */
+static void keep_loader(struct sst_reader *r, uint32_t message, struct ssa_loader *l)
+{
+    static const char *const keys[] = {" workers=", " batch_size=", " pin_memory=",
+                                       " persistent_workers=", " samples=", " tokens=",
+                                       " batches_per_step="};
+    double *slot[] = {&l->workers, &l->batch_size, &l->pin_memory, &l->persistent,
+                      &l->samples, &l->tokens, &l->per_step};
+    uint32_t len;
+    const char *s = sst_reader_string(r, message, &len);
+    char text[320];
+    if (!s) return;
+    snprintf(text, sizeof text, "%.*s", (int)len, s);
+    l->marks++;
+    for (int k = 0; k < 7; k++) {
+        const char *at = strstr(text, keys[k]);
+        char *end;
+        double v = at ? strtod(at + strlen(keys[k]), &end) : 0;
+        *slot[k] = at && end != at + strlen(keys[k]) && v >= 0 && v < 1e15 ? v : 0;
+    }
+}
+
 /* The shim's torch.compile marks: recompiles and graph breaks, their first reasons. */
 static void note_mark(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
                       const struct sst_rec_nvtx *n)
@@ -170,6 +194,8 @@ static void note_mark(struct ssa_scan *sc, struct sst_reader *r, struct ssa_resu
         keep_reason(r, n->message, 13, p->graph_break_reason, sizeof p->graph_break_reason);
     } else if (kind == SSA_MSG_BATCH) {
         keep_batch(r, n->message, &res->batch);
+    } else if (kind == SSA_MSG_LOADER) {
+        keep_loader(r, n->message, &res->loader);
     }
 }
 

@@ -106,6 +106,7 @@ static enum ssa_msg classify_base(const char *s, uint32_t len)
     if (len > 11 && memcmp(s, "recompile: ", 11) == 0) return SSA_MSG_RECOMPILE;
     if (len > 13 && memcmp(s, "graph break: ", 13) == 0) return SSA_MSG_GRAPH_BREAK;
     if (len > 7 && memcmp(s, "batch: ", 7) == 0) return SSA_MSG_BATCH;
+    if (len > 12 && memcmp(s, "dataloader: ", 12) == 0) return SSA_MSG_LOADER;
     return SSA_MSG_OTHER;
 }
 

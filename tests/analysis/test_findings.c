@@ -156,6 +156,44 @@ static void test_env_and_data(void)
     }
 }
 
+/* The data-loading fix's worker count when the shim's DataLoader mark says how many workers
+ * there are: with W = 2 a batch takes W x the step (2 x 10 ms) to load against the 2 ms the
+ * rest of the step leaves, so ceil(20 / 2) + 1 spare = 11 of 16 CPUs; never the count it has
+ * (the mark-less formula reads the wait as one batch's load: ceil(8 / 2) + 1 = 5). */
+static void test_workers_from_loader(void)
+{
+    for (int marked = 0; marked < 2; marked++) {
+        const char *path = ss_test_path(marked ? "loader2.sstrace" : "loader_none.sstrace");
+        struct synth s;
+        synth_open(&s, path);
+        synth_env(&s, "cpu_affinity_count", "16");
+        if (marked)
+            synth_nvtx(&s, SST_REC_NVTX_MARK, T0, 100, s.domain,
+                       sst_writer_intern_cstr(s.w, "dataloader: workers=2 batch_size=64 "
+                                                   "pin_memory=1 persistent_workers=1 samples=64 "
+                                                   "tokens=0 batches_per_step=1"), 0, 0);
+        for (uint64_t k = 0; k < 4; k++) {
+            uint64_t o = T0 + k * STEP_NS;
+            synth_step(&s, SST_STEP_BEGIN, o, k, 100);
+            synth_nvtx(&s, SST_REC_NVTX_PUSH, o, 100, s.domain, s.data_msg, 0, 0);
+            synth_nvtx(&s, SST_REC_NVTX_POP, o + 8 * MS, 100, s.domain, 0, 0, 0);
+            synth_kernel(&s, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", o + 8 * MS,
+                         o + 9 * MS);
+            synth_step(&s, SST_STEP_END, o + STEP_NS, k, 100);
+        }
+        synth_close(&s);
+        struct ssa_result *r;
+        struct ssa_summary sum;
+        struct ssa_findings f;
+        analyse(path, &r, &sum, &f);
+        const struct ssa_finding *d = find_id(&f, "data_loading");
+        REQUIRE(d != NULL);
+        CHECK_CONTAINS(d->fix, marked ? "num_workers=11," : "num_workers=5,");
+        if (marked) CHECK_CONTAINS(d->evidence, "num_workers=2 now");
+        ssa_result_free(r);
+    }
+}
+
 static void test_fixture_gate(const char *dir)
 {
     char path[1024];
@@ -966,6 +1004,7 @@ int main(int argc, char **argv)
     REQUIRE(argc == 2);
     test_rules_synthetic();
     test_env_and_data();
+    test_workers_from_loader();
     test_no_gpu_records();
     test_capture_window();
     test_ends_at_close();

@@ -108,10 +108,55 @@ static void test_batch_mark(void)
     ssa_result_free(r);
 }
 
+/* The Python shim's DataLoader mark (docs/markers.md): without batch marks its samples and
+ * tokens a step are the batch (2 batches of 64 a step: 12800 samples/s); the program's own
+ * batch mark wins over it. */
+static void test_loader_mark(void)
+{
+    const char *path = ss_test_path("batch-loader.sstrace");
+    write_marked(path, "dataloader: workers=2 batch_size=64 pin_memory=1 persistent_workers=0 "
+                       "samples=128 tokens=4096 batches_per_step=2");
+    struct ssa_result *r;
+    struct ssa_throughput t;
+    throughput_of(path, &r, &t);
+    CHECK_EQ(r->batch.marks, 0);
+    CHECK_EQ(r->batch.from_loader, 1);
+    CHECK_EQ(r->loader.marks, 1);
+    CHECK(absd(r->loader.workers - 2) < 1e-9 && absd(r->loader.per_step - 2) < 1e-9);
+    CHECK(absd(r->loader.pin_memory - 1) < 1e-9 && r->loader.persistent == 0);
+    CHECK(absd(t.samples_per_s - 12800) < 1e-6);
+    CHECK(absd(t.tokens_per_s - 409600) < 1e-6);
+    CHECK(t.flops_per_s == 0);
+    ssa_result_free(r);
+
+    /* a batch mark of the program's own, then the loader's: the program's stands */
+    path = ss_test_path("batch-both.sstrace");
+    {
+        struct synth s;
+        synth_open(&s, path);
+        synth_device(&s, 0, "NVIDIA H200", 132);
+        const char *texts[] = {"batch: samples=256", "dataloader: workers=0 samples=8"};
+        for (int i = 0; i < 2; i++)
+            synth_nvtx(&s, SST_REC_NVTX_MARK, T0 + (uint64_t)i, TID, s.domain,
+                       sst_writer_intern_cstr(s.w, texts[i]), 0, 0);
+        for (uint64_t k = 0; k < 4; k++) {
+            synth_step(&s, SST_STEP_BEGIN, T0 + k * STEP_NS, k, TID);
+            synth_kernel(&s, NVJET, T0 + k * STEP_NS, T0 + k * STEP_NS + 8 * MS);
+            synth_step(&s, SST_STEP_END, T0 + (k + 1) * STEP_NS, k, TID);
+        }
+        synth_close(&s);
+    }
+    throughput_of(path, &r, &t);
+    CHECK_EQ(r->batch.from_loader, 0);
+    CHECK(absd(t.samples_per_s - 25600) < 1e-6);
+    ssa_result_free(r);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc, (void)argv;
     test_peak_table();
     test_batch_mark();
+    test_loader_mark();
     return ss_test_result();
 }

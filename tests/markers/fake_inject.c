@@ -100,7 +100,7 @@ static void NVTX_API fake_name_category(nvtxDomainHandle_t d, uint32_t id, const
 
 static void fake_event(const char *what, nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-    char msg[96] = "none", payload[40] = "none";
+    char msg[256] = "none", payload[40] = "none";
     if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED)
         snprintf(msg, sizeof(msg), "reg:%s",
                  fake_lookup(fake_strings, fake_string_count, a->message.registered));

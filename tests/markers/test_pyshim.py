@@ -53,7 +53,13 @@ def step_begin(n):
     return "push stepscope cat=2 reg:step payload=u64:%d" % n
 
 
-def expected_training_loop():
+# The DataLoader mark of TRAINING_LOOP's loader: the fake one's batches are ints (no size).
+LOADER_FAKE = "dataloader: workers=0 batch_size=1 pin_memory=0 persistent_workers=0 samples=0 " \
+    "tokens=0 batches_per_step=1"
+LOADER_REAL = LOADER_FAKE.replace("samples=0", "samples=1")
+
+
+def expected_training_loop(loader_mark=LOADER_FAKE):
     ev = HEADER + [step_begin(0)]
     step = 0
     for _epoch in range(2):
@@ -62,6 +68,8 @@ def expected_training_loop():
             ev += DATA  # __next__
             step += 1
             ev += ["pop stepscope", step_begin(step)]
+            if step == 1:  # said once, after the first step that took a batch
+                ev.append(mark(loader_mark))
         ev += DATA  # the __next__ that raises StopIteration
     return ev
 
@@ -218,6 +226,8 @@ for batch in loader:   # the stepping optimizer is gone: disc takes over
         for _batch in range(2):
             step += 1
             ev += DATA + ["pop stepscope", step_begin(step)]
+            if step == 1:
+                ev.append(mark(LOADER_FAKE))
         ev += DATA
     check_events(r, ev, "one step per iteration with two optimizers")
 
@@ -250,6 +260,36 @@ except ValueError as exc:
     check(r.rc == 0 and r.out == "0\ncaught bad sample\n" and r.err == "",
           "the dataset's exception reaches the program unchanged", r)
     check_events(r, HEADER + [step_begin(0)] + DATA * 3, "the data range closes on an exception")
+
+
+def fake_torch_dataloader_mark():
+    """The DataLoader mark: the loader's settings, the batch's samples and tokens times the
+    batches a step took (2: gradient accumulation); said once, and again for a loader with
+    other settings; a batch of floats has no tokens."""
+    code = r"""
+import torch
+from torch.utils.data import DataLoader
+class Ids:
+    def __init__(self, shape, dtype): self.shape, self.dtype = shape, dtype
+opt = torch.optim.SGD([])
+loader = DataLoader([{"input_ids": Ids((4, 32), "torch.int64")}] * 4, batch_size=4)
+loader.num_workers, loader.pin_memory = 3, True
+for epoch in range(2):
+    for i, batch in enumerate(loader):
+        if i % 2:
+            opt.step()
+other = DataLoader([(Ids((6, 3, 8, 8), "torch.float32"), 0)] * 2, batch_size=6)
+for batch in other:
+    opt.step()
+"""
+    r = run(code, name="dlmark")
+    check(r.rc == 0 and r.err == "", "runs quietly", r)
+    marks = [e for e in (r.events or []) if e.startswith("mark ")]
+    check(marks == [mark("dataloader: workers=3 batch_size=4 pin_memory=1 persistent_workers=0 "
+                         "samples=8 tokens=256 batches_per_step=2"),
+                    mark("dataloader: workers=0 batch_size=6 pin_memory=0 persistent_workers=0 "
+                         "samples=6 tokens=0 batches_per_step=1")],
+          "one mark per loader settings, per step: %r" % marks, r)
 
 
 def mark(text):
@@ -423,7 +463,7 @@ def real_torch_training_loop():
         return 0
     # torch may warn on stderr by itself (e.g. without NumPy); the shim must not.
     check(r.rc == 0 and r.out == "batches 6\n" and "stepscope" not in r.err, "runs", r)
-    check_events(r, expected_training_loop(), "real torch loop")
+    check_events(r, expected_training_loop(LOADER_REAL), "real torch loop")
 
 
 CASES = {f.__name__: f for f in (
@@ -431,7 +471,7 @@ CASES = {f.__name__: f for f in (
     switch_off, fake_torch_training_loop, fake_torch_two_optimizers, fake_torch_no_dataloader,
     fake_torch_data_error, fake_torch_profiler_marks, fake_torch_profiler_errors,
     fake_torch_broken_markers_lib, fake_torch_missing_symbols, fake_torch_loop_ticks,
-    real_torch_training_loop)}
+    fake_torch_dataloader_mark, real_torch_training_loop)}
 
 
 def main(argv):

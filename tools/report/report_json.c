@@ -296,6 +296,7 @@ static void json_throughput(struct json_out *j, const struct report_view *v)
     json_begin_object(j);
     json_kv_double(j, "steps_per_s", t->steps_per_s);
     json_kv_u64(j, "batch_marks", b->marks);
+    json_kv_string(j, "batch_source", b->marks ? "marks" : b->from_loader ? "dataloader" : NULL);
     json_kv_known(j, "samples_per_step", b->samples);
     json_kv_known(j, "tokens_per_step", b->tokens);
     json_kv_known(j, "flops_per_step", b->flops);

@@ -123,7 +123,8 @@ static void text_throughput(FILE *out, const struct report_view *v, int verbose)
     if (!v->has_throughput) return;
     if (verbose) text_wrapped(out, "  throughput ", v->throughput);
     if (verbose && v->peak[0]) text_wrapped(out, "  peak       ", v->peak);
-    if (!verbose && v->batch.marks) text_wrapped(out, "  throughput ", v->throughput_line);
+    if (!verbose && (v->batch.marks || v->batch.from_loader))
+        text_wrapped(out, "  throughput ", v->throughput_line);
 }
 
 static void text_notes(FILE *out, const char (*lines)[REPORT_NOTE], size_t n)

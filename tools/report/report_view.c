@@ -388,7 +388,11 @@ static void throughput_text(const struct report_view *v, char *buf, size_t cap)
                               t->gemm_flops_per_s / 1e12, t->peak_basis ? "" : " (no peak known)");
     if (t->gemm_flops_per_s > 0 && t->peak_basis && n < cap)
         n += (size_t)snprintf(buf + n, cap - n, ", %.0f %%", t->gemm_peak_pct);
-    if (!b->marks && n < cap)
+    if (b->from_loader && n < cap)
+        snprintf(buf + n, cap - n,
+                 "; the batch as the DataLoader gave it (FLOP/s unknown: a mark \"batch: "
+                 "flops=N\", docs/markers.md)");
+    else if (!b->marks && n < cap)
         snprintf(buf + n, cap - n,
                  "; samples/s and FLOP/s unknown: the program marks no batch (a mark \"batch: "
                  "samples=N tokens=N flops=N\", docs/markers.md)");
