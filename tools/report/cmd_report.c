@@ -225,7 +225,10 @@ static int compare_ranks(struct inputs *in)
         in->rs[i] = in->v[i].r;
         in->named[i] = (struct report_input){in->v[i].path, in->v[i].r ? in->v[i].r->pid : 0};
     }
-    return ssa_ranks_analyze((const struct ssa_result *const *)in->rs, in->n, &in->job);
+    int rc = ssa_ranks_analyze((const struct ssa_result *const *)in->rs, in->n, &in->job);
+    /* the ranks on one timeline: each rank's collectives read again (issue #44) */
+    if (!rc) rc = ssa_align_job(&in->job, (const struct ssa_result *const *)in->rs);
+    return rc;
 }
 
 /* Over REPORT_RANK_SECTIONS ranks and without -v, of the ranks' sections only the
