@@ -9,7 +9,8 @@
 #   imports  Kineto and nsys captures imported on 4 threads at once: same report, no leftovers
 #   multihost  the fixture copied to 3 hosts x 2 ranks (bench/multihost) with known clock
 #            offsets, drift and NTP errors and host 2 late at every collective: the clocks
-#            recovered within 20 us (JSON), host node02 named in the text and JSON
+#            recovered within 20 us (JSON), host node02 named in the text and JSON; their
+#            merged Perfetto export (export DIR) puts the collectives' ends together
 set -u
 case_name=$1 ss=$2 gen=$3 fx=$4 work=$5 py=$6 mh=${7:-}
 rm -rf "$work" && mkdir -p "$work" || exit 1
@@ -172,6 +173,24 @@ last = max(a["hosts"], key=lambda h: h["caused_wait_ms"])
 assert last["host"] == "node02" and last["last_arrivals"] >= 0.7 * a["priced"], last
 assert a["end_spread_p90_us"] < 20 < a["wall_clock_end_spread_p50_us"], a
 PYEOF
+    "$ss" export "$work/job" -o "$work/job.perfetto.json" 2>/dev/null || fail "export exit $?"
+    "$py" - "$work/job.perfetto.json" <<'PYEOF' || fail "merged export"
+import collections, json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"}
+assert sum(" GPU " in n for n in names.values()) == 6, names
+assert any(n.startswith("rank 4 node02 pid ") for n in names.values()), names
+ends = collections.defaultdict(list)
+for e in ev:
+    if e.get("ph") == "X" and e.get("cat") == "kernel" and "ncclDevKernel_All" in e["name"]:
+        ends[e["pid"]].append(e["ts"] + e["dur"])
+assert len(ends) == 6 and len({len(v) for v in ends.values()}) == 1, ends.keys()
+lists = [sorted(v) for v in ends.values()]
+worst = max(max(col) - min(col) for col in zip(*lists))
+assert worst < 60, worst  # us: the hosts' seconds apart are gone
+PYEOF
+    "$ss" export --steps 1-2 "$work/job" -o "$work/x.json" 2>/dev/null
+    [ $? -eq 2 ] || fail "a folder with --steps: usage error"
     ;;
 *) fail "unknown case $case_name" ;;
 esac
