@@ -53,7 +53,9 @@ static const char report_about[] =
     "process); with several processes, those with GPU activity come first. The ranks of\n"
     "a multi-GPU job (torchrun: one trace per rank) are compared first: per rank its step\n"
     "time, GPU busy, NCCL and exposed communication; the straggler, why, and what the\n"
-    "other ranks wait for it (over 8 ranks only its and the median rank's sections: -v).\n"
+    "other ranks wait for it (over 8 ranks only its and the median rank's sections: -v);\n"
+    "the hosts' clocks laid on one timeline from the NCCL collectives' ends, and per\n"
+    "collective who arrived last and how long the others waited, per rank and host.\n"
     "\n";
 
 static const char report_options[] =
