@@ -9,7 +9,8 @@
  * MONOTONIC clocks are seconds apart and drift by tens of ppm, whose wall clocks NTP left a
  * millisecond or so off, and whose collectives jitter by +-3 us: every host's clock is recovered within 20 us over the whole trace,
  * though the REALTIME pairs alone are off by the NTP error; and a copy whose host 1 arrives
- * 2 ms late at every collective: host 1 is named.
+ * 2 ms late at every collective: host 1 is named. Made-up jobs: names that disagree, a rank
+ * without collectives, ranks without hostnames.
  * Usage: test_align FIXTURE_DIR
  */
 #include <math.h>
@@ -151,12 +152,58 @@ static void test_slow_host(void)
     ssa_align_free(a);
 }
 
+/* A rank made up in memory: its collectives' names (hashes) on stream 0, 1 ms apart, each
+ * ending 100 us after it starts plus `late` (it started that much later, ended together). */
+static void made_up(struct ssa_align_rank *r, int32_t rank, const char *host,
+                    const uint32_t *names, size_t n, uint64_t late)
+{
+    memset(r, 0, sizeof *r);
+    r->rank = rank, r->world_size = 2, r->input = (size_t)rank;
+    snprintf(r->host_name, sizeof r->host_name, "%s", host);
+    r->coll = calloc(n ? n : 1, sizeof *r->coll);
+    REQUIRE(r->coll);
+    for (size_t i = 0; i < n; i++)
+        r->coll[i] = (struct ssa_align_coll){1000000 * (i + 1) + late, 1000000 * (i + 1) + 100000,
+                                             names[i], 0};
+    r->n_coll = n;
+    for (size_t s = 1; s <= SSA_ALIGN_STREAMS; s++)
+        r->soff[s] = n;
+}
+
+/* Hostile and odd jobs: names that disagree end the matching there; a rank without
+ * collectives leaves nothing matched and nothing priced; ranks without a hostname are hosts of
+ * their own (not one clock). None crashes. */
+static void test_odd_jobs(void)
+{
+    static const uint32_t abc[] = {1, 2, 3}, axc[] = {1, 9, 3};
+    struct ssa_align *a;
+    struct ssa_align_rank *v = calloc(2, sizeof *v);
+    made_up(&v[0], 0, "h", abc, 3, 0), made_up(&v[1], 1, "h", axc, 3, 50000);
+    REQUIRE(ssa_align_ranks(v, 2, &a) == 0);
+    CHECK_EQ(a->n_coll, 1);
+    CHECK_EQ(a->n_unmatched, 4);
+    CHECK(a->ranks[1].last == 1 && fabs(a->ranks[0].wait_ns - 50000) < 1);
+    ssa_align_free(a);
+    v = calloc(2, sizeof *v);
+    made_up(&v[0], 0, "h", abc, 3, 0), made_up(&v[1], 1, "h", abc, 0, 0);
+    REQUIRE(ssa_align_ranks(v, 2, &a) == 0);
+    CHECK(a->n_coll == 0 && a->n_priced == 0 && a->n_unmatched == 3);
+    ssa_align_free(a);
+    v = calloc(2, sizeof *v);
+    made_up(&v[0], 0, "", abc, 3, 0), made_up(&v[1], 1, "", abc, 3, 0);
+    REQUIRE(ssa_align_ranks(v, 2, &a) == 0);
+    CHECK_EQ(a->n_hosts, 2);
+    CHECK_EQ(a->n_undetermined, 3); /* the same starts: who was last cannot be told */
+    ssa_align_free(a);
+}
+
 int main(int argc, char **argv)
 {
     REQUIRE(argc == 2);
     snprintf(r0, sizeof r0, "%s/workloads/traces/cnn_dp-none/vm-14579-r0.sstrace", argv[1]);
     snprintf(r1, sizeof r1, "%s/workloads/traces/cnn_dp-none/vm-14580-r1.sstrace", argv[1]);
     test_collective_names();
+    test_odd_jobs();
     test_fixture();
     test_offsets();
     test_slow_host();
