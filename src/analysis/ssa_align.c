@@ -137,6 +137,7 @@ static int cmp_coll_stream(const void *x, const void *y)
 static void order_streams(struct loading *l)
 {
     struct ssa_align_rank *r = l->r;
+    if (!r->n_coll) return; /* soff all 0; coll may be NULL, which qsort must not get */
     qsort(r->coll, r->n_coll, sizeof *r->coll, cmp_coll_start);
     for (size_t i = 0; i < r->n_coll; i++)
         r->coll[i].stream = stream_order(l, r->coll[i].stream);
@@ -415,14 +416,24 @@ static double aligned(struct work *w, size_t s, size_t i, int coarse)
     return hi - lo;
 }
 
-/* Who arrived last (its start the latest), the waits to it; undetermined when the runner-up
- * started within the collective's residual of it. */
+/* The latest start among the ranks of other hosts than host h (-inf: none). */
+static double latest_elsewhere(const struct work *w, size_t h)
+{
+    double best = -INFINITY;
+    for (size_t r = 0; r < w->a->n_ranks; r++)
+        if (w->a->ranks[r].host != h && w->gs[r] > best) best = w->gs[r];
+    return best;
+}
+
+/* Who arrived last (its start the latest), the waits to it. The rank is undetermined when the
+ * runner-up started within the collective's residual of it; its host is still the last one
+ * when every rank of the other hosts started further back than that. */
 static void price_waits(struct work *w, double spread)
 {
-    w->a->n_priced++;
     struct ssa_align *a = w->a;
     size_t last = 0;
     double second = -INFINITY, wait = 0;
+    a->n_priced++;
     for (size_t r = 1; r < a->n_ranks; r++)
         if (w->gs[r] > w->gs[last]) second = w->gs[last], last = r;
         else if (w->gs[r] > second) second = w->gs[r];
@@ -430,14 +441,16 @@ static void price_waits(struct work *w, double spread)
         a->ranks[r].wait_ns += w->gs[last] - w->gs[r];
         wait += w->gs[last] - w->gs[r];
     }
+    struct ssa_align_host *x = &a->hosts[a->ranks[last].host];
+    if (a->n_hosts > 1 && w->gs[last] - latest_elsewhere(w, a->ranks[last].host) > spread)
+        x->last++, x->caused_ns += wait;
     if (w->gs[last] - second <= spread) {
         a->n_undetermined++;
         return;
     }
     a->ranks[last].last++;
     a->ranks[last].caused_ns += wait;
-    a->hosts[a->ranks[last].host].last++;
-    a->hosts[a->ranks[last].host].caused_ns += wait;
+    if (a->n_hosts == 1) x->last++, x->caused_ns += wait;
 }
 
 static double quantile(const double *sorted, size_t n, double q)

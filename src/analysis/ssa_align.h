@@ -19,7 +19,9 @@
  *
  * Waits. After alignment, a collective's last arrival is the rank whose kernel started last;
  * each rank waited from its start to that start. When the last two starts are closer than the
- * collective's residual, who was last is undetermined (waits are still counted).
+ * collective's residual (the spread of its ends), which rank was last is undetermined (waits
+ * are still counted); its host is still named when every rank of the other hosts started
+ * further back than that.
  */
 #ifndef SSA_ALIGN_H
 #define SSA_ALIGN_H
@@ -78,7 +80,8 @@ struct ssa_align_host {
     double coarse_ns;      /* what the REALTIME pairs alone gave for offset_ns */
     size_t n_fit;          /* collectives the fit kept (0: coarse only) */
     double fit_rms_ns;     /* their ends' distance from the reference host's, after the fit */
-    size_t last;           /* collectives whose last arrival is one of its ranks */
+    size_t last;           /* collectives whose last arrival is one of its ranks, further
+                            * ahead of every other host's ranks than the residual */
     double caused_ns;      /* every rank's wait in those collectives, summed */
 };
 
@@ -90,7 +93,7 @@ struct ssa_align {
     size_t n_unmatched;           /* collectives of any rank left out of matching */
     size_t n_priced;              /* of them, inside the lowest rank's steady steps (all of
                                    * them when those are not known): the waits are theirs */
-    size_t n_undetermined;        /* priced, but the last two arrivals too close to tell */
+    size_t n_undetermined;        /* priced, but the last two ranks too close to tell */
     /* the spread (latest - earliest) of a matched collective's ends across ranks, ns:
      * after alignment (the residual) and with the REALTIME pairs alone */
     double resid_p50_ns, resid_p90_ns, resid_max_ns, coarse_p50_ns;

@@ -10,7 +10,8 @@
  * millisecond or so off, and whose collectives jitter by +-3 us: every host's clock is recovered within 20 us over the whole trace,
  * though the REALTIME pairs alone are off by the NTP error; and a copy whose host 1 arrives
  * 2 ms late at every collective: host 1 is named. Made-up jobs: names that disagree, a rank
- * without collectives, ranks without hostnames.
+ * without collectives, ranks without hostnames, a host whose ranks are late together (named,
+ * though which of its ranks was last is not).
  * Usage: test_align FIXTURE_DIR
  */
 #include <math.h>
@@ -194,6 +195,16 @@ static void test_odd_jobs(void)
     REQUIRE(ssa_align_ranks(v, 2, &a) == 0);
     CHECK_EQ(a->n_hosts, 2);
     CHECK_EQ(a->n_undetermined, 3); /* the same starts: who was last cannot be told */
+    ssa_align_free(a);
+    /* host b's two ranks 50 us late together: which of them is not known, the host is */
+    v = calloc(4, sizeof *v);
+    made_up(&v[0], 0, "a", abc, 3, 0), made_up(&v[1], 1, "a", abc, 3, 0);
+    made_up(&v[2], 2, "b", abc, 3, 50000), made_up(&v[3], 3, "b", abc, 3, 50000);
+    REQUIRE(ssa_align_ranks(v, 4, &a) == 0);
+    CHECK(a->n_hosts == 2 && a->n_undetermined == 3);
+    CHECK(a->hosts[1].last == 3 && a->hosts[0].last == 0);
+    CHECK(fabs(a->hosts[1].caused_ns - 3 * 2 * 50000) < 1);
+    CHECK(a->ranks[2].last == 0 && a->ranks[3].last == 0);
     ssa_align_free(a);
 }
 

@@ -80,30 +80,32 @@ static void say_one(const struct ssa_align *a, const char *who, size_t last, dou
 }
 
 /* The host whose ranks the others waited for most (several hosts), then the rank; the rank
- * only as "(rank R each time)" when it is that host's every last arrival. */
+ * only as "(rank R each time)" when it is that host's every last arrival; neither when it
+ * was never clearly last. */
 static void say_arrivals(const struct ssa_align *a, char *buf, size_t cap)
 {
     char who[200];
     size_t r = most_caused(a->ranks, a->n_ranks, sizeof *a->ranks,
                            offsetof(struct ssa_align_rank, caused_ns));
     const struct ssa_align_rank *k = &a->ranks[r];
-    size_t n = 0;
+    size_t n = 0, h = most_caused(a->hosts, a->n_hosts, sizeof *a->hosts,
+                                  offsetof(struct ssa_align_host, caused_ns));
+    int say_host = a->n_hosts > 1 && a->hosts[h].last;
     if (!a->n_priced) return;
-    if (a->n_hosts > 1) {
-        size_t h = most_caused(a->hosts, a->n_hosts, sizeof *a->hosts,
-                               offsetof(struct ssa_align_host, caused_ns));
+    if (say_host) {
         host_said(a, h, who, sizeof who);
         say_one(a, who, a->hosts[h].last, a->hosts[h].caused_ns, buf, cap, &n);
-        if (k->host == h && k->last == a->hosts[h].last)
-            add(buf, cap, &n, " (rank %d each time)", (int)k->rank);
-        else add(buf, cap, &n, "; ");
     }
-    if (a->n_hosts == 1 || k->last != a->hosts[k->host].last) {
+    if (say_host && k->last && k->host == h && k->last == a->hosts[h].last)
+        add(buf, cap, &n, " (rank %d each time)", (int)k->rank);
+    else if (k->last) {
+        if (say_host) add(buf, cap, &n, "; ");
         snprintf(who, sizeof who, "rank %d", (int)k->rank);
         say_one(a, who, k->last, k->caused_ns, buf, cap, &n);
     }
     if (a->n_undetermined)
-        add(buf, cap, &n, "; at %zu the last two came too close to tell", a->n_undetermined);
+        add(buf, cap, &n, "%sat %zu of %zu collectives the last two ranks came too close to tell",
+            n ? "; " : "", a->n_undetermined, a->n_priced);
 }
 
 void report_align_view(const struct ssa_align *a, char *clocks, size_t ccap, char *arrivals,
