@@ -1073,6 +1073,8 @@ struct ssa_spread {
 
 #define SSA_STRAGGLER_MIN_PCT 5.0 /* straggler: its price is at least this share of the step */
 
+struct ssa_align; /* ssa_align.h */
+
 struct ssa_job {
     int32_t world_size;
     size_t n;               /* ranks of the job among the results (one per rank number) */
@@ -1089,6 +1091,8 @@ struct ssa_job {
     int why_cat;       /* the category where the straggler exceeds the reference most */
     double why_ms;     /* by how much, per step */
     double price_ms;   /* straggler non-comm - reference non-comm, per step */
+    struct ssa_align *align; /* owned: the ranks on one timeline and their waits per
+                              * collective (ssa_align_job; NULL: not aligned) */
 };
 
 /* Compares the ranks among n results (NULL entries skipped): those with world_size > 1 and
@@ -1101,5 +1105,11 @@ void ssa_job_free(struct ssa_job *job);
 /* The peer of the input-th result given to ssa_ranks_analyze (known = 0 when it is not a
  * compared rank). The results themselves are not changed. */
 struct ssa_peer ssa_ranks_peer(const struct ssa_job *job, size_t input);
+
+/* Lays the ranks of job (job->n >= 2) on one timeline and matches their collectives
+ * (ssa_align.h): reads each rank's trace again (rs as given to ssa_ranks_analyze; a rank whose
+ * path is not a stepscope trace is left out). Sets job->align (owned by the job, freed by
+ * ssa_job_free; NULL when fewer than 2 ranks could be read). 0 or SS_ENOMEM. */
+int ssa_align_job(struct ssa_job *job, const struct ssa_result *const *rs);
 
 #endif

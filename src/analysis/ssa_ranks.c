@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ssa.h"
+#include "ssa_align.h"
 #include "util/ss_error.h"
 
 /* ---- one rank from its result ---- */
@@ -234,7 +235,8 @@ void ssa_job_free(struct ssa_job *job)
 {
     free(job->ranks);
     free(job->order);
-    job->ranks = NULL, job->order = NULL;
+    ssa_align_free(job->align);
+    job->ranks = NULL, job->order = NULL, job->align = NULL;
     job->n = job->n_usable = 0;
 }
 

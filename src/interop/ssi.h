@@ -185,7 +185,26 @@ struct ssi_export_in {
     int all_samples;              /* folded: every sample of every thread (--samples all) */
     struct ssi_window *win;       /* the part to write (--steps, --time): NULL, all of it */
     const char *win_desc;         /* that part in words ("steps 5-9, 1.204-1.311 s"), or NULL */
+    const struct ssi_merge *merge; /* one trace of several on one timeline (Perfetto), or NULL */
 };
+
+/* Where one trace goes in a merged export (the ranks of a job, issue #44): its clock on the
+ * common one (a local time t is t + offset_ns + drift_ppm / 1e6 (t - at_ns) there, as
+ * ssa_align_map), the common timeline's zero, its own pids (slot: its host process is
+ * SSI_MERGE_PID(slot, 0), its GPU d SSI_MERGE_PID(slot, 1 + d % 63)) and flow ids (slot << 32
+ * | correlation), and the label its process and GPU tracks are named with ("rank 3 node01"). */
+struct ssi_merge {
+    uint32_t slot;
+    double offset_ns, drift_ppm;
+    uint64_t at_ns, t0;
+    const char *label;
+};
+#define SSI_MERGE_PID(slot, k) (256u + (uint64_t)(slot) * 64u + (k))
+
+/* Several traces in one Perfetto JSON document, each with its ins[i].merge: their events on
+ * one timeline. 0 or an ss_error with warn saying why (ssi_perfetto.c). */
+int ssi_perfetto_write_merged(const struct ssi_export_in *ins, size_t n, FILE *f, char *warn,
+                              size_t cap);
 
 /* One format. It has one of to_stream (to f, which may be stdout: the caller checks f for
  * write errors) and to_path (fills the empty 0600 file at path, which the caller then puts in

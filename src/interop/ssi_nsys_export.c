@@ -794,7 +794,7 @@ int ssi_nsys_export(const char *in_path, const char *source, const char *out_pat
     struct sst_reader *r;
     int rc = open_trace(in_path, &r, err, errlen);
     if (rc) return rc;
-    struct ssi_export_in in = {r, NULL, source ? source : in_path, 0, NULL, NULL};
+    struct ssi_export_in in = {r, NULL, source ? source : in_path, 0, NULL, NULL, NULL};
     rc = ssi_nsys_export_reader(&in, out_path, err, errlen);
     sst_reader_close(r);
     return rc;

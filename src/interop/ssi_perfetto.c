@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ struct lane {
 
 struct exporter {
     struct sst_reader *r;
+    const struct ssi_merge *merge; /* one of several traces on one timeline, or NULL */
     struct ssi_window *win; /* the part written (NULL: all) */
     const char *win_desc;
     struct json_out j;
@@ -84,10 +86,25 @@ struct exporter {
 
 /* ---- small writers ---- */
 
-/* Nanoseconds since the trace's zero (negative for the rare record before it). */
+/* Nanoseconds since the trace's zero (negative for the rare record before it); in a merged
+ * export, of its time on the common clock since the common zero. */
 static int64_t rel_ns(const struct exporter *x, uint64_t t)
 {
+    const struct ssi_merge *m = x->merge;
+    if (m) {
+        double since = (double)(int64_t)(t - m->at_ns);
+        double g = (double)(int64_t)(t - m->t0) + m->offset_ns + since * m->drift_ppm / 1e6;
+        return (int64_t)llround(g);
+    }
     return t >= x->t0 ? (int64_t)(t - x->t0) : -(int64_t)(x->t0 - t);
+}
+
+/* A pid as written: in a merged export, the trace's own (its process, or its GPU d). */
+static uint64_t out_pid(const struct exporter *x, uint64_t pid)
+{
+    if (!x->merge) return pid;
+    if (pid >= SSX_GPU_PID) return SSI_MERGE_PID(x->merge->slot, 1 + (pid - SSX_GPU_PID) % 63);
+    return SSI_MERGE_PID(x->merge->slot, 0);
 }
 
 static const char *str(const struct exporter *x, uint32_t id, uint32_t *len)
@@ -102,7 +119,7 @@ static void ev_begin(struct exporter *x, const char *ph, uint64_t pid, uint64_t 
 {
     json_begin_object(&x->j);
     json_kv_string(&x->j, "ph", ph);
-    json_kv_u64(&x->j, "pid", pid);
+    json_kv_u64(&x->j, "pid", out_pid(x, pid));
     json_kv_u64(&x->j, "tid", tid);
     json_key(&x->j, "ts");
     json_ns_as_us(&x->j, rel_ns(x, t));
@@ -179,7 +196,7 @@ static void name_meta(struct exporter *x, const char *what, uint64_t pid, uint64
     json_begin_object(&x->j);
     json_kv_string(&x->j, "ph", "M");
     json_kv_string(&x->j, "name", what);
-    json_kv_u64(&x->j, "pid", pid);
+    json_kv_u64(&x->j, "pid", out_pid(x, pid));
     json_kv_u64(&x->j, "tid", tid);
     json_key(&x->j, "args");
     json_begin_object(&x->j);
@@ -196,8 +213,10 @@ static uint64_t gpu_track(struct exporter *x, uint32_t device, uint32_t stream)
     char buf[64];
     if (device < 64 && !(x->gpus >> device & 1)) {
         x->gpus |= 1ull << device;
-        int n = snprintf(buf, sizeof buf, "GPU %" PRIu32, device);
-        name_meta(x, "process_name", pid, 0, buf, (size_t)n);
+        char big[192];
+        int n = snprintf(big, sizeof big, "%s%sGPU %" PRIu32, x->merge ? x->merge->label : "",
+                         x->merge ? " " : "", device);
+        name_meta(x, "process_name", pid, 0, big, n < (int)sizeof big ? (size_t)n : sizeof big - 1);
     }
     for (size_t i = 0; i < x->n_lanes; i++)
         if (x->lanes[i].device == device && x->lanes[i].stream == stream) return pid;
@@ -217,7 +236,7 @@ static void flow(struct exporter *x, const char *ph, uint64_t pid, uint64_t tid,
     ev_begin(x, ph, pid, tid, t);
     json_kv_string(&x->j, "name", "launch");
     json_kv_string(&x->j, "cat", "launch");
-    json_kv_u64(&x->j, "id", corr);
+    json_kv_u64(&x->j, "id", x->merge ? (uint64_t)x->merge->slot << 32 | corr : corr);
     if (ph[0] == 'f') json_kv_string(&x->j, "bp", "e");
     json_end_object(&x->j);
 }
@@ -241,7 +260,8 @@ static void on_process(struct exporter *x, const struct sst_rec_header *h)
     uint32_t len;
     const char *cmd = str(x, p.cmdline, &len);
     char buf[96];
-    int n = snprintf(buf, sizeof buf, "pid %" PRIu32 ": ", p.pid);
+    int n = snprintf(buf, sizeof buf, "%.60s%spid %" PRIu32 ": ", x->merge ? x->merge->label : "",
+                     x->merge ? " " : "", p.pid);
     size_t keep = len > 200 ? 200 : len; /* a long command line would crowd the track list */
     char name[320];
     memcpy(name, buf, (size_t)n);
@@ -593,14 +613,10 @@ static void export_metadata(struct exporter *x)
 
 /* ---- the export ---- */
 
-static int write_events(struct exporter *x, const struct ssa_result *res, FILE *f, char *warn,
-                        size_t cap)
+/* The events of x's trace into the open traceEvents array: its records, then stepscope's
+ * attribution of its steps. 0 or an ss_error with warn saying why. */
+static int trace_events(struct exporter *x, const struct ssa_result *res, char *warn, size_t cap)
 {
-    json_init(&x->j, f, 0);
-    json_begin_object(&x->j);
-    json_kv_string(&x->j, "displayTimeUnit", "ns");
-    json_key(&x->j, "traceEvents");
-    json_begin_array(&x->j);
     const struct sst_rec_header *h;
     int rc;
     while ((rc = ssi_window_next(x->r, x->win, &h)) == 1 && !x->err)
@@ -612,29 +628,96 @@ static int write_events(struct exporter *x, const struct ssa_result *res, FILE *
         return rc;
     }
     export_attribution(x, res);
+    return 0;
+}
+
+static void begin_doc(struct json_out *j, FILE *f)
+{
+    json_init(j, f, 0);
+    json_begin_object(j);
+    json_kv_string(j, "displayTimeUnit", "ns");
+    json_key(j, "traceEvents");
+    json_begin_array(j);
+}
+
+static int write_events(struct exporter *x, const struct ssa_result *res, FILE *f, char *warn,
+                        size_t cap)
+{
+    begin_doc(&x->j, f);
+    int rc = trace_events(x, res, warn, cap);
+    if (rc) return rc;
     json_end_array(&x->j);
     export_metadata(x);
     json_end_object(&x->j);
     return json_finish(&x->j) == 0 ? 0 : SS_EIO;
 }
 
-int ssi_perfetto_write(const struct ssi_export_in *in, FILE *f, char *warn, size_t cap)
+/* An exporter for one input (calloc'ed: the caller frees it with exporter_free). */
+static struct exporter *exporter_new(const struct ssi_export_in *in)
 {
-    if (warn && cap) warn[0] = '\0';
     struct exporter *x = calloc(1, sizeof *x); /* the lane table is large for the stack */
-    if (!x) {
-        if (warn && cap) snprintf(warn, cap, "out of memory");
-        return SS_ENOMEM;
-    }
-    x->r = in->r, x->win = in->win, x->win_desc = in->win_desc;
+    if (!x) return NULL;
+    x->r = in->r, x->win = in->win, x->win_desc = in->win_desc, x->merge = in->merge;
     x->py_hz = in->res ? ssa_py_rate_hz(&in->res->env) : 0;
-    int rc = ssi_window_rewind(in->r, in->win);
-    if (rc == 0) rc = write_events(x, in->res, f, warn, cap);
+    return x;
+}
+
+static void exporter_free(struct exporter *x)
+{
+    if (!x) return;
     ssa_pystream_free(x->py);
     for (size_t i = 0; i < SSX_NAME_SLOTS; i++)
         free(x->names[i].dem);
     free(x);
+}
+
+int ssi_perfetto_write(const struct ssi_export_in *in, FILE *f, char *warn, size_t cap)
+{
+    if (warn && cap) warn[0] = '\0';
+    struct exporter *x = exporter_new(in);
+    if (!x) {
+        if (warn && cap) snprintf(warn, cap, "out of memory");
+        return SS_ENOMEM;
+    }
+    int rc = ssi_window_rewind(in->r, in->win);
+    if (rc == 0) rc = write_events(x, in->res, f, warn, cap);
+    exporter_free(x);
     return rc;
+}
+
+/* One input of a merged export, its events written through the document's writer *j. */
+static int merged_one(const struct ssi_export_in *in, struct json_out *j, char *warn,
+                      size_t cap)
+{
+    struct exporter *x = exporter_new(in);
+    if (!x) return SS_ENOMEM;
+    x->j = *j;
+    int rc = ssi_window_rewind(in->r, in->win);
+    if (rc == 0) rc = trace_events(x, in->res, warn, cap);
+    *j = x->j;
+    exporter_free(x);
+    return rc;
+}
+
+int ssi_perfetto_write_merged(const struct ssi_export_in *ins, size_t n, FILE *f, char *warn,
+                              size_t cap)
+{
+    struct json_out j;
+    int rc = 0;
+    if (warn && cap) warn[0] = '\0';
+    begin_doc(&j, f);
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = merged_one(&ins[i], &j, warn, cap);
+    if (rc == SS_ENOMEM && warn && cap) snprintf(warn, cap, "out of memory");
+    if (rc) return rc;
+    json_end_array(&j);
+    json_key(&j, "metadata");
+    json_begin_object(&j);
+    json_kv_string(&j, "exported-by", "stepscope export (merged: one timeline)");
+    json_kv_u64(&j, "traces", n);
+    json_end_object(&j);
+    json_end_object(&j);
+    return json_finish(&j) == 0 ? 0 : SS_EIO;
 }
 
 const struct ssi_exporter ssi_export_perfetto = {

@@ -1,14 +1,18 @@
 #!/bin/bash
 # `stepscope report DIR` over the traces of a multi-GPU job, end to end.
-# Usage: ranks_tests.sh CASE STEPSCOPE SST_GEN_RANKS FIXTURES WORKDIR PYTHON
+# Usage: ranks_tests.sh CASE STEPSCOPE SST_GEN_RANKS FIXTURES WORKDIR PYTHON [SST_MULTIHOST]
 #   fixture  the real DDP fixture (2 H200 ranks + the torchrun launcher): straggler rank 1 for
 #            host work, rank 0's exposed comm attributed to waiting; text and JSON
 #   many     256 synthetic ranks with a planted straggler: found, priced, output bounded
 #   formats  md and html carry the ranks section; -o writes it
 #   threads  -j 1, -j 2 and the default give the same bytes; a bad member is one error line
 #   imports  Kineto and nsys captures imported on 4 threads at once: same report, no leftovers
+#   multihost  the fixture copied to 3 hosts x 2 ranks (bench/multihost) with known clock
+#            offsets, drift and NTP errors and host 2 late at every collective: the clocks
+#            recovered within 20 us (JSON), host node02 named in the text and JSON; their
+#            merged Perfetto export (export DIR) puts the collectives' ends together
 set -u
-case_name=$1 ss=$2 gen=$3 fx=$4 work=$5 py=$6
+case_name=$1 ss=$2 gen=$3 fx=$4 work=$5 py=$6 mh=${7:-}
 rm -rf "$work" && mkdir -p "$work" || exit 1
 fail() { echo "FAILED: $*" >&2; exit 1; }
 dp=$fx/workloads/traces/cnn_dp-none
@@ -27,6 +31,10 @@ fixture)
     grep -A1 '^  straggler' <<<"$out" | grep -q 'most of it host' || fail "why: $out"
     grep -q '^  waiting    rank 0 (median) exposes 13\.[0-9]* ms/step of comm, 1[23]\.' <<<"$out" ||
         fail "waiting: $out"
+    grep -q '^  clocks     one clock (host vm (ranks 0-1)): the ends of 85 matched' <<<"$out" ||
+        fail "clocks: $out"
+    grep -q '^  arrivals   rank 1 arrives last at 100 % of 68 collectives' <<<"$out" ||
+        fail "arrivals: $out"
     [ "$(grep -c '^stepscope report: ' <<<"$out")" -eq 3 ] || fail "3 process sections"
     awk '/^stepscope report: / { exit } length($0) > 80 { bad = 1 } END { exit bad }' <<<"$out" ||
         fail "ranks section over 80 columns"
@@ -136,6 +144,53 @@ imports)
     cmp -s "$work/i1.json" "$work/i4.json" || fail "imports: json differs with the thread count"
     grep -q '"schema": "stepscope.job"' "$work/i4.json" || fail "imports: the job's ranks lost"
     [ -z "$(ls -A "$work/tmp")" ] || fail "TMPDIR not empty: $(ls "$work/tmp")"
+    ;;
+multihost)
+    "$mh" -o "$work/job" --hosts 3 --ranks-per-host 2 --offset-s 0,3.5,-120 \
+        --drift-ppm 0,20,-15 --ntp-us 0,1500,-800 --jitter-us 3 --slow-host 2 --delay-us 2000 \
+        "$dp/vm-14579-r0.sstrace" "$dp/vm-14580-r1.sstrace" || fail "sst-multihost exit $?"
+    out=$("$ss" report "$work/job") || fail "exit $?"
+    grep -q '^  clocks     3 hosts aligned on 85 matched collectives' <<<"$out" || fail "clocks: $out"
+    grep -Eq '^  arrivals   host node02 \(ranks 4-5\) arrives last at ([89][0-9]|100) %' <<<"$out" ||
+        fail "arrivals: $out"
+    "$ss" report --format json "$work/job" >"$work/job.json" || fail "json exit $?"
+    "$py" - "$work/job.json" "$dp/vm-14579-r0.sstrace" <<'PYEOF' || fail "json alignment"
+import json, struct, sys
+a = json.load(open(sys.argv[1]))["ranks"]["alignment"]
+anchor = struct.unpack("<Q", open(sys.argv[2], "rb").read(64)[24:32])[0]
+clk = [(0, 0), (3.5e9, 20e-6), (-120e9, -15e-6)]  # what sst-multihost was told
+def local(h, t):
+    return t + clk[h][0] + (t - anchor) * clk[h][1]
+assert [h["host"] for h in a["hosts"]] == ["node00", "node01", "node02"], a["hosts"]
+for i, h in enumerate(a["hosts"][1:], 1):
+    for k in range(21):  # the whole recording, 10 s from its start
+        t = anchor + k * 0.5e9
+        L = local(i, t)
+        got = L + h["offset_ns"] + h["drift_ppm"] * 1e-6 * (L - h["offset_at_ns"])
+        assert abs(got - local(0, t)) < 20e3, (i, k, got - local(0, t))
+    assert abs(h["wall_clock_offset_ns"] - h["offset_ns"]) > 500e3, h  # NTP error removed
+last = max(a["hosts"], key=lambda h: h["caused_wait_ms"])
+assert last["host"] == "node02" and last["last_arrivals"] >= 0.7 * a["priced"], last
+assert a["end_spread_p90_us"] < 20 < a["wall_clock_end_spread_p50_us"], a
+PYEOF
+    "$ss" export "$work/job" -o "$work/job.perfetto.json" 2>/dev/null || fail "export exit $?"
+    "$py" - "$work/job.perfetto.json" <<'PYEOF' || fail "merged export"
+import collections, json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"}
+assert sum(" GPU " in n for n in names.values()) == 6, names
+assert any(n.startswith("rank 4 node02 pid ") for n in names.values()), names
+ends = collections.defaultdict(list)
+for e in ev:
+    if e.get("ph") == "X" and e.get("cat") == "kernel" and "ncclDevKernel_All" in e["name"]:
+        ends[e["pid"]].append(e["ts"] + e["dur"])
+assert len(ends) == 6 and len({len(v) for v in ends.values()}) == 1, ends.keys()
+lists = [sorted(v) for v in ends.values()]
+worst = max(max(col) - min(col) for col in zip(*lists))
+assert worst < 60, worst  # us: the hosts' seconds apart are gone
+PYEOF
+    "$ss" export --steps 1-2 "$work/job" -o "$work/x.json" 2>/dev/null
+    [ $? -eq 2 ] || fail "a folder with --steps: usage error"
     ;;
 *) fail "unknown case $case_name" ;;
 esac

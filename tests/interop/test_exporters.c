@@ -28,7 +28,7 @@ static long export_one(const struct ssi_exporter *e, struct sst_reader *r, const
     struct ssa_result *res = NULL;
     struct ssa_opts o = {0};
     if (e->needs_analysis) REQUIRE(ssa_analyze_reader(r, trace, &o, 0, &res) == 0);
-    struct ssi_export_in in = {r, res, trace, 0, NULL, NULL};
+    struct ssi_export_in in = {r, res, trace, 0, NULL, NULL, NULL};
     char msg[512] = "";
     FILE *f = fopen(out, "w");
     REQUIRE(f != NULL);

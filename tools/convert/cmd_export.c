@@ -13,9 +13,11 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis/ssa.h"
 #include "cmd.h"
+#include "export_merged.h"
 #include "interop/ssi.h"
 #include "interop/ssi_window.h"
 #include "trace/sst_reader.h"
@@ -58,11 +60,14 @@ static void format_help(const struct ssi_exporter *e)
 static void export_usage(void)
 {
     char list[256];
-    printf("usage: stepscope export TRACE [-o OUT] [--format %s]\n"
+    printf("usage: stepscope export TRACE|DIR [-o OUT] [--format %s]\n"
            "                        [--samples idle|all] [--steps A-B | --time A-B]\n"
            "                        [--accept-damage]\n"
            "\n"
-           "Writes TRACE in another tool's format.\n",
+           "Writes TRACE in another tool's format. A folder DIR of .sstrace files (the\n"
+           "ranks of a job, on one or several hosts) is written as one Perfetto document:\n"
+           "every trace on one timeline, the hosts' clocks aligned on the collectives'\n"
+           "ends (as report's 'clocks' line says).\n",
            format_list(list, sizeof list, 0, "|", "|", ""));
     for (size_t i = 0; ssi_exporters[i]; i++)
         format_help(ssi_exporters[i]);
@@ -365,7 +370,7 @@ static int export_trace(const struct export_args *a, struct cli_trace *t)
     int rc = CLI_EXIT_FAIL;
     if (analyse_for(a, t, span, desc, sizeof desc, &res) != 0) return ssa_result_free(res), rc;
     if (prepare_window(a, t->r, span, desc, &w) == 0) {
-        struct export_job j = {a, {t->r, res, a->in, a->all_samples, &w, a->win_arg ? desc : NULL}};
+        struct export_job j = {a, {t->r, res, a->in, a->all_samples, &w, a->win_arg ? desc : NULL, NULL}};
         rc = a->fmt->to_stream
                  ? cli_write_output(VERB, a->out, "export", a->out_flags, write_stream, &j)
                  : cli_write_path(VERB, a->out, "export", a->out_flags, write_path, &j);
@@ -375,12 +380,28 @@ static int export_trace(const struct export_args *a, struct cli_trace *t)
     return rc;
 }
 
+/* A folder (the traces of a job's ranks): one Perfetto document, one timeline. */
+static int export_folder(const struct export_args *a)
+{
+    if (a->fmt != ssi_exporters[0] || a->win_arg)
+        return cli_usage_error(VERB, "a folder exports as --format %s, whole",
+                               ssi_exporters[0]->name);
+    return export_merged(VERB, a->in, a->out, a->out_flags, a->accept_damage);
+}
+
+static int is_folder(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int cmd_export(int argc, char **argv)
 {
     struct export_args a;
     int rc = parse_export_args(argc, argv, &a);
     if (rc == -1) return cli_finish_stdout(VERB);
     if (rc) return rc;
+    if (is_folder(a.in)) return export_folder(&a);
     if ((rc = cli_refuse_same_file(VERB, a.out, &a.in, 1)) != CLI_EXIT_OK) return rc;
     struct cli_trace t;
     cli_progress_begin("exporting", a.in);

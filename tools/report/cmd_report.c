@@ -53,7 +53,9 @@ static const char report_about[] =
     "process); with several processes, those with GPU activity come first. The ranks of\n"
     "a multi-GPU job (torchrun: one trace per rank) are compared first: per rank its step\n"
     "time, GPU busy, NCCL and exposed communication; the straggler, why, and what the\n"
-    "other ranks wait for it (over 8 ranks only its and the median rank's sections: -v).\n"
+    "other ranks wait for it (over 8 ranks only its and the median rank's sections: -v);\n"
+    "the hosts' clocks laid on one timeline from the NCCL collectives' ends, and per\n"
+    "collective who arrived last and how long the others waited, per rank and host.\n"
     "\n";
 
 static const char report_options[] =
@@ -225,7 +227,10 @@ static int compare_ranks(struct inputs *in)
         in->rs[i] = in->v[i].r;
         in->named[i] = (struct report_input){in->v[i].path, in->v[i].r ? in->v[i].r->pid : 0};
     }
-    return ssa_ranks_analyze((const struct ssa_result *const *)in->rs, in->n, &in->job);
+    int rc = ssa_ranks_analyze((const struct ssa_result *const *)in->rs, in->n, &in->job);
+    /* the ranks on one timeline: each rank's collectives read again (issue #44) */
+    if (!rc) rc = ssa_align_job(&in->job, (const struct ssa_result *const *)in->rs);
+    return rc;
 }
 
 /* Over REPORT_RANK_SECTIONS ranks and without -v, of the ranks' sections only the

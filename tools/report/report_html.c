@@ -580,6 +580,8 @@ static void html_ranks(struct report_sink *k, const struct report_ranks_view *t)
           f);
     html_para(f, "<p><b>straggler:</b> ", t->straggler);
     if (t->waiting[0]) html_para(f, "<p><b>waiting:</b> ", t->waiting);
+    if (t->clocks[0]) html_para(f, "<p><b>clocks:</b> ", t->clocks);
+    if (t->arrivals[0]) html_para(f, "<p><b>arrivals:</b> ", t->arrivals);
     if (t->omitted) fprintf(f, "<p class=\"note\">%s.</p>\n", t->omitted_said);
     fputs("</section>\n", f);
 }

@@ -12,6 +12,7 @@
 #include "util/ss_cxxname.h"
 #include "report_diff.h"
 #include "trace/sst_names.h"
+#include "analysis/ssa_align.h"
 
 /* ---- JSON (docs/report-json.md) ---- */
 
@@ -715,6 +716,77 @@ static void json_straggler(struct json_out *j, const struct ssa_job *job,
     json_end_object(j);
 }
 
+/* ---- the alignment of the ranks (docs/report-json.md, "alignment") ---- */
+
+/* ms, and ms per step (NaN, written null, when the steps are not known) */
+static void json_ms_pair(struct json_out *j, const char *key, const char *key_step, double ns,
+                         size_t steps)
+{
+    json_kv_double(j, key, ns / 1e6);
+    json_kv_double(j, key_step, steps ? ns / 1e6 / (double)steps : NAN);
+}
+
+static void json_align_host(struct json_out *j, const struct ssa_align *a, size_t h)
+{
+    const struct ssa_align_host *x = &a->hosts[h];
+    json_begin_object(j);
+    json_kv_string(j, "host", a->ranks[x->first].host_name);
+    json_kv_i64(j, "rank_lo", x->rank_lo);
+    json_kv_i64(j, "rank_hi", x->rank_hi);
+    json_kv_u64(j, "ranks", x->n_ranks);
+    json_kv_double(j, "offset_ns", x->offset_ns);
+    json_kv_u64(j, "offset_at_ns", x->at_ns);
+    json_kv_double(j, "drift_ppm", x->drift_ppm);
+    json_kv_double(j, "wall_clock_offset_ns", x->coarse_ns);
+    json_kv_u64(j, "collectives_fitted", x->n_fit);
+    json_kv_double(j, "fit_rms_us", x->fit_rms_ns / 1e3);
+    json_kv_u64(j, "last_arrivals", x->last);
+    json_ms_pair(j, "caused_wait_ms", "caused_wait_ms_per_step", x->caused_ns, a->steps);
+    json_end_object(j);
+}
+
+static void json_align_rank(struct json_out *j, const struct ssa_align *a, size_t r)
+{
+    const struct ssa_align_rank *k = &a->ranks[r];
+    json_begin_object(j);
+    json_kv_i64(j, "rank", k->rank);
+    json_kv_u64(j, "host", k->host);
+    json_kv_u64(j, "clock_pairs", k->n_pairs);
+    json_kv_u64(j, "collectives", k->n_coll);
+    json_kv_u64(j, "last_arrivals", k->last);
+    json_ms_pair(j, "wait_ms", "wait_ms_per_step", k->wait_ns, a->steps);
+    json_ms_pair(j, "caused_wait_ms", "caused_wait_ms_per_step", k->caused_ns, a->steps);
+    json_end_object(j);
+}
+
+static void json_align(struct json_out *j, const struct ssa_align *a)
+{
+    json_key(j, "alignment");
+    if (!a) {
+        json_null(j);
+        return;
+    }
+    json_begin_object(j);
+    json_kv_u64(j, "matched", a->n_coll);
+    json_kv_u64(j, "unmatched", a->n_unmatched);
+    json_kv_u64(j, "priced", a->n_priced);
+    json_kv_u64(j, "undetermined", a->n_undetermined);
+    json_kv_u64(j, "steps", a->steps);
+    json_kv_double(j, "end_spread_p50_us", a->resid_p50_ns / 1e3);
+    json_kv_double(j, "end_spread_p90_us", a->resid_p90_ns / 1e3);
+    json_kv_double(j, "end_spread_max_us", a->resid_max_ns / 1e3);
+    json_kv_double(j, "wall_clock_end_spread_p50_us", a->coarse_p50_ns / 1e3);
+    json_key(j, "hosts");
+    json_begin_array(j);
+    for (size_t h = 0; h < a->n_hosts; h++) json_align_host(j, a, h);
+    json_end_array(j);
+    json_key(j, "ranks");
+    json_begin_array(j);
+    for (size_t r = 0; r < a->n_ranks; r++) json_align_rank(j, a, r);
+    json_end_array(j);
+    json_end_object(j);
+}
+
 static void json_ranks(struct json_out *j, const struct ssa_job *job,
                        const struct report_input *in)
 {
@@ -743,6 +815,7 @@ static void json_ranks(struct json_out *j, const struct ssa_job *job,
     for (size_t i = 0; i < job->n; i++)
         json_rank(j, &job->ranks[i], &in[job->ranks[i].input]);
     json_end_array(j);
+    json_align(j, job->align);
     json_end_object(j);
 }
 

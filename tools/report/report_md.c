@@ -221,6 +221,8 @@ static void md_ranks(struct report_sink *k, const struct report_ranks_view *t)
     fputs("\nms per step; S: straggler, m: median rank. **Straggler**: ", f);
     md_escaped(f, t->straggler);
     if (t->waiting[0]) fputs(". **Waiting**: ", f), md_escaped(f, t->waiting);
+    if (t->clocks[0]) fputs(". **Clocks**: ", f), md_escaped(f, t->clocks);
+    if (t->arrivals[0]) fputs(". **Arrivals**: ", f), md_escaped(f, t->arrivals);
     fputc('.', f);
     if (t->omitted) fprintf(f, " %s.", t->omitted_said);
     fputs("\n\n", f);

@@ -631,6 +631,8 @@ static void text_ranks(struct report_sink *k, const struct report_ranks_view *t)
     fputc('\n', f);
     text_wrapped(f, "  straggler  ", t->straggler);
     if (t->waiting[0]) text_wrapped(f, "  waiting    ", t->waiting);
+    if (t->clocks[0]) text_wrapped(f, "  clocks     ", t->clocks);
+    if (t->arrivals[0]) text_wrapped(f, "  arrivals   ", t->arrivals);
     if (t->omitted) {
         char note[120];
         snprintf(note, sizeof note, "%s; the straggler's and the median rank's follow",

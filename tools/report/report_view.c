@@ -820,6 +820,7 @@ void report_ranks_view_build(struct report_ranks_view *v, const struct ssa_job *
     say_notes(job, v->notes, sizeof v->notes);
     say_straggler(job, v->straggler, sizeof v->straggler);
     say_waiting(job, v->waiting, sizeof v->waiting);
+    report_align_view(job->align, v->clocks, sizeof v->clocks, v->arrivals, sizeof v->arrivals);
     table_rows(job, v);
     for (size_t i = 0; i < v->n_rows; i++)
         v->mark[i] = rank_mark(job, v->rows[i]);

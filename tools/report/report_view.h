@@ -289,6 +289,10 @@ struct report_ranks_view {
     char notes[240];     /* ranks missing, repeated, of another job, not compared; or "" */
     char straggler[480]; /* the straggler, why, its price; or why there is none */
     char waiting[320];   /* what the median rank's exposed comm is; or "" */
+    /* from the alignment (job->align; "" without it): how the ranks' clocks were laid on one
+     * timeline, and who arrives last at the collectives, at what cost (hostnames escaped) */
+    char clocks[400];
+    char arrivals[800];
     size_t n_rows, elided; /* elided: rows that are REPORT_RANK_BETWEEN */
     size_t rows[REPORT_RANK_ROWS_MAX]; /* indices into job->ranks, or REPORT_RANK_BETWEEN */
     char mark[REPORT_RANK_ROWS_MAX];   /* per row: 'S' straggler, 'm' median rank, ' ' */
@@ -298,6 +302,11 @@ struct report_ranks_view {
  * borrows both. Nothing is allocated. */
 void report_ranks_view_build(struct report_ranks_view *v, const struct ssa_job *job,
                              const struct report_input *inputs, size_t omitted);
+
+/* The ranks view's clocks and arrivals sentences of alignment a (both "" when a is NULL). */
+struct ssa_align;
+void report_align_view(const struct ssa_align *a, char *clocks, size_t ccap, char *arrivals,
+                       size_t acap);
 
 /* The HTML fill colour of a category (the fill column of SSA_CATS; grey out of range). */
 const char *report_cat_fill(int cat);
