@@ -27,6 +27,7 @@
 
 #define HDR sizeof(struct sst_chunk_header)
 
+/* BAD: the reader loads the chunk itself (damaged, not RECORDS, or nothing to decode) */
 enum slot_state { SLOT_BUSY, SLOT_GOOD, SLOT_BAD };
 
 struct slot {
@@ -97,6 +98,9 @@ static struct slot *claim(struct sst_ahead *a)
     a->plan_off += HDR + s->h.stored_len;
     if (s->h.type == SST_CHUNK_END || a->plan_off >= a->size) a->planning = 0;
     if (s->h.type != SST_CHUNK_RECORDS) return NULL;
+    /* raw and summed before: nothing to decode, and the reader reads it in place (mapped)
+     * where a worker would copy it */
+    if (!(s->h.flags & SST_CHUNK_F_ZSTD) && sst_reader_verified(a->r, s->off, &s->h)) return NULL;
     s->state = SLOT_BUSY;
     return s;
 }
