@@ -110,7 +110,8 @@ struct sst_ahead_ops {
 };
 
 /* Hands the reader a pool (ops NULL: none); the reader owns ctx from then on and frees it
- * with ops->free when another is set or at sst_reader_close. */
+ * with ops->free when another is set or at sst_reader_close. Set it on a reader that has not
+ * handed out records since it was opened or rewound: the current chunk's rest is dropped. */
 void sst_reader_set_ahead(struct sst_reader *r, const struct sst_ahead_ops *ops, void *ctx);
 
 /* The descriptor a pool reads the file through (pread, which is safe from any thread) and the
