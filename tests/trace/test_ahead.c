@@ -179,7 +179,7 @@ static void variant(const char *what, const uint8_t *buf, size_t len, size_t at,
     uint8_t *v = malloc(len - cut + n);
     REQUIRE(v && at + cut <= len);
     memcpy(v, buf, at);
-    memcpy(v + at, ins, n);
+    if (n) memcpy(v + at, ins, n); /* ins may be NULL when n is 0 */
     memcpy(v + at + n, buf + at + cut, len - at - cut);
     const char *path = ss_test_path("variant.sst");
     put(path, v, len - cut + n);
