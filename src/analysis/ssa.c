@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ssa_internal.h"
+#include "trace/sst_ahead.h"
 #include "util/ss_error.h"
 
 static void on_problem(void *ctx, int err, uint64_t offset, const char *msg)
@@ -123,6 +124,8 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     sst_problem_fn old_fn;
     void *old_ctx;
     sst_reader_set_problem(r, on_problem, res, &old_fn, &old_ctx);
+    /* a pool that cannot start (a stream, no thread) leaves the reading to this thread */
+    if (opts && opts->decode_threads) (void)sst_ahead_attach(r, opts->decode_threads);
     int rc = sst_reader_rewind(r);
     sc->reader = r;
     sc->msgs.marker = &sc->marker;
@@ -143,6 +146,7 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     if (rc == 0 && res->gpu_ends_at_close) rc = resort_knames(sc, res);
     sst_reader_set_problem(r, old_fn, old_ctx, NULL, NULL);
     sst_reader_rewind(r); /* the caller may read it again (an export) */
+    sst_reader_set_ahead(r, NULL, NULL); /* its threads stop with the analysis */
     res->problems = problems;
     if (rc == 0) ssa_steps_warmup(sc, res, opts);
     if (rc == 0) rc = ssa_host_finish(&sc->host, res);

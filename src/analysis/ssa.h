@@ -708,6 +708,9 @@ struct ssa_opts {
     /* Python samples and call sites of the steps that overlap [host_from_ns, host_to_ns]
      * only (`export --format folded --steps/--time`); both 0: of every step */
     uint64_t host_from_ns, host_to_ns;
+    /* threads that decode the trace's chunks ahead of the analysis (sst_ahead.h), which
+     * reads them in file order: the result is the same for any count; 0: none */
+    unsigned decode_threads;
 };
 
 /* Analyses the trace at path. On success *out owns the result (ssa_result_free).

@@ -119,6 +119,9 @@ struct sst_reader {
     int gaps_overflow;      /* more holes than SEQ_GAPS: repeats are no longer told apart */
     uint64_t shown_inconsistent; /* inconsistent records handed out (show_inconsistent) */
     char detail[SST_DAMAGE_LIMIT][SST_DAMAGE_DETAIL]; /* first of each kind, this pass */
+    const struct sst_ahead_ops *ahead; /* chunks decoded on other threads, or NULL */
+    void *ahead_ctx;
+    const uint8_t *ahead_payload; /* the current chunk's payload from the pool, or NULL */
 };
 
 /* ---- problems ------------------------------------------------------------------------- */
@@ -364,6 +367,18 @@ static int seen_before(struct sst_reader *r, uint64_t off, const struct sst_chun
            memcmp(&r->seen[r->seen_next].h, h, sizeof *h) == 0;
 }
 
+int sst_reader_verified(const struct sst_reader *r, uint64_t off, const struct sst_chunk_header *h)
+{
+    if (!r->rereading) return 0;
+    size_t lo = 0, hi = r->n_seen; /* offsets only grow: a binary search */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->seen[mid].off < off) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < r->n_seen && r->seen[lo].off == off && memcmp(&r->seen[lo].h, h, sizeof *h) == 0;
+}
+
 /* Reads and checks the chunk at off into r->ch and r->stored. */
 static enum chunk_check load_chunk(struct sst_reader *r, uint64_t off)
 {
@@ -441,7 +456,9 @@ static int decompress_payload(struct sst_reader *r)
 static enum chunk_check open_records(struct sst_reader *r)
 {
     const uint8_t *p = r->data;
-    if (r->ch.flags & SST_CHUNK_F_ZSTD) {
+    if (r->ahead_payload) {
+        p = r->ahead_payload; /* checked and decompressed by the pool */
+    } else if (r->ch.flags & SST_CHUNK_F_ZSTD) {
         int rc = decompress_payload(r);
         if (rc != 0)
             return bad(r, "zstd payload does not decompress to %" PRIu32 " bytes: %s",
@@ -624,6 +641,21 @@ static void note_trailing(struct sst_reader *r)
             r->file_size - r->pos, at);
 }
 
+/* The chunk at off as the pool decoded it (the first read remembers it, as load_chunk does),
+ * else loaded and checked here. */
+static enum chunk_check load_or_take(struct sst_reader *r, uint64_t off)
+{
+    r->ahead_payload = NULL;
+    struct sst_chunk_header h;
+    const uint8_t *payload;
+    if (!r->ahead || !r->ahead->take(r->ahead_ctx, off, &h, &payload))
+        return load_chunk(r, off);
+    remember_chunk(r, off, &h);
+    r->ch = h;
+    r->data = r->ahead_payload = payload;
+    return CHUNK_OK;
+}
+
 /* Makes the next RECORDS chunk current. Returns 1, 0 at the end, or a negative error. */
 static int next_chunk(struct sst_reader *r)
 {
@@ -634,7 +666,7 @@ static int next_chunk(struct sst_reader *r)
         }
         r->chunk_off = r->pos;
         ss_progress_report(r->pos, r->file_size != NO_OFFSET ? r->file_size : 0);
-        enum chunk_check c = load_chunk(r, r->pos);
+        enum chunk_check c = load_or_take(r, r->pos);
         int took = c == CHUNK_OK ? take_chunk(r) : -1;
         if (took == 1)
             return 1;
@@ -1144,6 +1176,8 @@ static int same_file(const struct sst_reader *r)
 
 int sst_reader_rewind(struct sst_reader *r)
 {
+    if (r->ahead) r->ahead->restart(r->ahead_ctx); /* first: its threads read what follows */
+    r->ahead_payload = NULL;
     drop_payload(r);
     strings_free(r);
     if (!same_file(r))
@@ -1328,10 +1362,27 @@ const char *sst_reader_state_line(struct sst_reader *r)
     return r->line;
 }
 
+void sst_reader_set_ahead(struct sst_reader *r, const struct sst_ahead_ops *ops, void *ctx)
+{
+    if (r->ahead) r->ahead->free(r->ahead_ctx); /* its threads are gone after this */
+    r->ahead_payload = NULL;
+    drop_payload(r); /* the payload may have been the pool's: read on from the next chunk */
+    r->ahead = ops;
+    r->ahead_ctx = ops ? ctx : NULL;
+}
+
+int sst_reader_source(const struct sst_reader *r, int *fd, uint64_t *size)
+{
+    if (r->fd < 0 || r->file_size == NO_OFFSET) return -1;
+    *fd = r->fd, *size = r->file_size;
+    return 0;
+}
+
 void sst_reader_close(struct sst_reader *r)
 {
     if (!r)
         return;
+    sst_reader_set_ahead(r, NULL, NULL);
     strings_free(r);
     if (r->zctx)
         sst_zstd_dctx_free(r->zctx);

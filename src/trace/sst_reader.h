@@ -96,6 +96,34 @@ int sst_reader_open_file(FILE *f, const struct sst_reader_opts *opts, struct sst
 
 const struct sst_file_header *sst_reader_header(const struct sst_reader *r);
 
+/* Chunks decoded ahead, on other threads (sst_ahead.c: the CLI's only, never the collector's).
+ * The reader asks for the RECORDS chunk at each offset it reaches, in file order; the pool
+ * answers with it checked (checksum passed, payload decompressed to exactly raw_len) or says
+ * it has nothing good there, and the reader then loads that chunk itself as it always did. So
+ * every decision about damage, sequence and errors stays on the reader's thread, in order. */
+struct sst_ahead_ops {
+    /* 1: *h and *payload (raw_len bytes, valid until the next take or restart) hold the
+     * chunk at off; 0: nothing good there (the reader loads it itself) */
+    int (*take)(void *ctx, uint64_t off, struct sst_chunk_header *h, const uint8_t **payload);
+    void (*restart)(void *ctx); /* forget everything: the reader rewound */
+    void (*free)(void *ctx);
+};
+
+/* Hands the reader a pool (ops NULL: none); the reader owns ctx from then on and frees it
+ * with ops->free when another is set or at sst_reader_close. Set it on a reader that has not
+ * handed out records since it was opened or rewound: the current chunk's rest is dropped. */
+void sst_reader_set_ahead(struct sst_reader *r, const struct sst_ahead_ops *ops, void *ctx);
+
+/* The descriptor a pool reads the file through (pread, which is safe from any thread) and the
+ * size taken at open: 0, or -1 for a stream (no pool then). */
+int sst_reader_source(const struct sst_reader *r, int *fd, uint64_t *size);
+
+/* Whether the chunk at off with header h passed its checksum on the first read and the file
+ * is unchanged (a re-read: see sst_reader_rewind), so its payload need not be summed again.
+ * Safe from a pool's threads: what it reads only changes in sst_reader_rewind, before the
+ * reader restarts its pool, and during a first read it returns 0 without reading more. */
+int sst_reader_verified(const struct sst_reader *r, uint64_t off, const struct sst_chunk_header *h);
+
 /* The reader's hot state, the first member of struct sst_reader, so that the common case of
  * sst_reader_next (below) is decided inline in the caller's loop. Not for callers' use. */
 struct sst_reader_hot {

@@ -14,7 +14,8 @@
  *
  * Several traces are analysed at once, on up to one thread per online CPU (at most 64; -j):
  * each result lands in its argument's slot, so the output does not depend on which finished
- * first. Over the traces of a multi-GPU job (ranks of one world size: torchrun), the ranks
+ * first. The threads the traces leave over decode each trace's chunks ahead of its analysis
+ * (src/trace/sst_ahead.c), which still reads them in file order: one trace gets all of them. Over the traces of a multi-GPU job (ranks of one world size: torchrun), the ranks
  * are compared first (src/analysis/ssa_ranks.c; the ranks view of report_view.c): the straggler,
  * why and its price; each rank's result is annotated so that its comm finding does not count
  * waiting for the straggler as communication.
@@ -69,7 +70,8 @@ static const char report_options[] =
     "  -v, --verbose      also the top kernels and a table of every step, and the section\n"
     "                     of every rank\n"
     "  -j, --jobs N       analyse up to N traces at once (default: one per online CPU,\n"
-    "                     at most 64)\n" REPORT_STEP_HELP "  -h, --help         this text\n"
+    "                     at most 64); threads left over decode the chunks of each trace\n"
+    "                     ahead of its analysis (N of them for one trace)\n" REPORT_STEP_HELP "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 every trace was analysed whole, 1 a trace could not be read or is\n"
     "incomplete (damaged, truncated, inconsistent or dropped records: --accept-damage), 2\n"
@@ -202,11 +204,22 @@ static size_t load_threads(size_t n, unsigned jobs)
     return t ? t : 1;
 }
 
+/* Threads that decode each trace's chunks ahead of its analysis: the threads -j allows that
+ * the traces do not take, all of them for one trace; 0 (none) when that is one per trace. */
+static unsigned decode_threads(size_t n, unsigned jobs)
+{
+    long cpus = jobs ? (long)jobs : sysconf(_SC_NPROCESSORS_ONLN);
+    size_t per = n && cpus > 0 ? (size_t)cpus / n : 1;
+    return per > 1 ? (unsigned)(per > REPORT_MAX_THREADS ? REPORT_MAX_THREADS : per) : 0;
+}
+
 /* Analyses every input; the calling thread is one of the workers, and a thread that cannot
  * be started leaves its share to the others. Returns how many inputs failed. */
 static size_t load_all(struct inputs *in, const struct report_opts *o)
 {
-    struct load_pool p = {in, &o->ssa, report_ssa_flags(o), 0, 0};
+    struct ssa_opts so = o->ssa;
+    so.decode_threads = decode_threads(in->n, o->jobs);
+    struct load_pool p = {in, &so, report_ssa_flags(o), 0, 0};
     pthread_t th[REPORT_MAX_THREADS];
     size_t want = load_threads(in->n, o->jobs), started = 0;
     while (started + 1 < want && pthread_create(&th[started], NULL, load_worker, &p) == 0)
