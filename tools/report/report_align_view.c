@@ -13,7 +13,8 @@
 #include "util/text_esc.h"
 
 /* Appends to buf at *n, never past cap (a hostname escaped can be long). */
-static void add(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void add(char *buf, size_t cap, size_t *n,
+                                                      const char *fmt, ...)
 {
     if (*n >= cap) return;
     va_list ap;
