@@ -136,48 +136,49 @@ static void keep_reason(struct sst_reader *r, uint32_t message, size_t prefix, c
         snprintf(out, size, "%.*s", (int)(len - prefix), s + prefix);
 }
 
+/* The "key=N" values of mark message (" key=" as each keys[k] spells it) into *slot[k]: those
+ * that read as numbers in [lo, 1e30) (lo > 0: a positive number); the others are left as
+ * they were. 0 when the message has no text. */
+static int read_keyed(struct sst_reader *r, uint32_t message, const char *const *keys,
+                      double *const *slot, int n, double lo)
+{
+    uint32_t len;
+    const char *s = sst_reader_string(r, message, &len);
+    char text[320];
+    if (!s) return 0;
+    snprintf(text, sizeof text, "%.*s", (int)len, s);
+    for (int k = 0; k < n; k++) {
+        const char *at = strstr(text, keys[k]);
+        char *end;
+        double v = at ? strtod(at + strlen(keys[k]), &end) : 0;
+        if (at && end != at + strlen(keys[k]) && v >= lo && v < 1e30) *slot[k] = v;
+    }
+    return 1;
+}
+
 /* "batch: samples=N tokens=N flops=N" (any of them, any order; docs/markers.md): the values
  * of the last mark stand for every step. A value that is no positive number is skipped. */
 static void keep_batch(struct sst_reader *r, uint32_t message, struct ssa_batch *b)
 {
-    static const char *const keys[] = {"samples=", "tokens=", "flops="};
-    double *slot[] = {&b->samples, &b->tokens, &b->flops};
-    uint32_t len;
-    const char *s = sst_reader_string(r, message, &len);
-    char text[256];
-    if (!s) return;
-    snprintf(text, sizeof text, "%.*s", (int)len, s);
-    b->marks++;
-    for (int k = 0; k < 3; k++) {
-        const char *at = strstr(text, keys[k]);
-        char *end;
-        double v = at ? strtod(at + strlen(keys[k]), &end) : 0;
-        if (at && end != at + strlen(keys[k]) && v > 0 && v < 1e30) *slot[k] = v;
-    }
+    static const char *const keys[] = {" samples=", " tokens=", " flops="};
+    double *const slot[] = {&b->samples, &b->tokens, &b->flops};
+    b->marks += (uint64_t)read_keyed(r, message, keys, slot, 3, 1e-300);
 }
 
 /* "dataloader: workers=N batch_size=N pin_memory=0|1 persistent_workers=0|1 samples=N
- * tokens=N batches_per_step=N" (the Python shim's, docs/markers.md): the last mark stands. A
- * value that is no number in range reads as 0 (unknown). */
+ * tokens=N batches_per_step=N" (the Python shim's, docs/markers.md): the last mark stands
+ * whole; a value that is no number in range reads as 0 (unknown). */
 static void keep_loader(struct sst_reader *r, uint32_t message, struct ssa_loader *l)
 {
     static const char *const keys[] = {" workers=", " batch_size=", " pin_memory=",
                                        " persistent_workers=", " samples=", " tokens=",
                                        " batches_per_step="};
-    double *slot[] = {&l->workers, &l->batch_size, &l->pin_memory, &l->persistent,
-                      &l->samples, &l->tokens, &l->per_step};
-    uint32_t len;
-    const char *s = sst_reader_string(r, message, &len);
-    char text[320];
-    if (!s) return;
-    snprintf(text, sizeof text, "%.*s", (int)len, s);
+    struct ssa_loader fresh = {.marks = l->marks};
+    double *const slot[] = {&fresh.workers, &fresh.batch_size, &fresh.pin_memory,
+                            &fresh.persistent, &fresh.samples, &fresh.tokens, &fresh.per_step};
+    if (!read_keyed(r, message, keys, slot, 7, 0)) return;
+    *l = fresh;
     l->marks++;
-    for (int k = 0; k < 7; k++) {
-        const char *at = strstr(text, keys[k]);
-        char *end;
-        double v = at ? strtod(at + strlen(keys[k]), &end) : 0;
-        *slot[k] = at && end != at + strlen(keys[k]) && v >= 0 && v < 1e15 ? v : 0;
-    }
 }
 
 /* The shim's torch.compile marks: recompiles and graph breaks, their first reasons. */
