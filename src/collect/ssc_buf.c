@@ -287,7 +287,9 @@ static void tbuf_name_thread(uint32_t tid)
 struct ssc_tbuf *ssc_tbuf_self(void)
 {
     if (tls_tb) return tls_tb;
-    /* Allocated and published under g_pool_mu, so fork() never sees it half-made. */
+    /* Allocated and published under g_pool_mu, so fork() never sees it half-made; the key's
+     * value too: glibc allocates a second-level array for a key past the first 32, and an
+     * allocator without a fork handler (ASan's) must not be caught in that by a fork. */
     pthread_mutex_lock(&g_pool_mu);
     struct ssc_tbuf *tb = calloc(1, sizeof *tb);
     if (tb) {
@@ -296,11 +298,11 @@ struct ssc_tbuf *ssc_tbuf_self(void)
         while (!atomic_compare_exchange_weak_explicit(&g_list, &tb->next, tb, memory_order_release,
                                                       memory_order_relaxed)) {
         }
+        pthread_setspecific(g_key, tb);
     }
     pthread_mutex_unlock(&g_pool_mu);
     if (!tb) return NULL;
     tls_tb = tb;
-    pthread_setspecific(g_key, tb);
     ssc_name_thread_once(tb->tid);
     return tb;
 }

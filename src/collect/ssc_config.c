@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trace/sst_window.h"
@@ -234,10 +235,21 @@ void ssc_say(const char *msg)
  * meanwhile with the size class's lock held by nobody: the child's writer thread in that calloc
  * and its exit-time leak check both wait on the one lock (tests/collect busy_exit, which hung
  * so). The starter holds the start lock (for the writer), which the fork handler takes, until
- * the thread is past both. */
+ * the thread is past both.
+ *
+ * Why the wait is bounded: the same allocator lock, taken by a thread of the parent (one of the
+ * program's threads exiting at the fork) and inherited held by nobody, stops the child's new
+ * thread before it reaches our code, for ever (tests/collect nvtx_prog normal under ASan, the
+ * CI hang of collect_inject_foreign_cuda: the child's first NVTX call waited here). After
+ * SSC_THREAD_START_MS the starter gives up (the collector does not record in that process) and
+ * the program goes on; a thread that starts later finds itself abandoned and returns at once.
+ * The start record is on the heap: the starter's stack is gone by then. */
+#define SSC_THREAD_START_MS 5000
+enum { START_WAITING, START_RUNNING, START_ABANDONED };
 struct thread_start {
     void *(*fn)(void *);
     sem_t running;
+    _Atomic int state;
 };
 static __thread volatile int tls_thread_started; /* volatile: the store must stay */
 
@@ -246,21 +258,62 @@ static void *thread_entry(void *p)
     struct thread_start *s = p;
     void *(*fn)(void *) = s->fn;
     tls_thread_started = 1; /* the first use of our thread-local storage: allocated here */
-    sem_post(&s->running);  /* s lives on the starter's stack: not touched after this */
+    int expect = START_WAITING;
+    if (!atomic_compare_exchange_strong(&s->state, &expect, START_RUNNING)) {
+        sem_destroy(&s->running); /* the starter gave up and forgot s: ours to free */
+        free(s);
+        return NULL;
+    }
+    sem_post(&s->running); /* the starter frees s after this: not touched again */
     return fn(NULL);
+}
+
+/* sem_timedwait until ms from now (CLOCK_REALTIME, as sem_timedwait wants); 0 when posted. */
+static int wait_started(sem_t *sem, int ms)
+{
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);
+    at.tv_sec += ms / 1000;
+    at.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (at.tv_nsec >= 1000000000L) at.tv_sec++, at.tv_nsec -= 1000000000L;
+    int rc;
+    while ((rc = sem_timedwait(sem, &at)) != 0 && errno == EINTR) {
+    }
+    return rc == 0 ? 0 : ETIMEDOUT;
 }
 
 int ssc_thread_start(pthread_t *thread, void *(*fn)(void *))
 {
-    struct thread_start s = {.fn = fn};
-    if (sem_init(&s.running, 0, 0) != 0) return errno;
+    struct thread_start *s = calloc(1, sizeof *s);
+    if (!s) return ENOMEM;
+    s->fn = fn;
+    atomic_init(&s->state, START_WAITING);
+    if (sem_init(&s->running, 0, 0) != 0) {
+        int err = errno;
+        free(s);
+        return err;
+    }
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old); /* inherited: signals go to the program's threads */
-    int rc = pthread_create(thread, NULL, thread_entry, &s);
+    int rc = pthread_create(thread, NULL, thread_entry, s);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    while (rc == 0 && sem_wait(&s.running) != 0 && errno == EINTR) {
+    if (rc != 0) {
+        sem_destroy(&s->running);
+        free(s);
+        return rc;
     }
-    sem_destroy(&s.running);
-    return rc;
+    if (wait_started(&s->running, SSC_THREAD_START_MS) != 0) {
+        int expect = START_WAITING;
+        if (atomic_compare_exchange_strong(&s->state, &expect, START_ABANDONED)) {
+            pthread_detach(*thread); /* never joined: its end frees it, if it ever comes */
+            return ETIMEDOUT;
+        }
+        /* it started just now: its post follows at once */
+        while (sem_wait(&s->running) != 0 && errno == EINTR) {
+        }
+    }
+    sem_destroy(&s->running);
+    free(s);
+    return 0;
 }

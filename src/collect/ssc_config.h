@@ -124,7 +124,8 @@ SSC_HIDDEN void ssc_say(const char *msg);
 
 /* Starts one of the collector's own threads (the writer, the Python sampler) with every signal
  * blocked, and returns once it runs and has its thread-local storage: a fork() right after
- * must not catch the new thread inside the allocator. 0, or pthread_create's error. */
+ * must not catch the new thread inside the allocator. 0, or pthread_create's error, or
+ * ETIMEDOUT when the thread did not run within 5 s (it then never runs fn: ssc_config.c). */
 SSC_HIDDEN int ssc_thread_start(pthread_t *thread, void *(*fn)(void *));
 
 #endif

@@ -46,7 +46,7 @@ struct tstats {
 static struct tstats g_files[MAX_FILES];
 static int g_nfiles, g_failed;
 
-static void fail(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

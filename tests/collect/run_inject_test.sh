@@ -16,6 +16,9 @@ OUT="$W/out"
 LIB=$(cd "$(dirname "$BIN")" && pwd -P)/libstepscope.so
 OTHER=/opt/other-tool/libToolsInjection64.so # need not exist: it is the other tool's business
 
+# watched LIMIT CMD...: a hang prints every process's backtraces (watch.sh)
+. "$(dirname "$0")/watch.sh"
+
 fail() { echo "FAIL [$CASE]: $*"; sed 's/^/  stderr: /' "$W/err" 2>/dev/null; exit 1; }
 expect_rc() { [ "$1" = "$2" ] || fail "exit status $1, expected $2"; }
 # A run with no NVTX call writes no trace; where CUDA cannot start (no driver: issue #41) record
@@ -32,7 +35,8 @@ SHOW='echo "${CUDA_INJECTION64_PATH-unset}|${NVTX_INJECTION64_PATH-unset}|${STEP
 
 case $CASE in
 foreign_cuda)
-    CUDA_INJECTION64_PATH=$OTHER "$BIN" record -o "$OUT" -- sh -c "$SHOW; exec \"\$0\" normal" "$PROG" \
+    # nvtx_prog normal fork()s while its threads record (CI hung here once: nvtx_prog.c)
+    watched 40 env CUDA_INJECTION64_PATH=$OTHER "$BIN" record -o "$OUT" -- sh -c "$SHOW; exec \"\$0\" normal" "$PROG" \
         >"$W/out.txt" 2>"$W/err"
     expect_rc $? 3
     expect_line 1 "$OTHER|$LIB|$OTHER|unset"
@@ -90,7 +94,7 @@ foreign_nvtx)
     grep -q "level=warn code=other .*NVTX_INJECTION64_PATH=$OTHER" "$W/dump.txt" || fail "no notice"
     ;;
 foreign_both)
-    CUDA_INJECTION64_PATH=$OTHER NVTX_INJECTION64_PATH=/x/nvtx.so PYTHONPATH=/old \
+    watched 40 env CUDA_INJECTION64_PATH=$OTHER NVTX_INJECTION64_PATH=/x/nvtx.so PYTHONPATH=/old \
         "$BIN" record -o "$OUT" -- sh -c "$SHOW"'; echo "${STEPSCOPE_OUTPUT_DIR-unset}|$PYTHONPATH"; exec "$0" normal' \
         "$PROG" >"$W/out.txt" 2>"$W/err"
     expect_rc $? 3
