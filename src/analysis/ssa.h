@@ -998,6 +998,14 @@ enum ssa_level { SSA_LOW = 0, SSA_MEDIUM, SSA_HIGH };
 #define SSA_HOTSPOT_MIN_SAMPLES 2
 const char *ssa_level_name(int level); /* "low", "medium", "high" */
 
+/* One rule's prices judged on the fix-truth zoo's held-out programs (bench/zoo/judge.py): the
+ * programs whose measured saving judged its price, the worst and median |price error| over
+ * them, the findings whose fix saved nothing measurable, those still to re-measure. */
+struct ssa_held_out {
+    const char *id;
+    int judged, worst_pct, median_pct, nothing, remeasure;
+};
+
 struct ssa_finding {
     const char *id; /* stable key: "data_loading", "pageable_h2d", ... */
     const char *title;
@@ -1006,7 +1014,8 @@ struct ssa_finding {
     double saving_pct;  /* of the mean step */
     double speedup;     /* mean step / (mean step - saving) */
     int severity;       /* high: saving >= 10 % of the step, medium >= 3 %, else low */
-    int confidence;     /* enum ssa_level */
+    int confidence;     /* enum ssa_level: own_confidence, at most what held_out supports */
+    int own_confidence; /* the rule's own (a constant instead of a measurement lowers it) */
     char evidence[512]; /* numbers from this trace */
     char estimate[320]; /* how the saving was estimated */
     char fix[400];      /* in the program's terms (struct ssa_program) */
@@ -1014,6 +1023,10 @@ struct ssa_finding {
      * exposes data loading: read less often, or load ahead); NULL when additive. Its
      * saving is what it saves alone and is not added to the other's. */
     const char *alternative_to;
+    /* what the zoo's held-out half measured of the rule's prices (ssa_evidence.h, written by
+     * bench/zoo/judge.py); judged 0: no held-out evidence. The confidence is at most what
+     * it supports (ssa_findings.c, held_out_level). */
+    struct ssa_held_out held_out;
     /* a note without a price: what it says is real, but no model stands behind a saving
      * (saving_ms 0); the reports say "not priced" instead of a saving */
     int note;
@@ -1022,6 +1035,10 @@ struct ssa_finding {
     size_t n_hot;
     struct ssa_hotspot hot[SSA_FINDING_HOTSPOTS];
 };
+/* The held-out evidence of rule `id` (judged 0 where it has none), and the i-th row of the
+ * evidence table (NULL past its end): static data, not to be freed. */
+struct ssa_held_out ssa_held_out_of(const char *id);
+const struct ssa_held_out *ssa_held_out_row(size_t i);
 #define SSA_MAX_FINDINGS 24 /* room for every rule of ssa_findings.c (asserted there), and more */
 #define SSA_FINDING_MIN_PCT 1.0 /* rules whose saving is below this share of the step are quiet */
 

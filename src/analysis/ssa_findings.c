@@ -1165,6 +1165,45 @@ static void say_samples(struct ssa_finding *f, char *where0, size_t cap)
     append(f->evidence, sizeof f->evidence, list);
     snprintf(where0, cap, "%s", where[0]);
 }
+/* The rules' held-out evidence, one row each (generated: ssa_evidence.h says how). */
+static const struct ssa_held_out held_out_rows[] = {
+#define SSA_EVIDENCE_ROW(id, judged, worst, median, nothing, remeasure) \
+    {id, judged, worst, median, nothing, remeasure},
+#include "ssa_evidence.h"
+#undef SSA_EVIDENCE_ROW
+};
+
+const struct ssa_held_out *ssa_held_out_row(size_t i)
+{
+    return i < sizeof held_out_rows / sizeof held_out_rows[0] ? &held_out_rows[i] : NULL;
+}
+
+struct ssa_held_out ssa_held_out_of(const char *id)
+{
+    for (size_t i = 0; i < sizeof held_out_rows / sizeof held_out_rows[0]; i++)
+        if (strcmp(held_out_rows[i].id, id) == 0) return held_out_rows[i];
+    return (struct ssa_held_out){id, 0, 0, 0, 0, 0};
+}
+
+/* The confidence the held-out programs support: high takes three judged within 20 %, medium
+ * two within 40 %, and neither a fix that saved nothing; no evidence is low. A rule's own
+ * reasons (a constant instead of a measurement) may lower it further, never raise it. */
+static int held_out_level(const struct ssa_held_out *h)
+{
+    if (h->nothing) return SSA_LOW;
+    if (h->judged >= 3 && h->worst_pct <= 20) return SSA_HIGH;
+    if (h->judged >= 2 && h->worst_pct <= 40) return SSA_MEDIUM;
+    return SSA_LOW;
+}
+
+static void judge_by_held_out(struct ssa_finding *f)
+{
+    f->own_confidence = f->confidence;
+    f->held_out = ssa_held_out_of(f->id);
+    int level = held_out_level(&f->held_out);
+    if (f->confidence > level) f->confidence = level;
+}
+
 _Static_assert(sizeof rules / sizeof rules[0] <= SSA_MAX_FINDINGS, "room for every rule");
 _Static_assert(sizeof rules / sizeof rules[0] <= 64, "a bit each in fctx.fired");
 
@@ -1265,6 +1304,7 @@ void ssa_find(const struct ssa_result *r, const struct ssa_summary *s, const str
         f.id = rules[i].id, f.title = rules[i].title, f.cats = rules[i].cats;
         if (!rules[i].detect(&c, &f)) continue;
         rate(&c, &f, rules[i].upper_bound);
+        judge_by_held_out(&f);
         if (f.saving_pct < SSA_FINDING_MIN_PCT && !rules[i].always && !f.note) continue;
         c.fired |= UINT64_C(1) << i;
         name_code(&c, &rules[i].code, &f);

@@ -102,7 +102,7 @@ static void test_rules_synthetic(void)
     CHECK(absd(f.v[0].saving_ms - 2.0) < 1e-6);
     CHECK(absd(f.v[0].speedup - 1.25) < 1e-6);
     CHECK_EQ(f.v[0].severity, SSA_HIGH);
-    CHECK_EQ(f.v[0].confidence, SSA_MEDIUM); /* bandwidth measured in this trace */
+    CHECK_EQ(f.v[0].own_confidence, SSA_MEDIUM); /* bandwidth measured in this trace */
     CHECK(absd(f.v[4].saving_ms - 0.5) < 1e-6);
     CHECK_EQ(f.v[4].severity, SSA_MEDIUM);
     /* no launch calls recorded: the host's own time is unknown, nothing bounds the saving */
@@ -668,7 +668,7 @@ static void test_recompiles(void)
     CHECK_EQ(sum.steps, 8);
     CHECK(absd(rc->saving_ms - 60.0 / 8) < 0.1);
     CHECK_CONTAINS(rc->fix, "mark_dynamic");
-    CHECK_EQ(rc->confidence, SSA_HIGH);
+    CHECK_EQ(rc->own_confidence, SSA_HIGH);
     ssa_result_free(r);
 }
 
@@ -999,6 +999,45 @@ static void test_light_graph_steps(void)
     ssa_result_free(r);
 }
 
+/* The held-out evidence table (ssa_evidence.h): every row names a rule that exists, and a
+ * finding's confidence is at most what its rule's row supports: no_mixed_precision judged
+ * within +-151 % stays low whatever its own reasons; a rule with no row says none. */
+static void test_held_out_evidence(void)
+{
+    size_t rows = 0;
+    for (const struct ssa_held_out *h; (h = ssa_held_out_row(rows)) != NULL; rows++) {
+        int known = 0;
+        for (size_t i = 0; ssa_finding_rule_id(i); i++)
+            known |= strcmp(ssa_finding_rule_id(i), h->id) == 0;
+        CHECK(known);
+        CHECK(h->judged == 0 || h->worst_pct >= h->median_pct);
+    }
+    CHECK(rows > 0);
+    CHECK_EQ(ssa_held_out_of("no_such_rule").judged, 0);
+    const char *path = ss_test_path("held_out.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 5; k++) { /* 10 ms steps, 8 ms of fp32 GEMM on CUDA cores */
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel(&s, "_Z18sgemm_largek_lds64ILb1ELb0ELi5ELi5ELi4ELi4ELi4ELi34EEvPfPKfS2_",
+                     o + 1 * MS, o + 9 * MS);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    const struct ssa_finding *mp = find_id(&f, "no_mixed_precision");
+    REQUIRE(mp != NULL);
+    struct ssa_held_out h = ssa_held_out_of("no_mixed_precision");
+    CHECK_EQ(mp->held_out.judged, h.judged);
+    CHECK(mp->confidence <= mp->own_confidence);
+    if (h.judged < 2 || h.worst_pct > 40) CHECK_EQ(mp->confidence, SSA_LOW);
+    ssa_result_free(r);
+}
+
 int main(int argc, char **argv)
 {
     REQUIRE(argc == 2);
@@ -1031,6 +1070,7 @@ int main(int argc, char **argv)
     test_cost_measured_before_late_window(0);
     test_cost_measured_before_late_window(1);
     test_light_graph_steps();
+    test_held_out_evidence();
     test_fixture_gate(argv[1]);
     return ss_test_result();
 }

@@ -147,7 +147,7 @@ static void check_planted(void)
     struct ssa_findings f;
     const struct ssa_finding *c = comm_finding(g.r[0], &p0, &f);
     REQUIRE(c);
-    CHECK_EQ(c->confidence, SSA_MEDIUM);
+    CHECK_EQ(c->own_confidence, SSA_MEDIUM);
     CHECK_CONTAINS(c->fix, "waiting for rank 5");
     CHECK(c->saving_ms < 0.5); /* the last bucket's transfer (0.3 ms), not the wait */
     ssa_job_free(&j);

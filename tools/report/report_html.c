@@ -195,6 +195,8 @@ static void html_finding_row(FILE *f, const struct report_view *v, size_t i)
     html_escaped(f, x->evidence);
     fputs("<br><b>estimate:</b> ", f);
     html_escaped(f, x->estimate);
+    fputs("<br><b>held out:</b> ", f);
+    html_escaped(f, v->held_out[i]);
     fputs("<br><b>fix:</b> <code>", f);
     html_escaped(f, x->fix);
     if (x->note) { /* a note: no price to sort by */

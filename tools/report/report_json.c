@@ -342,6 +342,19 @@ static void json_hotspot(struct json_out *j, const struct ssa_hotspot *h, int wi
     json_end_object(j);
 }
 
+/* The rule's prices on the fix-truth zoo's held-out programs (docs/report-json.md, held_out). */
+static void json_held_out(struct json_out *j, const struct ssa_held_out *h)
+{
+    json_key(j, "held_out");
+    json_begin_object(j);
+    json_kv_i64(j, "programs", h->judged);
+    json_kv_i64(j, "worst_error_pct", h->worst_pct);
+    json_kv_i64(j, "median_error_pct", h->median_pct);
+    json_kv_i64(j, "saved_nothing", h->nothing);
+    json_kv_i64(j, "re_measure", h->remeasure);
+    json_end_object(j);
+}
+
 static void json_hotspot_array(struct json_out *j, const struct ssa_hotspot *h, size_t n,
                                int with_calls)
 {
@@ -409,6 +422,7 @@ static void json_findings(struct json_out *j, const struct ssa_findings *f, int 
         json_kv_string(j, "severity", ssa_level_name(x->severity));
         json_kv_string(j, "confidence", ssa_level_name(x->confidence));
         json_kv_double(j, "saving_ms_per_step", x->saving_ms);
+        json_held_out(j, &x->held_out);
         if (x->note) json_kv_bool(j, "note", 1);
         json_kv_double(j, "saving_pct", x->saving_pct);
         json_kv_double(j, "speedup", x->speedup);

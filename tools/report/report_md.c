@@ -133,7 +133,7 @@ static void md_findings(FILE *f, const struct report_view *v, int verbose)
         const struct ssa_finding *x = &fs->v[i];
         fprintf(f, "%zu. **[%s] ", i + 1, ssa_level_name(x->severity));
         md_escaped(f, x->title);
-        fprintf(f, "**: %s  \n   Evidence: ", v->saves[i]);
+        fprintf(f, "**: %s: %s  \n   Evidence: ", v->saves[i], v->held_out[i]);
         if (v->alt_of[i]) fprintf(f, "(%s) ", v->alt_said[i]);
         md_escaped(f, x->evidence);
         if (verbose) {

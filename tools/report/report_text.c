@@ -420,10 +420,16 @@ static void text_wrapped(FILE *out, const char *label, const char *text)
 static void text_finding(FILE *out, const struct report_view *v, size_t i, int full, int verbose)
 {
     const struct ssa_finding *x = &v->f.v[i];
-    fprintf(out, "  %zu. [%s] %s\n     %s\n", i + 1, ssa_level_name(x->severity), x->title,
-            v->saves[i]);
+    fprintf(out, "  %zu. [%s] %s\n", i + 1, ssa_level_name(x->severity), x->title);
+    if (!full) {
+        fprintf(out, "     %s\n", v->saves[i]);
+        if (v->alt_of[i]) fprintf(out, "     %s\n", v->alt_said[i]);
+        return;
+    }
+    char saves[sizeof v->saves[i] + sizeof v->held_out[i] + 2];
+    snprintf(saves, sizeof saves, "%s: %s", v->saves[i], v->held_out[i]);
+    text_wrapped(out, "     ", saves);
     if (v->alt_of[i]) fprintf(out, "     %s\n", v->alt_said[i]);
-    if (!full) return;
     text_wrapped(out, "     evidence: ", x->evidence);
     if (verbose) text_wrapped(out, "     estimate: ", x->estimate);
     text_wrapped(out, "     fix:      ", x->fix);

@@ -201,6 +201,21 @@ static void graph_note(char *n, size_t size, const struct ssa_result *r)
     if (len < 0) *n = '\0'; /* longer than size is cut: a note, not a number */
 }
 
+/* What the held-out programs say of the finding's rule (struct ssa_held_out), in words. */
+static void held_out_text(const struct ssa_held_out *h, char *buf, size_t size)
+{
+    if (h->judged)
+        snprintf(buf, size, "priced within +-%d %% on %d held-out program%s%s", h->worst_pct,
+                 h->judged, h->judged == 1 ? "" : "s", h->nothing ? "; saved nothing on" : "");
+    else
+        snprintf(buf, size, h->nothing ? "its fix saved nothing on" : "no held-out evidence");
+    if (h->nothing) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, " %d held-out program%s", h->nothing,
+                 h->nothing == 1 ? "" : "s");
+    }
+}
+
 /* What a finding saves, said once for every writer; a note has no price. */
 static void saves_text(const struct ssa_finding *x, char *buf, size_t size)
 {
@@ -636,6 +651,7 @@ static void findings_text(struct report_view *v)
         if (v->alt_of[i])
             snprintf(v->alt_said[i], sizeof v->alt_said[i],
                      "alternative to %zu.: the same time, not additive", v->alt_of[i]);
+        held_out_text(&v->f.v[i].held_out, v->held_out[i], sizeof v->held_out[i]);
         saves_text(&v->f.v[i], v->saves[i], sizeof v->saves[i]);
     }
     v->has_all_fixed = all_fixed_text(&v->f, &v->s, v->all_fixed, sizeof v->all_fixed);
