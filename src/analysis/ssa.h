@@ -627,6 +627,9 @@ struct ssa_result {
     int capture_never_opened; /* ... or was to, and the run ended first */
     int window_opened; /* what opened a late --capture auto window (enum ssa_window_opener) */
     size_t outside_capture;
+    /* windows whose GPU still ran work queued before they opened: their steps count from when
+     * it drained, the ones before among outside_capture (ssa_capture.c) */
+    size_t queued_at_open;
     /* launch sampling (ENV collector.launch_sample N > 1): kernel launch calls were recorded
      * in one step of N; the steps without them are not counted (ssa_capture.c) */
     uint32_t launch_sample;

@@ -356,6 +356,10 @@ struct ssa_scan {
     } *rec;
     size_t n_rec;
     int rec_applies; /* the stretches decide which steps count (ssa_capture_filter) */
+    /* each GPU window's first recorded operation and the calls made after it opened, to tell
+     * when the GPU was still running work queued before the window (ssa_capture.c) */
+    struct ssa_open_slot *open;
+    size_t n_open;
     /* CAPTURE records of launch sampling (what LAUNCHES): kernel launch calls recorded or not
      * from each step's begin (STEPSCOPE_LAUNCH_SAMPLE), and the stretches they recorded */
     struct ssa_cap_event *lcap;
@@ -368,6 +372,11 @@ struct ssa_scan {
     struct ssa_costs costs;  /* the collector's COST counters (ssa_cost.c) */
     uint64_t host_from_ns, host_to_ns; /* ssa_opts: the steps whose samples count (0, 0: all) */
 };
+
+/* Pass 1: a GPU operation (kernel, copy, memset) starting at start_ns launched by the call
+ * `corr`, and an API call, for the window-open check of ssa_capture.c. */
+void ssa_capture_gpu_op(struct ssa_scan *sc, uint64_t start_ns, uint32_t corr);
+void ssa_capture_api(struct ssa_scan *sc, const struct sst_rec_api *a);
 
 /* Which group step i is in, as ssa_steps_warmup_plan left it (before pass 2). */
 enum ssa_step_group ssa_steps_group(const struct ssa_scan *sc, size_t i);

@@ -97,6 +97,7 @@ SSA_HOT int note_kernel(struct ssa_scan *sc, struct sst_reader *r, struct ssa_re
                         const struct sst_rec_kernel *k)
 {
     res->kernel_devices |= 1ull << (k->device & 63);
+    if (sc->n_open) ssa_capture_gpu_op(sc, k->start_ns, k->correlation);
     struct ssa_knstat *n = ssa_kn_find(sc, k->name);
     if (!n && !(n = add_kname(sc, r, k->name))) return SS_ENOMEM;
     n->count++;
@@ -266,6 +267,7 @@ static int flush_launches(struct ssa_scan *sc)
 SSA_HOT int note_api(struct ssa_scan *sc, struct ssa_result *res, const struct sst_rec_api *a)
 {
     res->api_calls++;
+    if (sc->n_open) ssa_capture_api(sc, a);
     if (ssa_api_lut_get(&sc->api, a->domain, a->cbid) != SSA_API_LAUNCH) return 0;
     sc->graph_launch_calls += ssa_is_graph_launch(a->domain, a->cbid);
     if (sc->launch_pending && a->tid == sc->launch_tid) {
@@ -458,12 +460,20 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
     case SST_REC_MEMORY: /* the timeline's memory lane: its step must wait for it */
         if (sst_rec_time_range(h, &t0, &t1)) contrib = t0;
         break;
-    case SST_REC_MEMCPY:
+    case SST_REC_MEMCPY: {
         res->memcpys++, sc->other_gpu_ns += t1 - t0;
+        struct sst_rec_memcpy m;
+        SSA_LOAD(h, m);
+        if (sc->n_open) ssa_capture_gpu_op(sc, m.start_ns, m.correlation);
         break;
-    case SST_REC_MEMSET:
+    }
+    case SST_REC_MEMSET: {
         res->memsets++, sc->other_gpu_ns += t1 - t0;
+        struct sst_rec_memset m;
+        SSA_LOAD(h, m);
+        if (sc->n_open) ssa_capture_gpu_op(sc, m.start_ns, m.correlation);
         break;
+    }
     case SST_REC_GRAPH:
         res->graphs++, sc->other_gpu_ns += t1 - t0;
         break;
@@ -527,6 +537,7 @@ void ssa_scan_free(struct ssa_scan *sc)
     free(sc->rec);
     free(sc->lcap);
     free(sc->lrec);
+    free(sc->open);
     free(sc->step_recs.v);
     free(sc->nvtx_steps.v);
     free(sc->prof_steps.v);

@@ -55,18 +55,21 @@ static inline void synth_nvtx(struct synth *s, uint16_t type, uint64_t ts, uint3
     r->payload = payload;
 }
 
-static inline void synth_kernel_on(struct synth *s, const char *name, uint64_t t0, uint64_t t1,
-                                   uint16_t device)
+/* Returns the record, to set more of it before the next one is written. */
+static inline struct sst_rec_kernel *synth_kernel_on(struct synth *s, const char *name,
+                                                     uint64_t t0, uint64_t t1, uint16_t device)
 {
     uint32_t id = sst_writer_intern_cstr(s->w, name);
     struct sst_rec_kernel *r = sst_writer_reserve(s->w, SST_REC_KERNEL, sizeof *r);
     REQUIRE(r);
     r->name = id, r->start_ns = t0, r->end_ns = t1, r->stream = 7, r->device = device;
+    return r;
 }
 
-static inline void synth_kernel(struct synth *s, const char *name, uint64_t t0, uint64_t t1)
+static inline struct sst_rec_kernel *synth_kernel(struct synth *s, const char *name, uint64_t t0,
+                                                  uint64_t t1)
 {
-    synth_kernel_on(s, name, t0, t1, 0);
+    return synth_kernel_on(s, name, t0, t1, 0);
 }
 
 /* A kernel of `blocks` thread blocks (grid blocks x 1 x 1) on device 0. */
@@ -104,12 +107,13 @@ static inline void synth_memset(struct synth *s, uint64_t t0, uint64_t t1)
     r->start_ns = t0, r->end_ns = t1, r->bytes = 64;
 }
 
-static inline void synth_api(struct synth *s, uint8_t domain, uint32_t cbid, uint64_t t0,
-                             uint64_t t1, uint32_t tid)
+static inline struct sst_rec_api *synth_api(struct synth *s, uint8_t domain, uint32_t cbid,
+                                            uint64_t t0, uint64_t t1, uint32_t tid)
 {
     struct sst_rec_api *r = sst_writer_reserve(s->w, SST_REC_API, sizeof *r);
     REQUIRE(r);
     r->domain = domain, r->cbid = cbid, r->start_ns = t0, r->end_ns = t1, r->tid = tid;
+    return r;
 }
 
 static inline void synth_sync(struct synth *s, uint64_t t0, uint64_t t1)

@@ -342,6 +342,43 @@ static void test_capture_window(void)
     check_steps(p, 10, 0, 0); /* a whole-run capture: nothing changes */
 }
 
+/* A window over steps 3-6 opening at step 3's begin. queued: the GPU still runs 4 ms of work
+ * the host queued before the window (unrecorded), so step 3's first kernel, launched 10 us into
+ * the step, starts 4 ms later: step 3 is left out (3 steps count, busy 80 %). Not queued: the
+ * first kernel starts 1.26 ms into the step, right after its own launch call (CUPTI's
+ * re-enable and host work), and step 3 counts. */
+static void test_queued_at_open(int queued)
+{
+    const char *path = ss_test_path(queued ? "queued_open1.sstrace" : "queued_open0.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    synth_env(&s, "collector.capture", "steps:3-6");
+    synth_capture(&s, T0 - MS, 1, SST_CAP_START);
+    for (int k = 0; k < 10; k++) {
+        uint64_t o = T0 + (uint64_t)k * STEP_NS, launch = o + (k == 3 && !queued ? 1250 : 10) * US;
+        uint64_t start = k == 3 ? o + (queued ? 4 * MS : 1260 * US) : o + 20 * US;
+        if (k == 3 || k == 7) synth_capture(&s, o + 5 * US, k == 3, SST_CAP_WINDOW);
+        synth_step(&s, SST_STEP_BEGIN, o, (uint64_t)k, TID);
+        if (k >= 3 && k < 7) {
+            synth_api(&s, SST_API_RUNTIME, SST_CBID_RT_cudaLaunchKernel_v7000, launch,
+                      launch + 5 * US, TID)->correlation = 100 + (uint32_t)k;
+            synth_kernel(&s, "sgemm", start, o + 8 * MS)->correlation = 100 + (uint32_t)k;
+        }
+        synth_step(&s, SST_STEP_END, o + STEP_NS, (uint64_t)k, TID);
+    }
+    synth_capture(&s, T0 + 11 * STEP_NS, 0, SST_CAP_EXIT);
+    synth_close(&s);
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    printf("  queued %d: %zu steps, %zu outside, queued_at_open %zu\n", queued, r->n_steps,
+           r->outside_capture, r->queued_at_open);
+    CHECK_EQ(r->n_steps, queued ? 3u : 4u);
+    CHECK_EQ(r->queued_at_open, queued ? 1u : 0u);
+    ssa_result_free(r);
+}
+
 /* The window closes at step 7 (a detach); the kernel records flushed then can carry the
  * close's time as their end (seen on the H200: graph kernels of ~10 us with 90 ms ends). Step
  * 6 holds a second kernel [9, 9.01) ms whose end CUPTI wrote at 20 ms past the close: it counts
@@ -1047,6 +1084,8 @@ int main(int argc, char **argv)
     test_no_gpu_records();
     test_capture_window();
     test_ends_at_close();
+    test_queued_at_open(1);
+    test_queued_at_open(0);
     test_post_sync_host_work();
     test_cpu_tensors();
     test_sync_that_did_not_wait();

@@ -128,6 +128,7 @@ static void json_step_capture(struct json_out *j, const struct report_steps *t)
 {
     json_kv_u64(j, "unended_ranges", t->unended);
     json_kv_u64(j, "outside_capture", t->outside_capture);
+    if (t->queued_at_open) json_kv_u64(j, "queued_at_open", t->queued_at_open);
     if (t->launch_sample) json_kv_u64(j, "launch_sample", t->launch_sample);
     json_kv_u64(j, "launch_unsampled", t->launch_unsampled);
     if (t->capture_never_opened) json_kv_bool(j, "capture_never_opened", 1);

@@ -479,7 +479,7 @@ static void step_facts(struct report_steps *t, const struct ssa_result *r)
         .window_opened = r->window_opened, .host_pace_ns = r->host_pace_ns,
         .graph_id = r->step_graph_id, .graph_launches = r->step_graph_launches,
         .markers_set_aside = r->markers_set_aside, .unended = r->dropped_step_ranges,
-        .outside_capture = r->outside_capture, .launch_unsampled = r->launch_unsampled,
+        .outside_capture = r->outside_capture, .queued_at_open = r->queued_at_open, .launch_unsampled = r->launch_unsampled,
         .launch_sample = r->launch_sample, .gpu_ends_at_close = r->gpu_ends_at_close};
 }
 
@@ -550,8 +550,9 @@ static char *step_line(char (*lines)[REPORT_NOTE], size_t *n)
 static void capture_lines(struct report_view *v, const struct ssa_result *r)
 {
     if (r->outside_capture)
-        STEP_LINE(v, steps_before, "%zu outside the GPU capture window: not counted",
-                  r->outside_capture);
+        STEP_LINE(v, steps_before, "%zu outside the GPU capture window%s: not counted",
+                  r->outside_capture,
+                  r->queued_at_open ? " or before its GPU finished work queued before it" : "");
     if (r->launch_unsampled)
         STEP_LINE(v, steps_before, "%zu without launch calls (1 step in %u has them, "
                   "--launch-sample): not counted", r->launch_unsampled, (unsigned)r->launch_sample);

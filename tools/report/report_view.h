@@ -104,7 +104,7 @@ struct report_steps {
     uint64_t graph_launches;
     size_t markers_set_aside;
     uint64_t unended; /* step ranges that never ended */
-    size_t outside_capture, launch_unsampled;
+    size_t outside_capture, queued_at_open, launch_unsampled;
     uint32_t launch_sample; /* 1 step in N recorded its launch calls (0, 1: all) */
     uint64_t gpu_ends_at_close;
 };
