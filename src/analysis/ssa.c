@@ -109,6 +109,16 @@ static int resort_knames(struct ssa_scan *sc, struct ssa_result *res)
     return 0;
 }
 
+/* What pass 1 collected for aligning the ranks of a job (SSA_ALIGN_KEEP), into the result. */
+static int keep_align(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res)
+{
+    res->align_rank = calloc(1, sizeof *res->align_rank);
+    if (!res->align_rank) return SS_ENOMEM;
+    ssa_align_collect_end(sc->align, r, res->align_rank);
+    sc->align = NULL;
+    return 0;
+}
+
 /* The steady steps' numbers, once: what every report of the result says. */
 static int keep_summary(struct ssa_result *res)
 {
@@ -131,7 +141,10 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     sc->msgs.marker = &sc->marker;
     if (opts) sc->host_from_ns = opts->host_from_ns, sc->host_to_ns = opts->host_to_ns;
     if (rc == 0) rc = ssa_marker_init(&sc->marker, opts ? opts->step_marker : NULL);
+    if (rc == 0 && (flags & SSA_ALIGN_KEEP) && !(sc->align = ssa_align_collect_new()))
+        rc = SS_ENOMEM;
     if (rc == 0) rc = ssa_scan_run(r, sc, res);
+    if (rc == 0 && sc->align) rc = keep_align(sc, r, res);
     keep_reader_state(r, res);
     if (rc == 0) rc = ssa_steps_build(sc, res, opts);
     if (rc == 0) rc = ssa_steps_warmup_plan(sc, res, opts);
@@ -218,5 +231,7 @@ void ssa_result_free(struct ssa_result *r)
     ssa_host_free(&r->host);
     ssa_run_free(&r->run);
     free(r->summary);
+    if (r->align_rank) ssa_align_rank_free(r->align_rank);
+    free(r->align_rank);
     free(r);
 }

@@ -68,14 +68,14 @@ static int analyse_all(struct merged *g, int accept_damage)
     g->rs = calloc(g->n, sizeof *g->rs);
     if (!g->rs) return cli_error(g->verb, g->dir, "out of memory"), -1;
     for (size_t i = 0; i < g->n; i++) {
-        int rc = ssa_analyze_file_ex(g->paths[i], NULL, 0, &g->rs[i]);
+        int rc = ssa_analyze_file_ex(g->paths[i], NULL, SSA_ALIGN_KEEP, &g->rs[i]);
         if (rc) return cli_error(g->verb, g->paths[i], "%s", ss_strerror(rc)), -1;
         if (cli_damage_said(g->verb, g->paths[i], &g->rs[i]->damage, accept_damage,
                             "nothing written (--accept-damage to export what could be read)"))
             return -1;
     }
     int rc = ssa_ranks_analyze((const struct ssa_result *const *)g->rs, g->n, &g->job);
-    if (!rc) rc = ssa_align_job(&g->job, (const struct ssa_result *const *)g->rs);
+    if (!rc) rc = ssa_align_job(&g->job, g->rs);
     if (rc) cli_error(g->verb, g->dir, "%s", ss_strerror(rc));
     return rc ? -1 : 0;
 }
@@ -84,15 +84,13 @@ static int analyse_all(struct merged *g, int accept_damage)
 static const struct ssa_align_host *host_of(const struct merged *g, size_t i, int32_t *rank)
 {
     const struct ssa_align *a = g->job.align;
-    struct ssa_align_rank probe;
+    const struct ssa_align_rank *own = g->rs[i]->align_rank; /* not a rank: not taken */
     *rank = -1;
     if (!a) return NULL;
     for (size_t k = 0; k < a->n_ranks; k++)
         if (a->ranks[k].input == i) return *rank = a->ranks[k].rank, &a->hosts[a->ranks[k].host];
-    if (ssa_align_load(g->paths[i], &probe) != 0) return NULL;
-    ssa_align_rank_free(&probe);
-    for (size_t h = 0; probe.host_name[0] && h < a->n_hosts; h++)
-        if (!strcmp(a->ranks[a->hosts[h].first].host_name, probe.host_name)) return &a->hosts[h];
+    for (size_t h = 0; own && own->host_name[0] && h < a->n_hosts; h++)
+        if (!strcmp(a->ranks[a->hosts[h].first].host_name, own->host_name)) return &a->hosts[h];
     return NULL;
 }
 
