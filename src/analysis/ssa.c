@@ -128,6 +128,10 @@ static int keep_summary(struct ssa_result *res)
     return 0;
 }
 
+/* Decompressed chunk bytes a trace's first pass keeps for its second, per trace analysed at
+ * once (report -j N: N times this at most). */
+#define SSA_RAW_KEEP ((size_t)32 << 20)
+
 static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa_result *res,
                    struct ssa_scan *sc, unsigned flags)
 {
@@ -136,6 +140,9 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     sst_reader_set_problem(r, on_problem, res, &old_fn, &old_ctx);
     /* a pool that cannot start (a stream, no thread) leaves the reading to this thread */
     if (opts && opts->decode_threads) (void)sst_ahead_attach(r, opts->decode_threads);
+    /* pass 2 takes pass 1's decompressed chunks (without a pool, zstd was most of a report
+     * over many small traces), a bounded number of them */
+    sst_reader_keep_raw(r, SSA_RAW_KEEP);
     int rc = sst_reader_rewind(r);
     sc->reader = r;
     sc->msgs.marker = &sc->marker;
@@ -160,6 +167,7 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     sst_reader_set_problem(r, old_fn, old_ctx, NULL, NULL);
     sst_reader_rewind(r); /* the caller may read it again (an export) */
     sst_reader_set_ahead(r, NULL, NULL); /* its threads stop with the analysis */
+    sst_reader_keep_raw(r, 0);           /* and its copies of the chunks go */
     res->problems = problems;
     if (rc == 0) ssa_steps_warmup(sc, res, opts);
     if (rc == 0) rc = ssa_host_finish(&sc->host, res);
