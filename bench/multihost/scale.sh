@@ -1,6 +1,6 @@
 #!/bin/bash
-# Issue #44 item 3: `report` over a folder of many rank traces, and `export` of a merged
-# window of 64 of them. The ranks are sst-multihost copies of the real 2-GPU DDP recording
+# Issue #44 item 3: `report` over a folder of many rank traces, and `export` of 64 of them
+# merged, whole and a window of 3 steps (--steps 10-12). The ranks are sst-multihost copies of the real 2-GPU DDP recording
 # (tests/fixtures/workloads/traces/cnn_dp-none), HOSTS x 8 ranks with per-host offsets and
 # drift (offsets 0-999 s: a monotonic clock never reads below 0), one host slowed; each command's wall time and peak RSS (GNU time), REPS times.
 #   bench/multihost/scale.sh BUILD_DIR [HOSTS] [REPS]      (HOSTS 128: 1,024 ranks)
@@ -24,6 +24,7 @@ for r in $(seq "$REPS"); do
     measure "report-j1" "$B/stepscope" report -j 1 "$W/job"
     measure "report-j2" "$B/stepscope" report -j 2 "$W/job"
     measure "export64" "$B/stepscope" export -f perfetto -o "$W/merged.json" --force "$W/job64"
+    measure "export64-steps" "$B/stepscope" export -f perfetto --steps 10-12 -o "$W/window.json" --force "$W/job64"
 done
 grep -v "^$" "$W/times.txt" | grep -E " s [0-9]+ KB|failed" | sort | awk '{print}'
 "$B/stepscope" report "$W/job" | sed -n 1,30p

@@ -109,6 +109,16 @@ static int resort_knames(struct ssa_scan *sc, struct ssa_result *res)
     return 0;
 }
 
+/* What pass 1 collected for aligning the ranks of a job (SSA_ALIGN_KEEP), into the result. */
+static int keep_align(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res)
+{
+    res->align_rank = calloc(1, sizeof *res->align_rank);
+    if (!res->align_rank) return SS_ENOMEM;
+    ssa_align_collect_end(sc->align, r, res->align_rank);
+    sc->align = NULL;
+    return 0;
+}
+
 /* The steady steps' numbers, once: what every report of the result says. */
 static int keep_summary(struct ssa_result *res)
 {
@@ -118,6 +128,10 @@ static int keep_summary(struct ssa_result *res)
     return 0;
 }
 
+/* Decompressed chunk bytes a trace's first pass keeps for its second, per trace analysed at
+ * once (report -j N: N times this at most). */
+#define SSA_RAW_KEEP ((size_t)32 << 20)
+
 static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa_result *res,
                    struct ssa_scan *sc, unsigned flags)
 {
@@ -126,12 +140,18 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     sst_reader_set_problem(r, on_problem, res, &old_fn, &old_ctx);
     /* a pool that cannot start (a stream, no thread) leaves the reading to this thread */
     if (opts && opts->decode_threads) (void)sst_ahead_attach(r, opts->decode_threads);
+    /* pass 2 takes pass 1's decompressed chunks (without a pool, zstd was most of a report
+     * over many small traces), a bounded number of them */
+    sst_reader_keep_raw(r, SSA_RAW_KEEP);
     int rc = sst_reader_rewind(r);
     sc->reader = r;
     sc->msgs.marker = &sc->marker;
     if (opts) sc->host_from_ns = opts->host_from_ns, sc->host_to_ns = opts->host_to_ns;
     if (rc == 0) rc = ssa_marker_init(&sc->marker, opts ? opts->step_marker : NULL);
+    if (rc == 0 && (flags & SSA_ALIGN_KEEP) && !(sc->align = ssa_align_collect_new()))
+        rc = SS_ENOMEM;
     if (rc == 0) rc = ssa_scan_run(r, sc, res);
+    if (rc == 0 && sc->align) rc = keep_align(sc, r, res);
     keep_reader_state(r, res);
     if (rc == 0) rc = ssa_steps_build(sc, res, opts);
     if (rc == 0) rc = ssa_steps_warmup_plan(sc, res, opts);
@@ -147,6 +167,7 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     sst_reader_set_problem(r, old_fn, old_ctx, NULL, NULL);
     sst_reader_rewind(r); /* the caller may read it again (an export) */
     sst_reader_set_ahead(r, NULL, NULL); /* its threads stop with the analysis */
+    sst_reader_keep_raw(r, 0);           /* and its copies of the chunks go */
     res->problems = problems;
     if (rc == 0) ssa_steps_warmup(sc, res, opts);
     if (rc == 0) rc = ssa_host_finish(&sc->host, res);
@@ -218,5 +239,7 @@ void ssa_result_free(struct ssa_result *r)
     ssa_host_free(&r->host);
     ssa_run_free(&r->run);
     free(r->summary);
+    if (r->align_rank) ssa_align_rank_free(r->align_rank);
+    free(r->align_rank);
     free(r);
 }

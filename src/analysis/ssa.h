@@ -548,6 +548,8 @@ uint64_t ssa_run_step_ns(const struct ssa_run *run, size_t i);
 uint64_t ssa_run_span_ns(const struct ssa_run *run);
 
 #define SSA_CALL_BINS 192 /* 8 per octave: up to 2^26 ns, longer calls share the last bin */
+struct ssa_align_rank; /* ssa_align.h */
+
 struct ssa_result {
     /* the trace */
     char *path;
@@ -692,6 +694,10 @@ struct ssa_result {
 
     /* the whole run's step series, its stalls and drift (ssa_run.c) */
     struct ssa_run run;
+
+    /* SSA_ALIGN_KEEP: what aligning this rank with the others needs (ssa_align.h), owned
+     * until ssa_align_job takes it; NULL otherwise */
+    struct ssa_align_rank *align_rank;
 };
 
 struct ssa_opts {
@@ -736,6 +742,11 @@ void ssa_result_free(struct ssa_result *r);
 #define SSA_TIMELINE_MAX 20000
 /* SSA_STEP_BINS: also keep every step's category times, binned (result->bins). */
 #define SSA_STEP_BINS 4u
+/* SSA_ALIGN_KEEP: also keep what aligning the ranks of a job needs (result->align_rank:
+ * hostname, clock pairs' offset, collective kernels; ssa_align.h), collected in pass 1 so
+ * that ssa_align_job reads no trace again. Only for a trace read from its own path: a caller
+ * that analyses an import or a stream's copy leaves it off (those ranks are not aligned). */
+#define SSA_ALIGN_KEEP 8u
 int ssa_analyze_file_ex(const char *path, const struct ssa_opts *opts, unsigned flags,
                         struct ssa_result **out);
 
@@ -1130,9 +1141,11 @@ void ssa_job_free(struct ssa_job *job);
 struct ssa_peer ssa_ranks_peer(const struct ssa_job *job, size_t input);
 
 /* Lays the ranks of job (job->n >= 2) on one timeline and matches their collectives
- * (ssa_align.h): reads each rank's trace again (rs as given to ssa_ranks_analyze; a rank whose
- * path is not a stepscope trace is left out). Sets job->align (owned by the job, freed by
- * ssa_job_free; NULL when fewer than 2 ranks could be read). 0 or SS_ENOMEM. */
-int ssa_align_job(struct ssa_job *job, const struct ssa_result *const *rs);
+ * (ssa_align.h) from what each rank's analysis kept with SSA_ALIGN_KEEP (rs as given to
+ * ssa_ranks_analyze; the ranks' result->align_rank are taken over and set to NULL; a rank
+ * without one, not a stepscope trace read from its path, is left out). No trace is read
+ * again. Sets job->align (owned by the job, freed by ssa_job_free; NULL when fewer than 2
+ * ranks are left). 0 or SS_ENOMEM. */
+int ssa_align_job(struct ssa_job *job, struct ssa_result *const *rs);
 
 #endif

@@ -1,8 +1,10 @@
 /*
  * ssa_align.c — the ranks of a job on one timeline (clock offsets from REALTIME pairs,
  * refined from collective ends) and who each collective waited for; ssa_align.h says the
- * model. Reads each trace once more, keeping only its PROCESS record, CLOCK pairs and
- * collective kernels (a few KiB a rank).
+ * model. What it needs of a trace (its PROCESS record, CLOCK pairs and collective kernels: a
+ * few KiB a rank) is collected while the analysis' first pass reads it (SSA_ALIGN_KEEP,
+ * ssa_scan.c), so that a report over many ranks reads each trace once; ssa_align_load
+ * reads one trace for that alone (tests, tools).
  */
 #include "ssa_align.h"
 
@@ -40,81 +42,99 @@ int ssa_align_collective(const char *name, size_t len)
     return 0;
 }
 
-static uint32_t fnv1a(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
-}
+/* ---- one trace: collected while a pass reads it ---- */
 
-/* ---- one trace ---- */
-
-struct loading {
-    struct ssa_align_rank *r;
-    struct sst_reader *rd;
-    struct sst_clock_fit *fit; /* 64 KiB: on the heap */
+struct ssa_align_collect {
+    struct ssa_align_rank r;
+    struct sst_clock_fit fit; /* 64 KiB: the collector lives on the heap */
     uint32_t streams[SSA_ALIGN_STREAMS];
     size_t n_streams, cap;
 };
 
-/* The stream's order of first collective (streams past SSA_ALIGN_STREAMS - 1 share the last). */
-static uint32_t stream_order(struct loading *l, uint32_t stream)
+struct ssa_align_collect *ssa_align_collect_new(void)
 {
-    for (size_t i = 0; i < l->n_streams; i++)
-        if (l->streams[i] == stream) return (uint32_t)i;
-    if (l->n_streams == SSA_ALIGN_STREAMS) return SSA_ALIGN_STREAMS - 1;
-    l->streams[l->n_streams] = stream;
-    return (uint32_t)l->n_streams++;
+    struct ssa_align_collect *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->r.rank = c->r.world_size = -1;
+    sst_clock_fit_init(&c->fit);
+    return c;
 }
 
-static int add_kernel(struct loading *l, const struct sst_rec_header *h)
+void ssa_align_collect_free(struct ssa_align_collect *c)
+{
+    if (!c) return;
+    ssa_align_rank_free(&c->r);
+    free(c);
+}
+
+uint32_t ssa_align_name_hash(const char *name, size_t len)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)name[i]) * 16777619u;
+    return h;
+}
+
+/* The stream's order of first collective (streams past SSA_ALIGN_STREAMS - 1 share the last). */
+static uint32_t stream_order(struct ssa_align_collect *c, uint32_t stream)
+{
+    for (size_t i = 0; i < c->n_streams; i++)
+        if (c->streams[i] == stream) return (uint32_t)i;
+    if (c->n_streams == SSA_ALIGN_STREAMS) return SSA_ALIGN_STREAMS - 1;
+    c->streams[c->n_streams] = stream;
+    return (uint32_t)c->n_streams++;
+}
+
+int ssa_align_collect_kernel(struct ssa_align_collect *c, const struct sst_rec_kernel *k,
+                             uint32_t name_hash)
+{
+    struct ssa_align_rank *r = &c->r;
+    if (r->n_coll == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        struct ssa_align_coll *v = realloc(r->coll, cap * sizeof *v);
+        if (!v) return SS_ENOMEM;
+        r->coll = v, c->cap = cap;
+    }
+    r->coll[r->n_coll++] = (struct ssa_align_coll){k->start_ns, k->end_ns, name_hash, k->stream};
+    return 0;
+}
+
+/* A kernel read by ssa_align_load: kept when its name is a collective's. */
+static int add_kernel(struct ssa_align_collect *c, struct sst_reader *rd,
+                      const struct sst_rec_header *h)
 {
     struct sst_rec_kernel k;
     uint32_t len;
     sst_rec_load(h, &k, sizeof k);
-    const char *name = sst_reader_string(l->rd, k.name, &len);
+    const char *name = sst_reader_string(rd, k.name, &len);
     if (!ssa_align_collective(name, len)) return 0;
-    struct ssa_align_rank *r = l->r;
-    if (r->n_coll == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        struct ssa_align_coll *v = realloc(r->coll, cap * sizeof *v);
-        if (!v) return SS_ENOMEM;
-        r->coll = v, l->cap = cap;
-    }
-    r->coll[r->n_coll++] = (struct ssa_align_coll){k.start_ns, k.end_ns, fnv1a(name, len),
-                                                   k.stream};
-    return 0;
+    return ssa_align_collect_kernel(c, &k, ssa_align_name_hash(name, len));
 }
 
-static void add_process(struct loading *l, const struct sst_rec_header *h)
+/* Every PROCESS record overwrites the rank; a hostname that cannot be read keeps the last. */
+static void add_process(struct ssa_align_collect *c, struct sst_reader *rd,
+                        const struct sst_rec_header *h)
 {
     struct sst_rec_process p;
     uint32_t len;
     sst_rec_load(h, &p, sizeof p);
-    l->r->rank = p.rank, l->r->world_size = p.world_size;
-    const char *host = sst_reader_string(l->rd, p.hostname, &len);
+    c->r.rank = p.rank, c->r.world_size = p.world_size;
+    const char *host = sst_reader_string(rd, p.hostname, &len);
     if (!host) return;
     if (len >= SSA_ALIGN_HOST_MAX) len = SSA_ALIGN_HOST_MAX - 1;
-    memcpy(l->r->host_name, host, len);
-    l->r->host_name[len] = 0;
+    memcpy(c->r.host_name, host, len);
+    c->r.host_name[len] = 0;
 }
 
-static int add_record(struct loading *l, const struct sst_rec_header *h)
+void ssa_align_collect_record(struct ssa_align_collect *c, struct sst_reader *rd,
+                              const struct sst_rec_header *h)
 {
-    struct sst_rec_clock c;
-    switch (h->type) {
-    case SST_REC_KERNEL:
-        return add_kernel(l, h);
-    case SST_REC_PROCESS:
-        add_process(l, h);
-        return 0;
-    case SST_REC_CLOCK:
-        sst_rec_load(h, &c, sizeof c);
-        sst_clock_fit_add(l->fit, &c);
-        return 0;
-    default:
-        return 0;
+    struct sst_rec_clock k;
+    if (h->type == SST_REC_PROCESS) {
+        add_process(c, rd, h);
+    } else if (h->type == SST_REC_CLOCK) {
+        sst_rec_load(h, &k, sizeof k);
+        sst_clock_fit_add(&c->fit, &k);
     }
 }
 
@@ -134,13 +154,13 @@ static int cmp_coll_stream(const void *x, const void *y)
 
 /* Streams numbered by their first collective (the same order on every rank of a job whose
  * streams do the same work), then grouped: soff says where each begins. */
-static void order_streams(struct loading *l)
+static void order_streams(struct ssa_align_collect *c)
 {
-    struct ssa_align_rank *r = l->r;
+    struct ssa_align_rank *r = &c->r;
     if (!r->n_coll) return; /* soff all 0; coll may be NULL, which qsort must not get */
     qsort(r->coll, r->n_coll, sizeof *r->coll, cmp_coll_start);
     for (size_t i = 0; i < r->n_coll; i++)
-        r->coll[i].stream = stream_order(l, r->coll[i].stream);
+        r->coll[i].stream = stream_order(c, r->coll[i].stream);
     qsort(r->coll, r->n_coll, sizeof *r->coll, cmp_coll_stream);
     size_t i = 0;
     for (uint32_t s = 0; s <= SSA_ALIGN_STREAMS; s++) {
@@ -150,20 +170,36 @@ static void order_streams(struct loading *l)
 }
 
 /* REALTIME - MONOTONIC: the pairs' median, else the header's pair (format before v5). */
-static void wall_offset(struct loading *l)
+static void wall_offset(struct ssa_align_collect *c, const struct sst_reader *rd)
 {
-    const struct sst_file_header *fh = sst_reader_header(l->rd);
-    l->r->n_pairs = (uint32_t)(l->fit->n > UINT32_MAX ? UINT32_MAX : l->fit->n);
-    l->r->wall_ns = l->fit->n ? sst_clock_fit_median(l->fit)
-                              : (int64_t)(fh->start_unix_ns - fh->start_mono_ns);
+    const struct sst_file_header *fh = sst_reader_header(rd);
+    c->r.n_pairs = (uint32_t)(c->fit.n > UINT32_MAX ? UINT32_MAX : c->fit.n);
+    c->r.wall_ns = c->fit.n ? sst_clock_fit_median(&c->fit)
+                            : (int64_t)(fh->start_unix_ns - fh->start_mono_ns);
 }
 
-static int read_all(struct loading *l)
+void ssa_align_collect_end(struct ssa_align_collect *c, const struct sst_reader *rd,
+                           struct ssa_align_rank *out)
+{
+    wall_offset(c, rd);
+    order_streams(c);
+    *out = c->r;
+    /* shrunk to what was kept: a rank's collectives stay until the job is aligned */
+    if (out->n_coll && out->n_coll < c->cap) {
+        struct ssa_align_coll *v = realloc(out->coll, out->n_coll * sizeof *v);
+        if (v) out->coll = v;
+    }
+    free(c);
+}
+
+static int read_all(struct ssa_align_collect *c, struct sst_reader *rd)
 {
     const struct sst_rec_header *h;
     int got, rc = 0;
-    while (!rc && (got = sst_reader_next(l->rd, &h)) == 1)
-        rc = add_record(l, h);
+    while (!rc && (got = sst_reader_next(rd, &h)) == 1) {
+        if (h->type == SST_REC_KERNEL) rc = add_kernel(c, rd, h);
+        else ssa_align_collect_record(c, rd, h);
+    }
     return rc ? rc : got < 0 ? got : 0;
 }
 
@@ -171,18 +207,14 @@ int ssa_align_load(const char *path, struct ssa_align_rank *out)
 {
     memset(out, 0, sizeof *out);
     out->rank = out->world_size = -1;
-    struct loading l = {out, NULL, malloc(sizeof *l.fit), {0}, 0, 0};
-    if (!l.fit) return SS_ENOMEM;
-    sst_clock_fit_init(l.fit);
-    int rc = sst_reader_open(path, NULL, &l.rd);
-    if (!rc) rc = read_all(&l);
-    if (!rc) {
-        wall_offset(&l);
-        order_streams(&l);
-    }
-    if (l.rd) sst_reader_close(l.rd);
-    free(l.fit);
-    if (rc) ssa_align_rank_free(out);
+    struct ssa_align_collect *c = ssa_align_collect_new();
+    struct sst_reader *rd = NULL;
+    if (!c) return SS_ENOMEM;
+    int rc = sst_reader_open(path, NULL, &rd);
+    if (!rc) rc = read_all(c, rd);
+    if (rc) ssa_align_collect_free(c);
+    else ssa_align_collect_end(c, rd, out);
+    if (rd) sst_reader_close(rd);
     return rc;
 }
 
@@ -593,24 +625,28 @@ static void steady_of(const struct ssa_result *r, struct ssa_align_rank *k)
     }
 }
 
-int ssa_align_job(struct ssa_job *job, const struct ssa_result *const *rs)
+/* Takes over what the analysis of rank input kept for alignment (SSA_ALIGN_KEEP): 1, or 0
+ * when it kept nothing (an import, a stream, an analysis without the flag: left out). */
+static int take_rank(struct ssa_result *r, size_t input, struct ssa_align_rank *out)
+{
+    if (!r->align_rank) return 0;
+    *out = *r->align_rank;
+    free(r->align_rank);
+    r->align_rank = NULL;
+    out->input = input;
+    if (r->briefs) steady_of(r, out);
+    return 1;
+}
+
+int ssa_align_job(struct ssa_job *job, struct ssa_result *const *rs)
 {
     job->align = NULL;
     if (job->n < 2) return 0;
     struct ssa_align_rank *v = calloc(job->n, sizeof *v);
     size_t n = 0;
     if (!v) return SS_ENOMEM;
-    for (size_t i = 0; i < job->n; i++) {
-        int rc = ssa_align_load(rs[job->ranks[i].input]->path, &v[n]);
-        if (rc == SS_ENOMEM) {
-            free_loaded(v, n);
-            return rc;
-        }
-        if (rc) continue; /* unreadable as a stepscope trace (an import): left out */
-        v[n].input = job->ranks[i].input;
-        if (rs[v[n].input]->briefs) steady_of(rs[v[n].input], &v[n]);
-        n++;
-    }
+    for (size_t i = 0; i < job->n; i++)
+        n += (size_t)take_rank(rs[job->ranks[i].input], job->ranks[i].input, &v[n]);
     if (n < 2) {
         free_loaded(v, n);
         return 0;

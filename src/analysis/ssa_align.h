@@ -107,6 +107,28 @@ struct ssa_align {
 int ssa_align_load(const char *path, struct ssa_align_rank *out);
 void ssa_align_rank_free(struct ssa_align_rank *r);
 
+/* The same, collected from a pass that reads the trace anyway (the analysis' first pass,
+ * SSA_ALIGN_KEEP), so that each trace is read once: every record but kernels goes to
+ * ssa_align_collect_record (it keeps PROCESS and CLOCK), and each kernel whose name
+ * ssa_align_collective accepts to ssa_align_collect_kernel with ssa_align_name_hash of its
+ * name (the caller decides that once per name, not per kernel). ssa_align_collect_end fills
+ * *out as ssa_align_load would have and frees the collector; ssa_align_collect_free drops it
+ * unfinished. The records must come in the reader's order: a hostname is looked up when its
+ * PROCESS record comes. */
+struct ssa_align_collect;
+struct sst_reader;
+struct sst_rec_header;
+struct sst_rec_kernel;
+struct ssa_align_collect *ssa_align_collect_new(void); /* NULL: out of memory */
+void ssa_align_collect_record(struct ssa_align_collect *c, struct sst_reader *rd,
+                              const struct sst_rec_header *h);
+int ssa_align_collect_kernel(struct ssa_align_collect *c, const struct sst_rec_kernel *k,
+                             uint32_t name_hash); /* 0 or SS_ENOMEM */
+void ssa_align_collect_end(struct ssa_align_collect *c, const struct sst_reader *rd,
+                           struct ssa_align_rank *out);
+void ssa_align_collect_free(struct ssa_align_collect *c);
+uint32_t ssa_align_name_hash(const char *name, size_t len);
+
 /* Aligns n loaded ranks (ranks malloc'ed, taken over: the result owns them, and they are freed
  * on failure) and prices the waits. On success *out is malloc'ed (free with ssa_align_free);
  * SS_ENOMEM otherwise. */

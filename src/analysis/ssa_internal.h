@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ssa.h"
+#include "ssa_align.h"
 #include "trace/sst_reader.h"
 
 /* ---- uint32 -> uint32 map (open addressing, grows by doubling; bounded by the number of
@@ -127,7 +128,10 @@ struct ssa_knstat {
     uint64_t count, total_ns;
     uint32_t first_step, last_step; /* pass 2: step indexes where the name ran (+1; 0 none) */
     uint32_t rank; /* its index in res->knames (set when they are kept, before pass 2) */
+    uint32_t coll_hash; /* SSA_ALIGN_KEEP: ssa_align_name_hash of a collective's name */
+    uint8_t coll;       /* SSA_ALIGN_KEEP: SSA_COLL_*, are its kernels kept for alignment */
 };
+enum { SSA_COLL_NO, SSA_COLL_YES, SSA_COLL_UNREAD /* its text not read yet */ };
 
 #define SSA_MAX_BLOCKS 65536
 
@@ -311,6 +315,7 @@ uint32_t ssa_host_stack_line(const struct ssa_host *h, uint32_t stack, uint32_t 
 
 struct ssa_scan {
     struct sst_reader *reader; /* the trace being analysed (the period passes read it again) */
+    struct ssa_align_collect *align; /* SSA_ALIGN_KEEP: what ssa_align_job needs, in pass 1 */
     struct ssa_candlist step_recs, nvtx_steps, prof_steps, user_steps;
     struct ssa_marker marker;            /* ssa_opts.step_marker, compiled */
     struct ssa_idmap step_open;          /* tid -> index+1 into step_recs of an open BEGIN */

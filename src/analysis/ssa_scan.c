@@ -63,6 +63,29 @@ static void note_span(struct ssa_scan *sc, struct ssa_result *res, uint64_t t0, 
     sc->have_span = 1;
 }
 
+/* SSA_ALIGN_KEEP: whether a kernel name is a collective's (ssa_knstat.coll), decided once. */
+static uint8_t coll_of(const char *text, uint32_t len, uint32_t *hash)
+{
+    if (!ssa_align_collective(text, len)) return SSA_COLL_NO;
+    *hash = ssa_align_name_hash(text, len);
+    return SSA_COLL_YES;
+}
+
+/* A collective kernel for the alignment. A name whose text was not there when it was first
+ * seen (its STRING record later, a damaged trace) is looked at again for each of its kernels
+ * until it is: what ssa_align_load, which looks at every kernel's name, would keep. */
+static __attribute__((noinline)) int keep_collective(struct ssa_scan *sc, struct sst_reader *r,
+                                                     struct ssa_knstat *n,
+                                                     const struct sst_rec_kernel *k)
+{
+    uint32_t len;
+    const char *text;
+    if (n->coll == SSA_COLL_UNREAD && (text = sst_reader_string(r, k->name, &len)))
+        n->coll = coll_of(text, len, &n->coll_hash);
+    if (n->coll != SSA_COLL_YES) return 0;
+    return ssa_align_collect_kernel(sc->align, k, n->coll_hash);
+}
+
 /* A new kernel name's entry (its class decided once, from its text). NULL: out of memory. */
 static __attribute__((noinline)) struct ssa_knstat *add_kname(struct ssa_scan *sc,
                                                               struct sst_reader *r, uint32_t name)
@@ -87,6 +110,7 @@ static __attribute__((noinline)) struct ssa_knstat *add_kname(struct ssa_scan *s
     n->kcat = (uint8_t)ssa_kclass_cat(n->kclass);
     n->opt_kind = (uint8_t)ssa_optimizer_kind(text, &adam);
     n->opt_adam = (uint8_t)adam;
+    if (sc->align) n->coll = text ? coll_of(text, len, &n->coll_hash) : SSA_COLL_UNREAD;
     if (!ssa_idmap_put(&sc->kname_index, name, (uint32_t)sc->n_kn)) return NULL;
     sc->n_kn++;
     if (name < SSA_KN_DENSE) sc->kn_dense[name] = (uint32_t)sc->n_kn; /* index + 1 */
@@ -103,7 +127,7 @@ SSA_HOT int note_kernel(struct ssa_scan *sc, struct sst_reader *r, struct ssa_re
     n->count++;
     n->total_ns += k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
     res->kernels++;
-    return 0;
+    return n->coll ? keep_collective(sc, r, n, k) : 0;
 }
 
 static int note_step_record(struct ssa_scan *sc, const struct sst_rec_step *s)
@@ -503,6 +527,7 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
     }
     default:
         if (!scan_host(sc, r, h, &contrib)) note_fact(r, res, h);
+        if (sc->align) ssa_align_collect_record(sc->align, r, h); /* PROCESS, CLOCK */
         break;
     }
     note_block_time(sc, contrib);
@@ -552,6 +577,7 @@ void ssa_scan_free(struct ssa_scan *sc)
     ssa_stacks_free(&sc->stacks);
     ssa_hostacc_free(&sc->host);
     ssa_runacc_free(&sc->run);
+    ssa_align_collect_free(sc->align);
     free(sc->block_min);
     memset(sc, 0, sizeof *sc);
 }

@@ -715,6 +715,7 @@ int ssi_perfetto_write_merged(const struct ssi_export_in *ins, size_t n, FILE *f
     json_begin_object(&j);
     json_kv_string(&j, "exported-by", "stepscope export (merged: one timeline)");
     json_kv_u64(&j, "traces", n);
+    if (n && ins[0].win_desc) json_kv_string(&j, "window", ins[0].win_desc); /* one for all */
     json_end_object(&j);
     json_end_object(&j);
     return json_finish(&j) == 0 ? 0 : SS_EIO;

@@ -78,6 +78,7 @@ struct seq_gap {
 struct seen_chunk {
     uint64_t off;
     struct sst_chunk_header h;
+    uint8_t *raw; /* its payload decompressed, kept for a re-read (sst_reader_keep_raw), or NULL */
 };
 #define SEEN_MAX 65536 /* chunks remembered (2 MiB); 64 GiB of trace at the default chunk size */
 
@@ -102,6 +103,8 @@ struct sst_reader {
     struct seen_chunk *seen; /* fd mode: chunks checked on the first read, by offset */
     size_t n_seen, seen_cap, seen_next; /* seen_next: a re-read's place in seen */
     int rereading;           /* after sst_reader_rewind */
+    size_t cur_seen;         /* the loaded chunk's entry in seen, or SIZE_MAX */
+    size_t raw_keep, raw_kept; /* sst_reader_keep_raw's budget, bytes kept under it */
     struct stat id;          /* fd mode: the file at open, to tell a change before a rewind */
     uint64_t chunk_off; /* file offset of the current chunk, for messages */
     char reason[96];    /* why the last chunk check failed */
@@ -350,7 +353,8 @@ static void remember_chunk(struct sst_reader *r, uint64_t off, const struct sst_
             return; /* then it is checked again on a re-read */
         r->seen = v, r->seen_cap = cap;
     }
-    r->seen[r->n_seen++] = (struct seen_chunk){off, *h};
+    r->cur_seen = r->n_seen;
+    r->seen[r->n_seen++] = (struct seen_chunk){off, *h, NULL};
 }
 
 /* A re-read (sst_reader_rewind): whether the chunk at off passed its checksum on the first
@@ -363,8 +367,10 @@ static int seen_before(struct sst_reader *r, uint64_t off, const struct sst_chun
         return 0;
     while (r->seen_next < r->n_seen && r->seen[r->seen_next].off < off)
         r->seen_next++;
-    return r->seen_next < r->n_seen && r->seen[r->seen_next].off == off &&
-           memcmp(&r->seen[r->seen_next].h, h, sizeof *h) == 0;
+    int same = r->seen_next < r->n_seen && r->seen[r->seen_next].off == off &&
+               memcmp(&r->seen[r->seen_next].h, h, sizeof *h) == 0;
+    if (same) r->cur_seen = r->seen_next;
+    return same;
 }
 
 int sst_reader_verified(const struct sst_reader *r, uint64_t off, const struct sst_chunk_header *h)
@@ -388,6 +394,7 @@ static enum chunk_check load_chunk(struct sst_reader *r, uint64_t off)
     enum chunk_check c = check_chunk_header(r, off, &h);
     if (c != CHUNK_OK)
         return c;
+    r->cur_seen = SIZE_MAX;
     const uint8_t *data = r->fd >= 0 ? map_at(r, off + CHUNK_HDR, h.stored_len) : NULL;
     if (!data) {
         if (ensure(&r->stored, &r->stored_cap, h.stored_len) != 0)
@@ -452,18 +459,50 @@ static int decompress_payload(struct sst_reader *r)
     return sst_zstd_decompress(&r->zctx, r->raw, r->ch.raw_len, r->data, r->ch.stored_len);
 }
 
+/* The loaded chunk's payload as a first read decompressed it, when it was kept. */
+static const uint8_t *kept_raw(const struct sst_reader *r)
+{
+    return r->rereading && r->cur_seen < r->n_seen ? r->seen[r->cur_seen].raw : NULL;
+}
+
+/* A first read keeps what it decompressed, within the budget: a re-read of the same file
+ * (sst_reader_rewind checked it is the same) takes it instead of decompressing again. A copy
+ * that cannot be made is only not kept. */
+static void keep_raw(struct sst_reader *r)
+{
+    if (r->rereading || r->cur_seen >= r->n_seen || r->raw_kept + r->ch.raw_len > r->raw_keep)
+        return;
+    uint8_t *copy = malloc(r->ch.raw_len ? r->ch.raw_len : 1);
+    if (!copy) return;
+    memcpy(copy, r->raw, r->ch.raw_len);
+    r->seen[r->cur_seen].raw = copy;
+    r->raw_kept += r->ch.raw_len;
+}
+
+static void raw_free(struct sst_reader *r)
+{
+    for (size_t i = 0; i < r->n_seen; i++) {
+        free(r->seen[i].raw);
+        r->seen[i].raw = NULL;
+    }
+    r->raw_kept = 0;
+}
+
 /* Makes the loaded RECORDS chunk current. Returns 0, or CHUNK_BAD with r->reason set. */
 static enum chunk_check open_records(struct sst_reader *r)
 {
     const uint8_t *p = r->data;
     if (r->ahead_payload) {
         p = r->ahead_payload; /* checked and decompressed by the pool */
+    } else if ((r->ch.flags & SST_CHUNK_F_ZSTD) && kept_raw(r)) {
+        p = kept_raw(r); /* decompressed to raw_len by the first read */
     } else if (r->ch.flags & SST_CHUNK_F_ZSTD) {
         int rc = decompress_payload(r);
         if (rc != 0)
             return bad(r, "zstd payload does not decompress to %" PRIu32 " bytes: %s",
                        r->ch.raw_len, ss_strerror(rc));
         p = r->raw;
+        if (r->raw_keep) keep_raw(r);
     }
     r->hot.payload = p;
     r->hot.len = r->ch.raw_len;
@@ -646,6 +685,7 @@ static void note_trailing(struct sst_reader *r)
 static enum chunk_check load_or_take(struct sst_reader *r, uint64_t off)
 {
     r->ahead_payload = NULL;
+    r->cur_seen = SIZE_MAX; /* a pool's payload is never kept: the pool decodes it again */
     struct sst_chunk_header h;
     const uint8_t *payload;
     if (!r->ahead || !r->ahead->take(r->ahead_ctx, off, &h, &payload))
@@ -1180,9 +1220,13 @@ int sst_reader_rewind(struct sst_reader *r)
     r->ahead_payload = NULL;
     drop_payload(r);
     strings_free(r);
-    if (!same_file(r))
+    if (!same_file(r)) {
+        raw_free(r);
         r->n_seen = 0; /* changed since the first read, or not a file: check every chunk */
-    r->rereading = 1;
+    }
+    /* a rewind before anything was read (the analysis rewinds first) leaves the first read
+     * to come: it is the one that remembers the chunks checked (and keeps their payloads) */
+    if (r->pos != r->hdr.header_size || r->done) r->rereading = 1;
     r->seen_next = 0;
     r->done = r->err = 0;
     memset(&r->st, 0, sizeof r->st);
@@ -1362,6 +1406,12 @@ const char *sst_reader_state_line(struct sst_reader *r)
     return r->line;
 }
 
+void sst_reader_keep_raw(struct sst_reader *r, size_t budget)
+{
+    r->raw_keep = budget;
+    if (!budget) raw_free(r);
+}
+
 void sst_reader_set_ahead(struct sst_reader *r, const struct sst_ahead_ops *ops, void *ctx)
 {
     if (r->ahead) r->ahead->free(r->ahead_ctx); /* its threads are gone after this */
@@ -1386,6 +1436,7 @@ void sst_reader_close(struct sst_reader *r)
     strings_free(r);
     if (r->zctx)
         sst_zstd_dctx_free(r->zctx);
+    raw_free(r);
     free(r->seen);
     free(r->stored);
     if (r->slot) {

@@ -114,6 +114,13 @@ struct sst_ahead_ops {
  * handed out records since it was opened or rewound: the current chunk's rest is dropped. */
 void sst_reader_set_ahead(struct sst_reader *r, const struct sst_ahead_ops *ops, void *ctx);
 
+/* A reader that will be rewound and read again (the analysis' two passes) may keep the
+ * payloads it decompresses on its first read, up to budget bytes, so that the re-read does
+ * not decompress them again (zstd was most of the time of a report over many small traces).
+ * Only a file read by descriptor keeps them (the chunks sst_reader_rewind trusts unread), and
+ * not what an ahead pool decoded. 0 (the default) keeps none and frees those kept. */
+void sst_reader_keep_raw(struct sst_reader *r, size_t budget);
+
 /* The descriptor a pool reads the file through (pread, which is safe from any thread) and the
  * size taken at open: 0, or -1 for a stream (no pool then). */
 int sst_reader_source(const struct sst_reader *r, int *fd, uint64_t *size);

@@ -10,7 +10,10 @@
 #   multihost  the fixture copied to 3 hosts x 2 ranks (bench/multihost) with known clock
 #            offsets, drift and NTP errors and host 2 late at every collective: the clocks
 #            recovered within 20 us (JSON), host node02 named in the text and JSON; their
-#            merged Perfetto export (export DIR) puts the collectives' ends together
+#            merged Perfetto export (export DIR) puts the collectives' ends together, and a
+#            window of it (--steps) holds every rank of every host
+#   export_window  export --steps/--time over the real DDP folder: one span of the common
+#            timeline, each rank's own steps inside it, by time the same; the errors
 set -u
 case_name=$1 ss=$2 gen=$3 fx=$4 work=$5 py=$6 mh=${7:-}
 rm -rf "$work" && mkdir -p "$work" || exit 1
@@ -189,8 +192,70 @@ lists = [sorted(v) for v in ends.values()]
 worst = max(max(col) - min(col) for col in zip(*lists))
 assert worst < 60, worst  # us: the hosts' seconds apart are gone
 PYEOF
-    "$ss" export --steps 1-2 "$work/job" -o "$work/x.json" 2>/dev/null
-    [ $? -eq 2 ] || fail "a folder with --steps: usage error"
+    # a window of the merged timeline: every rank of every host has its part
+    "$ss" export --steps 10-12 "$work/job" -o "$work/w.json" 2>/dev/null || fail "window exit $?"
+    "$py" - "$work/w.json" <<'PYEOF' || fail "merged window over 3 hosts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["metadata"]["window"].startswith("steps 10-12 ("), d["metadata"]
+gpus = {e["pid"] for e in d["traceEvents"] if e.get("cat") == "kernel"}
+assert len(gpus) == 6, gpus
+PYEOF
+    ;;
+export_window)
+    # export --steps / --time over the real DDP folder (launcher + 2 ranks, one host): one
+    # span of the common timeline cut from every trace
+    "$ss" export "$dp" -o "$work/whole.json" 2>/dev/null || fail "whole exit $?"
+    "$ss" export --steps 10-12 "$dp" -o "$work/steps.json" 2>"$work/err" || fail "steps exit $?"
+    [ ! -s "$work/err" ] || grep -q '^wrote ' "$work/err" || fail "stderr: $(cat "$work/err")"
+    for r in vm-14579-r0 vm-14580-r1; do
+        "$ss" export --steps 10-12 "$dp/$r.sstrace" -o "$work/$r.json" 2>/dev/null ||
+            fail "single $r exit $?"
+    done
+    # the same stretch by time, read off the steps window's description, a millisecond wider
+    span=$("$py" -c 'import json,sys; w=json.load(open(sys.argv[1]))["metadata"]["window"]
+a,b=w.split("(")[1].split(" s")[0].split("-"); print("%.3f-%.3f" % (float(a)-0.001, float(b)+0.001))' \
+        "$work/steps.json") || fail "window description"
+    "$ss" export --time "$span" "$dp" -o "$work/time.json" 2>/dev/null || fail "time exit $?"
+    "$py" - "$work" <<'PYEOF' || fail "merged window"
+import collections, json, sys
+w = sys.argv[1]
+def load(name):
+    return json.load(open("%s/%s.json" % (w, name)))
+def kernels(ev, pid=None):
+    return collections.Counter((e["name"], e["dur"]) for e in ev
+                               if e.get("cat") == "kernel" and (pid is None or e["pid"] == pid))
+whole, steps, time = load("whole"), load("steps"), load("time")
+ev = steps["traceEvents"]
+desc = steps["metadata"]["window"]
+assert desc.startswith("steps 10-12 (") and desc.endswith(" s)"), desc
+assert whole["metadata"].get("window") is None and time["metadata"]["window"].endswith(" s")
+names = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"}
+gpu = {r: [p for p, n in names.items() if n.startswith("rank %d " % r) and " GPU " in n]
+       for r in (0, 1)}
+assert all(len(v) == 1 for v in gpu.values()), names
+# each rank: its own steps 10-12 (single-trace export) inside the common window, which is
+# inside the whole run
+for r, single in ((0, "vm-14579-r0"), (1, "vm-14580-r1")):
+    mine, own = kernels(ev, gpu[r][0]), kernels(load(single)["traceEvents"])
+    assert own and not own - mine, (r, sum(own.values()), sum(mine.values()))
+    assert not mine - kernels(whole["traceEvents"], gpu[r][0]), r
+    assert sum(mine.values()) < sum(own.values()) * 2, r  # a few steps, not the run
+# one span: the kernels kept lie within it (plus what overlaps its edges)
+a, b = (float(x) for x in desc.split("(")[1].split(" s")[0].split("-"))
+ks = [e for e in ev if e.get("cat") == "kernel"]
+longest = max(e["dur"] for e in ks)
+assert max(e["ts"] + e["dur"] for e in ks) - min(e["ts"] for e in ks) <= (b - a) * 1e6 + 2 * longest + 2e3
+# by time, a millisecond wider: at least the same kernels
+assert not kernels(ev) - kernels(time["traceEvents"]), "time window misses kernels"
+PYEOF
+    "$ss" export --steps 99999 "$dp" -o "$work/x.json" 2>"$work/err"
+    [ $? -eq 1 ] && grep -q 'no step numbered 99999: the traces' "$work/err" || fail "no such step"
+    "$ss" export --time 900-901 "$dp" -o "$work/x.json" 2>"$work/err"
+    [ $? -eq 1 ] && grep -q 'nothing recorded in 900.000-901.000 s' "$work/err" || fail "empty time"
+    "$ss" export --format nvtxt --steps 10 "$dp" -o "$work/x.nvtxt" 2>/dev/null
+    [ $? -eq 2 ] || fail "a folder in another format: usage error"
+    [ ! -e "$work/x.json" ] && [ ! -e "$work/x.nvtxt" ] || fail "an output written after an error"
     ;;
 *) fail "unknown case $case_name" ;;
 esac

@@ -11,7 +11,8 @@
  * though the REALTIME pairs alone are off by the NTP error; and a copy whose host 1 arrives
  * 2 ms late at every collective: host 1 is named. Made-up jobs: names that disagree, a rank
  * without collectives, ranks without hostnames, a host whose ranks are late together (named,
- * though which of its ranks was last is not).
+ * though which of its ranks was last is not). What the analysis collects in its own pass for
+ * the alignment (SSA_ALIGN_KEEP) is checked against ssa_align_load on the fixture and copies.
  * Usage: test_align FIXTURE_DIR
  */
 #include <math.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/ssa.h"
 #include "analysis/ssa_align.h"
 #include "trace/sst_reader.h"
 #include "ss_test.h"
@@ -39,6 +41,32 @@ static struct ssa_align *align_paths(const char *const *paths, size_t n)
     return a;
 }
 
+/* What the analysis keeps for alignment in its first pass (SSA_ALIGN_KEEP: the report reads
+ * each trace once) is what ssa_align_load reads on its own, field for field; without the flag
+ * it keeps nothing. */
+static void check_folded(const char *path)
+{
+    struct ssa_align_rank want;
+    struct ssa_result *res = NULL, *plain = NULL;
+    REQUIRE(ssa_align_load(path, &want) == 0);
+    REQUIRE(ssa_analyze_file_ex(path, NULL, SSA_COMPACT | SSA_ALIGN_KEEP, &res) == 0);
+    REQUIRE(ssa_analyze_file_ex(path, NULL, SSA_COMPACT, &plain) == 0);
+    const struct ssa_align_rank *got = res->align_rank;
+    CHECK(got && !plain->align_rank);
+    if (got) {
+        CHECK(got->rank == want.rank && got->world_size == want.world_size);
+        CHECK_STR(got->host_name, want.host_name);
+        CHECK(got->wall_ns == want.wall_ns && got->n_pairs == want.n_pairs);
+        CHECK(!memcmp(got->soff, want.soff, sizeof want.soff));
+        CHECK_EQ(got->n_coll, want.n_coll);
+        CHECK(got->n_coll == want.n_coll &&
+              (!want.n_coll || !memcmp(got->coll, want.coll, want.n_coll * sizeof *want.coll)));
+    }
+    ssa_align_rank_free(&want);
+    ssa_result_free(res);
+    ssa_result_free(plain);
+}
+
 static void test_collective_names(void)
 {
     const char *ar = "_Z31ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE";
@@ -53,6 +81,7 @@ static void test_collective_names(void)
 static void test_fixture(void)
 {
     const char *paths[] = {r1, r0}; /* any order: ranks come out by number */
+    check_folded(r0), check_folded(r1);
     struct ssa_align *a = align_paths(paths, 2);
     CHECK_EQ(a->n_hosts, 1);
     CHECK_EQ(a->ranks[0].rank, 0);
@@ -116,7 +145,7 @@ static void test_offsets(void)
     const char *p[6];
     make_copies(ss_test_path("offsets"), -1, 0, paths);
     for (size_t i = 0; i < 6; i++)
-        p[i] = paths[i];
+        p[i] = paths[i], check_folded(p[i]);
     struct ssa_align *a = align_paths(p, 6);
     struct smh_opts o = {.inputs = p, .n_inputs = 1};
     uint64_t anchor = smh_anchor(&o);

@@ -6,7 +6,10 @@
  * the end, a cut), with 1 to 3 workers. The transcript of each read is compared whole, so any
  * difference in order or content fails (tried: a pool that skips the checksum, one that hands
  * out the chunk after the one asked for). Raw traces are refused a pool (nothing to decompress):
- * their half checks that refusal reads the same. */
+ * their half checks that refusal reads the same. The same reads with the first pass's
+ * decompressed payloads kept for the second (sst_reader_keep_raw: all, or a budget of a few
+ * chunks) after a rewind before anything was read (the analysis' pattern), with and without a
+ * pool. */
 #include <stdarg.h>
 
 #include "trace/sst_ahead.h"
@@ -72,9 +75,11 @@ static void one_pass(struct sst_reader *r, struct transcript *t)
         (unsigned long long)hash, sst_reader_state_line(r), sst_damage_describe(&d, line, sizeof line));
 }
 
-/* Reads path twice (a rewind between) with `workers` decoding threads (0: none). Returns the
- * transcript; the caller frees it. */
-static char *read_twice(const char *path, unsigned flags, unsigned workers)
+/* Reads path twice (a rewind between) with `workers` decoding threads (0: none); keep: the
+ * budget of decompressed payloads the first read keeps for the second (sst_reader_keep_raw),
+ * read as the analysis reads (a rewind before the first pass), or 0. Returns the transcript;
+ * the caller frees it. */
+static char *read_twice(const char *path, unsigned flags, unsigned workers, size_t keep)
 {
     struct transcript t = {0};
     struct sst_reader_opts o = {.on_problem = on_problem, .problem_ctx = &t};
@@ -87,9 +92,14 @@ static char *read_twice(const char *path, unsigned flags, unsigned workers)
         int ah = sst_ahead_attach(r, workers);
         CHECK(ah == 0 || (ah == SS_EINVAL && !(sst_reader_header(r)->features & SST_FEAT_ZSTD)));
     }
+    if (keep) {
+        sst_reader_keep_raw(r, keep);
+        CHECK_EQ(sst_reader_rewind(r), 0); /* nothing read yet: the next read is the first */
+    }
     one_pass(r, &t);
     CHECK_EQ(sst_reader_rewind(r), 0);
     one_pass(r, &t);
+    sst_reader_keep_raw(r, 0);
     sst_reader_close(r);
     return t.text;
 }
@@ -155,19 +165,25 @@ static void fix_crc(uint8_t *buf, size_t off)
     memcpy(buf + off, &h, sizeof h);
 }
 
-/* Serial and every worker count read path alike, mapped and not. */
+/* Serial and every worker count read path alike, mapped and not; and serial with the first
+ * read's payloads kept for the second, all of them (1 GiB) or a few (20 KiB of 4 KiB chunks). */
 static void same_everywhere(const char *what, const char *path)
 {
     static const unsigned flags[] = {0, SST_READ_MAP};
+    static const size_t serial_keeps[] = {(size_t)1 << 30, 20 << 10};
+    static const size_t pool_keeps[] = {0, (size_t)1 << 30};
     for (size_t f = 0; f < 2; f++) {
-        char *want = read_twice(path, flags[f], 0);
-        for (unsigned w = 1; w <= 3; w++) {
-            char *got = read_twice(path, flags[f], w);
-            if (strcmp(want, got) != 0)
-                SS_FAIL_AT("%s, %u workers, flags %u: the reads differ:\n--- serial\n%.2000s\n--- "
-                           "ahead\n%.2000s", what, w, flags[f], want, got);
-            free(got);
-        }
+        char *want = read_twice(path, flags[f], 0, 0);
+        for (unsigned w = 0; w <= 3; w++)
+            for (size_t k = 0; k < 2; k++) {
+                size_t keep = w ? pool_keeps[k] : serial_keeps[k];
+                char *got = read_twice(path, flags[f], w, keep);
+                if (strcmp(want, got) != 0)
+                    SS_FAIL_AT("%s, %u workers, flags %u, keep %zu: the reads differ:\n--- "
+                               "serial\n%.2000s\n--- other\n%.2000s", what, w, flags[f], keep,
+                               want, got);
+                free(got);
+            }
         free(want);
     }
 }

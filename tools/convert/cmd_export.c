@@ -67,7 +67,9 @@ static void export_usage(void)
            "Writes TRACE in another tool's format. A folder DIR of .sstrace files (the\n"
            "ranks of a job, on one or several hosts) is written as one Perfetto document:\n"
            "every trace on one timeline, the hosts' clocks aligned on the collectives'\n"
-           "ends (as report's 'clocks' line says).\n",
+           "ends (as report's 'clocks' line says); --steps and --time cut one span of\n"
+           "that timeline from every trace (--steps: from the earliest begin of step A to\n"
+           "the latest end of step B; --time: seconds after the earliest start).\n",
            format_list(list, sizeof list, 0, "|", "|", ""));
     for (size_t i = 0; ssi_exporters[i]; i++)
         format_help(ssi_exporters[i]);
@@ -383,10 +385,10 @@ static int export_trace(const struct export_args *a, struct cli_trace *t)
 /* A folder (the traces of a job's ranks): one Perfetto document, one timeline. */
 static int export_folder(const struct export_args *a)
 {
-    if (a->fmt != ssi_exporters[0] || a->win_arg)
-        return cli_usage_error(VERB, "a folder exports as --format %s, whole",
-                               ssi_exporters[0]->name);
-    return export_merged(VERB, a->in, a->out, a->out_flags, a->accept_damage);
+    if (a->fmt != ssi_exporters[0])
+        return cli_usage_error(VERB, "a folder exports as --format %s", ssi_exporters[0]->name);
+    return export_merged(VERB, a->in, a->out, a->out_flags, a->accept_damage, &a->win,
+                         a->win_arg);
 }
 
 static int is_folder(const char *path)

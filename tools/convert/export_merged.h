@@ -6,9 +6,13 @@
 #ifndef EXPORT_MERGED_H
 #define EXPORT_MERGED_H
 
-/* Writes the folder's .sstrace files to out (cli_write_output's flags). Returns a CLI exit
- * status after saying what went wrong. */
+struct sst_window;
+
+/* Writes the folder's .sstrace files to out (cli_write_output's flags): the whole run, or the
+ * window win (--steps or --time as export parses them, win_arg as given; NULL or
+ * SST_WINDOW_ALL: the whole run) on the common timeline. Returns a CLI exit status after
+ * saying what went wrong. */
 int export_merged(const char *verb, const char *dir, const char *out, unsigned out_flags,
-                  int accept_damage);
+                  int accept_damage, const struct sst_window *win, const char *win_arg);
 
 #endif

@@ -219,7 +219,10 @@ static size_t load_all(struct inputs *in, const struct report_opts *o)
 {
     struct ssa_opts so = o->ssa;
     so.decode_threads = decode_threads(in->n, o->jobs);
-    struct load_pool p = {in, &so, report_ssa_flags(o), 0, 0};
+    /* several inputs may be the ranks of a job: what aligning them needs is kept as each
+     * trace is analysed, on these threads, so that no trace is read twice (issue #44) */
+    unsigned flags = report_ssa_flags(o) | (in->n >= 2 ? SSA_ALIGN_KEEP : 0);
+    struct load_pool p = {in, &so, flags, 0, 0};
     pthread_t th[REPORT_MAX_THREADS];
     size_t want = load_threads(in->n, o->jobs), started = 0;
     while (started + 1 < want && pthread_create(&th[started], NULL, load_worker, &p) == 0)
@@ -241,8 +244,8 @@ static int compare_ranks(struct inputs *in)
         in->named[i] = (struct report_input){in->v[i].path, in->v[i].r ? in->v[i].r->pid : 0};
     }
     int rc = ssa_ranks_analyze((const struct ssa_result *const *)in->rs, in->n, &in->job);
-    /* the ranks on one timeline: each rank's collectives read again (issue #44) */
-    if (!rc) rc = ssa_align_job(&in->job, (const struct ssa_result *const *)in->rs);
+    /* the ranks on one timeline, from what their analyses kept (issue #44) */
+    if (!rc) rc = ssa_align_job(&in->job, in->rs);
     return rc;
 }
 

@@ -20,6 +20,9 @@ int report_load(const char *verb, const char *path, const struct ssa_opts *opts,
     if (cli_trace_open(&t, verb, path, NULL, NULL) != 0) return -1;
     /* a foreign capture is analysed in its import, kept until the analysis is done */
     /* the report names what the user gave, not a temporary import or copy */
+    /* only a trace read from its own path is aligned with the other ranks: an import or a
+     * stream's copy never was (ssa_align_job read each rank again from its path) */
+    if (!t.local_path || strcmp(t.local_path, path) != 0) flags &= ~SSA_ALIGN_KEEP;
     int rc = ssa_analyze_reader(t.r, path, opts, flags, out);
     cli_trace_close(&t);
     if (rc) {
