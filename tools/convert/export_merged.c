@@ -1,11 +1,12 @@
 /*
- * export_merged.c — `stepscope export DIR --format perfetto`: every trace of the folder in one
- * Perfetto JSON document on one timeline (issue #44). Each trace is analysed (the attribution
- * track), the ranks of the job aligned (ssa_ranks_analyze, ssa_align_job: clock offsets from
- * the REALTIME pairs refined from the collectives' ends), and each trace's times moved to the
- * reference host's clock; a trace that is not a rank (the torchrun launcher) takes the clock of
- * the host whose name it carries, else the reference's. Each trace gets its own pids and flow
- * ids (ssi_merge), its process and GPUs named "rank R HOST".
+ * export_merged.c — `stepscope export DIR --format perfetto|nsys-sqlite`: every trace of the
+ * folder in one Perfetto JSON document, or one nsys SQLite database, on one timeline (issue #44).
+ * Each trace is analysed (the attribution track), the ranks of the job aligned (ssa_ranks_analyze,
+ * ssa_align_job: clock offsets from the REALTIME pairs refined from the collectives' ends), and
+ * each trace's times moved to the reference host's clock; a trace that is not a rank (the torchrun
+ * launcher) takes the clock of the host whose name it carries, else the reference's. Each trace
+ * gets its own pids and flow ids (ssi_merge), its process and GPUs named "rank R HOST". Both
+ * writers take the same places (ssi_merge_rel_ns), so a record lands at the same time in either.
  */
 #include "export_merged.h"
 
@@ -24,6 +25,7 @@
 
 struct merged {
     const char *verb, *dir;
+    const struct ssi_exporter *fmt; /* Perfetto or nsys-sqlite */
     size_t n;
     char **paths;               /* the folder's traces, by name */
     struct ssa_result **rs;     /* their analyses */
@@ -135,6 +137,15 @@ static int write_doc(FILE *f, void *ctx)
     return rc ? -1 : 0;
 }
 
+static int write_db(const char *path, void *ctx)
+{
+    struct merged *g = ctx;
+    char err[512] = "";
+    int rc = ssi_nsys_write_merged(g->ins, g->n, g->dir, path, err, sizeof err);
+    if (rc) cli_error(g->verb, g->dir, "%s", err[0] ? err : ss_strerror(rc));
+    return rc ? -1 : 0;
+}
+
 /* Opens every trace (one reader each while writing) and writes the document. */
 static int write_all(struct merged *g, const char *out, unsigned flags)
 {
@@ -147,7 +158,9 @@ static int write_all(struct merged *g, const char *out, unsigned flags)
         g->ins[opened] = (struct ssi_export_in){g->t[opened].r, g->rs[opened], g->paths[opened],
                                                 0, NULL, NULL, &g->m[opened]};
     }
-    if (opened == g->n) rc = cli_write_output(g->verb, out, "export", flags, write_doc, g);
+    if (opened == g->n)
+        rc = g->fmt->to_path ? cli_write_path(g->verb, out, "export", flags, write_db, g)
+                             : cli_write_output(g->verb, out, "export", flags, write_doc, g);
     for (size_t i = 0; i < opened; i++)
         cli_trace_close(&g->t[i]);
     return rc;
@@ -163,10 +176,10 @@ static void merged_free(struct merged *g)
     ssa_job_free(&g->job);
 }
 
-int export_merged(const char *verb, const char *dir, const char *out, unsigned out_flags,
-                  int accept_damage)
+int export_merged(const char *verb, const struct ssi_exporter *fmt, const char *dir,
+                  const char *out, unsigned out_flags, int accept_damage)
 {
-    struct merged g = {.verb = verb, .dir = dir};
+    struct merged g = {.verb = verb, .dir = dir, .fmt = fmt};
     int rc = CLI_EXIT_FAIL;
     if (list_traces(&g) == 0 && analyse_all(&g, accept_damage) == 0 && place_all(&g) == 0)
         rc = write_all(&g, out, out_flags);
