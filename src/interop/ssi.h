@@ -185,7 +185,8 @@ struct ssi_export_in {
     int all_samples;              /* folded: every sample of every thread (--samples all) */
     struct ssi_window *win;       /* the part to write (--steps, --time): NULL, all of it */
     const char *win_desc;         /* that part in words ("steps 5-9, 1.204-1.311 s"), or NULL */
-    const struct ssi_merge *merge; /* one trace of several on one timeline (Perfetto), or NULL */
+    const struct ssi_merge *merge; /* one trace of several on one timeline (Perfetto, nsys), or
+                                    * NULL */
 };
 
 /* Where one trace goes in a merged export (the ranks of a job, issue #44): its clock on the
@@ -205,6 +206,18 @@ struct ssi_merge {
  * one timeline. 0 or an ss_error with warn saying why (ssi_perfetto.c). */
 int ssi_perfetto_write_merged(const struct ssi_export_in *ins, size_t n, FILE *f, char *warn,
                               size_t cap);
+
+/* The trace's local time t on the common timeline, in ns since its zero m->t0: the one mapping
+ * every merged writer uses, so that Perfetto and nsys put a record at the same place
+ * (ssi_export.c). */
+int64_t ssi_merge_rel_ns(const struct ssi_merge *m, uint64_t t);
+
+/* Several traces in one database in the nsys export schema, each with its ins[i].merge: times
+ * on the common clock (m->t0 + ssi_merge_rel_ns), each trace its own globalPid (hardware id
+ * bits = slot), correlation and NVTX range ids (slot << 32 | id), CUDA contexts and GPUs
+ * (TARGET_INFO_GPU.vmId = slot) (ssi_nsys_export.c). source: the folder, for the metadata. */
+int ssi_nsys_write_merged(const struct ssi_export_in *ins, size_t n, const char *source,
+                          const char *out_path, char *err, size_t errlen);
 
 /* One format. It has one of to_stream (to f, which may be stdout: the caller checks f for
  * write errors) and to_path (fills the empty 0600 file at path, which the caller then puts in

@@ -7,6 +7,8 @@
  * CLI passes a temporary file, src/util/ss_out.h). Memory: the string table (each distinct text once), three string
  * ids per distinct kernel name, and the NVTX ranges still open. Mapping: docs/interop.md.
  * NVTX is in ssi_nsys_export_nvtx.c; the schema and enums in ssi_nsys_schema.c.
+ * ssi_nsys_write_merged writes the traces of a folder one after the other into one database,
+ * each with its place on the common timeline (issue #44; docs/export.md).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -95,7 +97,52 @@ void xp_bind_double(struct xp *x, enum xp_stmt s, int idx, double v)
     sqlite3_bind_double(x->st[s], idx, v);
 }
 
+int64_t xp_gpid(const struct xp *x)
+{
+    uint64_t hw = x->merge ? (uint64_t)x->merge->slot << 48 : 0;
+    return (int64_t)((uint64_t)ssi_nsys_gpid(x->pid) | hw);
+}
+
+int64_t xp_gtid(const struct xp *x, uint32_t tid)
+{
+    return xp_gpid(x) | (int64_t)((uint64_t)tid & SSI_NSYS_ID_MASK);
+}
+
+int64_t xp_id(const struct xp *x, uint64_t id)
+{
+    return (int64_t)(x->slot_hi ^ id);
+}
+
+/* A CUDA context per device of each process: device + 1, past the slots of the traces before
+ * in a merged export (two hosts' device 0 are two GPUs). */
+static int64_t xp_context(const struct xp *x, uint32_t device)
+{
+    return (int64_t)(x->slot_hi | ((uint64_t)device + 1));
+}
+
+/* Where local time t goes in a merged export: the merged Perfetto export's place for it
+ * (ssi_merge_rel_ns), as an absolute time on the reference host's clock. */
+static uint64_t place(const struct xp *x, uint64_t t)
+{
+    return (uint64_t)((int64_t)x->merge->t0 + ssi_merge_rel_ns(x->merge, t));
+}
+
+static int64_t ts_checked(struct xp *x, uint64_t t);
+
 int64_t xp_ts(struct xp *x, uint64_t t)
+{
+    return ts_checked(x, x->merge && t ? place(x, t) : t);
+}
+
+/* An end keeps its duration, as the merged Perfetto export draws it: the records of one trace
+ * keep their lengths and their order. */
+int64_t xp_end(struct xp *x, uint64_t start, uint64_t end)
+{
+    if (!x->merge || !start || end < start) return xp_ts(x, end);
+    return ts_checked(x, place(x, start) + (end - start));
+}
+
+static int64_t ts_checked(struct xp *x, uint64_t t)
 {
     if (t > INT64_MAX && !x->rc) {
         ssi_nsys_err(x->err, x->errlen, "timestamp %" PRIu64 " does not fit nsys's signed 64 bits",
@@ -252,15 +299,15 @@ static void bind_gpu(struct xp *x, enum xp_stmt s, uint64_t start, uint64_t end,
                      uint32_t stream, uint32_t corr)
 {
     xp_bind_i64(x, s, 1, xp_ts(x, start));
-    xp_bind_i64(x, s, 2, xp_ts(x, end_of(x, start, end)));
+    xp_bind_i64(x, s, 2, xp_end(x, start, end_of(x, start, end)));
     xp_bind_i64(x, s, 3, device);
-    xp_bind_i64(x, s, 4, (int64_t)device + 1);
+    xp_bind_i64(x, s, 4, xp_context(x, device));
     xp_bind_i64(x, s, 5, stream);
     if (corr)
-        xp_bind_i64(x, s, 6, corr);
+        xp_bind_i64(x, s, 6, xp_id(x, corr));
     else
         xp_bind_null(x, s, 6);
-    xp_bind_i64(x, s, 7, ssi_nsys_gpid(x->pid));
+    xp_bind_i64(x, s, 7, xp_gpid(x));
 }
 
 static void on_kernel(struct xp *x, const struct sst_rec_header *h)
@@ -296,9 +343,9 @@ static void on_memcpy(struct xp *x, const struct sst_rec_header *h)
     xp_bind_i64(x, XS_MEMCPY, 10, ssi_nsys_mem_from_sst(m.src_kind));
     xp_bind_i64(x, XS_MEMCPY, 11, ssi_nsys_mem_from_sst(m.dst_kind));
     xp_bind_i64(x, XS_MEMCPY, 12, m.src_device);
-    xp_bind_i64(x, XS_MEMCPY, 13, (int64_t)m.src_device + 1);
+    xp_bind_i64(x, XS_MEMCPY, 13, xp_context(x, m.src_device));
     xp_bind_i64(x, XS_MEMCPY, 14, m.dst_device);
-    xp_bind_i64(x, XS_MEMCPY, 15, (int64_t)m.dst_device + 1);
+    xp_bind_i64(x, XS_MEMCPY, 15, xp_context(x, m.dst_device));
     xp_insert(x, XS_MEMCPY);
 }
 
@@ -351,13 +398,13 @@ static void on_api(struct xp *x, const struct sst_rec_header *h)
     }
     enum xp_stmt s = XS_RUNTIME;
     xp_bind_i64(x, s, 1, xp_ts(x, a.start_ns));
-    xp_bind_i64(x, s, 2, xp_ts(x, end_of(x, a.start_ns, a.end_ns)));
+    xp_bind_i64(x, s, 2, xp_end(x, a.start_ns, end_of(x, a.start_ns, a.end_ns)));
     xp_bind_i64(x, s, 3,
                 a.domain == SST_API_DRIVER ? SSI_NSYS_CLASS_CUDA_DRIVER
                                            : SSI_NSYS_CLASS_CUDA_RUNTIME);
-    xp_bind_i64(x, s, 4, ssi_nsys_gtid(x->pid, a.tid));
+    xp_bind_i64(x, s, 4, xp_gtid(x, a.tid));
     if (a.correlation)
-        xp_bind_i64(x, s, 5, a.correlation);
+        xp_bind_i64(x, s, 5, xp_id(x, a.correlation));
     else
         xp_bind_null(x, s, 5);
     xp_bind_i64(x, s, 6, api_name_id(x, a.domain, a.cbid));
@@ -369,8 +416,13 @@ static void on_api(struct xp *x, const struct sst_rec_header *h)
 
 static void meta(struct xp *x, const char *key, const char *value, size_t len)
 {
-    char name[96];
-    snprintf(name, sizeof name, SSI_NSYS_META_PREFIX "%s", key);
+    char name[128];
+    /* in a merged export each trace's facts carry its slot: STEPSCOPE_TRACE3_PROCESS_PID */
+    if (x->merge)
+        snprintf(name, sizeof name, SSI_NSYS_META_PREFIX "TRACE%u_%s", (unsigned)x->merge->slot,
+                 key);
+    else
+        snprintf(name, sizeof name, SSI_NSYS_META_PREFIX "%s", key);
     xp_bind_text(x, XS_CAPTURE_META, 1, name, strlen(name));
     xp_bind_text(x, XS_CAPTURE_META, 2, value, len);
     xp_insert(x, XS_CAPTURE_META);
@@ -423,7 +475,7 @@ static void on_process(struct xp *x, const struct sst_rec_header *h)
     sqlite3_snprintf(sizeof sql, sql,
                      "INSERT INTO PROCESSES (globalPid, pid, name) VALUES "
                      "(%lld, %u, %Q)",
-                     (long long)ssi_nsys_gpid(p.pid), p.pid, name);
+                     (long long)xp_gpid(x), p.pid, name);
     if (!x->rc) x->rc = ssi_nsys_sql_exec(x->db, sql, x->err, x->errlen);
     meta_u64(x, "PROCESS_PID", p.pid);
     meta_u64(x, "PROCESS_PPID", p.ppid);
@@ -443,7 +495,7 @@ static void on_thread(struct xp *x, const struct sst_rec_header *h)
     uint32_t len;
     const char *s = xp_trace_str(x, t.name, &len);
     xp_bind_i64(x, XS_THREAD, 1, xp_string(x, s, len));
-    xp_bind_i64(x, XS_THREAD, 2, ssi_nsys_gtid(x->pid, t.tid));
+    xp_bind_i64(x, XS_THREAD, 2, xp_gtid(x, t.tid));
     xp_insert(x, XS_THREAD);
 }
 
@@ -469,16 +521,17 @@ static void on_device(struct xp *x, const struct sst_rec_header *h)
     snprintf(bus, sizeof bus, "0000:%02x:00.0", d.pci_bus & 0xff);
     /* bytes per second: DDR, two transfers per clock */
     uint64_t bw = (uint64_t)d.mem_clock_khz * 1000u * 2u * (d.mem_bus_width / 8u);
-    sqlite3_snprintf(sizeof sql, sql,
-                     "INSERT INTO TARGET_INFO_GPU (vmId, id, name, busLocation, isDiscrete, "
-                     "totalMemory, memoryBandwidth, smCount, cuDevice, computeMajor, computeMinor, "
-                     "smMajor, smMinor) VALUES (0, %u, %Q, %Q, 1, %lld, %lld, %u, %u, %u, %u, %u, "
-                     "%u); INSERT INTO TARGET_INFO_CUDA_DEVICE (gpuId, cudaId, pid) VALUES (%u, "
-                     "%u, %u)",
-                     d.device, nm, bus,
-                     (long long)(d.global_mem > INT64_MAX ? INT64_MAX : d.global_mem),
-                     (long long)bw, d.sm_count, d.device, d.cc_major, d.cc_minor, d.cc_major,
-                     d.cc_minor, d.device, d.device, x->pid);
+    /* vmId: the serialized hardware id of the process (the trace's slot in a merged export) */
+    sqlite3_snprintf(
+        sizeof sql, sql,
+        "INSERT INTO TARGET_INFO_GPU (vmId, id, name, busLocation, isDiscrete, "
+        "totalMemory, memoryBandwidth, smCount, cuDevice, computeMajor, computeMinor, "
+        "smMajor, smMinor) VALUES (%lld, %u, %Q, %Q, 1, %lld, %lld, %u, %u, %u, %u, %u, "
+        "%u); INSERT INTO TARGET_INFO_CUDA_DEVICE (gpuId, cudaId, pid) VALUES (%u, "
+        "%u, %u)",
+        (long long)(xp_gpid(x) & ~(int64_t)0xFFFFFFFFFFFF), d.device, nm, bus,
+        (long long)(d.global_mem > INT64_MAX ? INT64_MAX : d.global_mem), (long long)bw, d.sm_count,
+        d.device, d.cc_major, d.cc_minor, d.cc_major, d.cc_minor, d.device, d.device, x->pid);
     if (!x->rc) x->rc = ssi_nsys_sql_exec(x->db, sql, x->err, x->errlen);
     device_meta(x, &d);
 }
@@ -518,7 +571,7 @@ static void diag(struct xp *x, uint64_t ts, int severity, const char *text)
     xp_bind_i64(x, XS_DIAG, 1, xp_ts(x, ts));
     xp_bind_i64(x, XS_DIAG, 2, severity);
     xp_bind_text(x, XS_DIAG, 3, text, strlen(text));
-    xp_bind_i64(x, XS_DIAG, 4, ssi_nsys_gpid(x->pid));
+    xp_bind_i64(x, XS_DIAG, 4, xp_gpid(x));
     xp_insert(x, XS_DIAG);
 }
 
@@ -647,11 +700,11 @@ static void utc_text(uint64_t unix_ns, char *out, size_t cap)
     snprintf(out + n, cap - n, ".%03uZ", (unsigned)(unix_ns / 1000000u % 1000u));
 }
 
-static void export_meta(struct xp *x, const char *in_path)
+/* The session's rows: its start (start_unix_ns), its span, what wrote it from what. */
+static void export_session(struct xp *x, uint64_t start_unix_ns, const char *in_path)
 {
     char sql[2048], when[40];
-    const struct sst_file_header *fh = sst_reader_header(x->r);
-    utc_text(fh->start_unix_ns, when, sizeof when);
+    utc_text(start_unix_ns, when, sizeof when);
     uint64_t t0 = x->t_min == UINT64_MAX ? 0 : x->t_min, t1 = x->t_max > t0 ? x->t_max : t0;
     sqlite3_snprintf(
         sizeof sql, sql,
@@ -660,9 +713,15 @@ static void export_meta(struct xp *x, const char *in_path)
         "VALUES (0, %lld, %lld, %lld); INSERT INTO META_DATA_EXPORT (name, value) VALUES "
         "('EXPORT_PRODUCT_NAME', 'stepscope'), ('EXPORT_PRODUCT_VERSION', %Q), "
         "('EXPORT_SCHEMA_OF', 'Nsight Systems 2025.3.1'), ('EXPORT_PARAM_INPUT_FILE', %Q)",
-        (long long)(fh->start_unix_ns > INT64_MAX ? 0 : fh->start_unix_ns), when, when,
+        (long long)(start_unix_ns > INT64_MAX ? 0 : start_unix_ns), when, when,
         (long long)(t1 - t0), (long long)t0, (long long)t1, STEPSCOPE_VERSION, in_path);
     if (!x->rc) x->rc = ssi_nsys_sql_exec(x->db, sql, x->err, x->errlen);
+}
+
+/* The trace's own facts in META_DATA_CAPTURE (its header, window, losses). */
+static void export_trace_meta(struct xp *x)
+{
+    const struct sst_file_header *fh = sst_reader_header(x->r);
     meta_u64(x, "CLOCK", fh->clock);
     meta_u64(x, "FEATURES", fh->features);
     meta_u64(x, "PID", fh->pid);
@@ -739,7 +798,8 @@ static int export_db(struct xp *x, const char *in_path)
     x->pid = sst_reader_header(x->r)->pid;
     if (read_all(x)) return x->rc;
     xp_nvtx_finish(x);
-    export_meta(x, in_path);
+    export_session(x, sst_reader_header(x->r)->start_unix_ns, in_path);
+    export_trace_meta(x);
     export_skipped(x);
     export_state(x);
     if (!x->rc) x->rc = ssi_nsys_sql_exec(x->db, "COMMIT", x->err, x->errlen);
@@ -766,18 +826,23 @@ static int open_db(struct xp *x, const char *out_path, char **tmp, char *err, si
     return SS_EIO;
 }
 
-/* A damaged trace is exported as far as it reads, its damage in META_DATA_CAPTURE (the caller
- * says it: cmd_export). */
-int ssi_nsys_export_reader(const struct ssi_export_in *in, const char *out_path, char *err,
-                           size_t errlen)
+/* What fills the database: one trace, or the traces of a merged export. */
+struct xp_job {
+    const struct ssi_export_in *ins;
+    size_t n;
+    const char *source;
+};
+
+/* The database filled in a temporary file next to out_path, then put in its place; removed
+ * on failure. */
+static int write_db(const struct xp_job *j, int (*fill)(struct xp *, const struct xp_job *),
+                    const char *out_path, char *err, size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
-    struct xp x = {.err = err, .errlen = errlen, .t_min = UINT64_MAX, .r = in->r, .win = in->win,
-                   .win_desc = in->win_desc};
+    struct xp x = {.err = err, .errlen = errlen, .t_min = UINT64_MAX};
     char *tmp = NULL;
-    int rc = ssi_window_rewind(in->r, in->win);
-    if (rc == 0) rc = open_db(&x, out_path, &tmp, err, errlen);
-    if (rc == 0) rc = export_db(&x, in->source);
+    int rc = open_db(&x, out_path, &tmp, err, errlen);
+    if (rc == 0) rc = fill(&x, j);
     xp_free(&x);
     if (x.db && sqlite3_close(x.db) != SQLITE_OK && !rc) rc = SS_EIO;
     if (tmp && !rc)
@@ -786,6 +851,86 @@ int ssi_nsys_export_reader(const struct ssi_export_in *in, const char *out_path,
         unlink(tmp);
     free(tmp);
     return rc;
+}
+
+static int fill_one(struct xp *x, const struct xp_job *j)
+{
+    const struct ssi_export_in *in = j->ins;
+    x->r = in->r, x->win = in->win, x->win_desc = in->win_desc;
+    int rc = ssi_window_rewind(in->r, in->win);
+    return rc ? rc : export_db(x, in->source);
+}
+
+/* A damaged trace is exported as far as it reads, its damage in META_DATA_CAPTURE (the caller
+ * says it: cmd_export). */
+int ssi_nsys_export_reader(const struct ssi_export_in *in, const char *out_path, char *err,
+                           size_t errlen)
+{
+    struct xp_job j = {in, 1, in->source};
+    return write_db(&j, fill_one, out_path, err, errlen);
+}
+
+/* ---- merged: the traces of a folder one after the other in one database ---- */
+
+/* What belongs to one trace (its string ids, its NVTX state, its counts) forgotten; the
+ * StringIds table, API names and domain numbering go on. */
+static void trace_reset(struct xp *x)
+{
+    xp_nvtx_free(x);
+    free(x->knames);
+    x->domain_base += (int64_t)x->n_domains;
+    x->knames = NULL, x->n_knames = x->cap_knames = 0;
+    x->lanes = NULL, x->n_lanes = x->cap_lanes = 0;
+    x->opens = NULL, x->cap_opens = x->n_opens = 0;
+    x->domains = NULL, x->n_domains = x->cap_domains = 0;
+    x->steps = NULL, x->n_steps = x->cap_steps = 0;
+    memset(x->skipped, 0, sizeof x->skipped);
+    x->clamped = x->unmatched_pops = x->dropped = 0;
+    x->captures = 0;
+}
+
+static int merged_trace(struct xp *x, const struct ssi_export_in *in)
+{
+    x->r = in->r, x->win = NULL, x->win_desc = NULL, x->merge = in->merge;
+    x->slot_hi = (uint64_t)in->merge->slot << 32;
+    x->pid = sst_reader_header(x->r)->pid;
+    int rc = ssi_window_rewind(in->r, NULL);
+    if (rc) return ssi_nsys_err(x->err, x->errlen, "%s: %s", in->source, ss_strerror(rc)), rc;
+    if (read_all(x)) return x->rc;
+    xp_nvtx_finish(x);
+    export_trace_meta(x);
+    export_skipped(x);
+    export_state(x);
+    trace_reset(x);
+    return x->rc;
+}
+
+/* The session starts with the earliest trace (the wall clock of the first to start). */
+static int fill_merged(struct xp *x, const struct xp_job *j)
+{
+    uint64_t start = UINT64_MAX;
+    int rc = create_schema(x);
+    for (size_t i = 0; !rc && i < j->n; i++) {
+        uint64_t s = sst_reader_header(j->ins[i].r)->start_unix_ns;
+        if (s && s < start) start = s;
+        rc = merged_trace(x, &j->ins[i]);
+    }
+    if (rc) return rc;
+    x->merge = NULL;
+    export_session(x, start == UINT64_MAX ? 0 : start, j->source);
+    if (!x->rc) x->rc = ssi_nsys_sql_exec(x->db, "COMMIT", x->err, x->errlen);
+    return x->rc;
+}
+
+int ssi_nsys_write_merged(const struct ssi_export_in *ins, size_t n, const char *source,
+                          const char *out_path, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!ins[i].merge)
+            return ssi_nsys_err(err, errlen, "a merged export needs every trace's place"),
+                   SS_EINVAL;
+    struct xp_job j = {ins, n, source};
+    return write_db(&j, fill_merged, out_path, err, errlen);
 }
 
 int ssi_nsys_export(const char *in_path, const char *source, const char *out_path, char *err,

@@ -27,7 +27,7 @@ static int64_t domain_id(struct xp *x, uint32_t dom, const char *name, uint64_t 
 {
     if (!dom && !name) return 0;
     for (size_t i = 0; i < x->n_domains; i++)
-        if (x->domains[i] == dom) return (int64_t)i + 1;
+        if (x->domains[i] == dom) return x->domain_base + (int64_t)i + 1;
     if (x->n_domains == x->cap_domains) {
         size_t cap = x->cap_domains ? x->cap_domains * 2 : 8;
         uint32_t *v = realloc(x->domains, cap * sizeof *v);
@@ -35,14 +35,14 @@ static int64_t domain_id(struct xp *x, uint32_t dom, const char *name, uint64_t 
         x->domains = v, x->cap_domains = cap;
     }
     x->domains[x->n_domains++] = dom;
-    int64_t id = (int64_t)x->n_domains;
+    int64_t id = x->domain_base + (int64_t)x->n_domains;
     uint32_t len = 0;
     const char *text = name ? name : xp_trace_str(x, dom, &len);
     if (name) len = (uint32_t)strlen(name);
     xp_bind_i64(x, XS_NVTX, 1, xp_ts(x, ts));
     xp_bind_i64(x, XS_NVTX, 3, SSI_NSYS_NVTX_DOMAIN_CREATE);
     xp_bind_text(x, XS_NVTX, 7, text, len);
-    xp_bind_i64(x, XS_NVTX, 8, ssi_nsys_gtid(x->pid, x->pid));
+    xp_bind_i64(x, XS_NVTX, 8, xp_gtid(x, x->pid));
     xp_bind_i64(x, XS_NVTX, 10, id);
     xp_insert(x, XS_NVTX);
     return id;
@@ -103,9 +103,9 @@ static void range_row(struct xp *x, int type, const struct xp_range *r, int has_
         r->used == 3 ? domain_id(x, 0, STEP_DOMAIN, r->ts) : domain_id(x, r->domain, NULL, r->ts);
     if (has_end && end < r->ts) end = r->ts, x->clamped++;
     xp_bind_i64(x, s, 1, xp_ts(x, r->ts));
-    if (has_end) xp_bind_i64(x, s, 2, xp_ts(x, end));
+    if (has_end) xp_bind_i64(x, s, 2, xp_end(x, r->ts, end));
     xp_bind_i64(x, s, 3, type);
-    if (type == SSI_NSYS_NVTX_STARTEND) xp_bind_i64(x, s, 4, (int64_t)r->range_id);
+    if (type == SSI_NSYS_NVTX_STARTEND) xp_bind_i64(x, s, 4, xp_id(x, r->range_id));
     if (r->category) xp_bind_i64(x, s, 5, r->category);
     if (r->color) xp_bind_i64(x, s, 6, r->color);
     if (r->message || r->used == 3) {
@@ -113,9 +113,9 @@ static void range_row(struct xp *x, int type, const struct xp_range *r, int has_
         const char *t = r->used == 3 ? "step" : xp_trace_str(x, r->message, &len);
         xp_bind_text(x, s, 7, t, r->used == 3 ? 4 : len);
     }
-    xp_bind_i64(x, s, 8, ssi_nsys_gtid(x->pid, r->tid));
+    xp_bind_i64(x, s, 8, xp_gtid(x, r->tid));
     if (type == SSI_NSYS_NVTX_STARTEND && has_end)
-        xp_bind_i64(x, s, 9, ssi_nsys_gtid(x->pid, end_tid));
+        xp_bind_i64(x, s, 9, xp_gtid(x, end_tid));
     xp_bind_i64(x, s, 10, dom);
     bind_payload(x, r);
     xp_insert(x, s);

@@ -52,6 +52,7 @@ struct xp_kname { /* StringIds ids of one kernel name (0: not yet made) */
 };
 
 struct ssi_window;
+struct ssi_merge;
 
 struct xp {
     struct sst_reader *r;
@@ -63,6 +64,11 @@ struct xp {
     size_t errlen;
     int rc; /* first error (sticky) */
     uint32_t pid;
+    /* one trace of several in one database (NULL: the only one): its times, ids and GPUs
+     * moved so that no two traces' rows meet (ssi_nsys_write_merged) */
+    const struct ssi_merge *merge;
+    uint64_t slot_hi;    /* merge->slot << 32 (0 alone): added to correlation and range ids */
+    int64_t domain_base; /* domainIds the traces before this one took */
     uint64_t t_min, t_max;
     /* StringIds: text -> id (open addressing) */
     struct xp_str *strs;
@@ -97,8 +103,18 @@ void xp_bind_i64(struct xp *x, enum xp_stmt s, int idx, int64_t v);
 void xp_bind_null(struct xp *x, enum xp_stmt s, int idx);
 void xp_bind_text(struct xp *x, enum xp_stmt s, int idx, const char *t, size_t len);
 void xp_bind_double(struct xp *x, enum xp_stmt s, int idx, double v);
-/* A timestamp as nsys's signed 64-bit integer; sets x->rc when it does not fit. */
+/* The globalPid of the trace's process, the globalTid of its thread tid: in a merged export
+ * the hardware id bits (48-63) hold the trace's slot, as nsys tells hosts apart. */
+int64_t xp_gpid(const struct xp *x);
+int64_t xp_gtid(const struct xp *x, uint32_t tid);
+/* A correlation or NVTX range id made the trace's own (slot << 32 | id in a merged export). */
+int64_t xp_id(const struct xp *x, uint64_t id);
+/* A timestamp as nsys's signed 64-bit integer, on the common clock in a merged export; sets
+ * x->rc when it does not fit. */
 int64_t xp_ts(struct xp *x, uint64_t t);
+/* The end of a record that started at start: in a merged export its start's place plus its
+ * duration (as the merged Perfetto export draws it), else xp_ts(end). */
+int64_t xp_end(struct xp *x, uint64_t start, uint64_t end);
 
 /* The StringIds id of a text (inserted the first time); 0 after an error. */
 int64_t xp_string(struct xp *x, const char *s, size_t len);

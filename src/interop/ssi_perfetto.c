@@ -90,12 +90,7 @@ struct exporter {
  * export, of its time on the common clock since the common zero. */
 static int64_t rel_ns(const struct exporter *x, uint64_t t)
 {
-    const struct ssi_merge *m = x->merge;
-    if (m) {
-        double since = (double)(int64_t)(t - m->at_ns);
-        double g = (double)(int64_t)(t - m->t0) + m->offset_ns + since * m->drift_ppm / 1e6;
-        return (int64_t)llround(g);
-    }
+    if (x->merge) return ssi_merge_rel_ns(x->merge, t);
     return t >= x->t0 ? (int64_t)(t - x->t0) : -(int64_t)(x->t0 - t);
 }
 

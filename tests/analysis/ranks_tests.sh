@@ -14,6 +14,9 @@
 #            window of it (--steps) holds every rank of every host
 #   export_window  export --steps/--time over the real DDP folder: one span of the common
 #            timeline, each rank's own steps inside it, by time the same; the errors
+#   nsys     export DIR -f nsys-sqlite of the fixture and of a 2-host copy: one database,
+#            every trace's rows (the sum of the single exports'), ids of their own, the times
+#            of the merged Perfetto export, the collectives' ends together
 set -u
 case_name=$1 ss=$2 gen=$3 fx=$4 work=$5 py=$6 mh=${7:-}
 rm -rf "$work" && mkdir -p "$work" || exit 1
@@ -256,6 +259,82 @@ PYEOF
     "$ss" export --format nvtxt --steps 10 "$dp" -o "$work/x.nvtxt" 2>/dev/null
     [ $? -eq 2 ] || fail "a folder in another format: usage error"
     [ ! -e "$work/x.json" ] && [ ! -e "$work/x.nvtxt" ] || fail "an output written after an error"
+    ;;
+nsys)
+    # DIR exported merged in both formats, and each of its traces alone
+    export_dir() {
+        "$ss" export -q -f nsys-sqlite "$1" -o "$1.sqlite" || fail "nsys export $1: exit $?"
+        "$ss" export -q "$1" -o "$1.json" || fail "perfetto export $1: exit $?"
+        for t in "$1"/*.sstrace; do
+            "$ss" export -q -f nsys-sqlite "$t" -o "${t%.sstrace}.one.sqlite" || fail "$t: exit $?"
+        done
+    }
+    mkdir -p "$work/dp" && cp "$dp"/*.sstrace "$work/dp/" || fail "copy"
+    "$mh" -o "$work/job" --hosts 2 --ranks-per-host 2 --offset-s 0,3.5 --drift-ppm 0,20 \
+        --ntp-us 0,1500 --jitter-us 3 "$dp/vm-14579-r0.sstrace" "$dp/vm-14580-r1.sstrace" ||
+        fail "sst-multihost exit $?"
+    export_dir "$work/dp" && export_dir "$work/job"
+    "$py" - "$work/dp" 3 2 1 "$work/job" 4 4 0 <<'PYEOF' || fail "merged nsys export"
+import collections, glob, json, sqlite3, sys
+TABLES = ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+          "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
+          "ThreadNames", "PROCESSES", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_DEVICE",
+          "DIAGNOSTIC_EVENT", "TARGET_INFO_SYSTEM_ENV", "META_DATA_CAPTURE"]
+NCCL = ("SELECT k.globalPid, k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
+        "ON s.id = k.shortName WHERE s.value LIKE 'ncclDevKernel_All%'")
+def one(db, q):
+    return db.execute(q).fetchone()[0]
+def check(d, n_traces, n_ranks, ref):
+    m = sqlite3.connect(d + ".sqlite")
+    ones = [sqlite3.connect(f) for f in sorted(glob.glob(d + "/*.one.sqlite"))]
+    assert len(ones) == n_traces, ones
+    for t in TABLES:  # every trace's rows, none lost, none twice
+        got, want = one(m, f"SELECT count(*) FROM {t}"), sum(one(o, f"SELECT count(*) FROM {t}") for o in ones)
+        assert got == want, (d, t, got, want)
+    assert one(m, "SELECT count(DISTINCT globalPid) FROM PROCESSES") == n_traces, d
+    assert one(m, "SELECT count(DISTINCT globalPid) FROM CUPTI_ACTIVITY_KIND_KERNEL") == n_ranks, d
+    # ids of their own: correlations, threads, GPUs (a host's device 0 is not another's)
+    for q in ["SELECT count(DISTINCT correlationId) FROM CUPTI_ACTIVITY_KIND_KERNEL",
+              "SELECT count(DISTINCT correlationId) FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+              "SELECT count(DISTINCT globalTid) FROM ThreadNames",
+              "SELECT count(DISTINCT contextId) FROM CUPTI_ACTIVITY_KIND_KERNEL",
+              "SELECT count(*) FROM (SELECT DISTINCT vmId, id FROM TARGET_INFO_GPU)"]:
+        assert one(m, q) == sum(one(o, q) for o in ones), (d, q)
+    # launches still meet their kernels in their own process
+    q = ("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "
+         "ON r.correlationId = k.correlationId AND k.globalPid = (r.globalTid & ~16777215)")
+    assert one(m, q) == sum(one(o, q) for o in ones) > 0, (d, "launches")
+    # the collectives' ends together after alignment, as the merged Perfetto test checks
+    ends = collections.defaultdict(list)
+    for g, s, e in m.execute(NCCL):
+        ends[g].append(e)
+    assert len(ends) == n_ranks and len({len(v) for v in ends.values()}) == 1, ends.keys()
+    lists = [sorted(v) for v in ends.values()]
+    worst = max(max(col) - min(col) for col in zip(*lists))
+    assert worst < 60e3, (d, worst)  # ns
+    # the times of the merged Perfetto export, its zero apart (slot: globalPid's hardware id
+    # bits; Perfetto's microseconds have 3 decimals: exact nanoseconds)
+    ev = json.load(open(d + ".json"))["traceEvents"]
+    pe, mine = collections.defaultdict(list), collections.defaultdict(list)
+    for e in ev:
+        if e.get("ph") == "X" and e.get("cat") == "kernel" and "ncclDevKernel_All" in e["name"]:
+            pe[(e["pid"] - 256) // 64].append((round(e["ts"] * 1000), round(e["dur"] * 1000)))
+    for g, s, e in m.execute(NCCL):
+        mine[g >> 48].append((s, e - s))
+    diff = {(a[0] - b[0], a[1] - b[1]) for k in mine for a, b in zip(sorted(mine[k]), sorted(pe[k]))}
+    assert len(pe) == n_ranks and len(diff) == 1 and min(diff)[1] == 0, (d, diff)
+    # rank 0 (slot ref, a trace of the reference host) keeps its own times
+    mine = sorted(r[1:] for r in m.execute(NCCL) if r[0] >> 48 == ref)
+    assert mine == sorted(r[1:] for r in ones[ref].execute(NCCL)), d
+args = sys.argv[1:]
+for i in range(0, len(args), 4):
+    check(args[i], *map(int, args[i + 1:i + 4]))
+PYEOF
+    "$ss" export -f nvtxt "$work/dp" -o "$work/x.nvtxt" 2>"$work/err"
+    [ $? -eq 2 ] && grep -q 'a folder exports as --format perfetto or nsys-sqlite' \
+        "$work/err" || fail "a folder as nvtxt: usage error ($(cat "$work/err"))"
+    "$ss" export -f nsys-sqlite --steps 1-2 "$work/dp" -o "$work/x.sqlite" 2>/dev/null
+    [ $? -eq 2 ] && [ ! -e "$work/x.sqlite" ] || fail "a folder with --steps: usage error"
     ;;
 *) fail "unknown case $case_name" ;;
 esac

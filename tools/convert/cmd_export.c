@@ -65,11 +65,12 @@ static void export_usage(void)
            "                        [--accept-damage]\n"
            "\n"
            "Writes TRACE in another tool's format. A folder DIR of .sstrace files (the\n"
-           "ranks of a job, on one or several hosts) is written as one Perfetto document:\n"
-           "every trace on one timeline, the hosts' clocks aligned on the collectives'\n"
-           "ends (as report's 'clocks' line says); --steps and --time cut one span of\n"
-           "that timeline from every trace (--steps: from the earliest begin of step A to\n"
-           "the latest end of step B; --time: seconds after the earliest start).\n",
+           "ranks of a job, on one or several hosts) is written as one Perfetto document\n"
+           "or one nsys-sqlite database: every trace on one timeline, the hosts' clocks\n"
+           "aligned on the collectives' ends (as report's 'clocks' line says); --steps and\n"
+           "--time cut one span of that timeline from every trace (Perfetto; --steps: from\n"
+           "the earliest begin of step A to the latest end of step B; --time: seconds after\n"
+           "the earliest start).\n",
            format_list(list, sizeof list, 0, "|", "|", ""));
     for (size_t i = 0; ssi_exporters[i]; i++)
         format_help(ssi_exporters[i]);
@@ -382,12 +383,18 @@ static int export_trace(const struct export_args *a, struct cli_trace *t)
     return rc;
 }
 
-/* A folder (the traces of a job's ranks): one Perfetto document, one timeline. */
+/* A folder (the traces of a job's ranks): one Perfetto document or nsys database, one
+ * timeline. */
 static int export_folder(const struct export_args *a)
 {
-    if (a->fmt != ssi_exporters[0])
-        return cli_usage_error(VERB, "a folder exports as --format %s", ssi_exporters[0]->name);
-    return export_merged(VERB, a->in, a->out, a->out_flags, a->accept_damage, &a->win,
+    if (a->fmt != &ssi_export_perfetto && a->fmt != &ssi_export_nsys_sqlite)
+        return cli_usage_error(VERB, "a folder exports as --format %s or %s",
+                               ssi_export_perfetto.name, ssi_export_nsys_sqlite.name);
+    if (a->fmt != &ssi_export_perfetto && a->win_arg)
+        return cli_usage_error(VERB, "a folder exports as --format %s whole; a window (--steps, "
+                               "--time) as %s", ssi_export_nsys_sqlite.name,
+                               ssi_export_perfetto.name);
+    return export_merged(VERB, a->fmt, a->in, a->out, a->out_flags, a->accept_damage, &a->win,
                          a->win_arg);
 }
 

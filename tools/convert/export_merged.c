@@ -1,14 +1,15 @@
 /*
- * export_merged.c — `stepscope export DIR --format perfetto`: every trace of the folder in one
- * Perfetto JSON document on one timeline (issue #44). Each trace is analysed (the attribution
- * track), the ranks of the job aligned (ssa_ranks_analyze, ssa_align_job: clock offsets from
- * the REALTIME pairs refined from the collectives' ends), and each trace's times moved to the
- * reference host's clock; a trace that is not a rank (the torchrun launcher) takes the clock of
- * the host whose name it carries, else the reference's. Each trace gets its own pids and flow
- * ids (ssi_merge), its process and GPUs named "rank R HOST".
+ * export_merged.c — `stepscope export DIR --format perfetto|nsys-sqlite`: every trace of the
+ * folder in one Perfetto JSON document, or one nsys SQLite database, on one timeline (issue #44).
+ * Each trace is analysed (the attribution track), the ranks of the job aligned (ssa_ranks_analyze,
+ * ssa_align_job: clock offsets from the REALTIME pairs refined from the collectives' ends), and
+ * each trace's times moved to the reference host's clock; a trace that is not a rank (the torchrun
+ * launcher) takes the clock of the host whose name it carries, else the reference's. Each trace
+ * gets its own pids and flow ids (ssi_merge), its process and GPUs named "rank R HOST". Both
+ * writers take the same places (ssi_merge_rel_ns), so a record lands at the same time in either.
  *
- * A window (--steps A-B, --time A-B) is one span of the common timeline, cut from every trace
- * on its own clock (the alignment's map, inverted): --time counts from the earliest
+ * A window (--steps A-B, --time A-B; Perfetto only) is one span of the common timeline, cut from
+ * every trace on its own clock (the alignment's map, inverted): --time counts from the earliest
  * recording start; --steps spans from the earliest begin of step A to the latest end of step
  * B over the traces that have them (the ranks do not start and end a step together), so every
  * track shows the same stretch of the job.
@@ -33,6 +34,7 @@
 
 struct merged {
     const char *verb, *dir;
+    const struct ssi_exporter *fmt; /* Perfetto or nsys-sqlite */
     size_t n;
     char **paths;               /* the folder's traces, by name */
     struct ssa_result **rs;     /* their analyses */
@@ -273,10 +275,20 @@ static int open_all(struct merged *g)
     return 0;
 }
 
+static int write_db(const char *path, void *ctx)
+{
+    struct merged *g = ctx;
+    char err[512] = "";
+    int rc = ssi_nsys_write_merged(g->ins, g->n, g->dir, path, err, sizeof err);
+    if (rc) cli_error(g->verb, g->dir, "%s", err[0] ? err : ss_strerror(rc));
+    return rc ? -1 : 0;
+}
+
 static int write_all(struct merged *g, const char *out, unsigned flags)
 {
     if (open_all(g) != 0 || window_all(g) != 0) return CLI_EXIT_FAIL;
-    return cli_write_output(g->verb, out, "export", flags, write_doc, g);
+    return g->fmt->to_path ? cli_write_path(g->verb, out, "export", flags, write_db, g)
+                           : cli_write_output(g->verb, out, "export", flags, write_doc, g);
 }
 
 static void merged_free(struct merged *g)
@@ -294,10 +306,11 @@ static void merged_free(struct merged *g)
     ssa_job_free(&g->job);
 }
 
-int export_merged(const char *verb, const char *dir, const char *out, unsigned out_flags,
-                  int accept_damage, const struct sst_window *win, const char *win_arg)
+int export_merged(const char *verb, const struct ssi_exporter *fmt, const char *dir,
+                  const char *out, unsigned out_flags, int accept_damage,
+                  const struct sst_window *win, const char *win_arg)
 {
-    struct merged g = {.verb = verb, .dir = dir, .win = win, .win_arg = win_arg};
+    struct merged g = {.verb = verb, .dir = dir, .fmt = fmt, .win = win, .win_arg = win_arg};
     int rc = CLI_EXIT_FAIL;
     if (list_traces(&g) == 0 && analyse_all(&g, accept_damage) == 0 && place_all(&g) == 0)
         rc = write_all(&g, out, out_flags);
