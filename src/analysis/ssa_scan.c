@@ -470,6 +470,24 @@ static int scan_nvtx(struct ssa_scan *sc, struct sst_reader *r, struct ssa_resul
     return note_nvtx(sc, r, res, &n, contrib);
 }
 
+/* A copy or memset of dur ns: counted, and told to the window-open check (its launch). */
+static void note_copy_or_set(struct ssa_scan *sc, struct ssa_result *res,
+                             const struct sst_rec_header *h, uint64_t dur)
+{
+    sc->other_gpu_ns += dur;
+    if (h->type == SST_REC_MEMCPY) {
+        struct sst_rec_memcpy m;
+        SSA_LOAD(h, m);
+        res->memcpys++;
+        if (sc->n_open) ssa_capture_gpu_op(sc, m.start_ns, m.correlation);
+        return;
+    }
+    struct sst_rec_memset m;
+    SSA_LOAD(h, m);
+    res->memsets++;
+    if (sc->n_open) ssa_capture_gpu_op(sc, m.start_ns, m.correlation);
+}
+
 /* Every record but kernels and API calls (scan_hot): its span, its block's earliest time. */
 static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_result *res,
                        const struct sst_rec_header *h)
@@ -484,20 +502,10 @@ static int scan_record(struct ssa_scan *sc, struct sst_reader *r, struct ssa_res
     case SST_REC_MEMORY: /* the timeline's memory lane: its step must wait for it */
         if (sst_rec_time_range(h, &t0, &t1)) contrib = t0;
         break;
-    case SST_REC_MEMCPY: {
-        res->memcpys++, sc->other_gpu_ns += t1 - t0;
-        struct sst_rec_memcpy m;
-        SSA_LOAD(h, m);
-        if (sc->n_open) ssa_capture_gpu_op(sc, m.start_ns, m.correlation);
+    case SST_REC_MEMCPY:
+    case SST_REC_MEMSET:
+        note_copy_or_set(sc, res, h, t1 - t0);
         break;
-    }
-    case SST_REC_MEMSET: {
-        res->memsets++, sc->other_gpu_ns += t1 - t0;
-        struct sst_rec_memset m;
-        SSA_LOAD(h, m);
-        if (sc->n_open) ssa_capture_gpu_op(sc, m.start_ns, m.correlation);
-        break;
-    }
     case SST_REC_GRAPH:
         res->graphs++, sc->other_gpu_ns += t1 - t0;
         break;

@@ -417,7 +417,8 @@ static void on_api(struct xp *x, const struct sst_rec_header *h)
 static void meta(struct xp *x, const char *key, const char *value, size_t len)
 {
     char name[128];
-    /* in a merged export each trace's facts carry its slot: STEPSCOPE_TRACE3_PROCESS_PID */
+    /* in a merged export each trace's facts carry its slot: STEPSCOPE_TRACE<i>_<KEY> (trace
+     * 3's PROCESS_PID) */
     if (x->merge)
         snprintf(name, sizeof name, SSI_NSYS_META_PREFIX "TRACE%u_%s", (unsigned)x->merge->slot,
                  key);

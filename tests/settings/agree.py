@@ -48,6 +48,7 @@ NOT_VARIABLES = {
     "STEPSCOPE_DAMAGE_SAID": "an nsys export row",
     "STEPSCOPE_DROPPED": "an nsys export row",
     "STEPSCOPE_TRACE_STATE": "an nsys export row",
+    "STEPSCOPE_TRACE": "a merged nsys export's STEPSCOPE_TRACE<i>_<KEY> rows",
 }
 NAME = re.compile(r"STEPSCOPE_[A-Z0-9_]+")
 GENERATORS = ("src/trace/sst_settings.c", "src/trace/sst_settings.h",
