@@ -2,13 +2,15 @@
 batch size and memory options, and the size of the batches one optimizer step takes, in one
 mark in stepscope's domain (docs/markers.md):
 
-    dataloader: workers=2 batch_size=64 pin_memory=1 persistent_workers=0 samples=64 tokens=0 batches_per_step=1
+    dataloader: workers=2 batch_size=64 pin_memory=1 persistent_workers=0 samples=64 tokens=0 batches_per_step=1 params=11689512
 
 The analysis names a worker count above the one the program has (a loader with 2 workers was
 told num_workers=2 when it had only the wait to go by), and gives samples/s and tokens/s when
 the program marks no batch itself. samples and tokens are per optimizer step: the first batch's
 input (its first dimension; the element count of 2-D integer token ids) times the batches that
-step took (gradient accumulation). The mark goes out at the end of the first optimizer step
+step took (gradient accumulation). params: the trainable parameters the stepping optimizer
+updates (0 when it cannot tell); with tokens, the analysis estimates the step's FLOPs as
+6 x params x tokens and gives MFU without a hand-written mark. The mark goes out at the end of the first optimizer step
 that took a batch on the main thread, and again only after a loader with other settings is
 iterated. The caller catches what this raises (a failure stops the watch, never the program).
 """
@@ -54,6 +56,19 @@ def batch_size_of(batch):
     return samples, tokens
 
 
+def trainable_params(optimizer):
+    """The element count of the parameters optimizer updates (each tensor once), or 0."""
+    seen, n = set(), 0
+    for group in getattr(optimizer, "param_groups", None) or ():
+        for p in group.get("params", ()) if isinstance(group, dict) else ():
+            if id(p) in seen or not getattr(p, "requires_grad", True):
+                continue
+            seen.add(id(p))
+            numel = getattr(p, "numel", None)
+            n += int(numel()) if callable(numel) else 0
+    return n
+
+
 def _flag(loader, name, default=0):
     value = getattr(loader, name, default)
     return int(value) if isinstance(value, (bool, int)) else default
@@ -89,7 +104,7 @@ class LoaderWatch:
         if self._pending and self._batches == 1:
             self._samples, self._tokens = batch_size_of(batch)
 
-    def step_done(self):
+    def step_done(self, optimizer=None):
         """The stepping optimizer's step returned: the mark, when one is due and this step
         took a batch."""
         if not self.enabled or threading.current_thread() is not threading.main_thread():
@@ -98,5 +113,5 @@ class LoaderWatch:
         if not n or not self._pending:
             return
         self._pending = False
-        self._m.mark("dataloader: %s samples=%d tokens=%d batches_per_step=%d" % (
-            self._loader, self._samples * n, self._tokens * n, n))
+        self._m.mark("dataloader: %s samples=%d tokens=%d batches_per_step=%d params=%d" % (
+            self._loader, self._samples * n, self._tokens * n, n, trainable_params(optimizer)))

@@ -94,7 +94,7 @@ class StepTracker:
                 self._next += 1
                 self._m.step_begin(self._next)
                 self._open_thread = tid
-            _loader_call(self._loader, "step_done")
+            _loader_call(self._loader, "step_done", optimizer)
         except Exception as exc:  # noqa: BLE001
             self._m.enabled = False
             sys.stderr.write("%s: step markers disabled: %s\n" % (_PREFIX, exc))

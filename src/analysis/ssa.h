@@ -143,6 +143,13 @@ _Static_assert(SSA_API_OTHER == 0, "a call of no class is 0: the lookup tables' 
 enum ssa_kclass ssa_kernel_class(const char *name);
 const char *ssa_kclass_name(int kc); /* "gemm_tc", ..., "nccl"; NULL out of range */
 int ssa_kclass_cat(int kc);          /* the category its busy time falls in */
+/* What a compiler can do with an elementwise/reduction kernel when it fuses a chain of them
+ * (the unfused_elementwise what-if): fuse it with its neighbours (OPEN); keep it as its own
+ * pass over memory, as a reduction over the whole batch must finish before its results can be
+ * applied (OWN_PASS: BatchNorm's and GroupNorm's statistics in training); nothing more, as it
+ * was compiled already (DONE: Triton kernels). */
+enum ssa_fusion { SSA_FUSE_OPEN, SSA_FUSE_OWN_PASS, SSA_FUSE_DONE };
+enum ssa_fusion ssa_kernel_fusion(const char *name);
 /* The category of a copy's busy time by its enum sst_copy_kind (past the rows: COPY_OTHER). */
 int ssa_copy_cat(int kind);
 /* The category of a call's time by its class (the sweep's host state). */
@@ -437,6 +444,7 @@ struct ssa_batch {
     double samples, tokens, flops;
     uint64_t marks;
     int from_loader; /* no batch marks: samples and tokens are the DataLoader's (ssa_loader) */
+    double params;   /* from_loader with tokens: flops estimated as 6 x params x tokens */
 };
 
 /* What the Python shim's "dataloader: ..." mark says of the main thread's DataLoader
@@ -444,6 +452,7 @@ struct ssa_batch {
  * are per optimizer step. */
 struct ssa_loader {
     double workers, batch_size, pin_memory, persistent, samples, tokens, per_step;
+    double params; /* trainable parameters the stepping optimizer updates; 0 unknown */
     uint64_t marks;
 };
 

@@ -27,9 +27,14 @@
  * an interval's end. Steps shorter than 2^58 ns (9 years) fit. The order among edges of
  * equal time does not matter: the sweep applies them all before the next stretch. */
 typedef uint64_t edge_t;
-/* An edge category beyond the public ones: a pageable H2D copy (copy.h2d to the sweep). */
-#define SSA_EDGE_H2D_PAGEABLE SSA_CAT_COUNT
-_Static_assert(SSA_EDGE_H2D_PAGEABLE < 32, "edge categories fit EDGE_CAT's 5 bits");
+_Static_assert(SSA_EDGE_COUNT <= 32, "edge categories fit EDGE_CAT's 5 bits");
+/* The public category of each edge category past SSA_CAT_COUNT. */
+static const uint8_t edge_public[SSA_EDGE_COUNT - SSA_CAT_COUNT] = {
+    [SSA_EDGE_H2D_PAGEABLE - SSA_CAT_COUNT] = SSA_CAT_COPY_H2D,
+    [SSA_EDGE_OWN_PASS - SSA_CAT_COUNT] = SSA_CAT_REDUCTION,
+    [SSA_EDGE_COMPILED_EW - SSA_CAT_COUNT] = SSA_CAT_ELEMENTWISE,
+    [SSA_EDGE_COMPILED_RED - SSA_CAT_COUNT] = SSA_CAT_REDUCTION,
+};
 #define EDGE_SHIFT 6
 #define EDGE_KEY(rel, cat, end) (((rel) << EDGE_SHIFT) | ((uint64_t)(cat) << 1) | (end))
 #define EDGE_REL(e) ((e) >> EDGE_SHIFT)
@@ -222,7 +227,18 @@ static inline int buf_push(struct attr *a, struct stepbuf *b, uint64_t s, uint64
  * GPU work, go with the GPU's. Only speed depends on it: the merge restores one order. */
 static inline int is_host_edge(uint32_t cat)
 {
-    return cat >= SSA_CAT_FIRST_IDLE && cat != SSA_EDGE_H2D_PAGEABLE;
+    return cat >= SSA_CAT_FIRST_IDLE && cat < SSA_CAT_COUNT;
+}
+
+uint8_t ssa_kernel_edge_cat(int kcat, const char *name)
+{
+    if (kcat != SSA_CAT_ELEMENTWISE && kcat != SSA_CAT_REDUCTION) return (uint8_t)kcat;
+    switch (ssa_kernel_fusion(name)) {
+    case SSA_FUSE_DONE:
+        return kcat == SSA_CAT_REDUCTION ? SSA_EDGE_COMPILED_RED : SSA_EDGE_COMPILED_EW;
+    case SSA_FUSE_OWN_PASS: return kcat == SSA_CAT_REDUCTION ? SSA_EDGE_OWN_PASS : (uint8_t)kcat;
+    default: return (uint8_t)kcat;
+    }
 }
 
 /* Clips [s, e) to each step it overlaps and buffers it there. Returns step_after(a, s) for
@@ -454,8 +470,9 @@ struct gpu_run {
     uint64_t span, busy;
     uint32_t ops;
     /* the elementwise run: its last two kernels' starts (at equal times a start edge comes
-     * before the end edge of the kernel before it), its longest kernel */
-    uint64_t began, began_before, longest;
+     * before the end edge of the kernel before it), the longest kernel of its part since the
+     * last batch reduction, and the time the parts before it keep when fused (kept) */
+    uint64_t began, began_before, longest, kept;
 };
 
 /* What the sweep measures for the GPU-side findings (struct ssa_gpu_detail): the run of
@@ -467,21 +484,24 @@ struct gpu_watch {
     struct gpu_run pw, opt, opt_kept;
 };
 
+/* Whether edge category c is a kernel a compiler would fuse with its neighbours (a batch
+ * reduction's own pass is one: what comes before it fuses into it). */
 static int is_pointwise(uint32_t c)
 {
-    return c == SSA_CAT_ELEMENTWISE || c == SSA_CAT_REDUCTION;
+    return c == SSA_CAT_ELEMENTWISE || c == SSA_CAT_REDUCTION || c == SSA_EDGE_OWN_PASS;
 }
 
 /* Ends the elementwise run: k >= 2 kernels back to back would be one fused kernel, which
  * passes over the data once: as long as the run's longest kernel (the largest tensor's pass),
- * the rest of its busy time goes. */
+ * the rest of its busy time goes. A batch reduction cuts the run in parts, fused each. */
 static void pointwise_close(struct ssa_step *st, struct gpu_run *r)
 {
-    if (r->open && r->ops >= 2 && r->busy > r->longest) {
+    uint64_t fused = r->kept + r->longest;
+    if (r->open && r->ops >= 2 && r->busy > fused) {
         st->n.gpu.fusable_runs++;
         st->n.gpu.fusable_kernels += r->ops;
         st->n.gpu.fusable_busy_ns += r->busy;
-        st->n.gpu.fusable_ns += r->busy - r->longest;
+        st->n.gpu.fusable_ns += r->busy - fused;
     }
     *r = (struct gpu_run){0};
 }
@@ -501,12 +521,13 @@ static int run_ends(uint32_t c, uint64_t len, int own)
     return own ? 0 : c < SSA_CAT_FIRST_IDLE || len >= SSA_SHORT_GAP_NS;
 }
 
-/* A stretch [t0, t1) of category c, for the elementwise run and the optimizer's phase. */
+/* A stretch [t0, t1) of category c, for the elementwise run and the optimizer's phase;
+ * compiled: a kernel compiled already runs in it (other GPU work to the elementwise run). */
 static void gpu_stretch(struct ssa_step *st, struct gpu_watch *g, uint32_t c, uint64_t t0,
-                        uint64_t t1)
+                        uint64_t t1, int compiled)
 {
     uint64_t len = t1 - t0;
-    if (run_ends(c, len, is_pointwise(c)))
+    if (run_ends(c, len, is_pointwise(c) && !compiled))
         pointwise_close(st, &g->pw);
     else if (c < SSA_CAT_FIRST_IDLE)
         g->pw.busy += len;
@@ -531,12 +552,15 @@ static void gpu_start(struct gpu_watch *g, uint32_t c, uint64_t t)
     g->opt.ops += g->opt.open;
 }
 
-/* An elementwise or reduction kernel ending at t: the run's longest kernel so far (kernels of
- * one stream follow each other: from the last start to this end is one kernel). */
+/* An elementwise or reduction kernel ending at t: the longest kernel so far of the run's part
+ * (kernels of one stream follow each other: from the last start to this end is one kernel).
+ * A batch reduction ends the part: fused, the part takes as long as its longest kernel. */
 static void gpu_end(struct gpu_watch *g, uint32_t c, uint64_t t)
 {
     uint64_t began = g->pw.began == t ? g->pw.began_before : g->pw.began;
-    if (g->pw.open && is_pointwise(c) && t - began > g->pw.longest) g->pw.longest = t - began;
+    if (!g->pw.open || !is_pointwise(c)) return;
+    if (t - began > g->pw.longest) g->pw.longest = t - began;
+    if (c == SSA_EDGE_OWN_PASS) g->pw.kept += g->pw.longest, g->pw.longest = 0;
 }
 
 /* Where the sweep stands: the open intervals per category (mask bit c: some of category c
@@ -544,7 +568,7 @@ static void gpu_end(struct gpu_watch *g, uint32_t c, uint64_t t)
  * H2D copies (edge category SSA_EDGE_H2D_PAGEABLE, which are copy.h2d besides). */
 struct sweep_state {
     uint32_t open[SSA_CAT_COUNT];
-    uint32_t mask, syncs, pageable;
+    uint32_t mask, syncs, pageable, compiled;
 };
 
 /* Applies one edge of category c at t (step: +1 for a start, -1 as uint32_t for an end, so
@@ -558,7 +582,9 @@ static inline void apply_edge(struct sweep_state *s, struct sync_watch *sw, uint
         open = s->syncs += step;
         if (!open) sw->last_end = t, sw->seen = 1;
     } else {
-        if (c == SSA_EDGE_H2D_PAGEABLE) s->pageable += step, c = SSA_CAT_COPY_H2D;
+        if (c == SSA_EDGE_H2D_PAGEABLE) s->pageable += step;
+        if (c == SSA_EDGE_COMPILED_EW || c == SSA_EDGE_COMPILED_RED) s->compiled += step;
+        if (c >= SSA_CAT_COUNT) c = edge_public[c - SSA_CAT_COUNT];
         open = s->open[c] += step;
     }
     /* a start sets the bit without waiting for the count; an end clears it at zero */
@@ -616,7 +642,7 @@ static void bin_add(struct ssa_step_bins *b, size_t i, const struct ssa_step *st
 static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t n,
                  struct ssa_smp *sp, int after_sync, struct ssa_timeline *tl, struct gpu_watch *g)
 {
-    struct sweep_state s = {{0}, 0, 0, 0};
+    struct sweep_state s = {{0}, 0, 0, 0, 0};
     uint64_t cat_ns[SSA_CAT_COUNT] = {0}; /* summed here, then into st: no aliasing with st */
     uint64_t prev = 0, span = st->end_ns - st->begin_ns;
     struct idle_run run = {0};
@@ -630,7 +656,7 @@ static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t
             uint32_t c = top_cat(s.mask);
             cat_ns[c] += t - prev;
             stretch(st, &run, &sw, c, prev, t, s.syncs > 0, s.pageable > 0);
-            gpu_stretch(st, g, c, prev, t);
+            gpu_stretch(st, g, c, prev, t, s.compiled > 0);
             if (tl) tl_attr(tl, st->begin_ns + prev, st->begin_ns + t, c);
             for (; sp->rel < t; sp++)
                 sp->cat = (uint8_t)c;
@@ -643,7 +669,7 @@ static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t
     uint32_t c = top_cat(s.mask);
     cat_ns[c] += span - prev;
     if (span > prev) stretch(st, &run, &sw, c, prev, span, s.syncs > 0, 0);
-    if (span > prev) gpu_stretch(st, g, c, prev, span);
+    if (span > prev) gpu_stretch(st, g, c, prev, span, s.compiled > 0);
     pointwise_close(st, &g->pw);
     optimizer_close(st, g);
     if (tl && span > prev) tl_attr(tl, st->begin_ns + prev, st->end_ns, c);
@@ -892,7 +918,7 @@ static void on_kernel(struct attr *a, const struct sst_rec_kernel *k)
     int kc = kn ? kn->kclass : SSA_KC_OTHER;
     uint32_t cat = kn ? kn->kcat : (uint32_t)ssa_kclass_cat(kc);
     size_t i;
-    struct ssa_step *st = add_record(a, k->start_ns, k->end_ns, cat, &i);
+    struct ssa_step *st = add_record(a, k->start_ns, k->end_ns, kn ? kn->edge_cat : cat, &i);
     tl_add(a, &(struct ssa_tl_item){k->start_ns, k->end_ns, gpu_lane(k->device, k->stream),
                                     SSA_TL_GPU, (uint8_t)cat, kn ? SSA_TLN_KERNEL : SSA_TLN_NONE,
                                     kn ? kn->rank : 0});

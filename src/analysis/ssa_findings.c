@@ -780,7 +780,11 @@ static int rule_unfused_optimizer(const struct fctx *c, struct ssa_finding *f)
 /* Chains of elementwise and normalisation kernels (activation, dropout, residual add, layer
  * norm) each read and write the whole tensor; a compiler fuses a chain into one kernel that
  * does it once. What-if "compiled": each run of two or more such kernels back to back (short
- * idle gaps allowed) takes the time of its longest kernel. Autograd keeps some of the
+ * idle gaps allowed) takes the time of its longest kernel. What a compiler cannot remove
+ * stays (ssa_kernel_fusion): a training BatchNorm's statistics are a pass over the batch of
+ * their own, so a run is cut after them and each part takes its longest kernel; Triton
+ * kernels are fused already and end a run; convolutions and GEMMs end runs too (no
+ * elementwise op is assumed to move into their epilogues). Autograd keeps some of the
  * intermediates for backward, which fused kernels still write, so this was thought an upper
  * bound; on its recorded twin it came out under what torch.compile saved, since Inductor also
  * fuses into the GEMMs' epilogues (docs/performance.md, "What-if accuracy"). */
@@ -796,9 +800,10 @@ static int rule_unfused_elementwise(const struct fctx *c, struct ssa_finding *f)
         "busy)",
         c->s->kclass_ms[SSA_KC_ELEMENTWISE], c->s->kclass_ms[SSA_KC_REDUCTION], c->fusable_runs,
         c->fusable_kernels, c->fusable_busy_ms);
-    SAY(f->estimate, "each run fused into one kernel as long as its longest: the rest of its "
-                     "busy time, at most down to the host's own time per step (on the H200 "
-                     "twin, 13 %% under what torch.compile saved)");
+    SAY(f->estimate, "each run fused into one kernel as long as its longest (a BatchNorm's "
+                     "batch statistics kept as a pass of their own): the rest of its busy "
+                     "time, at most down to the host's own time per step (on the H200 twin, "
+                     "13 %% under what torch.compile saved)");
     char plain[160];
     SAY(plain, "%s: Inductor fuses each chain of elementwise and normalisation ops into one "
                "kernel", compile_words(c));

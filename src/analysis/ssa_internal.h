@@ -120,11 +120,26 @@ struct ssa_candlist {
 };
 int ssa_cand_add(struct ssa_candlist *l, const struct ssa_cand *c);
 
+/* Edge categories of the attribution sweep beyond the public ones, each counted as its public
+ * category (ssa_attr.c: EDGE_PUBLIC): pageable H2D copies (copy.h2d), whose blocking the sweep
+ * tells apart, and elementwise/reduction kernels the fusion what-if treats apart
+ * (ssa_kernel_fusion): a batch reduction's own pass, Triton kernels already compiled. */
+enum {
+    SSA_EDGE_H2D_PAGEABLE = SSA_CAT_COUNT,
+    SSA_EDGE_OWN_PASS,
+    SSA_EDGE_COMPILED_EW,
+    SSA_EDGE_COMPILED_RED,
+    SSA_EDGE_COUNT
+};
+/* The edge category of a kernel named `name` whose public category is kcat. */
+uint8_t ssa_kernel_edge_cat(int kcat, const char *name);
+
 struct ssa_knstat {
     uint32_t name_id;
     uint8_t kclass;
     uint8_t kcat; /* ssa_kclass_cat(kclass): the sweep's category of its kernels */
     uint8_t opt_kind, opt_adam; /* ssa_optimizer_kind of the name */
+    uint8_t edge_cat; /* the sweep's edge category of its kernels (ssa_attr.c: ssa_edge_cat) */
     uint64_t count, total_ns;
     uint32_t first_step, last_step; /* pass 2: step indexes where the name ran (+1; 0 none) */
     uint32_t rank; /* its index in res->knames (set when they are kept, before pass 2) */

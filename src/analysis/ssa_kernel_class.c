@@ -130,6 +130,29 @@ enum ssa_kclass ssa_kernel_class(const char *name)
     return SSA_KC_OTHER;
 }
 
+/* Kernels a compiler cannot fuse with their neighbours, first match. The statistics of a
+ * training BatchNorm (PyTorch's native kernels: collect_statistics, backward_reduce; cuDNN's
+ * NCHW kernels do statistics and normalisation in one kernel and stay OPEN) and GroupNorm
+ * (RowwiseMoments) are a reduction over the batch that must end before the normalisation
+ * starts: Inductor emits a reduction kernel and a pointwise one for them too. */
+struct fusion_rule {
+    const char *has;
+    enum ssa_fusion fusion;
+};
+static const struct fusion_rule fusion_rules[] = {
+    {"triton_", SSA_FUSE_DONE},
+    {"collect_statistics", SSA_FUSE_OWN_PASS},
+    {"batch_norm_backward_reduce", SSA_FUSE_OWN_PASS},
+    {"RowwiseMoments", SSA_FUSE_OWN_PASS},
+};
+
+enum ssa_fusion ssa_kernel_fusion(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof fusion_rules / sizeof fusion_rules[0]; i++)
+        if (strstr(name, fusion_rules[i].has)) return fusion_rules[i].fusion;
+    return SSA_FUSE_OPEN;
+}
+
 /* How an optimizer kernel was launched, first match: fused kernels name their functor
  * (FusedAdamMathFunctor, FusedSgdMathFunctor) or implementation (fused_adamw_impl, apex's
  * fused_adam); gradient clipping's norm and scaling (LpNormFunctor, BinaryOpScalarTensor) are

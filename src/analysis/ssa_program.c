@@ -74,8 +74,16 @@ static double triton_pct(const struct ssa_result *r)
     return all ? 100.0 * (double)triton / (double)all : 0;
 }
 
+/* Training FLOPs per parameter and token: a forward and a backward pass of a dense model
+ * (each weight a multiply-add forward, two backward: Kaplan et al. 2020, "Scaling Laws for
+ * Neural Language Models", section 2.1; PaLM's MFU, Chowdhery et al. 2022, appendix B).
+ * Attention's own FLOPs (its sequence-length term) are left out: an estimate from below. */
+#define SSA_FLOPS_PER_PARAM_TOKEN 6.0
+
 /* Without batch marks of the program's own, the batch the shim saw the DataLoader give: its
- * samples and tokens a step (throughput without hand-written marks; FLOPs stay unknown). */
+ * samples and tokens a step (throughput without hand-written marks) and, for token inputs
+ * with the optimizer's parameter count, FLOPs as 6 x parameters x tokens (images: unknown,
+ * their FLOPs depend on the convolutions' shapes). */
 static void batch_from_loader(struct ssa_result *r)
 {
     const struct ssa_loader *l = &r->loader;
@@ -83,6 +91,10 @@ static void batch_from_loader(struct ssa_result *r)
     r->batch.samples = l->samples;
     r->batch.tokens = l->tokens;
     r->batch.from_loader = 1;
+    if (l->tokens > 0 && l->params > 0) {
+        r->batch.params = l->params;
+        r->batch.flops = SSA_FLOPS_PER_PARAM_TOKEN * l->params * l->tokens;
+    }
 }
 
 void ssa_program_facts(struct ssa_result *r)

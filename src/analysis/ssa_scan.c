@@ -108,6 +108,7 @@ static __attribute__((noinline)) struct ssa_knstat *add_kname(struct ssa_scan *s
     int adam;
     n->kclass = (uint8_t)ssa_kernel_class(text);
     n->kcat = (uint8_t)ssa_kclass_cat(n->kclass);
+    n->edge_cat = ssa_kernel_edge_cat(n->kcat, text);
     n->opt_kind = (uint8_t)ssa_optimizer_kind(text, &adam);
     n->opt_adam = (uint8_t)adam;
     if (sc->align) n->coll = text ? coll_of(text, len, &n->coll_hash) : SSA_COLL_UNREAD;
@@ -191,17 +192,18 @@ static void keep_batch(struct sst_reader *r, uint32_t message, struct ssa_batch 
 }
 
 /* "dataloader: workers=N batch_size=N pin_memory=0|1 persistent_workers=0|1 samples=N
- * tokens=N batches_per_step=N" (the Python shim's, docs/markers.md): the last mark stands
- * whole; a value that is no number in range reads as 0 (unknown). */
+ * tokens=N batches_per_step=N params=N" (the Python shim's, docs/markers.md): the last mark
+ * stands whole; a value that is no number in range reads as 0 (unknown). */
 static void keep_loader(struct sst_reader *r, uint32_t message, struct ssa_loader *l)
 {
     static const char *const keys[] = {" workers=", " batch_size=", " pin_memory=",
                                        " persistent_workers=", " samples=", " tokens=",
-                                       " batches_per_step="};
+                                       " batches_per_step=", " params="};
     struct ssa_loader fresh = {.marks = l->marks};
     double *const slot[] = {&fresh.workers, &fresh.batch_size, &fresh.pin_memory,
-                            &fresh.persistent, &fresh.samples, &fresh.tokens, &fresh.per_step};
-    if (!read_keyed(r, message, keys, slot, 7, 0)) return;
+                            &fresh.persistent, &fresh.samples, &fresh.tokens, &fresh.per_step,
+                            &fresh.params};
+    if (!read_keyed(r, message, keys, slot, 8, 0)) return;
     *l = fresh;
     l->marks++;
 }

@@ -821,6 +821,60 @@ static void test_unfused_elementwise(int run, int compiled)
 }
 
 
+#define BN_STATS "_ZN2at6native50batch_norm_collect_statistics_channels_last_kernelINS0_3VarEN3c108BFloat16EfLi4EEEvPKT0_PT1_S9_PVS8_PiiiS8_"
+#define BN_APPLY "_ZN2at6native47batch_norm_transform_input_channels_last_kernelIN3c108BFloat16EffLi4EEEvPKT_S6_PKT0_S9_PKT1_SC_PS4_iib"
+
+/* A training BatchNorm and its ReLU after a convolution [0, 5): a tiny add [5, 5.1), the
+ * batch statistics [5.1, 6.1), the normalisation [6.1, 6.7), the ReLU [6.7, 7); a GEMM
+ * [7, 9.5). The statistics are a reduction over the batch that must end before the
+ * normalisation: compiled, the add goes into it (1 ms) and the ReLU into the normalisation
+ * (0.6 ms), so 2 ms of kernels take 1.6: 0.4 ms/step (a run as long as its longest kernel
+ * would say 1.0). */
+static void test_fusion_batch_norm(void)
+{
+    const char *path = ss_test_path("ew-batchnorm.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel(&s, NVJET, o, o + 5 * MS);
+        synth_kernel(&s, ADD, o + 5 * MS, o + 5100 * US);
+        synth_kernel(&s, BN_STATS, o + 5100 * US, o + 6100 * US);
+        synth_kernel(&s, BN_APPLY, o + 6100 * US, o + 6700 * US);
+        synth_kernel(&s, GELU, o + 6700 * US, o + 7 * MS);
+        synth_kernel(&s, NVJET, o + 7 * MS, o + 9500 * US);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    expect_finding(path, "unfused_elementwise", 0.4, "torch.compile(model)");
+}
+
+/* An eager program with one compiled region (Triton: 0.5 of 9.5 ms, under the share that
+ * makes it a compiled program): GEMM [0, 5), GELU [5, 6), add [6, 6.5), a Triton kernel
+ * [6.5, 7), adds [7, 7.5) and [7.5, 7.75), GEMM [7.75, 9.5). The Triton kernel is fused
+ * already and splits the chain: 0.5 + 0.25 ms/step (through it: 1.75). */
+static void test_fusion_compiled_kernel(void)
+{
+    const char *path = ss_test_path("ew-part-compiled.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel(&s, NVJET, o, o + 5 * MS);
+        synth_kernel(&s, GELU, o + 5 * MS, o + 6 * MS);
+        synth_kernel(&s, ADD, o + 6 * MS, o + 6500 * US);
+        synth_kernel(&s, "triton_poi_fused_add_mul_0", o + 6500 * US, o + 7 * MS);
+        synth_kernel(&s, ADD, o + 7 * MS, o + 7500 * US);
+        synth_kernel(&s, ADD, o + 7500 * US, o + 7750 * US);
+        synth_kernel(&s, NVJET, o + 7750 * US, o + 9500 * US);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    expect_finding(path, "unfused_elementwise", 0.75, "torch.compile(model)");
+}
+
 /* On a 100-SM GPU: per step a GEMM [0, 4) of 200 blocks and four GEMMs of 25 blocks, 1 ms
  * each: 75 SMs idle in each, 3 ms/step. With 100 blocks each: quiet. */
 static void test_small_gemms(uint32_t blocks)
@@ -1099,6 +1153,8 @@ int main(int argc, char **argv)
     test_unfused_elementwise(1, 0);
     test_unfused_elementwise(1, 1);
     test_unfused_elementwise(0, 0);
+    test_fusion_batch_norm();
+    test_fusion_compiled_kernel();
     test_small_gemms(25);
     test_small_gemms(100);
     test_device_copies(1);

@@ -129,6 +129,26 @@ static void test_loader_mark(void)
     CHECK(t.flops_per_s == 0);
     ssa_result_free(r);
 
+    /* with the optimizer's parameters and token inputs: FLOPs as 6 x 124 M x 4096 a step,
+     * 3.05 PFLOP in 10 ms: 305 TFLOP/s, 30.8 % of the H200's bf16 peak (989.5) */
+    path = ss_test_path("batch-loader-params.sstrace");
+    write_marked(path, "dataloader: workers=2 batch_size=64 pin_memory=1 persistent_workers=0 "
+                       "samples=128 tokens=4096 batches_per_step=2 params=124000000");
+    throughput_of(path, &r, &t);
+    CHECK(absd(r->batch.flops - 6.0 * 124e6 * 4096) < 1);
+    CHECK(absd(r->batch.params - 124e6) < 1e-6);
+    CHECK(absd(t.flops_per_s - 6.0 * 124e6 * 4096 / 0.01) < 1e3);
+    CHECK(absd(t.mfu_pct - 100 * 6.0 * 124e6 * 4096 / 0.01 / 989.5e12) < 1e-9);
+    ssa_result_free(r);
+
+    /* parameters without tokens (images): FLOPs stay unknown */
+    path = ss_test_path("batch-loader-images.sstrace");
+    write_marked(path, "dataloader: workers=2 batch_size=64 pin_memory=1 persistent_workers=0 "
+                       "samples=64 tokens=0 batches_per_step=1 params=11689512");
+    throughput_of(path, &r, &t);
+    CHECK(r->batch.flops == 0 && t.mfu_pct == 0 && r->batch.params == 0);
+    ssa_result_free(r);
+
     /* a batch mark of the program's own, then the loader's: the program's stands */
     path = ss_test_path("batch-both.sstrace");
     {

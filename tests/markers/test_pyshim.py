@@ -53,10 +53,11 @@ def step_begin(n):
     return "push stepscope cat=2 reg:step payload=u64:%d" % n
 
 
-# The DataLoader mark of TRAINING_LOOP's loader: the fake one's batches are ints (no size).
+# The DataLoader mark of TRAINING_LOOP's loader: the fake one's batches are ints (no size),
+# its optimizer has no parameters (real torch's: one of one element).
 LOADER_FAKE = "dataloader: workers=0 batch_size=1 pin_memory=0 persistent_workers=0 samples=0 " \
-    "tokens=0 batches_per_step=1"
-LOADER_REAL = LOADER_FAKE.replace("samples=0", "samples=1")
+    "tokens=0 batches_per_step=1 params=0"
+LOADER_REAL = LOADER_FAKE.replace("samples=0", "samples=1").replace("params=0", "params=1")
 
 
 def expected_training_loop(loader_mark=LOADER_FAKE):
@@ -264,14 +265,19 @@ except ValueError as exc:
 
 def fake_torch_dataloader_mark():
     """The DataLoader mark: the loader's settings, the batch's samples and tokens times the
-    batches a step took (2: gradient accumulation); said once, and again for a loader with
-    other settings; a batch of floats has no tokens."""
+    batches a step took (2: gradient accumulation), the trainable parameters the optimizer
+    steps (a tensor listed twice counted once, a frozen one not); said once, and again for a
+    loader with other settings; a batch of floats has no tokens."""
     code = r"""
 import torch
 from torch.utils.data import DataLoader
 class Ids:
     def __init__(self, shape, dtype): self.shape, self.dtype = shape, dtype
-opt = torch.optim.SGD([])
+class P:
+    def __init__(self, n, grad=True): self.n, self.requires_grad = n, grad
+    def numel(self): return self.n
+shared = P(1000)
+opt = torch.optim.SGD([shared, P(24), shared, P(500, grad=False)])
 loader = DataLoader([{"input_ids": Ids((4, 32), "torch.int64")}] * 4, batch_size=4)
 loader.num_workers, loader.pin_memory = 3, True
 for epoch in range(2):
@@ -286,9 +292,9 @@ for batch in other:
     check(r.rc == 0 and r.err == "", "runs quietly", r)
     marks = [e for e in (r.events or []) if e.startswith("mark ")]
     check(marks == [mark("dataloader: workers=3 batch_size=4 pin_memory=1 persistent_workers=0 "
-                         "samples=8 tokens=256 batches_per_step=2"),
+                         "samples=8 tokens=256 batches_per_step=2 params=1024"),
                     mark("dataloader: workers=0 batch_size=6 pin_memory=0 persistent_workers=0 "
-                         "samples=6 tokens=0 batches_per_step=1")],
+                         "samples=6 tokens=0 batches_per_step=1 params=1024")],
           "one mark per loader settings, per step: %r" % marks, r)
 
 

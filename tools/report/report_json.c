@@ -302,6 +302,8 @@ static void json_throughput(struct json_out *j, const struct report_view *v)
     json_kv_known(j, "samples_per_step", b->samples);
     json_kv_known(j, "tokens_per_step", b->tokens);
     json_kv_known(j, "flops_per_step", b->flops);
+    json_kv_string(j, "flops_source", b->flops <= 0 ? NULL : b->marks ? "marks" : "6 x params x tokens");
+    json_kv_known(j, "params", b->params);
     json_kv_known(j, "samples_per_s", t->samples_per_s);
     json_kv_known(j, "tokens_per_s", t->tokens_per_s);
     json_kv_known(j, "flops_per_s", t->flops_per_s);

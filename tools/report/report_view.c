@@ -403,7 +403,13 @@ static void throughput_text(const struct report_view *v, char *buf, size_t cap)
                               t->gemm_flops_per_s / 1e12, t->peak_basis ? "" : " (no peak known)");
     if (t->gemm_flops_per_s > 0 && t->peak_basis && n < cap)
         n += (size_t)snprintf(buf + n, cap - n, ", %.0f %%", t->gemm_peak_pct);
-    if (b->from_loader && n < cap)
+    if (b->from_loader && b->flops > 0 && n < cap)
+        snprintf(buf + n, cap - n,
+                 "; the batch as the DataLoader gave it, FLOPs estimated as 6 x %.1f M "
+                 "parameters x tokens (attention's own not counted; a mark \"batch: flops=N\" "
+                 "is exact, docs/markers.md)",
+                 b->params / 1e6);
+    else if (b->from_loader && n < cap)
         snprintf(buf + n, cap - n,
                  "; the batch as the DataLoader gave it (FLOP/s unknown: a mark \"batch: "
                  "flops=N\", docs/markers.md)");
@@ -414,15 +420,20 @@ static void throughput_text(const struct report_view *v, char *buf, size_t cap)
 }
 
 /* The text report's line when the batch is marked: the rates, then ", 585 TFLOP/s = 59 % of
- * the bf16 peak (H200 SXM)", or "; H200 SXM peak: bf16 990 TFLOP/s" without FLOPs. */
+ * the bf16 peak (H200 SXM)" (and how FLOPs were estimated when no mark gave them), or
+ * "; H200 SXM peak: bf16 990 TFLOP/s" without FLOPs. */
 static void throughput_line(const struct report_view *v, char *buf, size_t cap)
 {
     const struct ssa_throughput *t = &v->tp;
     size_t n = rates_text(v, buf, cap);
-    if (v->batch.flops > 0 && t->peak_basis)
-        snprintf(buf + n, cap - n, ", %.0f TFLOP/s = %.0f %% of the %s peak (%s)",
-                 t->flops_per_s / 1e12, t->mfu_pct, t->peak_basis, t->peak->name);
-    else if (t->peak)
+    int mfu = v->batch.flops > 0 && t->peak_basis;
+    if (mfu)
+        n += (size_t)snprintf(buf + n, cap - n, ", %.0f TFLOP/s = %.0f %% of the %s peak (%s)",
+                              t->flops_per_s / 1e12, t->mfu_pct, t->peak_basis, t->peak->name);
+    if (mfu && v->batch.params > 0 && n < cap)
+        snprintf(buf + n, cap - n, " as 6 x %.1f M parameters x tokens (an estimate)",
+                 v->batch.params / 1e6);
+    else if (!mfu && t->peak)
         snprintf(buf + n, cap - n, "; %s peak: bf16 %.0f TFLOP/s", t->peak->name,
                  t->peak->bf16_tflops);
 }

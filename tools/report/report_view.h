@@ -238,7 +238,7 @@ struct report_view {
     struct ssa_batch batch; /* the program's batch marks */
     int has_throughput;
     char throughput[360], peak[200];
-    char throughput_line[200]; /* both, short: the text report's one line */
+    char throughput_line[260]; /* both, short: the text report's one line */
     char graphs[256];
     /* The kernels by GPU time (borrowed from the result): the top ones of text, json and
      * html, and the names the timeline's items point at by index; triton[i]: the i-th is

@@ -38,3 +38,4 @@ class Optimizer:
 
     def __init__(self, params):
         self.params = list(params)
+        self.param_groups = [{"params": self.params}]  # as torch's: one group here
