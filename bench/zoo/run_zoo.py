@@ -56,8 +56,8 @@ def log(msg):
 
 def command(args, program, argv):
     """The plain command of a program with this argv (the C++ binary, or python3 SCRIPT)."""
-    if program.script == "train_cxx":
-        return [args.cxx] + argv
+    if program.script == "train_cxx":  # --dry-run lists it before it is built
+        return [args.cxx or "train_cxx"] + argv
     extra = CPU_ARGS if args.device == "cpu" else []
     return [args.python, os.path.join(HERE, "programs", program.script)] + argv + extra
 
