@@ -2,10 +2,11 @@
  * ssi_kineto_internal.h — what the Kineto importer's files share (prefix ki_, private to
  * src/interop/ssi_kineto*.c).
  *
- * ssi_kineto.c       the driver: input (zlib reads plain and gzip alike), the token-size guard,
- *                    yajl, the temporary output and its rename; error lines
- * ssi_kineto_parse.c the yajl callbacks: a stack of frames that knows where in the document
- *                    it is, and fills one event (struct ki_event) at a time
+ * ssi_kineto.c       the driver: input (zlib reads plain and gzip alike), the reader, the
+ *                    temporary output and its rename; error lines
+ * ssi_kineto_lex.c   the streaming JSON reader: tokens -> the parser's callbacks
+ * ssi_kineto_parse.c the callbacks: a stack of frames that knows where in the document it is,
+ *                    and fills one event (struct ki_event) at a time
  * ssi_kineto_emit.c  one finished event -> stepscope records (sst_writer)
  * ssi_kineto_map.c   names -> numbers: categories, memcpy/memset/sync kinds, API cbids; the
  *                    exact decimal parser for timestamps
@@ -19,8 +20,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include <yajl/yajl_parse.h>
 
 #include "trace/sst_format.h"
 #include "trace/sst_writer.h"
@@ -179,7 +178,45 @@ struct ki_parser {
     char msg[320]; /* its line */
 };
 
-const yajl_callbacks *ki_callbacks(void);
+/* What the reader (ssi_kineto_lex.c) calls for each token, in document order. Each returns 1
+ * to go on, 0 to stop (p->err and p->msg say why). */
+int ki_cb_null(struct ki_parser *p);
+int ki_cb_boolean(struct ki_parser *p, int v);
+int ki_cb_number(struct ki_parser *p, const char *s, size_t n); /* the number's text */
+int ki_cb_string(struct ki_parser *p, const unsigned char *s, size_t n);
+int ki_cb_start_map(struct ki_parser *p);
+int ki_cb_map_key(struct ki_parser *p, const unsigned char *s, size_t n);
+int ki_cb_end_map(struct ki_parser *p);
+int ki_cb_start_array(struct ki_parser *p);
+int ki_cb_end_array(struct ki_parser *p);
+
+/* ---- ssi_kineto_lex.c ---- */
+
+#define KI_LEX_PAD 64 /* bytes after the data's NUL that the scanners may read */
+
+struct ki_lex {
+    unsigned char *buf; /* cap + KI_LEX_PAD bytes; buf[end] is NUL */
+    size_t cap, pos, end; /* unread data: buf[pos, end) */
+    uint64_t base;        /* document offset of buf[0] */
+    int eof;              /* no more data will come: a token at the end is complete */
+    int depth, state;
+    unsigned char open[KI_MAX_DEPTH + 1]; /* '{' or '[' of each open container */
+    const char *err;                      /* KL_SYNTAX: what is wrong, yajl's wording */
+    uint64_t err_at;                      /* KL_SYNTAX, KL_BIG: the document offset */
+};
+
+enum { KL_SYNTAX = -1, KL_STOP = -2, KL_BIG = -3 }; /* ki_lex_run's failures */
+
+int ki_lex_init(struct ki_lex *l, size_t cap); /* 0 or SS_ENOMEM */
+void ki_lex_free(struct ki_lex *l);
+/* Where the next read goes (at least `want` bytes): the unread tail moved to the front, the
+ * buffer grown when the tail leaves less. 0 or SS_ENOMEM. */
+int ki_lex_room(struct ki_lex *l, size_t want, unsigned char **at, size_t *room);
+void ki_lex_added(struct ki_lex *l, size_t n); /* n bytes were read into the room */
+/* Every complete token of the buffer to the callbacks; an incomplete one stays unread (at the
+ * end of the input, l->eof set first, the last number completes). 0 or a KL_ failure. */
+int ki_lex_run(struct ki_lex *l, struct ki_parser *p);
+int ki_lex_complete(const struct ki_lex *l); /* the document was closed */
 
 /* ---- ssi_kineto_map.c ---- */
 
