@@ -34,6 +34,7 @@
 #define KI_CORR_SLOTS 65536            /* API correlation -> async flag, direct-mapped */
 #define KI_PENDING 64                  /* copies waiting for their API call */
 #define KI_SEEN_SLOTS 65536            /* recent GPU events and API calls, for repeats */
+#define KI_KEY_SLOTS 256               /* member-name lookup (power of two > the names read) */
 
 /* Event categories ("cat") the importer tells apart; KC_OTHER is any other text. */
 enum ki_cat {
@@ -174,6 +175,9 @@ struct ki_parser {
     char name_buf[KI_NAME_MAX + 8];
     char arg_name_buf[KI_ARG_NAME_MAX];
     char bad_msg[200];
+    uint8_t key_slot[KI_KEY_SLOTS]; /* member names -> 1 + their row (ssi_kineto_parse.c) */
+    uint64_t key_head[KI_KEY_SLOTS]; /* and the row's first 8 bytes */
+    int key_slot_built;
     int err;       /* negative ss_error that stopped the parse; 0 */
     char msg[320]; /* its line */
 };

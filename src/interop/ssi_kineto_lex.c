@@ -215,13 +215,11 @@ static size_t unescape(unsigned char *s, size_t n)
     return (size_t)(o - s);
 }
 
-/* The string whose opening quote is at i: its text (escapes decoded in place) in *s, *n;
- * *next: the index after its closing quote. */
-static int lex_string(struct ki_lex *l, size_t i, const unsigned char **s, size_t *n,
-                      size_t *next)
+/* lex_string past its first stop j: escapes, the end of the data, a control byte. */
+static int lex_string_rest(struct ki_lex *l, size_t i, size_t j, const unsigned char **s,
+                           size_t *n, size_t *next)
 {
     unsigned char *b = l->buf;
-    size_t j = str_stop(b, i + 1);
     int esc = 0;
     while (b[j] == '\\') {
         int rc = escape_end(l, j, &j);
@@ -235,6 +233,19 @@ static int lex_string(struct ki_lex *l, size_t i, const unsigned char **s, size_
     if (j - i - 1 > KI_TOKEN_MAX) return too_long(l, i);
     *s = b + i + 1;
     *n = esc ? unescape(b + i + 1, j - i - 1) : j - i - 1;
+    *next = j + 1;
+    return 0;
+}
+
+/* The string whose opening quote is at i: its text (escapes decoded in place) in *s, *n;
+ * *next: the index after its closing quote. Inline: most strings end at their first stop. */
+static inline int lex_string(struct ki_lex *l, size_t i, const unsigned char **s, size_t *n,
+                             size_t *next)
+{
+    size_t j = str_stop(l->buf, i + 1);
+    if (l->buf[j] != '"' || j - i - 1 > KI_TOKEN_MAX) return lex_string_rest(l, i, j, s, n, next);
+    *s = l->buf + i + 1;
+    *n = j - i - 1;
     *next = j + 1;
     return 0;
 }
@@ -298,6 +309,19 @@ static int lex_literal(struct ki_lex *l, size_t i, int *what, size_t *next)
 }
 
 /* ---- structure ---- */
+
+static int is_space(unsigned char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* The first byte at or after i that is not whitespace (the NUL after the data stops it). */
+static size_t skip_space(const unsigned char *b, size_t i)
+{
+    while (is_space(b[i]))
+        i++;
+    return i;
+}
 
 /* After a complete value: in a container, ',' or its close; at the top, the end. */
 static void value_done(struct ki_lex *l)
@@ -363,6 +387,19 @@ static int value(struct ki_lex *l, struct ki_parser *p, unsigned char c)
     return scalar(l, p, c);
 }
 
+/* After a key: the ':' and the value, when they are in the buffer (the usual case), without
+ * a turn through the dispatcher (ki_lex_run); anything else is left to it. */
+static int colon_value(struct ki_lex *l, struct ki_parser *p)
+{
+    const unsigned char *b = l->buf;
+    size_t i = skip_space(b, l->pos);
+    l->pos = i;
+    if (b[i] != ':') return 0;
+    i = skip_space(b, i + 1);
+    l->pos = i, l->state = S_VALUE;
+    return i < l->end ? value(l, p, b[i]) : 0;
+}
+
 static int key(struct ki_lex *l, struct ki_parser *p, unsigned char c)
 {
     if (c != '"') return syntax(l, l->pos, "parse error: invalid object key (must be a string)");
@@ -373,16 +410,18 @@ static int key(struct ki_lex *l, struct ki_parser *p, unsigned char c)
     if (!ki_cb_map_key(p, s, n)) return KL_STOP;
     l->pos = next;
     l->state = S_COLON;
-    return 0;
+    return colon_value(l, p);
 }
 
 static int after_value(struct ki_lex *l, struct ki_parser *p, unsigned char c)
 {
     int in_map = l->open[l->depth - 1] == '{';
-    if (c == ',') {
-        l->pos++;
+    if (c == ',') { /* and the next member or element, as colon_value does */
+        size_t i = skip_space(l->buf, l->pos + 1);
+        l->pos = i;
         l->state = in_map ? S_KEY : S_VALUE;
-        return 0;
+        if (i >= l->end) return 0;
+        return in_map ? key(l, p, l->buf[i]) : value(l, p, l->buf[i]);
     }
     if (c == (in_map ? '}' : ']')) return close_container(l, p, c);
     return syntax(l, l->pos,
@@ -418,18 +457,11 @@ static int step(struct ki_lex *l, struct ki_parser *p, unsigned char c)
     }
 }
 
-static int is_space(unsigned char c)
-{
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
 int ki_lex_run(struct ki_lex *l, struct ki_parser *p)
 {
     const unsigned char *b = l->buf;
     for (;;) {
-        size_t i = l->pos;
-        while (is_space(b[i]))
-            i++;
+        size_t i = skip_space(b, l->pos);
         l->pos = i;
         if (i >= l->end) return 0;
         int rc = step(l, p, b[i]);
