@@ -26,7 +26,10 @@
 #include "util/ss_error.h"
 #include "util/ss_progress.h"
 
-#define KI_READ_CHUNK (256u << 10)
+#define KI_READ_CHUNK (256u << 10) /* zlib's buffer */
+/* Each read asks for at least twice zlib's buffer: zlib then reads a plain file straight into
+ * the reader's buffer instead of through its own (a copy less). */
+#define KI_READ_WANT (2 * KI_READ_CHUNK)
 
 /* ---- the import ---- */
 
@@ -119,7 +122,7 @@ static int read_more(struct kimport *k)
 {
     unsigned char *at;
     size_t room;
-    if (ki_lex_room(&k->lex, KI_READ_CHUNK, &at, &room)) return -2;
+    if (ki_lex_room(&k->lex, KI_READ_WANT, &at, &room)) return -2;
     int n = gzread(k->gz, at, (unsigned)(room < INT32_MAX ? room : INT32_MAX));
     if (n <= 0) return n;
     size_t skip = k->offset == 0 && k->lex.end == 0 && n >= 3 && memcmp(at, "\xef\xbb\xbf", 3) == 0;
@@ -239,7 +242,7 @@ int ssi_kineto_import(const char *in_path, const char *out_path, char *err, size
     k->p.out = &k->out;
     int rc = open_input(k);
     if (!rc) rc = open_output(k);
-    if (!rc && ki_lex_init(&k->lex, 2 * KI_READ_CHUNK)) rc = say(k, SS_ENOMEM, "out of memory");
+    if (!rc && ki_lex_init(&k->lex, 2 * KI_READ_WANT)) rc = say(k, SS_ENOMEM, "out of memory");
     if (!rc) rc = parse_all(k);
     if (!rc) rc = check_kineto(k);
     if (!rc) rc = finish_output(k);
