@@ -162,6 +162,12 @@ enum ki_frame {
     KFR_DIST,     /* distributedInfo */
 };
 
+/* A member name the parser reads: its first 8 bytes (zeros after), 1 + its row, where. */
+struct ki_key_slot {
+    uint64_t head;
+    uint8_t row, frame, len, key;
+};
+
 struct ki_parser {
     struct ki_out *out;
     uint8_t frame[KI_MAX_DEPTH]; /* enum ki_frame of each open container */
@@ -175,8 +181,7 @@ struct ki_parser {
     char name_buf[KI_NAME_MAX + 8];
     char arg_name_buf[KI_ARG_NAME_MAX];
     char bad_msg[200];
-    uint8_t key_slot[KI_KEY_SLOTS]; /* member names -> 1 + their row (ssi_kineto_parse.c) */
-    uint64_t key_head[KI_KEY_SLOTS]; /* and the row's first 8 bytes */
+    struct ki_key_slot key_slot[KI_KEY_SLOTS]; /* member names (ssi_kineto_parse.c) */
     int key_slot_built;
     int err;       /* negative ss_error that stopped the parse; 0 */
     char msg[320]; /* its line */

@@ -119,14 +119,6 @@ static const struct key_row key_rows[] = {
 
 #define N_KEY_ROWS (sizeof key_rows / sizeof key_rows[0])
 
-/* Every member name of every event goes through here (~10 per event): a small open-addressed
- * table on (frame, length, first and last byte) finds the one row that can match. Built in
- * the parser when its first key comes. */
-static unsigned key_hash(uint8_t frame, const unsigned char *s, size_t n)
-{
-    return (frame * 131u + (unsigned)n * 31u + s[0] * 7u + s[n - 1]) & (KI_KEY_SLOTS - 1);
-}
-
 /* The first 8 bytes of a name (fewer: zeros after), as one word. */
 static uint64_t head_word(const unsigned char *s, size_t n)
 {
@@ -149,15 +141,26 @@ static uint64_t head_word_padded(const unsigned char *s, size_t n)
 #endif
 }
 
+/* Every member name of every event goes through here (~10 per event): a small open-addressed
+ * table, hashed from the name's first word, its length and the frame, holds each row's first
+ * word, frame, length and key, so that one load after the hash settles almost every name.
+ * Built in the parser when its first key comes. */
+static unsigned key_hash(uint8_t frame, uint64_t head, size_t n)
+{
+    uint64_t h = (head + (uint64_t)n * 0x100000001b3ull + frame) * 0x9e3779b97f4a7c15ull;
+    return (unsigned)(h >> 56) & (KI_KEY_SLOTS - 1);
+}
+
 static void build_key_slots(struct ki_parser *p)
 {
     for (size_t i = 0; i < N_KEY_ROWS; i++) {
         const struct key_row *k = &key_rows[i];
-        unsigned h = key_hash(k->frame, (const unsigned char *)k->text, k->len);
-        while (p->key_slot[h])
+        uint64_t head = head_word((const unsigned char *)k->text, k->len);
+        unsigned h = key_hash(k->frame, head, k->len);
+        while (p->key_slot[h].row)
             h = (h + 1) & (KI_KEY_SLOTS - 1);
-        p->key_slot[h] = (uint8_t)(i + 1);
-        p->key_head[h] = head_word((const unsigned char *)k->text, k->len);
+        p->key_slot[h] = (struct ki_key_slot){head, (uint8_t)(i + 1), k->frame, (uint8_t)k->len,
+                                              k->key};
     }
     p->key_slot_built = 1;
 }
@@ -169,10 +172,11 @@ static uint8_t key_of(struct ki_parser *p, uint8_t frame, const unsigned char *s
     if (n == 0) return K_NONE;
     if (!p->key_slot_built) build_key_slots(p);
     uint64_t head = head_word_padded(s, n);
-    for (unsigned h = key_hash(frame, s, n); p->key_slot[h]; h = (h + 1) & (KI_KEY_SLOTS - 1)) {
-        const struct key_row *k = &key_rows[p->key_slot[h] - 1];
-        if (p->key_head[h] == head && k->frame == frame && k->len == n &&
-            (n <= 8 || memcmp(k->text + 8, s + 8, n - 8) == 0))
+    for (unsigned h = key_hash(frame, head, n); p->key_slot[h].row;
+         h = (h + 1) & (KI_KEY_SLOTS - 1)) {
+        const struct ki_key_slot *k = &p->key_slot[h];
+        if (k->head == head && k->frame == frame && k->len == n &&
+            (n <= 8 || memcmp(key_rows[k->row - 1].text + 8, s + 8, n - 8) == 0))
             return k->key;
     }
     return K_NONE;
