@@ -30,6 +30,7 @@
 /* Each read asks for at least twice zlib's buffer: zlib then reads a plain file straight into
  * the reader's buffer instead of through its own (a copy less). */
 #define KI_READ_WANT (2 * KI_READ_CHUNK)
+#define KI_FEED_PIECE (4 * KI_READ_CHUNK) /* each piece the feed thread reads */
 
 /* ---- the import ---- */
 
@@ -38,6 +39,8 @@ struct kimport {
     int created; /* out_path was made by this import and is not finished: removed on failure */
     uint64_t in_size; /* bytes of the input file (0: unknown), for the progress line */
     gzFile gz;
+    struct ki_feed *feed;        /* the thread reading ahead; NULL: reads are made here */
+    const unsigned char *piece;  /* the feed's buffer the reader is in */
     struct ki_lex lex;
     uint64_t offset; /* uncompressed bytes read (after a BOM) */
     struct ki_out out;
@@ -116,20 +119,70 @@ static int lex_failure(struct kimport *k, int rc)
                (unsigned long long)k->lex.err_at, k->lex.err);
 }
 
+/* n bytes just read at `at`, less a UTF-8 BOM at the start of the input. */
+static size_t drop_bom(const struct kimport *k, unsigned char *at, size_t n)
+{
+    if (k->offset != 0 || k->lex.end != k->lex.pos || n < 3 || memcmp(at, "\xef\xbb\xbf", 3) != 0)
+        return n;
+    memmove(at, at + 3, n - 3);
+    return n - 3;
+}
+
 /* Reads the next piece of the input after what the reader left: gzread's count (0 at the
- * end, negative on an error). A UTF-8 BOM at the start is dropped. */
-static int read_more(struct kimport *k)
+ * end, negative on an error, -2 out of memory). */
+static int read_more(struct kimport *k, uint64_t *zoff)
 {
     unsigned char *at;
     size_t room;
     if (ki_lex_room(&k->lex, KI_READ_WANT, &at, &room)) return -2;
     int n = gzread(k->gz, at, (unsigned)(room < INT32_MAX ? room : INT32_MAX));
     if (n <= 0) return n;
-    size_t skip = k->offset == 0 && k->lex.end == 0 && n >= 3 && memcmp(at, "\xef\xbb\xbf", 3) == 0;
-    if (skip) memmove(at, at + 3, (size_t)n - 3);
-    ki_lex_added(&k->lex, (size_t)n - 3 * skip);
-    k->offset += (uint64_t)n - 3 * skip;
+    size_t len = drop_bom(k, at, (size_t)n);
+    ki_lex_added(&k->lex, len);
+    k->offset += len;
+    *zoff = (uint64_t)gzoffset(k->gz);
     return n;
+}
+
+/* Ends the feed thread: the reader's unread tail first copied out of its buffers. From here
+ * reads are made here (read_more). 0 or -2 (out of memory). */
+static int stop_feed(struct kimport *k)
+{
+    unsigned char *at;
+    size_t room;
+    int rc = ki_lex_room(&k->lex, 1, &at, &room) ? -2 : 0;
+    ki_feed_stop(k->feed);
+    k->feed = NULL, k->piece = NULL;
+    return rc;
+}
+
+/* A piece the feed read (n bytes at mem + KI_FEED_HEAD) into the reader: in place, or, when
+ * the reader's tail does not fit before it (a token over KI_FEED_HEAD: hostile input), copied
+ * after the tail and the thread ended. 0 or -2. */
+static int take_piece(struct kimport *k, unsigned char *mem, size_t n)
+{
+    unsigned char *data = mem + KI_FEED_HEAD, *at;
+    size_t len = drop_bom(k, data, n), room;
+    k->offset += len;
+    if (ki_lex_adopt(&k->lex, mem, len) == 0) {
+        if (k->piece) ki_feed_done(k->feed, k->piece); /* the reader left it */
+        k->piece = mem;
+        return 0;
+    }
+    if (ki_lex_room(&k->lex, len, &at, &room)) return stop_feed(k), -2;
+    memcpy(at, data, len);
+    ki_lex_added(&k->lex, len);
+    return stop_feed(k);
+}
+
+/* The next piece of the input into the reader, from the feed while it runs: as read_more. */
+static int next_piece(struct kimport *k, uint64_t *zoff)
+{
+    if (!k->feed) return read_more(k, zoff);
+    unsigned char *mem;
+    int n = ki_feed_next(k->feed, &mem, zoff);
+    if (n <= 0) return stop_feed(k) ? -2 : n; /* the thread has stopped: gz is ours */
+    return take_piece(k, mem, (size_t)n) ? -2 : n;
 }
 
 /* A capture cut short (a profiler killed while writing, a partial copy) is imported up to
@@ -167,14 +220,15 @@ static int parse_end(struct kimport *k)
 static int parse_all(struct kimport *k)
 {
     for (;;) {
-        int n = read_more(k);
+        uint64_t zoff = 0;
+        int n = next_piece(k, &zoff);
         if (n == -2) return say(k, SS_ENOMEM, "out of memory");
         if (n < 0) {
             int rc = gz_status(k);
             return rc ? accept_truncated(k, rc) : say(k, SS_EIO, "cannot read");
         }
         if (n == 0) break;
-        ss_progress_report((uint64_t)gzoffset(k->gz), k->in_size);
+        ss_progress_report(zoff, k->in_size);
         int rc = ki_lex_run(&k->lex, &k->p);
         if (rc) return lex_failure(k, rc);
     }
@@ -217,6 +271,7 @@ static int finish_output(struct kimport *k)
 
 static void cleanup(struct kimport *k)
 {
+    ki_feed_stop(k->feed); /* before gzclose: the thread reads gz */
     ki_lex_free(&k->lex);
     if (k->gz) gzclose(k->gz);
     if (k->out.w)
@@ -243,6 +298,8 @@ int ssi_kineto_import(const char *in_path, const char *out_path, char *err, size
     int rc = open_input(k);
     if (!rc) rc = open_output(k);
     if (!rc && ki_lex_init(&k->lex, 2 * KI_READ_WANT)) rc = say(k, SS_ENOMEM, "out of memory");
+    if (!rc && ki_feed_start(&k->feed, k->gz, KI_FEED_PIECE) != 0)
+        k->feed = NULL; /* no thread: reads are made here */
     if (!rc) rc = parse_all(k);
     if (!rc) rc = check_kineto(k);
     if (!rc) rc = finish_output(k);

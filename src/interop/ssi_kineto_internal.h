@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <zlib.h>
+
 #include "trace/sst_format.h"
 #include "trace/sst_writer.h"
 
@@ -201,11 +203,14 @@ int ki_cb_end_array(struct ki_parser *p);
 
 /* ---- ssi_kineto_lex.c ---- */
 
-#define KI_LEX_PAD 64 /* bytes after the data's NUL that the scanners may read */
+#define KI_LEX_PAD 64             /* bytes after the data's NUL that the scanners may read */
+#define KI_FEED_HEAD (64u << 10) /* room before each piece of the feed for the unread tail */
 
 struct ki_lex {
-    unsigned char *buf; /* cap + KI_LEX_PAD bytes; buf[end] is NUL */
-    size_t cap, pos, end; /* unread data: buf[pos, end) */
+    unsigned char *buf;   /* the data: own, or a piece of the feed; buf[end] is NUL */
+    unsigned char *own;   /* own_cap + KI_LEX_PAD bytes */
+    size_t own_cap;
+    size_t pos, end;      /* unread data: buf[pos, end) */
     uint64_t base;        /* document offset of buf[0] */
     int eof;              /* no more data will come: a token at the end is complete */
     int depth, state;
@@ -222,6 +227,9 @@ void ki_lex_free(struct ki_lex *l);
  * buffer grown when the tail leaves less. 0 or SS_ENOMEM. */
 int ki_lex_room(struct ki_lex *l, size_t want, unsigned char **at, size_t *room);
 void ki_lex_added(struct ki_lex *l, size_t n); /* n bytes were read into the room */
+/* Goes on in a piece of the feed: n bytes at mem + KI_FEED_HEAD, KI_LEX_PAD bytes after them;
+ * the unread tail put in front. -1 (nothing done) when the tail is longer than KI_FEED_HEAD. */
+int ki_lex_adopt(struct ki_lex *l, unsigned char *mem, size_t n);
 /* Every complete token of the buffer to the callbacks; an incomplete one stays unread (at the
  * end of the input, l->eof set first, the last number completes). 0 or a KL_ failure. */
 int ki_lex_run(struct ki_lex *l, struct ki_parser *p);
@@ -246,6 +254,17 @@ enum ki_range { KR_SKIP = 0, KR_RANGE, KR_STEP, KR_DATA };
 enum ki_range ki_range_kind(uint8_t cat, const char *name, size_t n);
 /* "thread 24110 (pt_autograd_0)" -> "pt_autograd_0" (the name itself when not that form). */
 void ki_thread_name(const char *s, size_t n, const char **out, size_t *out_len);
+
+/* ---- ssi_kineto_feed.c ---- */
+
+struct ki_feed;
+/* Starts the thread reading gz in pieces of `size` bytes. 0, or -1: read without it. */
+int ki_feed_start(struct ki_feed **f, gzFile gz, size_t size);
+/* The next piece (waits for it): its buffer in *mem (data at KI_FEED_HEAD), gzoffset after it
+ * in *zoff; returns gzread's count (0: the end, < 0: an error; the thread then has stopped). */
+int ki_feed_next(struct ki_feed *f, unsigned char **mem, uint64_t *zoff);
+void ki_feed_done(struct ki_feed *f, const unsigned char *mem); /* the parser left that piece */
+void ki_feed_stop(struct ki_feed *f); /* joins, frees; gz is the caller's again. NULL: no-op */
 
 /* ---- ssi_kineto_emit.c ---- */
 

@@ -2,10 +2,10 @@
  * ssi_kineto_lex.c — the Kineto importer's own streaming JSON reader (it replaced yajl, issue
  * #44 item 5: yajl's tokenising alone was ~9x Python's json.load, the import had to be 10x).
  *
- * The driver appends input to a buffer (ki_lex_room / ki_lex_added); ki_lex_run turns every
- * complete token in it into the parser's callbacks (ssi_kineto_parse.c) and leaves an
- * incomplete one at the front for the next read, so memory is the read size plus the longest
- * token (capped at KI_TOKEN_MAX by the driver). A NUL is kept after the data, and KI_LEX_PAD
+ * The driver appends input to a buffer (ki_lex_room / ki_lex_added), or hands a piece the feed
+ * thread read (ki_lex_adopt, ssi_kineto_feed.c); ki_lex_run turns every complete token in it
+ * into the parser's callbacks (ssi_kineto_parse.c) and leaves an incomplete one for the next
+ * piece, so memory is the read size plus the longest token (capped at KI_TOKEN_MAX). A NUL is kept after the data, and KI_LEX_PAD
  * bytes after that: scanners stop on it without checking the length at every byte, and the
  * string scanner may read 16 bytes at a time. The grammar is strict JSON (RFC 8259, as yajl
  * read it): strings are not checked for UTF-8 (names pass through as given), escapes are
@@ -37,32 +37,57 @@ enum {
 int ki_lex_init(struct ki_lex *l, size_t cap)
 {
     memset(l, 0, sizeof *l);
-    l->buf = calloc(1, cap + KI_LEX_PAD); /* zeroed: the padding is read, never used */
-    if (!l->buf) return SS_ENOMEM;
-    l->cap = cap;
+    l->own = calloc(1, cap + KI_LEX_PAD); /* zeroed: the padding is read, never used */
+    if (!l->own) return SS_ENOMEM;
+    l->buf = l->own, l->own_cap = cap;
     return 0;
 }
 
 void ki_lex_free(struct ki_lex *l)
 {
-    free(l->buf);
-    l->buf = NULL;
+    free(l->own);
+    l->own = l->buf = NULL;
+}
+
+/* The own buffer holds at least `need` bytes (its first `keep` kept). */
+static int own_fits(struct ki_lex *l, size_t need, size_t keep)
+{
+    if (l->own_cap >= need) return 0;
+    size_t cap = 2 * l->own_cap > need ? 2 * l->own_cap : need;
+    unsigned char *b = realloc(l->own, cap + KI_LEX_PAD);
+    if (!b) return SS_ENOMEM;
+    memset(b + keep, 0, cap + KI_LEX_PAD - keep);
+    if (l->buf == l->own) l->buf = b;
+    l->own = b, l->own_cap = cap;
+    return 0;
 }
 
 int ki_lex_room(struct ki_lex *l, size_t want, unsigned char **at, size_t *room)
 {
     size_t tail = l->end - l->pos;
-    if (l->pos) memmove(l->buf, l->buf + l->pos, tail);
-    l->base += l->pos, l->pos = 0, l->end = tail;
-    if (l->cap - tail < want) { /* one token longer than the buffer: it grows (capped) */
-        size_t cap = 2 * l->cap > tail + want ? 2 * l->cap : tail + want;
-        unsigned char *b = realloc(l->buf, cap + KI_LEX_PAD);
-        if (!b) return SS_ENOMEM;
-        memset(b + tail, 0, cap + KI_LEX_PAD - tail);
-        l->buf = b, l->cap = cap;
+    if (l->buf == l->own) { /* the tail to the front; a token longer than the buffer grows it */
+        if (l->pos) memmove(l->own, l->own + l->pos, tail);
+        l->base += l->pos, l->pos = 0, l->end = tail;
+        if (own_fits(l, tail + want, tail)) return SS_ENOMEM;
+    } else { /* leaving a piece of the feed (ki_lex_adopt): the tail copied out of it */
+        if (own_fits(l, tail + want, 0)) return SS_ENOMEM;
+        memcpy(l->own, l->buf + l->pos, tail);
+        l->base += l->pos, l->buf = l->own, l->pos = 0, l->end = tail;
     }
-    *at = l->buf + tail;
-    *room = l->cap - tail;
+    l->own[tail] = '\0'; /* the stop after the data, also when no more comes */
+    *at = l->own + tail;
+    *room = l->own_cap - tail;
+    return 0;
+}
+
+int ki_lex_adopt(struct ki_lex *l, unsigned char *mem, size_t n)
+{
+    size_t tail = l->end - l->pos;
+    if (tail > KI_FEED_HEAD) return -1;
+    unsigned char *at = mem + KI_FEED_HEAD - tail;
+    memcpy(at, l->buf + l->pos, tail);
+    l->base += l->pos, l->buf = at, l->pos = 0, l->end = tail + n;
+    l->buf[l->end] = '\0';
     return 0;
 }
 
