@@ -106,12 +106,12 @@ static int syntax(struct ki_lex *l, size_t at, const char *what)
     return KL_SYNTAX;
 }
 
-/* A scanner stopped at `at`: the data ended there (read more, unless it is the end) or a byte
- * that cannot be there. */
+/* A scanner stopped at `at`: the data ended there (read more; at the end of the input the
+ * document is incomplete: truncated, as yajl said it) or a byte that cannot be there. */
 static int stopped(struct ki_lex *l, size_t at, const char *what)
 {
-    if (at >= l->end && !l->eof) return KL_MORE;
-    return syntax(l, at, at >= l->end ? "premature EOF" : what);
+    if (at >= l->end) return KL_MORE;
+    return syntax(l, at, what);
 }
 
 static int too_long(struct ki_lex *l, size_t at)
