@@ -335,9 +335,10 @@ static int lex_literal(struct ki_lex *l, size_t i, int *what, size_t *next)
 
 /* ---- structure ---- */
 
+/* JSON's whitespace, and \v and \f, which yajl took too (the import of such files stays). */
 static int is_space(unsigned char c)
 {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f';
 }
 
 /* The first byte at or after i that is not whitespace (the NUL after the data stops it). */
