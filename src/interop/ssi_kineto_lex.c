@@ -195,8 +195,8 @@ static size_t utf8_put(unsigned char *o, unsigned cp)
 }
 
 /* "\uXXXX" at s[i] (checked by escape_end) decoded into o, as yajl decoded it: a high
- * surrogate joins the "\uXXXX" after it; alone it is '?' and the byte after it is dropped.
- * Returns the index after what was read. */
+ * surrogate joins the "\uXXXX" after it; alone it is '?'. Returns the index after what was
+ * read. */
 static size_t unicode_escape(const unsigned char *s, size_t n, size_t i, unsigned char **o)
 {
     unsigned cp = hex4(s + i + 2);
@@ -208,14 +208,14 @@ static size_t unicode_escape(const unsigned char *s, size_t n, size_t i, unsigne
             i += 6;
         } else {
             *(*o)++ = '?';
-            return i + 1;
+            return i;
         }
     }
     *o += utf8_put(*o, cp);
     return i;
 }
 
-/* The byte a one-letter escape stands for (the letter itself past a dropped byte, below). */
+/* The byte a one-letter escape stands for (escape_end checked the letter). */
 static unsigned char escaped(unsigned char c)
 {
     static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
