@@ -1,7 +1,8 @@
 /*
  * ssi_kineto.c — torch.profiler (Kineto) Chrome-trace JSON -> stepscope trace, streamed.
  *
- * zlib reads the input (gzip, or plain text, which gzread passes through), 256 KiB at a time;
+ * zlib reads the input (gzip, or plain text, which gzread passes through) on a second thread
+ * (ssi_kineto_feed.c; here, when no thread can start or a token outgrows a piece's headroom);
  * the reader (ssi_kineto_lex.c) turns it into callbacks (ssi_kineto_parse.c) that hand each
  * finished event to the emitter (ssi_kineto_emit.c), which appends records to an sst_writer on
  * the output file (written directly and removed on failure: the CLI hands a temporary file of

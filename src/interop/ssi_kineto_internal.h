@@ -4,6 +4,7 @@
  *
  * ssi_kineto.c       the driver: input (zlib reads plain and gzip alike), the reader, the
  *                    temporary output and its rename; error lines
+ * ssi_kineto_feed.c  the input read ahead on a second thread, piece by piece
  * ssi_kineto_lex.c   the streaming JSON reader: tokens -> the parser's callbacks
  * ssi_kineto_parse.c the callbacks: a stack of frames that knows where in the document it is,
  *                    and fills one event (struct ki_event) at a time
@@ -11,7 +12,8 @@
  * ssi_kineto_map.c   names -> numbers: categories, memcpy/memset/sync kinds, API cbids; the
  *                    exact decimal parser for timestamps
  *
- * Memory is bounded by constants (the frame stack, one event's fields, a name buffer, a
+ * Memory is bounded by constants (the feed's two pieces, the reader's buffer — beyond them
+ * only a token up to KI_TOKEN_MAX —, the frame stack, one event's fields, a name buffer, a
  * correlation cache, a few pending copies, the keys of recent events) plus the writer's
  * interned strings; nothing grows with the number of events.
  */
