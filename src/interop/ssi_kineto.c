@@ -299,7 +299,9 @@ int ssi_kineto_import(const char *in_path, const char *out_path, char *err, size
     int rc = open_input(k);
     if (!rc) rc = open_output(k);
     if (!rc && ki_lex_init(&k->lex, 2 * KI_READ_WANT)) rc = say(k, SS_ENOMEM, "out of memory");
-    if (!rc && ki_feed_start(&k->feed, k->gz, KI_FEED_PIECE) != 0)
+    /* Read ahead only from a regular file: a pipe or a terminal may hold back its next bytes
+     * for ever, and an import that failed would wait for them to stop its thread. */
+    if (!rc && (k->in_size == 0 || ki_feed_start(&k->feed, k->gz, KI_FEED_PIECE) != 0))
         k->feed = NULL; /* no thread: reads are made here */
     if (!rc) rc = parse_all(k);
     if (!rc) rc = check_kineto(k);
