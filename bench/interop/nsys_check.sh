@@ -4,7 +4,7 @@
 #
 #   bash bench/interop/nsys_check.sh OUTDIR        (from the repository root)
 #
-# Needs: Nsight Systems ($NSYS, else nsys on PATH), a stepscope build in build-gpu/ (made here when missing: needs libsqlite3-dev, zlib, yajl),
+# Needs: Nsight Systems ($NSYS, else nsys on PATH), a stepscope build in build-gpu/ (made here when missing: needs libsqlite3-dev, zlib),
 # python3 with its sqlite3 module, and for part 3 torch at $PY.
 #
 # 1. Every fixture (tests/fixtures/h200-*.sstrace, tests/fixtures/workloads/traces/*.sstrace;

@@ -1,14 +1,14 @@
 /*
  * ssi_kineto.c — torch.profiler (Kineto) Chrome-trace JSON -> stepscope trace, streamed.
  *
- * zlib reads the input (gzip, or plain text, which gzread passes through), 256 KiB at a time;
- * yajl parses it with callbacks (ssi_kineto_parse.c) that hand each finished event to the
- * emitter (ssi_kineto_emit.c), which appends records to an sst_writer on the output file
- * (written directly and removed on failure: the CLI hands a temporary file of its own,
- * src/util/ss_out.h). Memory does not grow with the input: yajl holds one token at a time, and
- * tokens are capped (KI_TOKEN_MAX) by a small scanner that runs ahead of yajl, because yajl
- * would otherwise buffer a string of any length whole; nesting is capped by the callbacks
- * (KI_MAX_DEPTH). Every failure is one line in err and no output file.
+ * zlib reads the input (gzip, or plain text, which gzread passes through) on a second thread
+ * (ssi_kineto_feed.c; here, when no thread can start or a token outgrows a piece's headroom);
+ * the reader (ssi_kineto_lex.c) turns it into callbacks (ssi_kineto_parse.c) that hand each
+ * finished event to the emitter (ssi_kineto_emit.c), which appends records to an sst_writer on
+ * the output file (written directly and removed on failure: the CLI hands a temporary file of
+ * its own, src/util/ss_out.h). Memory does not grow with the input: the reader keeps one read
+ * and the token it ends in, and tokens are capped (KI_TOKEN_MAX); nesting is capped by the
+ * callbacks (KI_MAX_DEPTH). Every failure is one line in err and no output file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <yajl/yajl_parse.h>
 #include <zlib.h>
 
 #include "interop/ssi.h"
@@ -28,72 +27,11 @@
 #include "util/ss_error.h"
 #include "util/ss_progress.h"
 
-#define KI_READ_CHUNK (256u << 10)
-
-/* The token guard: lengths of the string or bare token (number, literal) being read. */
-struct tokscan {
-    uint8_t in_str, esc;
-    uint64_t run;
-};
-
-static int is_json_break(unsigned char c)
-{
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ',' || c == ':' || c == '[' ||
-           c == ']' || c == '{' || c == '}';
-}
-
-/* Inside a string: jumps to the next quote or backslash. Returns the index after the span. */
-static size_t scan_string(struct tokscan *t, const unsigned char *b, size_t i, size_t n)
-{
-    if (t->esc) {
-        t->esc = 0, t->run++;
-        return i + 1;
-    }
-    const unsigned char *quote = memchr(b + i, '"', n - i);
-    size_t stop = quote ? (size_t)(quote - b) : n;
-    const unsigned char *bs = memchr(b + i, '\\', stop - i);
-    if (bs) stop = (size_t)(bs - b);
-    t->run += stop - i;
-    if (stop < n) {
-        if (b[stop] == '\\')
-            t->esc = 1, t->run++;
-        else
-            t->in_str = 0, t->run = 0;
-        stop++;
-    }
-    return stop;
-}
-
-/* Outside strings: up to the next quote. Numbers and literals are short, so a whole span
- * that cannot reach the limit is skipped with one memchr; only a long one is walked. */
-static size_t scan_outside(struct tokscan *t, const unsigned char *b, size_t i, size_t n)
-{
-    const unsigned char *quote = memchr(b + i, '"', n - i);
-    size_t stop = quote ? (size_t)(quote - b) : n;
-    if (stop - i + t->run <= KI_TOKEN_MAX) {
-        size_t k = stop; /* the run at the stop: bytes since the last break */
-        while (k > i && !is_json_break(b[k - 1]))
-            k--;
-        t->run = k > i ? stop - k : t->run + (stop - i);
-    } else {
-        for (; i < stop && t->run <= KI_TOKEN_MAX; i++)
-            t->run = is_json_break(b[i]) ? 0 : t->run + 1;
-        if (t->run > KI_TOKEN_MAX) return i;
-    }
-    if (stop < n) t->in_str = 1, t->run = 0, stop++;
-    return stop;
-}
-
-/* Index of the byte where a token grows past KI_TOKEN_MAX, or n when none does. */
-static size_t tokscan_feed(struct tokscan *t, const unsigned char *b, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        i = t->in_str ? scan_string(t, b, i, n) : scan_outside(t, b, i, n);
-        if (t->run > KI_TOKEN_MAX)
-            return i - (t->run - KI_TOKEN_MAX - 1 < i ? (size_t)(t->run - KI_TOKEN_MAX - 1) : 0);
-    }
-    return n;
-}
+#define KI_READ_CHUNK (256u << 10) /* zlib's buffer */
+/* Each read asks for at least twice zlib's buffer: zlib then reads a plain file straight into
+ * the reader's buffer instead of through its own (a copy less). */
+#define KI_READ_WANT (2 * KI_READ_CHUNK)
+#define KI_FEED_PIECE (4 * KI_READ_CHUNK) /* each piece the feed thread reads */
 
 /* ---- the import ---- */
 
@@ -102,12 +40,12 @@ struct kimport {
     int created; /* out_path was made by this import and is not finished: removed on failure */
     uint64_t in_size; /* bytes of the input file (0: unknown), for the progress line */
     gzFile gz;
-    yajl_handle y;
-    struct tokscan ts;
-    uint64_t offset; /* uncompressed bytes given to yajl */
+    struct ki_feed *feed;        /* the thread reading ahead; NULL: reads are made here */
+    const unsigned char *piece;  /* the feed's buffer the reader is in */
+    struct ki_lex lex;
+    uint64_t offset; /* uncompressed bytes read (after a BOM) */
     struct ki_out out;
     struct ki_parser p;
-    unsigned char buf[KI_READ_CHUNK];
     char *err;
     size_t errlen;
 };
@@ -171,30 +109,81 @@ static int gz_status(struct kimport *k)
     }
 }
 
-/* yajl's error as one line (its text ends with a newline; some with a period). */
-static int yajl_failure(struct kimport *k)
+/* The reader's failure as one line. */
+static int lex_failure(struct kimport *k, int rc)
 {
-    if (k->p.err) return say(k, k->p.err, "%s", k->p.msg); /* a callback stopped it */
-    uint64_t at = k->offset + yajl_get_bytes_consumed(k->y);
-    unsigned char *e = yajl_get_error(k->y, 0, NULL, 0);
-    char line[160];
-    snprintf(line, sizeof line, "%s", e ? (const char *)e : "parse error");
-    if (e) yajl_free_error(k->y, e);
-    line[strcspn(line, "\n")] = '\0';
-    size_t len = strlen(line);
-    if (len && line[len - 1] == '.') line[len - 1] = '\0';
-    return say(k, SS_ECORRUPT, "not valid JSON at byte %llu: %s", (unsigned long long)at, line);
+    if (rc == KL_STOP) return say(k, k->p.err, "%s", k->p.msg); /* a callback stopped it */
+    if (rc == KL_BIG)
+        return say(k, SS_ETOOBIG, "a JSON string or number longer than %u MiB at byte %llu",
+                   KI_TOKEN_MAX >> 20, (unsigned long long)k->lex.err_at);
+    return say(k, SS_ECORRUPT, "not valid JSON at byte %llu: %s",
+               (unsigned long long)k->lex.err_at, k->lex.err);
 }
 
-static int feed(struct kimport *k, const unsigned char *b, size_t n)
+/* n bytes just read at `at`, less a UTF-8 BOM at the start of the input. */
+static size_t drop_bom(const struct kimport *k, unsigned char *at, size_t n)
 {
-    size_t bad = tokscan_feed(&k->ts, b, n);
-    if (bad < n || k->ts.run > KI_TOKEN_MAX)
-        return say(k, SS_ETOOBIG, "a JSON string or number longer than %u MiB at byte %llu",
-                   KI_TOKEN_MAX >> 20, (unsigned long long)(k->offset + bad));
-    if (yajl_parse(k->y, b, n) != yajl_status_ok) return yajl_failure(k);
-    k->offset += n;
-    return 0;
+    if (k->offset != 0 || k->lex.end != k->lex.pos || n < 3 || memcmp(at, "\xef\xbb\xbf", 3) != 0)
+        return n;
+    memmove(at, at + 3, n - 3);
+    return n - 3;
+}
+
+/* Reads the next piece of the input after what the reader left: gzread's count (0 at the
+ * end, negative on an error, -2 out of memory). */
+static int read_more(struct kimport *k, uint64_t *zoff)
+{
+    unsigned char *at;
+    size_t room;
+    if (ki_lex_room(&k->lex, KI_READ_WANT, &at, &room)) return -2;
+    int n = gzread(k->gz, at, (unsigned)(room < INT32_MAX ? room : INT32_MAX));
+    if (n <= 0) return n;
+    size_t len = drop_bom(k, at, (size_t)n);
+    ki_lex_added(&k->lex, len);
+    k->offset += len;
+    *zoff = (uint64_t)gzoffset(k->gz);
+    return n;
+}
+
+/* Ends the feed thread: the reader's unread tail first copied out of its buffers. From here
+ * reads are made here (read_more). 0 or -2 (out of memory). */
+static int stop_feed(struct kimport *k)
+{
+    unsigned char *at;
+    size_t room;
+    int rc = ki_lex_room(&k->lex, 1, &at, &room) ? -2 : 0;
+    ki_feed_stop(k->feed);
+    k->feed = NULL, k->piece = NULL;
+    return rc;
+}
+
+/* A piece the feed read (n bytes at mem + KI_FEED_HEAD) into the reader: in place, or, when
+ * the reader's tail does not fit before it (a token over KI_FEED_HEAD: hostile input), copied
+ * after the tail and the thread ended. 0 or -2. */
+static int take_piece(struct kimport *k, unsigned char *mem, size_t n)
+{
+    unsigned char *data = mem + KI_FEED_HEAD, *at;
+    size_t len = drop_bom(k, data, n), room;
+    k->offset += len;
+    if (ki_lex_adopt(&k->lex, mem, len) == 0) {
+        if (k->piece) ki_feed_done(k->feed, k->piece); /* the reader left it */
+        k->piece = mem;
+        return 0;
+    }
+    if (ki_lex_room(&k->lex, len, &at, &room)) return stop_feed(k), -2;
+    memcpy(at, data, len);
+    ki_lex_added(&k->lex, len);
+    return stop_feed(k);
+}
+
+/* The next piece of the input into the reader, from the feed while it runs: as read_more. */
+static int next_piece(struct kimport *k, uint64_t *zoff)
+{
+    if (!k->feed) return read_more(k, zoff);
+    unsigned char *mem;
+    int n = ki_feed_next(k->feed, &mem, zoff);
+    if (n <= 0) return stop_feed(k) ? -2 : n; /* the thread has stopped: gz is ours */
+    return take_piece(k, mem, (size_t)n) ? -2 : n;
 }
 
 /* A capture cut short (a profiler killed while writing, a partial copy) is imported up to
@@ -212,31 +201,39 @@ static int accept_truncated(struct kimport *k, int rc)
     return 0;
 }
 
+/* At the end of the input: the last token, and a document that must be closed. */
+static int parse_end(struct kimport *k)
+{
+    int rc = gz_status(k);
+    if (rc) return accept_truncated(k, rc);
+    if (k->offset == 0) return say(k, SS_EEMPTY, "file is empty");
+    k->lex.eof = 1;
+    rc = ki_lex_run(&k->lex, &k->p);
+    if (rc) return lex_failure(k, rc);
+    if (!ki_lex_complete(&k->lex))
+        return accept_truncated(k, say(k, SS_ETRUNC,
+                                       "truncated: the JSON ends at byte %llu inside the document",
+                                       (unsigned long long)k->offset));
+    return 0;
+}
+
 /* Reads and parses the whole input. */
 static int parse_all(struct kimport *k)
 {
-    for (int first = 1;; first = 0) {
-        int n = gzread(k->gz, k->buf, sizeof k->buf);
+    for (;;) {
+        uint64_t zoff = 0;
+        int n = next_piece(k, &zoff);
+        if (n == -2) return say(k, SS_ENOMEM, "out of memory");
         if (n < 0) {
             int rc = gz_status(k);
             return rc ? accept_truncated(k, rc) : say(k, SS_EIO, "cannot read");
         }
         if (n == 0) break;
-        ss_progress_report((uint64_t)gzoffset(k->gz), k->in_size);
-        size_t skip = first && n >= 3 && memcmp(k->buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; /* BOM */
-        int rc = feed(k, k->buf + skip, (size_t)n - skip);
-        if (rc) return rc;
+        ss_progress_report(zoff, k->in_size);
+        int rc = ki_lex_run(&k->lex, &k->p);
+        if (rc) return lex_failure(k, rc);
     }
-    int rc = gz_status(k);
-    if (rc) return accept_truncated(k, rc);
-    if (k->offset == 0) return say(k, SS_EEMPTY, "file is empty");
-    if (yajl_complete_parse(k->y) != yajl_status_ok) {
-        if (k->p.err) return say(k, k->p.err, "%s", k->p.msg);
-        return accept_truncated(k, say(k, SS_ETRUNC,
-                                       "truncated: the JSON ends at byte %llu inside the document",
-                                       (unsigned long long)k->offset));
-    }
-    return 0;
+    return parse_end(k);
 }
 
 /* After parsing: is it a Kineto trace with something in it? */
@@ -275,7 +272,8 @@ static int finish_output(struct kimport *k)
 
 static void cleanup(struct kimport *k)
 {
-    if (k->y) yajl_free(k->y);
+    ki_feed_stop(k->feed); /* before gzclose: the thread reads gz */
+    ki_lex_free(&k->lex);
     if (k->gz) gzclose(k->gz);
     if (k->out.w)
         sst_writer_abandon(k->out.w, 0);
@@ -300,14 +298,12 @@ int ssi_kineto_import(const char *in_path, const char *out_path, char *err, size
     k->p.out = &k->out;
     int rc = open_input(k);
     if (!rc) rc = open_output(k);
-    if (!rc) {
-        k->y = yajl_alloc(ki_callbacks(), NULL, &k->p);
-        if (!k->y) rc = say(k, SS_ENOMEM, "out of memory");
-    }
-    if (!rc) {
-        yajl_config(k->y, yajl_dont_validate_strings, 1); /* names pass through as given */
-        rc = parse_all(k);
-    }
+    if (!rc && ki_lex_init(&k->lex, 2 * KI_READ_WANT)) rc = say(k, SS_ENOMEM, "out of memory");
+    /* Read ahead only from a regular file: a pipe or a terminal may hold back its next bytes
+     * for ever, and an import that failed would wait for them to stop its thread. */
+    if (!rc && (k->in_size == 0 || ki_feed_start(&k->feed, k->gz, KI_FEED_PIECE) != 0))
+        k->feed = NULL; /* no thread: reads are made here */
+    if (!rc) rc = parse_all(k);
     if (!rc) rc = check_kineto(k);
     if (!rc) rc = finish_output(k);
     cleanup(k);

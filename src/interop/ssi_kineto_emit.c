@@ -525,7 +525,13 @@ static uint64_t event_key(const struct ki_event *e)
     const int64_t v[] = {e->dur, e->tid, e->device, e->stream, e->corr, e->bytes, e->cbid,
                          e->grid[0], e->grid[1], e->grid[2], e->block[0], e->block[1], e->block[2]};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) h = ssi_hash_mix(h, (uint64_t)v[i]);
-    for (size_t i = 0; i < e->name_len; i++) h = ssi_hash_mix(h, (unsigned char)e->name[i]);
+    size_t i = 0; /* the name 8 bytes a step: kernel names run to hundreds of bytes */
+    for (; i + 8 <= e->name_len; i += 8) {
+        uint64_t w;
+        memcpy(&w, e->name + i, 8);
+        h = ssi_hash_mix(h, w);
+    }
+    for (; i < e->name_len; i++) h = ssi_hash_mix(h, (unsigned char)e->name[i]);
     return h ? h : 1;
 }
 

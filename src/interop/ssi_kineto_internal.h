@@ -2,15 +2,18 @@
  * ssi_kineto_internal.h — what the Kineto importer's files share (prefix ki_, private to
  * src/interop/ssi_kineto*.c).
  *
- * ssi_kineto.c       the driver: input (zlib reads plain and gzip alike), the token-size guard,
- *                    yajl, the temporary output and its rename; error lines
- * ssi_kineto_parse.c the yajl callbacks: a stack of frames that knows where in the document
- *                    it is, and fills one event (struct ki_event) at a time
+ * ssi_kineto.c       the driver: input (zlib reads plain and gzip alike), the reader, the
+ *                    temporary output and its rename; error lines
+ * ssi_kineto_feed.c  the input read ahead on a second thread, piece by piece
+ * ssi_kineto_lex.c   the streaming JSON reader: tokens -> the parser's callbacks
+ * ssi_kineto_parse.c the callbacks: a stack of frames that knows where in the document it is,
+ *                    and fills one event (struct ki_event) at a time
  * ssi_kineto_emit.c  one finished event -> stepscope records (sst_writer)
  * ssi_kineto_map.c   names -> numbers: categories, memcpy/memset/sync kinds, API cbids; the
  *                    exact decimal parser for timestamps
  *
- * Memory is bounded by constants (the frame stack, one event's fields, a name buffer, a
+ * Memory is bounded by constants (the feed's two pieces, the reader's buffer — beyond them
+ * only a token up to KI_TOKEN_MAX —, the frame stack, one event's fields, a name buffer, a
  * correlation cache, a few pending copies, the keys of recent events) plus the writer's
  * interned strings; nothing grows with the number of events.
  */
@@ -20,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <yajl/yajl_parse.h>
+#include <zlib.h>
 
 #include "trace/sst_format.h"
 #include "trace/sst_writer.h"
@@ -35,6 +38,7 @@
 #define KI_CORR_SLOTS 65536            /* API correlation -> async flag, direct-mapped */
 #define KI_PENDING 64                  /* copies waiting for their API call */
 #define KI_SEEN_SLOTS 65536            /* recent GPU events and API calls, for repeats */
+#define KI_KEY_SLOTS 256               /* member-name lookup (power of two > the names read) */
 
 /* Event categories ("cat") the importer tells apart; KC_OTHER is any other text. */
 enum ki_cat {
@@ -162,6 +166,12 @@ enum ki_frame {
     KFR_DIST,     /* distributedInfo */
 };
 
+/* A member name the parser reads: its first 8 bytes (zeros after), 1 + its row, where. */
+struct ki_key_slot {
+    uint64_t head;
+    uint8_t row, frame, len, key;
+};
+
 struct ki_parser {
     struct ki_out *out;
     uint8_t frame[KI_MAX_DEPTH]; /* enum ki_frame of each open container */
@@ -175,11 +185,57 @@ struct ki_parser {
     char name_buf[KI_NAME_MAX + 8];
     char arg_name_buf[KI_ARG_NAME_MAX];
     char bad_msg[200];
+    struct ki_key_slot key_slot[KI_KEY_SLOTS]; /* member names (ssi_kineto_parse.c) */
+    int key_slot_built;
     int err;       /* negative ss_error that stopped the parse; 0 */
     char msg[320]; /* its line */
 };
 
-const yajl_callbacks *ki_callbacks(void);
+/* What the reader (ssi_kineto_lex.c) calls for each token, in document order. Each returns 1
+ * to go on, 0 to stop (p->err and p->msg say why). */
+int ki_cb_null(struct ki_parser *p);
+int ki_cb_boolean(struct ki_parser *p, int v);
+int ki_cb_number(struct ki_parser *p, const char *s, size_t n); /* the number's text */
+int ki_cb_string(struct ki_parser *p, const unsigned char *s, size_t n);
+int ki_cb_start_map(struct ki_parser *p);
+int ki_cb_map_key(struct ki_parser *p, const unsigned char *s, size_t n);
+int ki_cb_end_map(struct ki_parser *p);
+int ki_cb_start_array(struct ki_parser *p);
+int ki_cb_end_array(struct ki_parser *p);
+
+/* ---- ssi_kineto_lex.c ---- */
+
+#define KI_LEX_PAD 64             /* bytes after the data's NUL that the scanners may read */
+#define KI_FEED_HEAD (64u << 10) /* room before each piece of the feed for the unread tail */
+
+struct ki_lex {
+    unsigned char *buf;   /* the data: own, or a piece of the feed; buf[end] is NUL */
+    unsigned char *own;   /* own_cap + KI_LEX_PAD bytes */
+    size_t own_cap;
+    size_t pos, end;      /* unread data: buf[pos, end) */
+    uint64_t base;        /* document offset of buf[0] */
+    int eof;              /* no more data will come: a token at the end is complete */
+    int depth, state;
+    unsigned char open[KI_MAX_DEPTH + 1]; /* '{' or '[' of each open container */
+    const char *err;                      /* KL_SYNTAX: what is wrong, yajl's wording */
+    uint64_t err_at;                      /* KL_SYNTAX, KL_BIG: the document offset */
+};
+
+enum { KL_SYNTAX = -1, KL_STOP = -2, KL_BIG = -3 }; /* ki_lex_run's failures */
+
+int ki_lex_init(struct ki_lex *l, size_t cap); /* 0 or SS_ENOMEM */
+void ki_lex_free(struct ki_lex *l);
+/* Where the next read goes (at least `want` bytes): the unread tail moved to the front, the
+ * buffer grown when the tail leaves less. 0 or SS_ENOMEM. */
+int ki_lex_room(struct ki_lex *l, size_t want, unsigned char **at, size_t *room);
+void ki_lex_added(struct ki_lex *l, size_t n); /* n bytes were read into the room */
+/* Goes on in a piece of the feed: n bytes at mem + KI_FEED_HEAD, KI_LEX_PAD bytes after them;
+ * the unread tail put in front. -1 (nothing done) when the tail is longer than KI_FEED_HEAD. */
+int ki_lex_adopt(struct ki_lex *l, unsigned char *mem, size_t n);
+/* Every complete token of the buffer to the callbacks; an incomplete one stays unread (at the
+ * end of the input, l->eof set first, the last number completes). 0 or a KL_ failure. */
+int ki_lex_run(struct ki_lex *l, struct ki_parser *p);
+int ki_lex_complete(const struct ki_lex *l); /* the document was closed */
 
 /* ---- ssi_kineto_map.c ---- */
 
@@ -200,6 +256,17 @@ enum ki_range { KR_SKIP = 0, KR_RANGE, KR_STEP, KR_DATA };
 enum ki_range ki_range_kind(uint8_t cat, const char *name, size_t n);
 /* "thread 24110 (pt_autograd_0)" -> "pt_autograd_0" (the name itself when not that form). */
 void ki_thread_name(const char *s, size_t n, const char **out, size_t *out_len);
+
+/* ---- ssi_kineto_feed.c ---- */
+
+struct ki_feed;
+/* Starts the thread reading gz in pieces of `size` bytes. 0, or -1: read without it. */
+int ki_feed_start(struct ki_feed **f, gzFile gz, size_t size);
+/* The next piece (waits for it): its buffer in *mem (data at KI_FEED_HEAD), gzoffset after it
+ * in *zoff; returns gzread's count (0: the end, < 0: an error; the thread then has stopped). */
+int ki_feed_next(struct ki_feed *f, unsigned char **mem, uint64_t *zoff);
+void ki_feed_done(struct ki_feed *f, const unsigned char *mem); /* the parser left that piece */
+void ki_feed_stop(struct ki_feed *f); /* joins, frees; gz is the caller's again. NULL: no-op */
 
 /* ---- ssi_kineto_emit.c ---- */
 

@@ -111,6 +111,29 @@ static int scale_pow10(uint64_t m, int64_t e, uint64_t *q)
     return *q = m, 0;
 }
 
+/* The usual number, digits with an optional fraction and 18 digits at most: its mantissa and
+ * exponent as read_mantissa would give them (nothing is dropped), in one tight pass. 0 when
+ * s[i..n) is not of that shape (the general path reads it). */
+static int read_plain(const char *s, size_t n, size_t i, uint64_t *m, int64_t *exp)
+{
+    if (n - i > 19) return 0; /* 18 digits and the point */
+    uint64_t v = 0;
+    size_t point = n;
+    for (size_t k = i; k < n; k++) {
+        unsigned d = (unsigned)(unsigned char)s[k] - '0';
+        if (d < 10)
+            v = v * 10 + d;
+        else if (s[k] == '.' && point == n)
+            point = k;
+        else
+            return 0;
+    }
+    if (point + 1 == n || point == i) return 0;
+    *m = v;
+    *exp = point == n ? 0 : -(int64_t)(n - point - 1);
+    return 1;
+}
+
 int ki_parse_scaled(const char *s, size_t n, int scale, int64_t *out)
 {
     size_t i = 0;
@@ -118,8 +141,13 @@ int ki_parse_scaled(const char *s, size_t n, int scale, int64_t *out)
     if (neg) i++;
     uint64_t m = 0;
     int64_t exp = 0;
-    i = read_mantissa(s, n, i, &m, &exp);
-    exp += read_exponent(s, n, i) + scale;
+    if (read_plain(s, n, i, &m, &exp)) {
+        exp += scale;
+    } else {
+        m = 0, exp = 0;
+        i = read_mantissa(s, n, i, &m, &exp);
+        exp += read_exponent(s, n, i) + scale;
+    }
     uint64_t q;
     if (scale_pow10(m, exp, &q) != 0) return -1;
     *out = neg ? -(int64_t)q : (int64_t)q;

@@ -4,7 +4,7 @@
 # Packs the libFuzzer targets for a campaign (tests/fuzz/campaign.sh) on a machine without
 # clang or the libraries' -dev packages (the GPU machine): builds them in BUILDDIR (default
 # build-fuzz-static) as .ci/run's fuzz build does (clang, ASan+UBSan+libFuzzer, -O2 -g) but
-# with zstd, sqlite3, zlib, yajl, libstdc++ and libgcc linked statically, so that they need
+# with zstd, sqlite3, zlib, libstdc++ and libgcc linked statically, so that they need
 # glibc alone; then fills CARRYDIR (default build-fuzzcarry, git-ignored like every build*/):
 #   bin/fuzz_TARGET.gz   the seven binaries (campaign.sh unpacks them)
 #   seeds/ regress/ dict/  what campaign.sh and fuzz_cli's sandbox read
@@ -27,7 +27,7 @@ configure() {
     ln -sf "$(clang -print-file-name=libstdc++.a)" "$cxx/libstdc++.a"
     CONFIGURE=(cmake -S . -B "$build" -DSTEPSCOPE_FUZZ=ON -DSTEPSCOPE_WERROR=ON
         -DZSTD_LIBRARY=$lib/libzstd.a -DSQLite3_LIBRARY=$lib/libsqlite3.a
-        -DZLIB_LIBRARY=$lib/libz.a -Dpkgcfg_lib_YAJL_yajl=$lib/libyajl_s.a
+        -DZLIB_LIBRARY=$lib/libz.a
         "-DCMAKE_EXE_LINKER_FLAGS=-L$cxx -static-libgcc")
     CC=clang "${CONFIGURE[@]}" >/dev/null
 }

@@ -110,7 +110,7 @@ deb)
     if [ -e "$build/man/stepscope-report.1" ]; then
         grep -q 'man1/stepscope-report.1' "$work/contents" || fail "$deb lacks the man pages"
     fi
-    dpkg-deb -f "$deb" Depends | grep -q libyajl2 || fail "Depends: $(dpkg-deb -f "$deb" Depends)"
+    dpkg-deb -f "$deb" Depends | grep -q libzstd1 || fail "Depends: $(dpkg-deb -f "$deb" Depends)"
     ;;
 completion)
     comp=$src/tools/install/stepscope.bash

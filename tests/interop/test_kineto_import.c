@@ -469,7 +469,7 @@ static void test_bad(void)
     write_file(in, deep, n);
     free(deep);
     expect_failure(in, SS_ETOOBIG, "nested deeper", "deep arrays");
-    /* a name of 17 MiB: refused before yajl would buffer it */
+    /* a name of 17 MiB: refused before the reader would buffer it (KI_TOKEN_MAX) */
     size_t big = 17u << 20;
     char *huge = malloc(big + 64);
     REQUIRE(huge != NULL);

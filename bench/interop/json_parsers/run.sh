@@ -9,7 +9,9 @@
 # one document. Probes are built for the parsers whose Debian 12 packages are installed
 # (libyajl-dev, libjansson-dev, libjson-c-dev, rapidjson-dev, libsimdjson-dev); each parses
 # the document from memory. Runs are interleaved REPS times (default 3); printed per run: time
-# and MB/s. json.load reads the file; `stepscope import` reads it and writes the trace.
+# and MB/s. json.load reads the file; `stepscope import` reads it and writes the trace (its
+# peak RSS from /usr/bin/time). OLD=/path/to/an/older/stepscope times that one too, in the
+# same rounds (the import before and after a change).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 B=$(cd "${1:-build}" && pwd)
@@ -49,9 +51,13 @@ for _ in $(seq "$REPS"); do
     python3 -c 'import json, os, sys, time
 t = time.perf_counter(); json.load(open(sys.argv[1])); d = time.perf_counter() - t
 print("python json.load: %.3f s %.0f MB/s" % (d, os.path.getsize(sys.argv[1]) / d / 1e6))' "$W/big.json"
-    t0=$(date +%s%N)
-    "$B/stepscope" import -q "$W/big.json" -o "$W/big.sstrace" --force
-    t1=$(date +%s%N)
-    python3 -c 'import os, sys; d = int(sys.argv[2]) / 1e9
-print("stepscope import: %.3f s %.0f MB/s" % (d, os.path.getsize(sys.argv[1]) / d / 1e6))' "$W/big.json" $((t1 - t0))
+    for bin in "$B/stepscope" ${OLD:+"$OLD"}; do
+        t0=$(date +%s%N)
+        /usr/bin/time -f %M -o "$W/rss" "$bin" import -q "$W/big.json" -o "$W/big.sstrace" --force
+        t1=$(date +%s%N)
+        python3 -c 'import os, sys; d = int(sys.argv[2]) / 1e9
+print("%s import: %.3f s %.0f MB/s, peak RSS %.1f MB" % (sys.argv[3], d,
+      os.path.getsize(sys.argv[1]) / d / 1e6, int(open(sys.argv[4]).read().split()[-1]) / 1e3))' \
+            "$W/big.json" $((t1 - t0)) "$bin" "$W/rss"
+    done
 done
