@@ -474,7 +474,7 @@ static void keep_raw(struct sst_reader *r)
         return;
     uint8_t *copy = malloc(r->ch.raw_len ? r->ch.raw_len : 1);
     if (!copy) return;
-    memcpy(copy, r->raw, r->ch.raw_len);
+    if (r->ch.raw_len) memcpy(copy, r->raw, r->ch.raw_len); /* an empty chunk: r->raw may be NULL */
     r->seen[r->cur_seen].raw = copy;
     r->raw_kept += r->ch.raw_len;
 }
