@@ -58,15 +58,10 @@ def batch_size_of(batch):
 
 def trainable_params(optimizer):
     """The element count of the parameters optimizer updates (each tensor once), or 0."""
-    seen, n = set(), 0
-    for group in getattr(optimizer, "param_groups", None) or ():
-        for p in group.get("params", ()) if isinstance(group, dict) else ():
-            if id(p) in seen or not getattr(p, "requires_grad", True):
-                continue
-            seen.add(id(p))
-            numel = getattr(p, "numel", None)
-            n += int(numel()) if callable(numel) else 0
-    return n
+    params = {id(p): p for group in getattr(optimizer, "param_groups", None) or ()
+              if isinstance(group, dict) for p in group.get("params", ())}
+    return sum(int(p.numel()) for p in params.values()
+               if getattr(p, "requires_grad", True) and callable(getattr(p, "numel", None)))
 
 
 def _flag(loader, name, default=0):

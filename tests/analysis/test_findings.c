@@ -824,6 +824,27 @@ static void test_unfused_elementwise(int run, int compiled)
 #define BN_STATS "_ZN2at6native50batch_norm_collect_statistics_channels_last_kernelINS0_3VarEN3c108BFloat16EfLi4EEEvPKT0_PT1_S9_PVS8_PiiiS8_"
 #define BN_APPLY "_ZN2at6native47batch_norm_transform_input_channels_last_kernelIN3c108BFloat16EffLi4EEEvPKT_S6_PKT0_S9_PKT1_SC_PS4_iib"
 
+/* One kernel of a step's chain: its name and its span in us from the step's begin. */
+struct chain_kernel {
+    const char *name;
+    uint64_t from_us, to_us;
+};
+
+/* Four 10 ms steps, each running the n kernels of chain at their spans. */
+static void write_chain(const char *path, const struct chain_kernel *chain, size_t n)
+{
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        for (size_t i = 0; i < n; i++)
+            synth_kernel(&s, chain[i].name, o + chain[i].from_us * US, o + chain[i].to_us * US);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+}
+
 /* A training BatchNorm and its ReLU after a convolution [0, 5): a tiny add [5, 5.1), the
  * batch statistics [5.1, 6.1), the normalisation [6.1, 6.7), the ReLU [6.7, 7); a GEMM
  * [7, 9.5). The statistics are a reduction over the batch that must end before the
@@ -832,21 +853,12 @@ static void test_unfused_elementwise(int run, int compiled)
  * would say 1.0). */
 static void test_fusion_batch_norm(void)
 {
+    static const struct chain_kernel chain[] = {
+        {NVJET, 0, 5000},       {ADD, 5000, 5100},  {BN_STATS, 5100, 6100},
+        {BN_APPLY, 6100, 6700}, {GELU, 6700, 7000}, {NVJET, 7000, 9500},
+    };
     const char *path = ss_test_path("ew-batchnorm.sstrace");
-    struct synth s;
-    synth_open(&s, path);
-    for (uint64_t k = 0; k < 4; k++) {
-        uint64_t o = T0 + k * STEP_NS;
-        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
-        synth_kernel(&s, NVJET, o, o + 5 * MS);
-        synth_kernel(&s, ADD, o + 5 * MS, o + 5100 * US);
-        synth_kernel(&s, BN_STATS, o + 5100 * US, o + 6100 * US);
-        synth_kernel(&s, BN_APPLY, o + 6100 * US, o + 6700 * US);
-        synth_kernel(&s, GELU, o + 6700 * US, o + 7 * MS);
-        synth_kernel(&s, NVJET, o + 7 * MS, o + 9500 * US);
-        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
-    }
-    synth_close(&s);
+    write_chain(path, chain, sizeof chain / sizeof chain[0]);
     expect_finding(path, "unfused_elementwise", 0.4, "torch.compile(model)");
 }
 
@@ -856,22 +868,14 @@ static void test_fusion_batch_norm(void)
  * already and splits the chain: 0.5 + 0.25 ms/step (through it: 1.75). */
 static void test_fusion_compiled_kernel(void)
 {
+    static const struct chain_kernel chain[] = {
+        {NVJET, 0, 5000},    {GELU, 5000, 6000},
+        {ADD, 6000, 6500},   {"triton_poi_fused_add_mul_0", 6500, 7000},
+        {ADD, 7000, 7500},   {ADD, 7500, 7750},
+        {NVJET, 7750, 9500},
+    };
     const char *path = ss_test_path("ew-part-compiled.sstrace");
-    struct synth s;
-    synth_open(&s, path);
-    for (uint64_t k = 0; k < 4; k++) {
-        uint64_t o = T0 + k * STEP_NS;
-        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
-        synth_kernel(&s, NVJET, o, o + 5 * MS);
-        synth_kernel(&s, GELU, o + 5 * MS, o + 6 * MS);
-        synth_kernel(&s, ADD, o + 6 * MS, o + 6500 * US);
-        synth_kernel(&s, "triton_poi_fused_add_mul_0", o + 6500 * US, o + 7 * MS);
-        synth_kernel(&s, ADD, o + 7 * MS, o + 7500 * US);
-        synth_kernel(&s, ADD, o + 7500 * US, o + 7750 * US);
-        synth_kernel(&s, NVJET, o + 7750 * US, o + 9500 * US);
-        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
-    }
-    synth_close(&s);
+    write_chain(path, chain, sizeof chain / sizeof chain[0]);
     expect_finding(path, "unfused_elementwise", 0.75, "torch.compile(model)");
 }
 
