@@ -20,6 +20,11 @@ their name; each program goes to the split with fewer programs so far (of all fa
 before it and its own family's programs before it), "judge" on a tie. split_rule() computes
 it; the table below holds its result literally, and the test checks the two agree, so that a
 renamed or added program cannot move another one silently.
+
+Programs are added in cohorts (Program's `cohort`; the first 28 are cohort 1): the rule runs
+over one cohort at a time, in cohort order, its counts going on from the cohorts before. A new
+cohort is split on its own and can move no program already recorded; its date and why it was
+added go in the comment above its first program, written before it is recorded.
 """
 import hashlib
 import re
@@ -105,8 +110,9 @@ def plant(cause, finding, *flags):
 
 class Program:
     def __init__(self, name, family, script, argv, split, needs=(), plants=(), est_s=15.0,
-                 fixes=None, note=""):
+                 fixes=None, note="", cohort=1):
         self.name, self.family, self.script, self.argv = name, family, script, list(argv)
+        self.cohort = cohort
         self.split, self.needs, self.plants = split, tuple(needs), list(plants)
         self.est_s, self.note = est_s, note
         self.fixes = fix_table(script, fixes or {})
@@ -286,8 +292,16 @@ FAMILIES = sorted({p.family for p in PROGRAMS})
 
 
 def split_rule(programs):
-    """{name: split} by the rule of the module's docstring."""
+    """{name: split} by the rule of the module's docstring: cohort by cohort, the counts
+    going on from one cohort to the next, so that a new cohort moves no earlier program."""
     count, out = {"tune": 0, "judge": 0}, {}
+    for cohort in sorted({p.cohort for p in programs}):
+        split_cohort([p for p in programs if p.cohort == cohort], count, out)
+    return out
+
+
+def split_cohort(programs, count, out):
+    """Splits one cohort into `out`, counting on in `count` (both updated)."""
     for fam in sorted({p.family for p in programs}):
         members = sorted((p.name for p in programs if p.family == fam),
                          key=lambda n: hashlib.sha256(n.encode()).hexdigest())
@@ -295,7 +309,6 @@ def split_rule(programs):
             s = "judge" if count["judge"] <= count["tune"] else "tune"
             out[name] = s
             count[s] += 1
-    return out
 
 
 def select(spec):

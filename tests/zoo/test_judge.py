@@ -90,9 +90,24 @@ def data_row(p):
     return next(r for r in p["rows"] if r["id"] == "data_loading")
 
 
+def check_cohort_append_only(rule):
+    """A later cohort (here three programs in families old and new) moves no earlier split,
+    and is itself split by the rule: one family's two new programs go to different halves."""
+    later = [Z.Program(n, f, "mlp.py", [], "?", cohort=max(p.cohort for p in Z.PROGRAMS) + 1)
+             for n, f in (("new_tv_a", "tv"), ("new_tv_b", "tv"), ("new_fam", "zz"))]
+    grown = Z.split_rule(Z.PROGRAMS + later)
+    check(all(grown[n] == s for n, s in rule.items()), "a new cohort moves no earlier program")
+    check(grown["new_tv_a"] != grown["new_tv_b"], "a new cohort is split by the rule too")
+    mixed = Z.split_rule([Z.Program(p.name, p.family, p.script, [], p.split)
+                          for p in Z.PROGRAMS] + [Z.Program("new_tv_a", "tv", "mlp.py", [], "?")])
+    check(any(mixed[n] != s for n, s in rule.items()),
+          "the same program in cohort 1 would move others (why cohorts exist)")
+
+
 def test_table():
     rule = Z.split_rule(Z.PROGRAMS)
     check(all(rule[p.name] == p.split for p in Z.PROGRAMS), "the table's split is the rule's")
+    check_cohort_append_only(rule)
     check(len(Z.PROGRAMS) >= 24 and len(Z.FAMILIES) >= 6, "%d programs in %d families" % (
         len(Z.PROGRAMS), len(Z.FAMILIES)))
     for fam in Z.FAMILIES:
