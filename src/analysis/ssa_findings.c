@@ -788,11 +788,25 @@ static int rule_unfused_optimizer(const struct fctx *c, struct ssa_finding *f)
  * intermediates for backward, which fused kernels still write, so this was thought an upper
  * bound; on its recorded twin it came out under what torch.compile saved, since Inductor also
  * fuses into the GEMMs' epilogues (docs/performance.md, "What-if accuracy"). */
+/* The Trainer's torch_compile=True also turns TF32 on when tf32 is left unset (transformers'
+ * TrainingArguments.__post_init__: "Setting TF32 in CUDA backends to speedup torch compile"),
+ * so that literal fix runs the CUDA-core fp32 GEMMs at the tf32 rate too: the GEMM time it
+ * takes off, 0 for any other program. */
+static double hf_compile_tf32_ms(const struct fctx *c)
+{
+    if (c->framework != SSA_FW_HF_TRAINER) return 0;
+    double simt_share;
+    bf16_time_factor(c->r, &simt_share);
+    return c->s->cat_ms[SSA_CAT_GEMM_FP32] * simt_share *
+           (1 - SSA_BF16_OVER_TF32 / SSA_BF16_OVER_FP32_SIMT);
+}
+
 static int rule_unfused_elementwise(const struct fctx *c, struct ssa_finding *f)
 {
     if (!gpu_bound(c) || c->compiled || c->fusable_runs < SSA_PER_STEP || c->fusable_ms <= 0)
         return 0;
-    f->saving_ms = gpu_saving(c, c->fusable_ms);
+    double tf32 = hf_compile_tf32_ms(c);
+    f->saving_ms = gpu_saving(c, c->fusable_ms + tf32);
     f->confidence = SSA_MEDIUM; /* judged on one twin: what Inductor fuses varies */
     SAY(f->evidence,
         "elementwise %.2f and reduction/normalisation %.2f ms/step of kernels; %.1f runs/step "
@@ -800,13 +814,21 @@ static int rule_unfused_elementwise(const struct fctx *c, struct ssa_finding *f)
         "busy)",
         c->s->kclass_ms[SSA_KC_ELEMENTWISE], c->s->kclass_ms[SSA_KC_REDUCTION], c->fusable_runs,
         c->fusable_kernels, c->fusable_busy_ms);
-    SAY(f->estimate, "each run fused into one kernel as long as its longest (a BatchNorm's "
-                     "batch statistics kept as a pass of their own): the rest of its busy "
-                     "time, at most down to the host's own time per step (on the H200 twin, "
-                     "13 %% under what torch.compile saved)");
-    char plain[160];
+    if (tf32 > 0) /* the Trainer's literal fix does both */
+        SAY(f->estimate, "each run fused into one kernel as long as its longest (BatchNorm "
+            "statistics kept), and %.2f ms/step of CUDA-core fp32 GEMMs at the tf32 rate "
+            "(%.1fx): the Trainer's torch_compile=True turns TF32 on when tf32 is left unset; "
+            "at most down to the host's own time per step", tf32,
+            SSA_BF16_OVER_FP32_SIMT / SSA_BF16_OVER_TF32);
+    else
+        SAY(f->estimate, "each run fused into one kernel as long as its longest (a BatchNorm's "
+                         "batch statistics kept as a pass of their own): the rest of its busy "
+                         "time, at most down to the host's own time per step (on the H200 twin, "
+                         "13 %% under what torch.compile saved)");
+    char plain[224];
     SAY(plain, "%s: Inductor fuses each chain of elementwise and normalisation ops into one "
-               "kernel", compile_words(c));
+               "kernel%s", compile_words(c),
+        tf32 > 0 ? "; it also turns TF32 on while tf32 is left unset" : "");
     const char *py = c->graphed ? "compile what the CUDA graph captures (torch.compile of the "
                                   "step's function, mode=\"reduce-overhead\" keeps it in CUDA "
                                   "graphs): Inductor fuses each chain of elementwise and "

@@ -830,19 +830,31 @@ struct chain_kernel {
     uint64_t from_us, to_us;
 };
 
-/* Four 10 ms steps, each running the n kernels of chain at their spans. */
-static void write_chain(const char *path, const struct chain_kernel *chain, size_t n)
+/* Four 10 ms steps, each running the n kernels of chain at their spans; with loop_file, one
+ * Python sample a step in a training loop of that file (the framework's). */
+static void write_chain_in(const char *path, const struct chain_kernel *chain, size_t n,
+                           const char *loop_file)
 {
     struct synth s;
     synth_open(&s, path);
+    if (loop_file) {
+        synth_pyframe(&s, 1, "_inner_training_loop", loop_file, 2480);
+        synth_pystack(&s, 1, (const uint32_t[]){1}, 1);
+    }
     for (uint64_t k = 0; k < 4; k++) {
         uint64_t o = T0 + k * STEP_NS;
         synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        if (loop_file) synth_pysample(&s, TID, o + 100 * US, 1);
         for (size_t i = 0; i < n; i++)
             synth_kernel(&s, chain[i].name, o + chain[i].from_us * US, o + chain[i].to_us * US);
         synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
     }
     synth_close(&s);
+}
+
+static void write_chain(const char *path, const struct chain_kernel *chain, size_t n)
+{
+    write_chain_in(path, chain, n, NULL);
 }
 
 /* A training BatchNorm and its ReLU after a convolution [0, 5): a tiny add [5, 5.1), the
@@ -877,6 +889,26 @@ static void test_fusion_compiled_kernel(void)
     const char *path = ss_test_path("ew-part-compiled.sstrace");
     write_chain(path, chain, sizeof chain / sizeof chain[0]);
     expect_finding(path, "unfused_elementwise", 0.75, "torch.compile(model)");
+}
+
+/* fp32 GEMMs on CUDA cores (TF32 off) [0, 5) and [6.5, 9.5) around a GELU [5, 6) and an add
+ * [6, 6.5): fused, 0.5 ms/step. Under the HF Trainer, whose torch_compile=True also turns TF32
+ * on while tf32 is unset, the 8 ms of GEMMs go at the tf32 rate too: 8 x (1 - 2 / 15.7) more,
+ * and the fix says so. */
+static void test_fusion_hf_tf32(int trainer)
+{
+    static const struct chain_kernel chain[] = {
+        {"sgemm", 0, 5000}, {GELU, 5000, 6000}, {ADD, 6000, 6500}, {"sgemm", 6500, 9500},
+    };
+    const char *path = ss_test_path(trainer ? "ew-hf-fp32.sstrace" : "ew-fp32.sstrace");
+    write_chain_in(path, chain, sizeof chain / sizeof chain[0],
+                   trainer ? "/venv/lib/python3.12/site-packages/transformers/trainer.py"
+                           : NULL);
+    expect_finding(path, "unfused_elementwise", 0.5 + (trainer ? 8 * (1 - 2 / 15.7) : 0),
+                   trainer ? "TrainingArguments(torch_compile=True): Inductor fuses each chain "
+                             "of elementwise and normalisation ops into one kernel; it also "
+                             "turns TF32 on"
+                           : "torch.compile(model): Inductor");
 }
 
 /* On a 100-SM GPU: per step a GEMM [0, 4) of 200 blocks and four GEMMs of 25 blocks, 1 ms
@@ -1159,6 +1191,8 @@ int main(int argc, char **argv)
     test_unfused_elementwise(0, 0);
     test_fusion_batch_norm();
     test_fusion_compiled_kernel();
+    test_fusion_hf_tf32(0);
+    test_fusion_hf_tf32(1);
     test_small_gemms(25);
     test_small_gemms(100);
     test_device_copies(1);
