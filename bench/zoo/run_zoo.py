@@ -17,6 +17,13 @@
     python3 bench/zoo/run_zoo.py --stepscope build/stepscope --work /tmp/zoo --pack $OUT/zoo.tar.gz
     python3 bench/zoo/run_zoo.py ... --only judge --budget-s 540 --resume bench/zoo/out/zoo.tar.gz
 
+A truth too noisy to judge is measured again, never passed: --more-rounds N (with
+--truth-from tests/fixtures/zoo/truth, or --resume) runs N more interleaved rounds of the
+before runs and of the variants judge.py would call re-measure, appends them (rounds 3, 4,
+...) and recomputes the savings; with 4 or more paired rounds a saving is the median of the
+rounds' before-after differences and its uncertainty their 95 % interval (zoo.measured_saving).
+The recordings are not made again.
+
 Resumable: a program whose truth file exists (in --work, or unpacked from --resume) is
 skipped. --only takes names, families, splits (tune, judge) or all. --budget-s stops starting
 a program whose estimate (zoo.py est_s x its runs) would end past the budget. --device cpu
@@ -42,6 +49,7 @@ sys.path.insert(0, os.path.join(REPO, "bench", "workloads"))
 import zoo as Z  # noqa: E402
 import run_truth as RT  # noqa: E402  (run_process, Budget, write_json, log_tail)
 import run_twins as TW  # noqa: E402  (parse_result)
+import judge as J  # noqa: E402  (verdict, variant_saving: what counts as too noisy to judge)
 
 ABOVE_LOW = ("medium", "high")
 CPU_ARGS = ["--device", "cpu", "--tiny", "--steps", "3", "--warmup", "1"]
@@ -246,6 +254,88 @@ def print_fixes(program, fixes):
                 f["saving_pct"]))
 
 
+# ----------------------------------------------------------------------------- more rounds
+
+def noisy_variants(truth):
+    """The measured variants whose saving the judge cannot use yet (judge.verdict says
+    re-measure whatever the price), in name order."""
+    step = J.variant_saving(truth, "before").get("before_ms") or 0
+    return [name for name in sorted(truth.get("variants", {}), key=lambda n: int(n[1:]))
+            if J.verdict(0.0, J.variant_saving(truth, name), step)[0] == "re-measure"]
+
+
+def last_round(truth):
+    tags = [r.get("tag", "") for r in truth["runs"]["before"]]
+    return max([int(t.rsplit("-r", 1)[1]) for t in tags if "-r" in t] or [0])
+
+
+def more_rounds(args, program, truth):
+    """--more-rounds N for a program with truth: N more interleaved rounds of the before runs
+    and of the variants still too noisy to judge, appended to its runs (the recordings and
+    findings stay as they were: the judge half is not recorded again); savings recomputed."""
+    names = noisy_variants(truth)
+    if not names:
+        log("%s: nothing to re-measure" % program.name)
+        return truth
+    log("%s: %d more rounds of before, %s" % (program.name, args.more_rounds, " ".join(names)))
+    first = last_round(truth) + 1
+    order = [("before", truth["argv"])] + [(n, truth["variants"][n]) for n in names]
+    for r in range(first, first + args.more_rounds):
+        for name, argv in order:
+            run = run_plain(args, program, argv, "%s-r%d" % (name, r))
+            truth["runs"].setdefault(name, []).append(run)
+            log("  %-6s round %d: %s" % (name, r, "%.3f ms/step" % run["ms_per_step"]
+                                        if run["status"] == "ok" else run["status"]))
+    attach_savings(truth["fixes"], truth["runs"])
+    truth.setdefault("more_rounds", []).append({
+        "date": datetime.date.today().isoformat(), "host": platform.node(),
+        "rounds": [first, first + args.more_rounds - 1], "variants": names})
+    RT.write_json(os.path.join(args.work, "truth", program.name + ".json"), truth)
+    print_fixes(program, truth["fixes"])
+    return truth
+
+
+def truth_of(args, name):
+    path = os.path.join(args.work, "truth", name + ".json")
+    if not os.path.exists(path) and args.truth_from:
+        src = os.path.join(args.truth_from, name + ".json")
+        if os.path.exists(src):
+            shutil.copyfile(src, path)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def more_rounds_est(program, truth, n):
+    return program.est_s * n * (1 + len(noisy_variants(truth))) + 5
+
+
+def run_more_rounds(args, programs):
+    budget = RT.Budget(args.budget_s)
+    for p in programs:
+        truth = truth_of(args, p.name)
+        if truth is None:
+            log("%s: no truth to add rounds to" % p.name)
+        elif "more-" + p.name in done_more(args):
+            log("%s: rounds added already" % p.name)
+        elif not budget.allows(p.name, more_rounds_est(p, truth, args.more_rounds)):
+            log("%s: left for a later batch" % p.name)
+        elif usable(args, p):
+            log("%s: skipped: %s" % (p.name, args.why))
+        else:
+            more_rounds(args, p, truth)
+            open(os.path.join(args.work, "more-" + p.name), "w").close()
+            pack(args)
+    log("done in %.0f s; left for later: %s" % (budget.elapsed(),
+                                               ", ".join(budget.skipped) or "none"))
+    return 0
+
+
+def done_more(args):
+    return {os.path.basename(p) for p in glob.glob(os.path.join(args.work, "more-*"))}
+
+
 # ----------------------------------------------------------------------------- batch
 
 def estimate_s(program, rounds):
@@ -353,6 +443,10 @@ def parse_args(argv):
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--cxx", help="the train_cxx binary (default: built on first need)")
     ap.add_argument("--dry-run", action="store_true", help="list the plan and exit")
+    ap.add_argument("--more-rounds", type=int, default=0,
+                    help="add N rounds to the programs' truth (the noisy variants only)")
+    ap.add_argument("--truth-from", help="with --more-rounds: a folder of truth files "
+                                         "(e.g. tests/fixtures/zoo/truth) to start from")
     args = ap.parse_args(argv)
     if args.rounds < 2:
         ap.error("--rounds must be >= 2 (interleaved before/after)")
@@ -370,6 +464,8 @@ def main(argv=None):
     for sub in ("truth", "traces", "logs", "rec"):
         os.makedirs(os.path.join(args.work, sub), exist_ok=True)
     resume(args)
+    if args.more_rounds:
+        return run_more_rounds(args, programs)
     budget, finished = RT.Budget(args.budget_s), done(args)
     for p in programs:
         est = estimate_s(p, args.rounds)

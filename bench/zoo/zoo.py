@@ -390,19 +390,54 @@ def side_se(runs):
     return (sum(x * x for x in ses) / len(ses) / len(ses)) ** 0.5 if ses else 0.0
 
 
+# Student's t at 97.5 % by degrees of freedom (rounds - 1); 2.0 past the table.
+T975 = {3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+PAIRED_MIN = 4  # rounds with both sides run before the paired estimate takes over
+
+
+def paired_differences(before_runs, after_runs):
+    """Before minus after (ms/step) in each round where both ran well (the runs' tags end
+    in -rK; the interleaved order puts a round's runs next to each other in time)."""
+    def by_round(runs):
+        return {r["tag"].rsplit("-r", 1)[1]: r["ms_per_step"] for r in runs
+                if r.get("status") == "ok" and "-r" in r.get("tag", "")}
+    b, a = by_round(before_runs), by_round(after_runs)
+    return [b[k] - a[k] for k in sorted(b, key=int) if k in a]
+
+
+def paired_unc(diffs):
+    """95 % half-width of the median of the paired differences: t x sd / sqrt(n), x 1.2533
+    (a median's standard error over a mean's, normal data)."""
+    n = len(diffs)
+    mean = sum(diffs) / n
+    sd = (sum((d - mean) ** 2 for d in diffs) / (n - 1)) ** 0.5
+    return T975.get(n - 1, 2.0) * 1.2533 * sd / n ** 0.5
+
+
 def measured_saving(before, after, before_runs=(), after_runs=()):
-    """What a fix measured, from plain runs (ms/step): saving = median before - median after,
-    saving_pct of the before median, unc_ms = half the range of each side's runs combined in
-    quadrature, at least twice the combined standard error of the runs' own steps (the
-    runs' step_se_ms). None without two good runs a side."""
+    """What a fix measured, from plain runs (ms/step). With 2-3 rounds: saving = median before
+    - median after, unc_ms = half the range of each side's runs combined in quadrature. With
+    PAIRED_MIN rounds or more (a truth measured again: run_zoo.py --more-rounds): saving = the
+    median of the rounds' paired differences, which takes out the host's drift between rounds,
+    and unc_ms = its 95 % half-width (paired_unc), which more rounds narrow where a range
+    only widens. Either way at least twice the combined standard error of the runs' own steps
+    (step_se_ms); saving_pct of the before median. None without two good runs a side."""
     if len(before) < 2 or len(after) < 2:
         return {"saving_ms": None, "saving_pct": None, "unc_ms": None}
     mb, ma = percentile(before, 0.5), percentile(after, 0.5)
-    half = ((max(before) - min(before)) ** 2 + (max(after) - min(after)) ** 2) ** 0.5 / 2
     floor = 2 * (side_se(before_runs) ** 2 + side_se(after_runs) ** 2) ** 0.5
-    return {"saving_ms": round(mb - ma, 4), "saving_pct": round(100 * (mb - ma) / mb, 2),
-            "unc_ms": round(max(half, floor), 4), "before_ms": round(mb, 4),
-            "after_ms": round(ma, 4)}
+    diffs = paired_differences(before_runs, after_runs)
+    if len(diffs) >= PAIRED_MIN:
+        saving, unc = percentile(diffs, 0.5), paired_unc(diffs)
+    else:
+        saving = mb - ma
+        unc = ((max(before) - min(before)) ** 2 + (max(after) - min(after)) ** 2) ** 0.5 / 2
+    out = {"saving_ms": round(saving, 4), "saving_pct": round(100 * saving / mb, 2),
+           "unc_ms": round(max(unc, floor), 4), "before_ms": round(mb, 4),
+           "after_ms": round(ma, 4)}
+    if len(diffs) >= PAIRED_MIN:
+        out["paired_rounds"] = len(diffs)
+    return out
 
 
 def main(argv):

@@ -11,6 +11,7 @@ fixes planned by run_zoo.plan_fixes from the report of the current code, and pla
 up to put the measured saving where the case needs it; the judge must pass the good case and
 fail each bad one for its own reason.
 """
+import argparse
 import copy
 import json
 import os
@@ -104,6 +105,54 @@ def check_cohort_append_only(rule):
           "the same program in cohort 1 would move others (why cohorts exist)")
 
 
+def test_paired_saving():
+    """Four rounds on a host drifting 2 ms a round: unpaired, the range says 2 +- 4.2 (too
+    noisy); the rounds' paired differences say 2 +- the runs' own error."""
+    before, after = [10.0, 12.0, 14.0, 16.0], [8.0, 10.0, 12.0, 14.0]
+    m = Z.measured_saving(before, after, runs("before", before), runs("F1", after))
+    check(m["saving_ms"] == 2.0 and m["unc_ms"] < 0.2 and m.get("paired_rounds") == 4,
+          "4 paired rounds take the host's drift out: %s" % m)
+    m2 = Z.measured_saving(before[:2], after[:2], runs("before", before[:2]),
+                           runs("F1", after[:2]))
+    check(m2["unc_ms"] > 1.0 and "paired_rounds" not in m2, "2 rounds: the range, as before")
+    lost = runs("F1", after)
+    lost[1]["status"] = "failed"
+    m3 = Z.measured_saving(before, after[:1] + after[2:], runs("before", before), lost)
+    check("paired_rounds" not in m3, "a failed run leaves 3 pairs: not paired yet")
+
+
+def test_more_rounds(stepscope, root):
+    """run_zoo --more-rounds on a truth whose fix is too noisy (a host drifting between its 2
+    rounds): 4 rounds more of the before runs and that variant only, appended after round 2,
+    the saving recomputed from the pairs, the rounds noted; then nothing is left to measure."""
+    truth = with_runs(base_truth(stepscope), [10.0, 14.0], [8.0, 12.1])
+    check(R.noisy_variants(truth) == ["F1"], "a 1.95 +- 2.9 ms saving is to re-measure")
+    calls = []
+
+    def fake_run(args, program, argv, tag):
+        r = int(tag.rsplit("-r", 1)[1])
+        calls.append(tag)
+        ms = 10.0 + r if tag.startswith("before") else 8.0 + r + 0.05 * (-1) ** r
+        return {"tag": tag, "status": "ok", "ms_per_step": ms, "step_se_ms": 0.01}
+    args = argparse.Namespace(work=os.path.join(root, "more"), more_rounds=4, truth_from=None)
+    os.makedirs(os.path.join(args.work, "truth"))
+    real, R.run_plain = R.run_plain, fake_run
+    try:
+        out = R.more_rounds(args, Z.BY_NAME[NAME], truth)
+        again = R.noisy_variants(out)
+    finally:
+        R.run_plain = real
+    fix = next(f for f in out["fixes"] if f.get("variant") == "F1")
+    check(calls[:2] == ["before-r3", "F1-r3"] and calls[-1] == "F1-r6" and len(calls) == 8,
+          "rounds 3-6 of before and F1 only: %s" % calls)
+    check(len(fix["after_runs"]) == 6 and fix.get("paired_rounds") == 6,
+          "the saving recomputed over 6 paired rounds: %s" % fix.get("paired_rounds"))
+    check(out["more_rounds"][0]["rounds"] == [3, 6] and out["more_rounds"][0]["variants"] ==
+          ["F1"], "the added rounds noted in the truth")
+    check(os.path.exists(os.path.join(args.work, "truth", NAME + ".json")), "truth written")
+    check(again == [], "the drift taken out, nothing left to re-measure: %s" % again)
+
+
 def test_table():
     rule = Z.split_rule(Z.PROGRAMS)
     check(all(rule[p.name] == p.split for p in Z.PROGRAMS), "the table's split is the rule's")
@@ -179,9 +228,11 @@ def main(argv):
     if len(argv) != 1:
         sys.exit("usage: test_judge.py STEPSCOPE")
     test_table()
+    test_paired_saving()
     root = tempfile.mkdtemp(prefix="zoo-judge-")
     try:
         test_cases(argv[0], root)
+        test_more_rounds(argv[0], root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print("%d passed, %d failed" % (len(passed), len(failed)))
