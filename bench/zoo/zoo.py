@@ -285,6 +285,20 @@ PROGRAMS = [
              "4096"],
             "tune", (), [plant("label-smoothed targets built on the CPU every step",
                                "cpu_tensors", "--device-tensors")], est_s=12),
+    # Cohort 2 (2026-12-07, written before either is recorded): NCHW layout under bf16, the
+    # cause tv_resnet50_nchw (judge) showed no rule names; a layout rule needs a tune-half
+    # program to set what it may not set from the judge one. The rule split them: resnet34
+    # tune, mobilenet judge.
+    Program("tv_resnet34_nchw", "tv", "vision.py",
+            ["--arch", "torchvision:resnet34", "--data", "gpu", "--batch", "128", "--img", "160",
+             "--bf16", "--no-sync"],
+            "tune", TV, [plant("NCHW layout under bf16 (channels_last is the fix)", None,
+                               "--channels-last")], est_s=15, cohort=2),
+    Program("tv_mobilenet_nchw", "tv", "vision.py",
+            ["--arch", "torchvision:mobilenet_v3_large", "--data", "gpu", "--batch", "128",
+             "--img", "160", "--bf16", "--no-sync"],
+            "judge", TV, [plant("NCHW layout under bf16 (channels_last is the fix)", None,
+                               "--channels-last")], est_s=15, cohort=2),
 ]
 
 BY_NAME = {p.name: p for p in PROGRAMS}
