@@ -147,6 +147,8 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     sc->reader = r;
     sc->msgs.marker = &sc->marker;
     if (opts) sc->host_from_ns = opts->host_from_ns, sc->host_to_ns = opts->host_to_ns;
+    /* threads to spare: pass 2's sweep takes one (the result is the same) */
+    sc->sweep_thread = opts && opts->decode_threads > 0;
     if (rc == 0) rc = ssa_marker_init(&sc->marker, opts ? opts->step_marker : NULL);
     if (rc == 0 && (flags & SSA_ALIGN_KEEP) && !(sc->align = ssa_align_collect_new()))
         rc = SS_ENOMEM;

@@ -391,6 +391,7 @@ struct ssa_scan {
     struct ssa_runacc run;   /* the whole run's flagged steps' samples (pass 2) */
     struct ssa_costs costs;  /* the collector's COST counters (ssa_cost.c) */
     uint64_t host_from_ns, host_to_ns; /* ssa_opts: the steps whose samples count (0, 0: all) */
+    int sweep_thread; /* pass 2 sweeps its closed steps on a thread of its own (ssa_attr.c) */
 };
 
 /* Pass 1: a GPU operation (kernel, copy, memset) starting at start_ns launched by the call
