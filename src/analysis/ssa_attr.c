@@ -1083,19 +1083,29 @@ static void on_graph(struct attr *a, const struct sst_rec_graph *g)
 /* Every host thread of the process counts: PyTorch's backward() launches from the autograd
  * engine's thread while the main thread waits, so the host's state at an instant is the
  * highest-priority state of any thread (data > sync > alloc > launch > host, the sweep's). */
+/* An API call on the timeline: on its thread's lane; an allocation on the memory lane too.
+ * Made only when a timeline is drawn: built for every call, its copy of the times (a 16-byte
+ * load across the two stores of the record's copy, which cannot be forwarded) cost a quarter of
+ * pass 2's record loop (perf, 10 M records). */
+static __attribute__((noinline)) void tl_api(struct attr *a, const struct sst_rec_api *api,
+                                             enum ssa_api_class cls, uint32_t cat)
+{
+    struct ssa_tl_item it = {api->start_ns, api->end_ns, api->tid, SSA_TL_HOST,
+                             (uint8_t)cat,
+                             api->cbid <= 0xffffffu ? SSA_TLN_API : SSA_TLN_NONE, /* 24 bits */
+                             (uint32_t)api->domain << 24 | (api->cbid & 0xffffffu)};
+    tl_item(a, &it);
+    if (cls == SSA_API_ALLOC) tl_item(a, &(struct ssa_tl_item){it.start_ns, it.end_ns, 0, SSA_TL_MEM,
+                                                               it.cat, it.name_kind, it.name});
+}
+
 static void on_api(struct attr *a, const struct sst_rec_api *api)
 {
     enum ssa_api_class cls = ssa_api_lut_get(&a->sc->api, api->domain, api->cbid);
     uint32_t cat = (uint32_t)ssa_api_cat(cls);
     size_t i;
     struct ssa_step *st;
-    struct ssa_tl_item it = {api->start_ns, api->end_ns, api->tid, SSA_TL_HOST,
-                             (uint8_t)cat,
-                             api->cbid <= 0xffffffu ? SSA_TLN_API : SSA_TLN_NONE, /* 24 bits */
-                             (uint32_t)api->domain << 24 | (api->cbid & 0xffffffu)};
-    tl_add(a, &it); /* every call on its thread's lane; allocations on the memory lane too */
-    if (cls == SSA_API_ALLOC) tl_add(a, &(struct ssa_tl_item){it.start_ns, it.end_ns, 0, SSA_TL_MEM,
-                                                              it.cat, it.name_kind, it.name});
+    if (a->tl_on) tl_api(a, api, cls, cat);
     if (cls != SSA_API_OTHER)
         st = add_record(a, api->start_ns, api->end_ns, cat, &i);
     else
