@@ -1102,7 +1102,7 @@ static __attribute__((noinline)) void tl_api(struct attr *a, const struct sst_re
 static void on_api(struct attr *a, const struct sst_rec_api *api)
 {
     enum ssa_api_class cls = ssa_api_lut_get(&a->sc->api, api->domain, api->cbid);
-    uint32_t cat = (uint32_t)ssa_api_cat(cls);
+    uint32_t cat = ssa_api_lut_cat(&a->sc->api, api->domain, api->cbid);
     size_t i;
     struct ssa_step *st;
     if (a->tl_on) tl_api(a, api, cls, cat);
@@ -1112,14 +1112,16 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
         st = step_in(a, step_after(a, api->start_ns), api->start_ns, &i);
     if (!st) return;
     uint64_t d = api->end_ns > api->start_ns ? api->end_ns - api->start_ns : 0;
+    unsigned launch;
     switch (cls) {
     case SSA_API_LAUNCH:
         st->n.launches++, st->n.launch_api_ns += d;
         /* the per-launch estimate scales with kernel launches' calls only: a graph launch
          * blocks for its whole graph, a copy for its transfer */
-        if (ssa_is_kernel_launch(api->domain, api->cbid)) a->res->launch_call_bins[ssa_call_bin(d)]++;
+        launch = ssa_api_lut_launch(&a->sc->api, api->domain, api->cbid);
+        if (launch & SSA_LUT_KERNEL) a->res->launch_call_bins[ssa_call_bin(d)]++;
         if (d >= SSA_LAUNCH_WAIT_NS) st->n.gpu.launch_wait_ns += d - SSA_LAUNCH_CALL_NS;
-        st->n.graph_launches += ssa_is_graph_launch(api->domain, api->cbid);
+        st->n.graph_launches += (launch & SSA_LUT_GRAPH) != 0;
         break;
     case SSA_API_SYNC:
         st->n.syncs++, st->n.sync_api_ns += d;

@@ -295,7 +295,7 @@ SSA_HOT int note_api(struct ssa_scan *sc, struct ssa_result *res, const struct s
     res->api_calls++;
     if (sc->n_open) ssa_capture_api(sc, a);
     if (ssa_api_lut_get(&sc->api, a->domain, a->cbid) != SSA_API_LAUNCH) return 0;
-    sc->graph_launch_calls += ssa_is_graph_launch(a->domain, a->cbid);
+    sc->graph_launch_calls += (ssa_api_lut_launch(&sc->api, a->domain, a->cbid) & SSA_LUT_GRAPH) != 0;
     if (sc->launch_pending && a->tid == sc->launch_tid) {
         sc->launch_pending++;
         return 0;
