@@ -8,7 +8,9 @@
  * bad or unknown one too (marked bad), so the reader finds its offset in the ring. The plan
  * stops at a header that fails its checks, the END chunk or the end of the file: past those
  * only the reader's own resynchronisation knows where chunks are, and it asks again there.
- * Only compressed chunks are decoded here: a raw one is left to the reader (mapped in place).
+ * A raw chunk is summed here through a mapping of the worker's (map_raw: the reader maps the
+ * file too, so its SIGBUS guard is in place), its payload handed out in place; without that it
+ * is left to the reader.
  * The reader's take hands out the head slot when its offset is the one asked for and keeps it
  * until the next take (the records returned point into it). The lock and the two condition
  * variables are the only synchronisation: a slot's buffers belong to the worker while it is
