@@ -161,6 +161,9 @@ static int analyze(struct sst_reader *r, const struct ssa_opts *opts, struct ssa
     if (rc == 0 && (flags & SSA_STEP_BINS)) rc = ssa_steps_bins_alloc(res);
     if (rc == 0) rc = keep_knames(sc, r, res);
     if (rc == 0) ssa_program_facts(res);
+    /* a raw trace's pool only sums its chunks, which pass 2 does not do again: there it would
+     * only make the reader wait on its threads for the next chunk (~0.03 s in 10 M records) */
+    if (!(sst_reader_header(r)->features & SST_FEAT_ZSTD)) sst_reader_set_ahead(r, NULL, NULL);
     uint64_t problems = res->problems; /* pass 2 meets the same damage again */
     /* pass 2 reads the same bytes: chunks whose checksum passed are not summed again */
     if (rc == 0) rc = sst_reader_rewind(r);
