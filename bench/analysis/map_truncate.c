@@ -4,6 +4,8 @@
  * Each case runs in a child process:
  *   cut:      read part of a mapped trace, truncate the file, read on: the child must end with
  *             exit status 1 and the reader's one line on stderr, not die of SIGBUS;
+ *   cut_pool: the same with a decoding pool (sst_ahead.h), whose threads read the raw chunks
+ *             through mappings of their own: the same line and status;
  *   kill:     a SIGBUS sent with kill(2) to a process whose reader installed its handler must
  *             still kill it with SIGBUS (the handler only takes faults inside its windows);
  *   handler:  a program with its own SIGBUS handler: the reader must not map (pread), so a cut
@@ -22,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "trace/sst_ahead.h"
 #include "trace/sst_reader.h"
 #include "trace/sst_writer.h"
 
@@ -67,10 +70,11 @@ static uint64_t read_sum(struct sst_reader *r, uint64_t *count)
 
 /* Opens path mapped, reads a third of its records, cuts the file to 4 KiB and reads on
  * (children only: exits 10-12 when a step fails before the cut). */
-static struct sst_reader *read_across_cut(const char *path)
+static struct sst_reader *read_across_cut(const char *path, unsigned workers)
 {
     struct sst_reader *r;
     if (sst_reader_open_ex(path, NULL, SST_READ_MAP, &r) != 0) _exit(10);
+    if (workers && sst_ahead_attach(r, workers) != 0) _exit(13);
     const struct sst_rec_header *h;
     for (int i = 0; i < RECORDS / 3; i++)
         if (sst_reader_next(r, &h) != 1) _exit(11);
@@ -83,8 +87,14 @@ static struct sst_reader *read_across_cut(const char *path)
 /* Child: reads across the cut with the default SIGBUS action (the reader's handler). */
 static void child_cut(const char *path)
 {
-    read_across_cut(path);
+    read_across_cut(path, 0);
     _exit(0); /* with pread this would be a truncated read; mapped, the handler ends us */
+}
+
+static void child_cut_pool(const char *path)
+{
+    read_across_cut(path, 2);
+    _exit(0);
 }
 
 static void child_kill(const char *path)
@@ -106,7 +116,7 @@ static void child_handler(const char *path)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = own_handler;
     sigaction(SIGBUS, &sa, NULL);
-    struct sst_reader *r = read_across_cut(path);
+    struct sst_reader *r = read_across_cut(path, 0);
     int truncated = sst_reader_status(r)->truncated;
     sst_reader_close(r);
     _exit(truncated ? 0 : 13);
@@ -176,6 +186,12 @@ int main(int argc, char **argv)
     if (!file_contains(err, "shrank while it was being read")) fail("cut: no message");
 
     unlink(path); /* the writer does not overwrite */
+    if (write_trace(path) != 0) fail("write the trace again");
+    st = run_child(child_cut_pool, path, err);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 1) fail("cut_pool: not exit status 1");
+    if (!file_contains(err, "shrank while it was being read")) fail("cut_pool: no message");
+
+    unlink(path);
     if (write_trace(path) != 0) fail("write the trace again");
     st = run_child(child_kill, path, err);
     if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGBUS) fail("kill: not killed by SIGBUS");

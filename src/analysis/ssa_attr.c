@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ssa_internal.h"
+#include "ssa_pipe.h"
 #include "util/ss_error.h"
 
 /* An edge packed in one word, so that sorting is a sort of integers: the time relative to
@@ -48,6 +49,7 @@ struct stepbuf {
 };
 
 #define SSA_POOL 16 /* spare buffers kept for reuse */
+#define SSA_SWEEP_AHEAD 64 /* steps handed to the sweep thread and not finished, at most */
 
 /* A step's edges arrive on two sides, each nearly in time order: the host's (API calls, data
  * ranges: one thread's calls follow each other) and the GPU's (kernels, copies, memsets: one
@@ -57,6 +59,15 @@ struct open_step {
     struct stepbuf host, gpu;
     struct ssa_smpbuf smp; /* Python stack samples in the step (ssa_host.c) */
     struct ssa_step st;    /* compact mode only: the step's full result while it is open */
+};
+
+/* What the sweep of one step takes from the step before: whether the last step swept ended
+ * GPU-idle after a sync that drained the queue (a loss read at the end of a step): the next
+ * step's first idle run follows that sync too, when the next step begins where this one
+ * ended. */
+struct sweeper {
+    int ended_after_sync;
+    uint64_t last_swept_end;
 };
 
 struct attr {
@@ -78,11 +89,9 @@ struct attr {
     uint64_t n_records;
     size_t buffered, peak;
     uint64_t late; /* intervals that reached an already final step (should stay 0) */
-    /* the last step swept ended GPU-idle after a sync that drained the queue (a loss read at
-     * the end of a step): the next step's first idle run follows that sync too, when the
-     * next step begins where this one ended */
-    int ended_after_sync;
-    uint64_t last_swept_end;
+    struct sweeper sw; /* the sweep thread's own while it runs (piped) */
+    int piped;         /* steps are swept on the sweep thread (pipe) */
+    struct ssa_pipe pipe;
     uint64_t *launch_rel; /* a swept step's launch call starts, for its samples */
     uint64_t rate_span;   /* around a sample, where its launch rate is measured (ns) */
     size_t cap_launch;
@@ -767,11 +776,18 @@ static void place_sample(void *ctx, const struct ssa_pysample *s)
 /* Gives a finalised step's buffer back to the pool (or frees it). */
 static void buf_release(struct attr *a, struct stepbuf *b)
 {
-    a->buffered -= b->n;
     if (b->cap && a->n_pool < SSA_POOL)
         a->pool[a->n_pool++] = *b;
     else
         free(b->v);
+}
+
+/* A step leaves the open ones: its edges no longer count as buffered (the peak is taken
+ * first: buffered only drops here). */
+static void note_closed(struct attr *a, const struct open_step *o)
+{
+    if (a->buffered > a->peak) a->peak = a->buffered;
+    a->buffered -= o->host.n + o->gpu.n;
 }
 
 /* The brief's GPU-busy time and top category. */
@@ -804,24 +820,27 @@ static int host_counts(const struct attr *a, size_t i)
     return b->begin_ns <= sc->host_to_ns && b->end_ns >= sc->host_from_ns;
 }
 
-/* Sweeps step fin_next, records its brief, and (compact mode) sums or keeps it aside. */
-static void finalize_next(struct attr *a)
+/* Sorts and sweeps step i (o: its buffers and samples; st: its result; tl: the timeline
+ * drawing it, or NULL). Besides its own buffers a sweep needs only whether the step before
+ * ended idle after a sync (w): steps are swept in order, here or on the sweep thread. Returns
+ * the host side, sorted. */
+static const edge_t *sweep_step(struct sweeper *w, size_t i, struct open_step *o,
+                                struct ssa_step *st, struct ssa_timeline *tl)
 {
-    size_t i = a->fin_next;
-    struct open_step *o = open_of(a, i);
-    if (!o) {
-        a->err = SS_ENOMEM;
-        return;
-    }
-    struct ssa_step *st = a->compact ? &o->st : &a->res->steps[i];
-    const struct ssa_step_brief *b = &a->res->briefs[i];
-    int carried = a->ended_after_sync && i > 0 && b->begin_ns == a->last_swept_end;
-    struct ssa_timeline *tl = a->tl_on ? tl_of(a->res, i) : NULL;
-    const edge_t *hs = sort_and_sweep(st, o, carried, &a->ended_after_sync, tl);
+    int carried = w->ended_after_sync && i > 0 && st->begin_ns == w->last_swept_end;
+    const edge_t *hs = sort_and_sweep(st, o, carried, &w->ended_after_sync, tl);
+    w->last_swept_end = st->end_ns;
+    return hs;
+}
+
+/* What follows step i's sweep, on the analysis's thread in step order: its host waits and
+ * samples, brief, folds; its buffers back to the pool (hs: its host side, sorted). */
+static void finish_step(struct attr *a, size_t i, struct open_step *o, struct ssa_step *st,
+                        const edge_t *hs, struct ssa_timeline *tl)
+{
     note_host_wait(st);
     if (tl) tl->whole = *st;
     if (a->res->bins.cat_ns) bin_add(&a->res->bins, i, st);
-    a->last_swept_end = b->end_ns;
     if (o->smp.n && host_counts(a, i) && (count_sample_launches(a, hs, o->host.n, a->rate_span,
                                            st->end_ns - st->begin_ns, &o->smp) ||
                      ssa_host_add(&a->sc->host, ssa_steps_group(a->sc, i), i, &o->smp)))
@@ -830,17 +849,75 @@ static void finalize_next(struct attr *a)
     brief_from(&a->res->briefs[i], st);
     if (a->compact) ssa_steps_fold(a->sc, a->res, i, st);
     ssa_run_fold(&a->res->run, st);
-    if (a->buffered > a->peak) a->peak = a->buffered; /* buffered only drops here */
     buf_release(a, &o->host);
     buf_release(a, &o->gpu);
+}
+
+/* The sweep thread's job: step i, moved out of the ring (compact mode: o.st is its result). */
+struct sweep_job {
+    size_t i;
+    struct open_step o;
+    const edge_t *hs; /* the sweep's answer */
+};
+
+static void sweep_job_run(void *ctx, void *job)
+{
+    struct sweep_job *j = job;
+    j->hs = sweep_step(ctx, j->i, &j->o, &j->o.st, NULL);
+}
+
+/* Finishes the oldest step the sweep thread has swept (wait: also one not swept yet);
+ * 0 when there is none. */
+static int retire_one(struct attr *a, int wait)
+{
+    struct sweep_job *j = ssa_pipe_done(&a->pipe, wait);
+    if (!j) return 0;
+    finish_step(a, j->i, &j->o, &j->o.st, j->hs, NULL);
+    ssa_pipe_retire(&a->pipe);
+    return 1;
+}
+
+/* Moves open step i (o) to the sweep thread, waiting for room when its ring is full. */
+static void hand_off(struct attr *a, size_t i, struct open_step *o)
+{
+    struct sweep_job *j;
+    while (!(j = ssa_pipe_slot(&a->pipe)))
+        retire_one(a, 1);
+    j->i = i, j->o = *o;
+    note_closed(a, o);
     memset(o, 0, sizeof *o);
+    ssa_pipe_push(&a->pipe);
+}
+
+/* Sweeps step fin_next (or hands it to the sweep thread), records its brief, and (compact
+ * mode) sums or keeps it aside. */
+static void finalize_next(struct attr *a)
+{
+    size_t i = a->fin_next;
+    struct open_step *o = open_of(a, i);
+    if (!o) {
+        a->err = SS_ENOMEM;
+        return;
+    }
     a->fin_next++;
+    if (a->piped) {
+        hand_off(a, i, o);
+        return;
+    }
+    struct ssa_step *st = a->compact ? &o->st : &a->res->steps[i];
+    struct ssa_timeline *tl = a->tl_on ? tl_of(a->res, i) : NULL;
+    const edge_t *hs = sweep_step(&a->sw, i, o, st, tl);
+    finish_step(a, i, o, st, hs, tl);
+    note_closed(a, o);
+    memset(o, 0, sizeof *o);
 }
 
 static void finalize_until(struct attr *a, uint64_t limit)
 {
     while (!a->err && a->fin_next < a->res->n_steps && a->res->briefs[a->fin_next].end_ns <= limit)
         finalize_next(a);
+    while (a->piped && retire_one(a, 0)) /* what the sweep thread has done meanwhile */
+        ;
 }
 
 /* ---- records ---- */
@@ -1006,33 +1083,45 @@ static void on_graph(struct attr *a, const struct sst_rec_graph *g)
 /* Every host thread of the process counts: PyTorch's backward() launches from the autograd
  * engine's thread while the main thread waits, so the host's state at an instant is the
  * highest-priority state of any thread (data > sync > alloc > launch > host, the sweep's). */
-static void on_api(struct attr *a, const struct sst_rec_api *api)
+/* An API call on the timeline: on its thread's lane; an allocation on the memory lane too.
+ * Made only when a timeline is drawn: built for every call, its copy of the times (a 16-byte
+ * load across the two stores of the record's copy, which cannot be forwarded) cost a quarter of
+ * pass 2's record loop (perf, 10 M records). */
+static __attribute__((noinline)) void tl_api(struct attr *a, const struct sst_rec_api *api,
+                                             enum ssa_api_class cls, uint32_t cat)
 {
-    enum ssa_api_class cls = ssa_api_lut_get(&a->sc->api, api->domain, api->cbid);
-    uint32_t cat = (uint32_t)ssa_api_cat(cls);
-    size_t i;
-    struct ssa_step *st;
     struct ssa_tl_item it = {api->start_ns, api->end_ns, api->tid, SSA_TL_HOST,
                              (uint8_t)cat,
                              api->cbid <= 0xffffffu ? SSA_TLN_API : SSA_TLN_NONE, /* 24 bits */
                              (uint32_t)api->domain << 24 | (api->cbid & 0xffffffu)};
-    tl_add(a, &it); /* every call on its thread's lane; allocations on the memory lane too */
-    if (cls == SSA_API_ALLOC) tl_add(a, &(struct ssa_tl_item){it.start_ns, it.end_ns, 0, SSA_TL_MEM,
-                                                              it.cat, it.name_kind, it.name});
+    tl_item(a, &it);
+    if (cls == SSA_API_ALLOC) tl_item(a, &(struct ssa_tl_item){it.start_ns, it.end_ns, 0, SSA_TL_MEM,
+                                                               it.cat, it.name_kind, it.name});
+}
+
+static void on_api(struct attr *a, const struct sst_rec_api *api)
+{
+    enum ssa_api_class cls = ssa_api_lut_get(&a->sc->api, api->domain, api->cbid);
+    uint32_t cat = ssa_api_lut_cat(&a->sc->api, api->domain, api->cbid);
+    size_t i;
+    struct ssa_step *st;
+    if (a->tl_on) tl_api(a, api, cls, cat);
     if (cls != SSA_API_OTHER)
         st = add_record(a, api->start_ns, api->end_ns, cat, &i);
     else
         st = step_in(a, step_after(a, api->start_ns), api->start_ns, &i);
     if (!st) return;
     uint64_t d = api->end_ns > api->start_ns ? api->end_ns - api->start_ns : 0;
+    unsigned launch;
     switch (cls) {
     case SSA_API_LAUNCH:
         st->n.launches++, st->n.launch_api_ns += d;
         /* the per-launch estimate scales with kernel launches' calls only: a graph launch
          * blocks for its whole graph, a copy for its transfer */
-        if (ssa_is_kernel_launch(api->domain, api->cbid)) a->res->launch_call_bins[ssa_call_bin(d)]++;
+        launch = ssa_api_lut_launch(&a->sc->api, api->domain, api->cbid);
+        if (launch & SSA_LUT_KERNEL) a->res->launch_call_bins[ssa_call_bin(d)]++;
         if (d >= SSA_LAUNCH_WAIT_NS) st->n.gpu.launch_wait_ns += d - SSA_LAUNCH_CALL_NS;
-        st->n.graph_launches += ssa_is_graph_launch(api->domain, api->cbid);
+        st->n.graph_launches += (launch & SSA_LUT_GRAPH) != 0;
         break;
     case SSA_API_SYNC:
         st->n.syncs++, st->n.sync_api_ns += d;
@@ -1276,8 +1365,30 @@ static int attr_setup(struct attr *a)
     return ssa_host_begin(&a->sc->host, a->res);
 }
 
+/* Steps swept on a thread of their own (ssa_scan.sweep_thread): only in compact mode without
+ * a timeline, where nothing of a closed step is touched again until it is finished (a full
+ * result's step still counts late records; a timeline is drawn by the sweep and the records
+ * alike). Without the thread the sweep runs here, the same. */
+static void pipe_start(struct attr *a)
+{
+    if (!a->sc->sweep_thread || !a->compact || a->tl_on) return;
+    a->piped = ssa_pipe_start(&a->pipe, sizeof(struct sweep_job), SSA_SWEEP_AHEAD,
+                              sweep_job_run, &a->sw) == 0;
+}
+
+/* Finishes every step handed to the sweep thread, and stops it. */
+static void pipe_stop(struct attr *a)
+{
+    if (!a->piped) return;
+    while (retire_one(a, 1))
+        ;
+    ssa_pipe_stop(&a->pipe);
+    a->piped = 0;
+}
+
 static void attr_free(struct attr *a)
 {
+    pipe_stop(a);
     for (size_t k = 0; k < a->ring_cap; k++)
         free(a->ring[k].host.v), free(a->ring[k].gpu.v), free(a->ring[k].smp.v);
     free(a->launch_rel);
@@ -1294,6 +1405,7 @@ int ssa_attr_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
     memset(&a, 0, sizeof a);
     a.sc = sc, a.res = res, a.r = r;
     int rc = attr_setup(&a);
+    if (rc == 0) pipe_start(&a);
     const struct sst_rec_header *h;
     while (rc == 0 && (rc = sst_reader_next(r, &h)) == 1) {
         /* pass 2 meets the file's bytes first (no checksum now): ask for them ~70 records
@@ -1306,6 +1418,7 @@ int ssa_attr_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
     if (rc == 0 && sc->host.py) ssa_pystream_flush(sc->host.py, place_sample, &a);
     if (rc == 0) rc = a.err;
     if (rc == 0) finalize_until(&a, UINT64_MAX); /* the end: every step is complete */
+    pipe_stop(&a);
     if (rc == 0) rc = a.err;
     if (a.buffered > a.peak) a.peak = a.buffered; /* on an error, steps left open */
     res->peak_buffered_intervals = a.peak / 2;

@@ -251,16 +251,37 @@ int ssa_host_flame_build(struct ssa_host *h);
 /* ssa_api_class as a table built once per analysis: one load per API record in both passes,
  * without the call and its pthread_once. cbids past the table go to ssa_api_class. */
 #define SSA_API_LUT_N 1024
+#define SSA_LUT_KERNEL 1u /* launches one kernel (ssa_is_kernel_launch) */
+#define SSA_LUT_GRAPH 2u  /* launches a graph (ssa_is_graph_launch) */
 struct ssa_api_lut {
     uint8_t cls[2][SSA_API_LUT_N]; /* [domain is DRIVER][cbid] */
+    uint8_t cat[2][SSA_API_LUT_N]; /* ssa_api_cat of the class */
+    uint8_t launch[2][SSA_API_LUT_N]; /* SSA_LUT_* */
 };
 void ssa_api_lut_init(struct ssa_api_lut *t);
+static inline int ssa_api_lut_in(uint8_t domain, uint32_t cbid)
+{
+    return cbid < SSA_API_LUT_N && (domain == SST_API_RUNTIME || domain == SST_API_DRIVER);
+}
 static inline enum ssa_api_class ssa_api_lut_get(const struct ssa_api_lut *t, uint8_t domain,
                                                  uint32_t cbid)
 {
-    if (cbid < SSA_API_LUT_N && (domain == SST_API_RUNTIME || domain == SST_API_DRIVER))
+    if (ssa_api_lut_in(domain, cbid))
         return (enum ssa_api_class)t->cls[domain == SST_API_DRIVER][cbid];
     return ssa_api_class(domain, cbid);
+}
+/* The category of the call's class (ssa_api_cat), and what it launches (SSA_LUT_*). */
+static inline uint32_t ssa_api_lut_cat(const struct ssa_api_lut *t, uint8_t domain, uint32_t cbid)
+{
+    if (ssa_api_lut_in(domain, cbid)) return t->cat[domain == SST_API_DRIVER][cbid];
+    return (uint32_t)ssa_api_cat(ssa_api_class(domain, cbid));
+}
+static inline unsigned ssa_api_lut_launch(const struct ssa_api_lut *t, uint8_t domain,
+                                          uint32_t cbid)
+{
+    if (ssa_api_lut_in(domain, cbid)) return t->launch[domain == SST_API_DRIVER][cbid];
+    return (ssa_is_kernel_launch(domain, cbid) ? SSA_LUT_KERNEL : 0u) |
+           (ssa_is_graph_launch(domain, cbid) ? SSA_LUT_GRAPH : 0u);
 }
 
 /* Kernel-name ids below this are indexed directly (kn_dense), the rest through kname_index:
@@ -391,6 +412,7 @@ struct ssa_scan {
     struct ssa_runacc run;   /* the whole run's flagged steps' samples (pass 2) */
     struct ssa_costs costs;  /* the collector's COST counters (ssa_cost.c) */
     uint64_t host_from_ns, host_to_ns; /* ssa_opts: the steps whose samples count (0, 0: all) */
+    int sweep_thread; /* pass 2 sweeps its closed steps on a thread of its own (ssa_attr.c) */
 };
 
 /* Pass 1: a GPU operation (kernel, copy, memset) starting at start_ns launched by the call

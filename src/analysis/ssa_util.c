@@ -68,10 +68,15 @@ uint32_t *ssa_idmap_put(struct ssa_idmap *m, uint32_t key, uint32_t val)
 
 void ssa_api_lut_init(struct ssa_api_lut *t)
 {
-    for (uint32_t cbid = 0; cbid < SSA_API_LUT_N; cbid++) {
-        t->cls[0][cbid] = (uint8_t)ssa_api_class(SST_API_RUNTIME, cbid);
-        t->cls[1][cbid] = (uint8_t)ssa_api_class(SST_API_DRIVER, cbid);
-    }
+    static const uint8_t domains[2] = {SST_API_RUNTIME, SST_API_DRIVER};
+    for (int d = 0; d < 2; d++)
+        for (uint32_t cbid = 0; cbid < SSA_API_LUT_N; cbid++) {
+            t->cls[d][cbid] = (uint8_t)ssa_api_class(domains[d], cbid);
+            t->cat[d][cbid] = (uint8_t)ssa_api_cat(t->cls[d][cbid]);
+            t->launch[d][cbid] =
+                (uint8_t)((ssa_is_kernel_launch(domains[d], cbid) ? SSA_LUT_KERNEL : 0u) |
+                          (ssa_is_graph_launch(domains[d], cbid) ? SSA_LUT_GRAPH : 0u));
+        }
 }
 
 /* ---- NVTX messages ---- */

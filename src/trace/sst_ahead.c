@@ -8,7 +8,9 @@
  * bad or unknown one too (marked bad), so the reader finds its offset in the ring. The plan
  * stops at a header that fails its checks, the END chunk or the end of the file: past those
  * only the reader's own resynchronisation knows where chunks are, and it asks again there.
- * Only compressed chunks are decoded here: a raw one is left to the reader (mapped in place).
+ * A raw chunk is summed here through a mapping of the worker's (map_raw: the reader maps the
+ * file too, so its SIGBUS guard is in place), its payload handed out in place; without that it
+ * is left to the reader.
  * The reader's take hands out the head slot when its offset is the one asked for and keeps it
  * until the next take (the records returned point into it). The lock and the two condition
  * variables are the only synchronisation: a slot's buffers belong to the worker while it is
@@ -37,8 +39,9 @@ struct slot {
     enum slot_state state;
     uint8_t *stored, *raw;
     size_t stored_cap, raw_cap;
-    const uint8_t *payload; /* stored or raw, when GOOD */
+    const uint8_t *payload; /* stored, raw or in map, when GOOD */
     void *zctx;
+    struct sst_map map; /* a raw chunk's payload, mapped (map_raw) */
 };
 
 struct sst_ahead {
@@ -53,6 +56,7 @@ struct sst_ahead {
     uint64_t head, tail; /* claimed slots, by sequence number (index: % n_slots) */
     uint64_t plan_off;   /* where the next claim reads a header, while planning */
     int planning, held, quit;
+    int map_raw; /* the reader maps its file: raw chunks are summed here, through a mapping */
     unsigned n_threads;
     pthread_t th[SST_AHEAD_MAX_WORKERS];
 };
@@ -99,9 +103,10 @@ static struct slot *claim(struct sst_ahead *a)
     a->plan_off += HDR + s->h.stored_len;
     if (s->h.type == SST_CHUNK_END || a->plan_off >= a->size) a->planning = 0;
     if (s->h.type != SST_CHUNK_RECORDS) return NULL;
-    /* raw: left to the reader, which reads it in place (mapped); a worker's pread copy out of
-     * the page cache cost 5x the checksum it would take off the reader (perf, 10 M records) */
-    if (!(s->h.flags & SST_CHUNK_F_ZSTD)) return NULL;
+    /* raw: read in place, through a mapping of the worker's (map_raw), else left to the reader;
+     * a worker's pread copy out of the page cache cost 5x the checksum it would take off the
+     * reader (perf, 10 M records) */
+    if (!(s->h.flags & SST_CHUNK_F_ZSTD) && !a->map_raw) return NULL;
     s->state = SLOT_BUSY;
     return s;
 }
@@ -116,20 +121,35 @@ static int grow(uint8_t **buf, size_t *cap, size_t len)
     return 0;
 }
 
+/* Whether the payload p of the chunk at off with header h passed its checksum (now, or on
+ * the first read). */
+static int sum_ok(struct sst_ahead *a, uint64_t off, struct sst_chunk_header h, const uint8_t *p)
+{
+    if (sst_reader_verified(a->r, off, &h)) return 1;
+    uint32_t want = h.crc;
+    h.crc = 0;
+    return sst_crc32c(sst_crc32c(0, &h, HDR), p, h.stored_len) == want;
+}
+
+/* A raw chunk, mapped and summed: its first touch (page faults) and checksum happen here,
+ * off the reader's thread. The slot's mapping from before goes first (its chunk was read). */
+static enum slot_state map_chunk(struct sst_ahead *a, struct slot *s)
+{
+    sst_map_drop(&s->map);
+    if (!s->h.stored_len) return SLOT_BAD; /* nothing to map: the reader takes it */
+    s->payload = sst_map_range(a->fd, a->size, s->off + HDR, s->h.stored_len, &s->map);
+    return s->payload && sum_ok(a, s->off, s->h, s->payload) ? SLOT_GOOD : SLOT_BAD;
+}
+
 /* Reads, sums and decompresses a claimed slot (lock not held). Returns GOOD or BAD. */
 static enum slot_state decode(struct sst_ahead *a, struct slot *s)
 {
     struct sst_chunk_header h = s->h;
+    if (!(h.flags & SST_CHUNK_F_ZSTD)) return map_chunk(a, s);
     if (grow(&s->stored, &s->stored_cap, h.stored_len) != 0 ||
         read_full(a->fd, s->off + HDR, s->stored, h.stored_len) != h.stored_len)
         return SLOT_BAD;
-    if (!sst_reader_verified(a->r, s->off, &h)) {
-        uint32_t want = h.crc;
-        h.crc = 0;
-        if (sst_crc32c(sst_crc32c(0, &h, HDR), s->stored, h.stored_len) != want) return SLOT_BAD;
-    }
-    s->payload = s->stored;
-    if (!(h.flags & SST_CHUNK_F_ZSTD)) return SLOT_GOOD;
+    if (!sum_ok(a, s->off, h, s->stored)) return SLOT_BAD;
     if (grow(&s->raw, &s->raw_cap, h.raw_len) != 0 ||
         sst_zstd_decompress(&s->zctx, s->raw, h.raw_len, s->stored, h.stored_len) != 0)
         return SLOT_BAD;
@@ -236,6 +256,7 @@ static void free_slots(struct sst_ahead *a)
         free(a->slots[i].stored);
         free(a->slots[i].raw);
         if (a->slots[i].zctx) sst_zstd_dctx_free(a->slots[i].zctx);
+        sst_map_drop(&a->slots[i].map);
     }
     free(a->slots);
 }
@@ -280,10 +301,12 @@ int sst_ahead_attach(struct sst_reader *r, unsigned workers)
     uint64_t size;
     if (workers < 1 || workers > SST_AHEAD_MAX_WORKERS || sst_reader_source(r, &fd, &size) != 0)
         return SS_EINVAL;
-    if (!(sst_reader_header(r)->features & SST_FEAT_ZSTD))
-        return SS_EINVAL; /* no compressed chunk: nothing the workers would do */
+    int map_raw = sst_reader_maps(r);
+    if (!(sst_reader_header(r)->features & SST_FEAT_ZSTD) && !map_raw)
+        return SS_EINVAL; /* no compressed chunk, none to sum in place: nothing to do here */
     struct sst_ahead *a = pool_new(r, fd, size, workers);
     if (!a) return SS_ENOMEM;
+    a->map_raw = map_raw;
     while (a->n_threads < workers && pthread_create(&a->th[a->n_threads], NULL, worker, a) == 0)
         a->n_threads++;
     if (!a->n_threads) {

@@ -125,6 +125,27 @@ void sst_reader_keep_raw(struct sst_reader *r, size_t budget);
  * size taken at open: 0, or -1 for a stream (no pool then). */
 int sst_reader_source(const struct sst_reader *r, int *fd, uint64_t *size);
 
+/* A pool's own read-only mapping of a piece of the file, covered by the reader's SIGBUS guard
+ * (a file cut while mapped ends the program with one line, as under the reader's own window:
+ * SST_READ_MAP). */
+struct sst_map {
+    const uint8_t *base; /* the mapping (page-aligned), NULL: none */
+    size_t len;
+    void *slot; /* the guard's record of it */
+};
+
+/* Whether r reads its file through a mapping (SST_READ_MAP granted, the guard in place): only
+ * then may a pool map the file too. Ask before the pool's threads start. */
+int sst_reader_maps(const struct sst_reader *r);
+
+/* Maps [off, off + len) of fd (a file of `size` bytes, as sst_reader_source says) into *m and
+ * returns the address of byte off; NULL when the range is not inside the file, every guard
+ * slot is taken or mmap fails (then read it otherwise). Safe from any thread. */
+const uint8_t *sst_map_range(int fd, uint64_t size, uint64_t off, size_t len, struct sst_map *m);
+
+/* Drops a mapping of sst_map_range (none: nothing). */
+void sst_map_drop(struct sst_map *m);
+
 /* Whether the chunk at off with header h passed its checksum on the first read and the file
  * is unchanged (a re-read: see sst_reader_rewind), so its payload need not be summed again.
  * Safe from a pool's threads: what it reads only changes in sst_reader_rewind, before the

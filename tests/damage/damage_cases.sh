@@ -203,6 +203,7 @@ jobs_same)
         mutate sst $m 1 "$mlp" $m.sstrace
     done
     cp "$mlp" whole.sstrace
+    "$rechunk" "$mlp" whole_raw.sstrace 65536 || fail "rechunk" # raw: summed by the pool
     size=$(wc -c <"$mlp")
     head -c $((size / 2)) "$mlp" >half.sstrace
     head -c 40 "$mlp" >header_cut.sstrace

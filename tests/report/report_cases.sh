@@ -67,6 +67,25 @@ assert 0.2 < d["host_pace_ms"] < 0.4 and 5.2 < d["median_ms"] < 5.45, d' || fail
     "$ss" report --format md "$cabi/copy-fixed.sstrace" | grep -q '^- \*\*steps, why\*\*: measured on the GPU' ||
         fail "md paced note"
     ;;
+jobs_fixtures)
+    # issue #44: report -j 2 on one trace sweeps pass 2's steps on a thread of their own and,
+    # for raw traces, sums the chunks on the decoding pool's: every committed trace reads the
+    # same as with -j 1 (text: the compact analysis, where the sweep thread runs; and -v, where
+    # it does not), the same exit status and errors
+    find "$fx" -name '*.sstrace' | sort >"$work/list"
+    [ "$(wc -l <"$work/list")" -ge 50 ] || fail "only $(wc -l <"$work/list") fixtures found"
+    while read -r t; do
+        for v in "" -v; do
+            # shellcheck disable=SC2086
+            "$ss" report -j 1 $v "$t" >"$work/one.out" 2>"$work/one.err"; rc1=$?
+            # shellcheck disable=SC2086
+            "$ss" report -j 2 $v "$t" >"$work/two.out" 2>"$work/two.err"; rc2=$?
+            cmp -s "$work/one.out" "$work/two.out" || fail "$t $v: -j 2 report differs from -j 1"
+            cmp -s "$work/one.err" "$work/two.err" || fail "$t $v: -j 2 stderr differs"
+            [ "$rc1" = "$rc2" ] || fail "$t $v: -j 2 exit $rc2, -j 1 $rc1"
+        done
+    done <"$work/list"
+    ;;
 md)
     out=$("$ss" report --format md "$w0") || fail "exit $?"
     grep -q '^## stepscope report: ' <<<"$out" || fail "no heading"

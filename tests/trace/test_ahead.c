@@ -5,8 +5,9 @@
  * checksum, a chunk repeated, two chunks swapped, a length that runs past the file, bytes after
  * the end, a cut), with 1 to 3 workers. The transcript of each read is compared whole, so any
  * difference in order or content fails (tried: a pool that skips the checksum, one that hands
- * out the chunk after the one asked for). Raw traces are refused a pool (nothing to decompress):
- * their half checks that refusal reads the same. The same reads with the first pass's
+ * out the chunk after the one asked for). A raw trace gets a pool only when its reader maps the
+ * file (SST_READ_MAP: the workers sum each chunk through a mapping of their own), else it is
+ * refused one (nothing to decompress) and reads alone: both read the same. The same reads with the first pass's
  * decompressed payloads kept for the second (sst_reader_keep_raw: all, or a budget of a few
  * chunks) after a rewind before anything was read (the analysis' pattern), with and without a
  * pool. */
@@ -87,10 +88,13 @@ static char *read_twice(const char *path, unsigned flags, unsigned workers, size
     int rc = sst_reader_open_ex(path, &o, flags, &r);
     say(&t, "open %d\n", rc);
     if (rc != 0) return t.text;
-    /* a raw trace (no zstd in its header's features) is refused: then read alone */
+    /* a raw trace (no zstd in its header's features) read without a mapping is refused: then
+     * read alone */
     if (workers) {
         int ah = sst_ahead_attach(r, workers);
-        CHECK(ah == 0 || (ah == SS_EINVAL && !(sst_reader_header(r)->features & SST_FEAT_ZSTD)));
+        CHECK(ah == 0 || (ah == SS_EINVAL && !(sst_reader_header(r)->features & SST_FEAT_ZSTD) &&
+                          !sst_reader_maps(r)));
+        if (flags & SST_READ_MAP && sst_reader_maps(r)) CHECK_EQ(ah, 0);
     }
     if (keep) {
         sst_reader_keep_raw(r, keep);
