@@ -409,14 +409,28 @@ T975 = {3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 PAIRED_MIN = 4  # rounds with both sides run before the paired estimate takes over
 
 
+def round_of(run):
+    """The round a run belongs to (its tag ends in -rK), or None."""
+    tag = run.get("tag", "")
+    return int(tag.rsplit("-r", 1)[1]) if "-r" in tag else None
+
+
+def same_rounds(before_runs, after_runs):
+    """The before runs of the rounds the after side ran in: a truth measured again in later
+    rounds (run_zoo.py --more-rounds) compares each variant with the before runs beside it in
+    time, not with rounds it had no part in."""
+    rounds = {round_of(r) for r in after_runs}
+    return [r for r in before_runs if round_of(r) in rounds]
+
+
 def paired_differences(before_runs, after_runs):
-    """Before minus after (ms/step) in each round where both ran well (the runs' tags end
-    in -rK; the interleaved order puts a round's runs next to each other in time)."""
+    """Before minus after (ms/step) in each round where both ran well (the interleaved order
+    puts a round's runs next to each other in time)."""
     def by_round(runs):
-        return {r["tag"].rsplit("-r", 1)[1]: r["ms_per_step"] for r in runs
-                if r.get("status") == "ok" and "-r" in r.get("tag", "")}
+        return {round_of(r): r["ms_per_step"] for r in runs
+                if r.get("status") == "ok" and round_of(r) is not None}
     b, a = by_round(before_runs), by_round(after_runs)
-    return [b[k] - a[k] for k in sorted(b, key=int) if k in a]
+    return [b[k] - a[k] for k in sorted(b) if k in a]
 
 
 def paired_unc(diffs):
@@ -429,26 +443,32 @@ def paired_unc(diffs):
 
 
 def measured_saving(before, after, before_runs=(), after_runs=()):
-    """What a fix measured, from plain runs (ms/step). With 2-3 rounds: saving = median before
-    - median after, unc_ms = half the range of each side's runs combined in quadrature. With
-    PAIRED_MIN rounds or more (a truth measured again: run_zoo.py --more-rounds): saving = the
-    median of the rounds' paired differences, which takes out the host's drift between rounds,
-    and unc_ms = its 95 % half-width (paired_unc), which more rounds narrow where a range
-    only widens. Either way at least twice the combined standard error of the runs' own steps
-    (step_se_ms); saving_pct of the before median. None without two good runs a side."""
+    """What a fix measured, from plain runs (ms/step), against the before runs of the rounds
+    it ran in (same_rounds, when the runs are given). With 2-3 rounds: saving = median before
+    - median after, unc_ms = half the range of each side's runs combined in quadrature, at
+    least twice the combined standard error of the runs' own steps (step_se_ms: too few runs
+    to see their spread). With PAIRED_MIN rounds or more (a truth measured again: run_zoo.py
+    --more-rounds): saving = the median of the rounds' paired differences, which takes out the
+    host's drift between rounds, and unc_ms = its 95 % half-width (paired_unc), which more
+    rounds narrow where a range only widens; the runs' spread is then seen, and the steps' own
+    error is not added (it assumes independent steps: on timm_vit_fp32 it said 2.6 ms for run
+    means that agree within 0.3). saving_pct of the before median. None without two good runs
+    a side."""
+    if before_runs and after_runs and all(round_of(r) is not None for r in before_runs):
+        before_runs = same_rounds(before_runs, after_runs)
+        before = [r["ms_per_step"] for r in before_runs if r.get("status") == "ok"]
     if len(before) < 2 or len(after) < 2:
         return {"saving_ms": None, "saving_pct": None, "unc_ms": None}
     mb, ma = percentile(before, 0.5), percentile(after, 0.5)
-    floor = 2 * (side_se(before_runs) ** 2 + side_se(after_runs) ** 2) ** 0.5
     diffs = paired_differences(before_runs, after_runs)
     if len(diffs) >= PAIRED_MIN:
         saving, unc = percentile(diffs, 0.5), paired_unc(diffs)
     else:
         saving = mb - ma
         unc = ((max(before) - min(before)) ** 2 + (max(after) - min(after)) ** 2) ** 0.5 / 2
+        unc = max(unc, 2 * (side_se(before_runs) ** 2 + side_se(after_runs) ** 2) ** 0.5)
     out = {"saving_ms": round(saving, 4), "saving_pct": round(100 * saving / mb, 2),
-           "unc_ms": round(max(unc, floor), 4), "before_ms": round(mb, 4),
-           "after_ms": round(ma, 4)}
+           "unc_ms": round(unc, 4), "before_ms": round(mb, 4), "after_ms": round(ma, 4)}
     if len(diffs) >= PAIRED_MIN:
         out["paired_rounds"] = len(diffs)
     return out

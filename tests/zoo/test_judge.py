@@ -119,6 +119,11 @@ def test_paired_saving():
     lost[1]["status"] = "failed"
     m3 = Z.measured_saving(before, after[:1] + after[2:], runs("before", before), lost)
     check("paired_rounds" not in m3, "a failed run leaves 3 pairs: not paired yet")
+    more = runs("before", [10.0, 10.0, 30.0, 30.0])  # rounds 3-4 ran later, F1 not in them
+    m4 = Z.measured_saving([r["ms_per_step"] for r in more], [8.0, 8.0], more,
+                           runs("F1", [8.0, 8.0]))
+    check(m4["saving_ms"] == 2.0 and m4["before_ms"] == 10.0,
+          "a variant is held to the before runs of its own rounds: %s" % m4)
 
 
 def test_more_rounds(stepscope, root):
