@@ -777,17 +777,6 @@ static int rule_unfused_optimizer(const struct fctx *c, struct ssa_finding *f)
     return 1;
 }
 
-/* Chains of elementwise and normalisation kernels (activation, dropout, residual add, layer
- * norm) each read and write the whole tensor; a compiler fuses a chain into one kernel that
- * does it once. What-if "compiled": each run of two or more such kernels back to back (short
- * idle gaps allowed) takes the time of its longest kernel. What a compiler cannot remove
- * stays (ssa_kernel_fusion): a training BatchNorm's statistics are a pass over the batch of
- * their own, so a run is cut after them and each part takes its longest kernel; Triton
- * kernels are fused already and end a run; convolutions and GEMMs end runs too (no
- * elementwise op is assumed to move into their epilogues). Autograd keeps some of the
- * intermediates for backward, which fused kernels still write, so this was thought an upper
- * bound; on its recorded twin it came out under what torch.compile saved, since Inductor also
- * fuses into the GEMMs' epilogues (docs/performance.md, "What-if accuracy"). */
 /* The Trainer's torch_compile=True also turns TF32 on when tf32 is left unset (transformers'
  * TrainingArguments.__post_init__: "Setting TF32 in CUDA backends to speedup torch compile"),
  * so that literal fix runs the CUDA-core fp32 GEMMs at the tf32 rate too: the GEMM time it
@@ -801,6 +790,17 @@ static double hf_compile_tf32_ms(const struct fctx *c)
            (1 - SSA_BF16_OVER_TF32 / SSA_BF16_OVER_FP32_SIMT);
 }
 
+/* Chains of elementwise and normalisation kernels (activation, dropout, residual add, layer
+ * norm) each read and write the whole tensor; a compiler fuses a chain into one kernel that
+ * does it once. What-if "compiled": each run of two or more such kernels back to back (short
+ * idle gaps allowed) takes the time of its longest kernel. What a compiler cannot remove
+ * stays (ssa_kernel_fusion): a training BatchNorm's statistics are a pass over the batch of
+ * their own, so a run is cut after them and each part takes its longest kernel; Triton
+ * kernels are fused already and end a run; convolutions and GEMMs end runs too (no
+ * elementwise op is assumed to move into their epilogues). Autograd keeps some of the
+ * intermediates for backward, which fused kernels still write, so this was thought an upper
+ * bound; on its recorded twin it came out under what torch.compile saved, since Inductor also
+ * fuses into the GEMMs' epilogues (docs/performance.md, "What-if accuracy"). */
 static int rule_unfused_elementwise(const struct fctx *c, struct ssa_finding *f)
 {
     if (!gpu_bound(c) || c->compiled || c->fusable_runs < SSA_PER_STEP || c->fusable_ms <= 0)
