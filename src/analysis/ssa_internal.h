@@ -276,12 +276,17 @@ static inline uint32_t ssa_api_lut_cat(const struct ssa_api_lut *t, uint8_t doma
     if (ssa_api_lut_in(domain, cbid)) return t->cat[domain == SST_API_DRIVER][cbid];
     return (uint32_t)ssa_api_cat(ssa_api_class(domain, cbid));
 }
+/* What a call launches (SSA_LUT_*), from the API tables: what the lookup table holds. */
+static inline unsigned ssa_api_launch_bits(uint8_t domain, uint32_t cbid)
+{
+    return (ssa_is_kernel_launch(domain, cbid) ? SSA_LUT_KERNEL : 0u) |
+           (ssa_is_graph_launch(domain, cbid) ? SSA_LUT_GRAPH : 0u);
+}
 static inline unsigned ssa_api_lut_launch(const struct ssa_api_lut *t, uint8_t domain,
                                           uint32_t cbid)
 {
     if (ssa_api_lut_in(domain, cbid)) return t->launch[domain == SST_API_DRIVER][cbid];
-    return (ssa_is_kernel_launch(domain, cbid) ? SSA_LUT_KERNEL : 0u) |
-           (ssa_is_graph_launch(domain, cbid) ? SSA_LUT_GRAPH : 0u);
+    return ssa_api_launch_bits(domain, cbid);
 }
 
 /* Kernel-name ids below this are indexed directly (kn_dense), the rest through kname_index:

@@ -73,9 +73,7 @@ void ssa_api_lut_init(struct ssa_api_lut *t)
         for (uint32_t cbid = 0; cbid < SSA_API_LUT_N; cbid++) {
             t->cls[d][cbid] = (uint8_t)ssa_api_class(domains[d], cbid);
             t->cat[d][cbid] = (uint8_t)ssa_api_cat(t->cls[d][cbid]);
-            t->launch[d][cbid] =
-                (uint8_t)((ssa_is_kernel_launch(domains[d], cbid) ? SSA_LUT_KERNEL : 0u) |
-                          (ssa_is_graph_launch(domains[d], cbid) ? SSA_LUT_GRAPH : 0u));
+            t->launch[d][cbid] = (uint8_t)ssa_api_launch_bits(domains[d], cbid);
         }
 }
 
