@@ -185,11 +185,10 @@ def all_fixed_flags(fixes):
     return flags
 
 
-def measure(args, program, variants):
-    """Interleaved rounds: B, then every variant, --rounds times. {name: [runs]}."""
-    runs = {"before": []}
-    order = [("before", program.argv)] + [(name, list(key)) for key, name in variants.items()]
-    for r in range(1, args.rounds + 1):
+def run_rounds(args, program, order, rounds, runs):
+    """Interleaved rounds (each round every (name, argv) of order in turn), appended to runs
+    ({name: [runs]}, updated and returned)."""
+    for r in rounds:
         for name, argv in order:
             run = run_plain(args, program, argv, "%s-r%d" % (name, r))
             runs.setdefault(name, []).append(run)
@@ -199,18 +198,20 @@ def measure(args, program, variants):
     return runs
 
 
+def measure(args, program, variants):
+    """Interleaved rounds: B, then every variant, --rounds times. {name: [runs]}."""
+    order = [("before", program.argv)] + [(name, list(key)) for key, name in variants.items()]
+    return run_rounds(args, program, order, range(1, args.rounds + 1), {"before": []})
+
+
 def attach_savings(fixes, runs):
-    before = ok_times(runs["before"])
     for f in fixes:
         if "variant" not in f:
             continue
-        after = ok_times(runs.get(f["variant"], []))
-        f.update(before_runs=before, after_runs=after)
-        f.update(Z.measured_saving(before, after, runs["before"], runs.get(f["variant"], [])))
-
-
-def ok_times(runs):
-    return [r["ms_per_step"] for r in runs if r["status"] == "ok"]
+        after = runs.get(f["variant"], [])
+        f.update(before_runs=Z.ok_times(Z.same_rounds(runs["before"], after)),
+                 after_runs=Z.ok_times(after))
+        f.update(Z.measured_saving(runs["before"], after))
 
 
 # ----------------------------------------------------------------------------- one program
@@ -280,12 +281,7 @@ def more_rounds(args, program, truth):
     log("%s: %d more rounds of before, %s" % (program.name, args.more_rounds, " ".join(names)))
     first = last_round(truth) + 1
     order = [("before", truth["argv"])] + [(n, truth["variants"][n]) for n in names]
-    for r in range(first, first + args.more_rounds):
-        for name, argv in order:
-            run = run_plain(args, program, argv, "%s-r%d" % (name, r))
-            truth["runs"].setdefault(name, []).append(run)
-            log("  %-6s round %d: %s" % (name, r, "%.3f ms/step" % run["ms_per_step"]
-                                        if run["status"] == "ok" else run["status"]))
+    run_rounds(args, program, order, range(first, first + args.more_rounds), truth["runs"])
     attach_savings(truth["fixes"], truth["runs"])
     truth.setdefault("more_rounds", []).append({
         "date": datetime.date.today().isoformat(), "host": platform.node(),

@@ -442,7 +442,12 @@ def paired_unc(diffs):
     return T975.get(n - 1, 2.0) * 1.2533 * sd / n ** 0.5
 
 
-def measured_saving(before, after, before_runs=(), after_runs=()):
+def ok_times(runs):
+    """The ms/step of the runs that ran well."""
+    return [r["ms_per_step"] for r in runs if r.get("status") == "ok"]
+
+
+def measured_saving(before_runs, after_runs):
     """What a fix measured, from plain runs (ms/step), against the before runs of the rounds
     it ran in (same_rounds, when the runs are given). With 2-3 rounds: saving = median before
     - median after, unc_ms = half the range of each side's runs combined in quadrature, at
@@ -454,9 +459,9 @@ def measured_saving(before, after, before_runs=(), after_runs=()):
     error is not added (it assumes independent steps: on timm_vit_fp32 it said 2.6 ms for run
     means that agree within 0.3). saving_pct of the before median. None without two good runs
     a side."""
-    if before_runs and after_runs and all(round_of(r) is not None for r in before_runs):
+    if all(round_of(r) is not None for r in before_runs):
         before_runs = same_rounds(before_runs, after_runs)
-        before = [r["ms_per_step"] for r in before_runs if r.get("status") == "ok"]
+    before, after = ok_times(before_runs), ok_times(after_runs)
     if len(before) < 2 or len(after) < 2:
         return {"saving_ms": None, "saving_pct": None, "unc_ms": None}
     mb, ma = percentile(before, 0.5), percentile(after, 0.5)

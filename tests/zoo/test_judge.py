@@ -109,19 +109,17 @@ def test_paired_saving():
     """Four rounds on a host drifting 2 ms a round: unpaired, the range says 2 +- 4.2 (too
     noisy); the rounds' paired differences say 2 +- the runs' own error."""
     before, after = [10.0, 12.0, 14.0, 16.0], [8.0, 10.0, 12.0, 14.0]
-    m = Z.measured_saving(before, after, runs("before", before), runs("F1", after))
+    m = Z.measured_saving(runs("before", before), runs("F1", after))
     check(m["saving_ms"] == 2.0 and m["unc_ms"] < 0.2 and m.get("paired_rounds") == 4,
           "4 paired rounds take the host's drift out: %s" % m)
-    m2 = Z.measured_saving(before[:2], after[:2], runs("before", before[:2]),
-                           runs("F1", after[:2]))
+    m2 = Z.measured_saving(runs("before", before[:2]), runs("F1", after[:2]))
     check(m2["unc_ms"] > 1.0 and "paired_rounds" not in m2, "2 rounds: the range, as before")
     lost = runs("F1", after)
     lost[1]["status"] = "failed"
-    m3 = Z.measured_saving(before, after[:1] + after[2:], runs("before", before), lost)
+    m3 = Z.measured_saving(runs("before", before), lost)
     check("paired_rounds" not in m3, "a failed run leaves 3 pairs: not paired yet")
     more = runs("before", [10.0, 10.0, 30.0, 30.0])  # rounds 3-4 ran later, F1 not in them
-    m4 = Z.measured_saving([r["ms_per_step"] for r in more], [8.0, 8.0], more,
-                           runs("F1", [8.0, 8.0]))
+    m4 = Z.measured_saving(more, runs("F1", [8.0, 8.0]))
     check(m4["saving_ms"] == 2.0 and m4["before_ms"] == 10.0,
           "a variant is held to the before runs of its own rounds: %s" % m4)
 
