@@ -12,7 +12,9 @@ For each finding above 'low' of the re-run report, the fix its text proposes now
 among the variants the truth measured (the same flags, zoo.fix_choices): its measured saving
 S +- U (zoo.measured_saving: medians of plain runs) judges the price P:
 
-  error       100 (P - S) / S, when U <= JUDGE_PCT % of S
+  error       100 (P - S) / S, when U <= JUDGE_PCT % of S, or when every saving in S +- U
+              (S > U) puts the error beyond +-WORST_MAX %: the worst-error gate fails
+              whatever the saving is within its interval ("decided by its interval")
   re-measure  S not known well enough to judge (U > JUDGE_PCT % of S, or S within U of 0
               while U > NOTHING_PCT % of the step), or the fix is not among those measured
   nothing     the fix saves nothing measurable: |S| <= U, U <= NOTHING_PCT % of the step
@@ -92,9 +94,18 @@ def verdict(price, m, step):
         return "re-measure", None
     if abs(s) <= u:
         return ("nothing", None) if u <= NOTHING_PCT / 100 * step else ("re-measure", None)
-    if u > JUDGE_PCT / 100 * abs(s):
+    if u > JUDGE_PCT / 100 * abs(s) and not fails_anywhere(price, s, u):
         return "re-measure", None
     return "error", 100 * (price - s) / s
+
+
+def fails_anywhere(price, s, u):
+    """Whether the price errs by more than WORST_MAX % against every saving within s +- u (s > u):
+    a truth too noisy for a point error can still show a certain failure, never a pass."""
+    errs = [100 * (price - x) / x for x in (s - u, s + u)]
+    if s - u <= 0:
+        return False
+    return min(abs(e) for e in errs) > WORST_MAX and (errs[0] > 0) == (errs[1] > 0)
 
 
 def judge_finding(truth, program, f, step):
@@ -187,8 +198,10 @@ def judge_program(stepscope, fx, truth):
 
 def cell(r):
     if r["kind"] == "error":
-        return "%.2f vs %.2f +- %.2f: %+.0f %%" % (r["price_ms"], r["saving_ms"], r["unc_ms"],
-                                                 r["err_pct"])
+        wide = r["unc_ms"] > JUDGE_PCT / 100 * abs(r["saving_ms"])
+        return "%.2f vs %.2f +- %.2f: %+.0f %%%s" % (r["price_ms"], r["saving_ms"], r["unc_ms"],
+                                                   r["err_pct"],
+                                                   " (decided by its interval)" if wide else "")
     if r["kind"] == "no fix":
         return "%.2f: no literal fix (%s)" % (r["price_ms"], r["why"])
     if "saving_ms" in r:

@@ -25,6 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "bench", "zoo"))
 import zoo as Z  # noqa: E402
 import run_zoo as R  # noqa: E402
+import judge as J  # noqa: E402
 
 FIX = os.path.join(ROOT, "tests", "fixtures")
 JUDGE = os.path.join(ROOT, "bench", "zoo", "judge.py")
@@ -177,6 +178,19 @@ def test_table():
           ["--workers", "6", "--bf16", "--pin"], "merge_flags: the later value wins")
 
 
+def test_decided_by_interval():
+    """A saving too noisy for a point error (U > 10 % of S) is judged when every saving in its
+    interval makes the price fail the worst gate; one that could still pass stays re-measure."""
+    m = lambda s, u: {"saving_ms": s, "unc_ms": u}
+    kind, err = J.verdict(0.16, m(2.37, 0.43), 8.2)
+    check(kind == "error" and err < -90, "0.16 against 2.37 +- 0.43: -93 %% anywhere (%s)" % kind)
+    check(J.verdict(9.0, m(2.37, 0.43), 8.2)[0] == "error", "over by 3x anywhere: judged")
+    check(J.verdict(2.4, m(2.37, 0.43), 8.2)[0] == "re-measure", "could pass: re-measure")
+    check(J.verdict(3.4, m(2.37, 0.43), 8.2)[0] == "re-measure",
+          "+19..+73 %: the worst gate passes at one end: re-measure")
+    check(J.verdict(9.0, m(4.3, 9.7), 55.0)[0] == "re-measure", "S within U of 0: never judged")
+
+
 def test_cases(stepscope, root):
     truth = base_truth(stepscope)
     data = [f for f in truth["fixes"] if f["finding"] == "data_loading"]
@@ -232,6 +246,7 @@ def main(argv):
         sys.exit("usage: test_judge.py STEPSCOPE")
     test_table()
     test_paired_saving()
+    test_decided_by_interval()
     root = tempfile.mkdtemp(prefix="zoo-judge-")
     try:
         test_cases(argv[0], root)
