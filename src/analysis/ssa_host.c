@@ -106,7 +106,7 @@ uint64_t ssa_host_note_capture(struct ssa_hostacc *h, const struct sst_rec_captu
 int ssa_host_begin(struct ssa_hostacc *h, const struct ssa_result *res)
 {
     if (!h->py_samples) return 0;
-    return ssa_pystream_new(ssa_py_rate_hz(&res->env), &h->py);
+    return ssa_pystream_new(ssa_py_rate(&res->env), &h->py);
 }
 
 int ssa_host_counts(const struct ssa_hostacc *h, const struct ssa_result *res, uint32_t tid)

@@ -82,9 +82,16 @@ typedef void (*ssa_pysample_fn)(void *ctx, const struct ssa_pysample *s);
 
 struct ssa_pystream; /* opaque */
 
-/* A stream for a trace sampled at hz (ENV pyshim.host_samples_hz; <= 0: SSA_PY_DEFAULT_HZ).
- * 0 or SS_ENOMEM. */
-int ssa_pystream_new(double hz, struct ssa_pystream **out);
+/* The rates a trace's stacks were sampled at: hz inside GPU windows (ENV pyshim.host_samples_hz;
+ * <= 0: SSA_PY_DEFAULT_HZ), outside_hz between them (ENV pyshim.host_samples_outside_hz, the
+ * native sampler's; <= 0: hz, as every trace before it). CAPTURE records of PY_STACKS with
+ * reason SST_CAP_SLOW / SST_CAP_FULL say which one the sampler's thread ticks at from there on. */
+struct ssa_pyrate {
+    double hz, outside_hz;
+};
+
+/* A stream for a trace sampled at rate. 0 or SS_ENOMEM. */
+int ssa_pystream_new(struct ssa_pyrate rate, struct ssa_pystream **out);
 void ssa_pystream_free(struct ssa_pystream *p);
 /* Reads one record of r (others are ignored): frames and stacks are interned; a sample
  * completes the thread's previous one, a CAPTURE off of Python stacks every pending one —
@@ -105,6 +112,12 @@ uint32_t ssa_pystream_stack(const struct ssa_pystream *p, uint32_t id);
 /* The mean sampling rate a trace says it used (ENV pyshim.host_samples_hz), else 0. */
 struct ssa_env_record;
 double ssa_py_rate_hz(const struct ssa_env_record *env);
+/* Both rates the trace says (0 for one it does not say). */
+struct ssa_pyrate ssa_py_rate(const struct ssa_env_record *env);
+/* Whether record h says something of Python sampling to come (a CAPTURE of PY_STACKS that is
+ * on: a start, or a change of rate), so that a stream made only at the first sample would miss
+ * it. */
+int ssa_py_capture_on(const struct sst_rec_header *h);
 
 /* One frame as people read it, "function (file:line)"; file is shortened to its name with
  * short != 0, to the path inside site-packages for library code otherwise. Raw bytes of the

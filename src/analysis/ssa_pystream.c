@@ -14,6 +14,7 @@ struct pythread {
     uint32_t tid, stack;
     uint64_t ts, due; /* the snapshot's time; when it was due (ts - lag) */
     int pending;
+    int slow; /* the sampler's rate when it was taken: 1 the outside one */
 };
 
 /* Open-addressing slots holding index + 1 of an interned entry (0: empty), found by hash. */
@@ -31,7 +32,8 @@ struct ssa_pystream {
     struct ssa_idmap thread_ix;            /* tid -> index into threads */
     struct pythread *threads;
     size_t n_threads, cap_threads;
-    uint64_t interval_ns, cap_ns;
+    uint64_t interval_ns[2], cap_ns[2]; /* [0] inside GPU windows, [1] outside (ssa_pyrate) */
+    int slow;                           /* the sampler ticks at the outside rate now */
     uint64_t samples;
     uint32_t unknown_frame; /* index + 1 of the "?" frame, once needed */
 };
@@ -297,14 +299,17 @@ static struct pythread *thread_of(struct ssa_pystream *p, uint32_t tid)
 }
 
 /* Completes t's pending sample: it stands for its own lag and the time until the next tick
- * was due (next_due), that part capped (SSA_PY_CAP_TICKS mean intervals). */
+ * was due (next_due), that part capped at SSA_PY_CAP_TICKS mean intervals of the slower of the
+ * rates in effect when it was taken and now (a window's edge wakes the sampler, which draws
+ * its next tick at the new rate: the interval that ends here is of either). */
 static void complete(struct ssa_pystream *p, struct pythread *t, uint64_t next_due,
                      ssa_pysample_fn fn, void *ctx)
 {
     if (!t->pending) return;
     uint64_t lag = t->ts - t->due, planned = next_due > t->ts ? next_due - t->ts : 0;
     if (lag > SSA_PY_MAX_LAG_NS) lag = SSA_PY_MAX_LAG_NS;
-    if (planned > p->cap_ns) planned = p->cap_ns;
+    uint64_t cap = p->cap_ns[t->slow] > p->cap_ns[p->slow] ? p->cap_ns[t->slow] : p->cap_ns[p->slow];
+    if (planned > cap) planned = cap;
     struct ssa_pysample s = {t->tid, t->stack, t->ts, t->ts - lag, lag + planned};
     t->pending = 0;
     fn(ctx, &s);
@@ -323,17 +328,21 @@ static int on_sample(struct ssa_pystream *p, const struct sst_rec_header *h, ssa
     if (due > s.ts_ns) due = s.ts_ns; /* a sample out of order: no lag */
     complete(p, t, due, fn, ctx);
     uint32_t *ix = s.stack ? ssa_idmap_get(&p->stack_ids, s.stack) : NULL;
-    *t = (struct pythread){s.tid, ix ? *ix : 0, s.ts_ns, due, 1};
+    *t = (struct pythread){s.tid, ix ? *ix : 0, s.ts_ns, due, 1, p->slow};
     return 0;
 }
 
-/* Python stacks stop being sampled (exit, error, pause): the pending samples end there. */
+/* Python stacks stop being sampled (exit, error, pause): the pending samples end there. The
+ * sampler's rate changes: the samples from here on are weighed at it. */
 static void on_capture(struct ssa_pystream *p, const struct sst_rec_header *h, ssa_pysample_fn fn,
                        void *ctx)
 {
     struct sst_rec_capture c;
     sst_rec_load(h, &c, sizeof c);
-    if (c.on || !(c.what & SST_CAPTURE_PY_STACKS)) return;
+    if (!(c.what & SST_CAPTURE_PY_STACKS)) return;
+    if (c.on && (c.reason == SST_CAP_SLOW || c.reason == SST_CAP_FULL))
+        p->slow = c.reason == SST_CAP_SLOW;
+    if (c.on) return;
     for (size_t i = 0; i < p->n_threads; i++)
         complete(p, &p->threads[i], c.ts_ns, fn, ctx);
 }
@@ -360,20 +369,23 @@ void ssa_pystream_flush(struct ssa_pystream *p, ssa_pysample_fn fn, void *ctx)
 {
     for (size_t i = 0; i < p->n_threads; i++) {
         struct pythread *t = &p->threads[i];
-        complete(p, t, t->ts + p->interval_ns, fn, ctx);
+        complete(p, t, t->ts + p->interval_ns[p->slow], fn, ctx);
     }
 }
 
 /* ---- the stream ---- */
 
-int ssa_pystream_new(double hz, struct ssa_pystream **out)
+int ssa_pystream_new(struct ssa_pyrate rate, struct ssa_pystream **out)
 {
     struct ssa_pystream *p = calloc(1, sizeof *p);
     *out = p;
     if (!p) return SS_ENOMEM;
-    if (!(hz > 0)) hz = SSA_PY_DEFAULT_HZ;
-    p->interval_ns = (uint64_t)(1e9 / hz);
-    p->cap_ns = (uint64_t)(SSA_PY_CAP_TICKS * (double)p->interval_ns);
+    double hz[2] = {rate.hz > 0 ? rate.hz : SSA_PY_DEFAULT_HZ, rate.outside_hz};
+    if (!(hz[1] > 0)) hz[1] = hz[0];
+    for (int i = 0; i < 2; i++) {
+        p->interval_ns[i] = (uint64_t)(1e9 / hz[i]);
+        p->cap_ns[i] = (uint64_t)(SSA_PY_CAP_TICKS * (double)p->interval_ns[i]);
+    }
     return 0;
 }
 
@@ -423,15 +435,34 @@ uint32_t ssa_pystream_stack(const struct ssa_pystream *p, uint32_t id)
     return ix ? *ix : 0;
 }
 
-double ssa_py_rate_hz(const struct ssa_env_record *env)
+static double rate_of(const struct ssa_env_record *env, const char *key)
 {
-    const char *v = ssa_env_value(env, "pyshim.host_samples_hz");
+    const char *v = ssa_env_value(env, key);
     if (!v) return 0;
     char *end;
     double hz = strtod(v, &end);
     /* a rate below 0.01 Hz (or a hostile 1e-300) would make a sampling interval of over
      * 100 s, or one beyond what a u64 of ns holds */
     return end != v && hz >= 0.01 && hz < 1e6 ? hz : 0;
+}
+
+double ssa_py_rate_hz(const struct ssa_env_record *env)
+{
+    return rate_of(env, "pyshim.host_samples_hz");
+}
+
+struct ssa_pyrate ssa_py_rate(const struct ssa_env_record *env)
+{
+    return (struct ssa_pyrate){rate_of(env, "pyshim.host_samples_hz"),
+                               rate_of(env, "pyshim.host_samples_outside_hz")};
+}
+
+int ssa_py_capture_on(const struct sst_rec_header *h)
+{
+    if (h->type != SST_REC_CAPTURE) return 0;
+    struct sst_rec_capture c;
+    sst_rec_load(h, &c, sizeof c);
+    return c.on && (c.what & SST_CAPTURE_PY_STACKS);
 }
 
 char *ssa_pyframe_label(const struct ssa_pyframe *f, int short_file, char *buf, size_t cap)

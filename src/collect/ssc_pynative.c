@@ -11,6 +11,9 @@
  *    thread state of the interpreter at random intervals (mean 1/hz) while the threads run.
  *    It takes no GIL and stops no thread, so a sample lands on the line running now, also
  *    when that line holds the GIL in a long C call (the GIL sampler saw it only after).
+ *    Outside GPU windows it ticks SSC_PYN_OUTSIDE_DIV times less often (issue #43: the whole
+ *    run's lines at a fifth of the cost); each change of rate is a CAPTURE record of its own
+ *    thread, in order with its samples, so the analysis weighs every sample by its own rate.
  *  - on the program's own thread, inside our CUPTI callback at the exit of a call that blocked
  *    SSC_PYN_CALL_MIN_NS or more (a synchronize, .item(), a copy, cudaMalloc/cudaFree under
  *    empty_cache()), its own stack: a PY_CALL record with the call's correlation id, so the
@@ -302,6 +305,7 @@ static int g_running; /* g_thread exists, under g_ctl */
 static pthread_mutex_t g_ctl = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_wake;
 static int g_stop;    /* under g_ctl */
+static int g_redraw;  /* under g_ctl: the window opened or closed, the next tick is drawn again */
 static uint32_t g_hz, g_skip_tid;
 
 static int read_u64(uint64_t addr, uint64_t *v)
@@ -327,16 +331,38 @@ static void tick(uint64_t due)
     ssc_cost_add(SST_COST_PY_STACK, 1, 1, sst_now_ns() - t0);
 }
 
-/* Waits until due (CLOCK_MONOTONIC, the trace's clock) unless stopped; 1 when stopped. */
-static int wait_until(uint64_t due)
+enum wait_end { WAIT_DUE, WAIT_STOP, WAIT_REDRAW };
+
+/* Waits until due (CLOCK_MONOTONIC, the trace's clock), a stop or a window's edge. */
+static enum wait_end wait_until(uint64_t due)
 {
     struct timespec at = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
     pthread_mutex_lock(&g_ctl);
-    while (!g_stop && pthread_cond_timedwait(&g_wake, &g_ctl, &at) != ETIMEDOUT) {
+    while (!g_stop && !g_redraw && pthread_cond_timedwait(&g_wake, &g_ctl, &at) != ETIMEDOUT) {
     }
-    int stop = g_stop;
+    enum wait_end end = g_stop ? WAIT_STOP : g_redraw ? WAIT_REDRAW : WAIT_DUE;
+    g_redraw = 0;
     pthread_mutex_unlock(&g_ctl);
-    return stop;
+    return end;
+}
+
+void ssc_pyn_window_edge(void)
+{
+    pthread_mutex_lock(&g_ctl);
+    if (g_running) g_redraw = 1, pthread_cond_signal(&g_wake);
+    pthread_mutex_unlock(&g_ctl);
+}
+
+/* The mean interval between ticks now: 1/hz inside GPU windows, SSC_PYN_OUTSIDE_DIV times that
+ * outside. The rate is said at the start and at each change (a CAPTURE record of PY_STACKS,
+ * reason SST_CAP_SLOW or SST_CAP_FULL) from this thread, before the samples it covers. */
+static double period_now(int *slow)
+{
+    int want = !atomic_load(&ssc_g_capturing);
+    if (want != *slow) ssc_capture_record(1, want ? SST_CAP_SLOW : SST_CAP_FULL,
+                                          SST_CAPTURE_PY_STACKS);
+    *slow = want;
+    return 1e9 / (double)g_hz * (want ? SSC_PYN_OUTSIDE_DIV : 1);
 }
 
 static void *sampler_main(void *arg)
@@ -344,16 +370,31 @@ static void *sampler_main(void *arg)
     (void)arg;
     prctl(PR_SET_NAME, THREAD_NAME, 0, 0, 0);
     uint64_t rng = sst_now_ns() | 1, due = sst_now_ns();
-    double period = 1e9 / (double)g_hz;
-    while (recording()) {
+    int slow = -1; /* said at every (re)start: the stream may have seen another rate last */
+    for (;;) {
+        if (!recording()) break;
+        double period = period_now(&slow);
         /* a random interval (0.5-1.5 periods): no aliasing with a periodic training step */
         due += (uint64_t)(period * (0.5 + (double)(next_random(&rng) >> 11) / 9007199254740992.0));
-        if (wait_until(due)) break;
+        enum wait_end end = wait_until(due);
+        if (end == WAIT_STOP) break;
         uint64_t now = sst_now_ns();
+        if (end == WAIT_REDRAW) { /* the next tick is drawn at the new rate, from now */
+            due = now;
+            continue;
+        }
         tick(due);
         if (now > due + (uint64_t)period) due = now; /* fell behind: no burst of late ticks */
     }
     return NULL;
+}
+
+/* ENV pyshim.host_samples_outside_hz: the rate between GPU windows (as %g: 100 Hz gives 20). */
+static void say_outside_rate(uint32_t hz)
+{
+    char v[32];
+    int n = snprintf(v, sizeof v, "%g", (double)hz / SSC_PYN_OUTSIDE_DIV);
+    if (n > 0) ssc_env_record("pyshim.host_samples_outside_hz", v, (size_t)n);
 }
 
 int ssc_pyn_start(uint32_t hz, uint32_t skip_tid)
@@ -367,7 +408,8 @@ int ssc_pyn_start(uint32_t hz, uint32_t skip_tid)
         pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
         pthread_cond_init(&g_wake, &a);
         pthread_condattr_destroy(&a);
-        g_hz = hz, g_skip_tid = skip_tid, g_stop = 0;
+        g_hz = hz, g_skip_tid = skip_tid, g_stop = 0, g_redraw = 0;
+        say_outside_rate(hz);
         rc = ssc_thread_start(&g_thread, sampler_main) == 0 ? 0 : SS_ENOMEM;
         g_running = rc == 0;
     }

@@ -46,6 +46,14 @@ SSC_HIDDEN int ssc_pyn_ready(void);
  * on average (randomised). 0, or an ss_error. */
 SSC_HIDDEN int ssc_pyn_start(uint32_t hz, uint32_t skip_tid);
 
+/* Outside GPU windows the sampler ticks this many times less often (ENV
+ * pyshim.host_samples_outside_hz says the rate; `--capture all` keeps the full rate). */
+#define SSC_PYN_OUTSIDE_DIV 5
+
+/* A GPU window opened or closed (ssc_window.c): the sampler draws its next tick at the new
+ * rate now, not after the old rate's interval. */
+SSC_HIDDEN void ssc_pyn_window_edge(void);
+
 /* Stops it (at exit, or when the shim stops sampling), waiting up to a second. */
 SSC_HIDDEN void ssc_pyn_stop(void);
 

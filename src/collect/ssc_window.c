@@ -10,6 +10,7 @@
 
 #include "collect/ssc_core.h"
 #include "collect/ssc_lifecycle.h"
+#include "collect/ssc_pynative.h"
 
 /* auto's window starts at a step > 0 (the shim's word). Atomic: it can turn on when CUDA
  * starts (ssc_window_cuda_start) while the writer's round reads it; the window's steps are
@@ -33,6 +34,7 @@ static void capture_set(int on, uint8_t reason)
     if (atomic_exchange(&ssc_g_capturing, on) == on) return;
     if (atomic_load(&ssc_g_cupti_on)) ssc_cupti_set_enabled(on);
     ssc_capture_record(on, reason, SST_CAPTURE_GPU);
+    ssc_pyn_window_edge();
 }
 
 void ssc_window_init(void)

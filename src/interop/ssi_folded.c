@@ -169,7 +169,7 @@ static int write_all(const struct ssi_export_in *in, FILE *f)
     struct ssa_pystream *p;
     struct fold_all a;
     memset(&a, 0, sizeof a);
-    int rc = ssa_pystream_new(ssa_py_rate_hz(&in->res->env), &p);
+    int rc = ssa_pystream_new(ssa_py_rate(&in->res->env), &p);
     const struct sst_rec_header *h;
     while (rc == 0 && (rc = ssi_window_next(r, in->win, &h)) == 1) {
         if (h->type == SST_REC_THREAD) fold_thread(&a, h);

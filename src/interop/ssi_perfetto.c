@@ -71,7 +71,7 @@ struct exporter {
         uint32_t message;
     } ranges[SSX_RANGE_SLOTS];
     struct ssa_pystream *py; /* NULL until the first Python stack record */
-    double py_hz;            /* the trace's sampling rate (0: unknown) */
+    struct ssa_pyrate py_rate; /* the trace's sampling rates (0: unknown) */
     uint32_t py_tracks[SSX_PY_TRACKS];
     size_t n_py_tracks;
     /* kernel names demangled once per string id (open addressing; a full table demangles
@@ -518,8 +518,8 @@ static void py_slice(void *ctx, const struct ssa_pysample *s)
 
 static void on_python(struct exporter *x, const struct sst_rec_header *h)
 {
-    if (!x->py && h->type == SST_REC_CAPTURE) return; /* nothing sampled yet */
-    if (!x->py && ssa_pystream_new(x->py_hz, &x->py)) x->err = SS_ENOMEM;
+    if (!x->py && h->type == SST_REC_CAPTURE && !ssa_py_capture_on(h)) return; /* none yet */
+    if (!x->py && ssa_pystream_new(x->py_rate, &x->py)) x->err = SS_ENOMEM;
     if (x->py && ssa_pystream_feed(x->py, x->r, h, py_slice, x)) x->err = SS_ENOMEM;
 }
 
@@ -653,7 +653,7 @@ static struct exporter *exporter_new(const struct ssi_export_in *in)
     struct exporter *x = calloc(1, sizeof *x); /* the lane table is large for the stack */
     if (!x) return NULL;
     x->r = in->r, x->win = in->win, x->win_desc = in->win_desc, x->merge = in->merge;
-    x->py_hz = in->res ? ssa_py_rate_hz(&in->res->env) : 0;
+    if (in->res) x->py_rate = ssa_py_rate(&in->res->env);
     return x;
 }
 

@@ -447,6 +447,9 @@ enum sst_capture_reason {
     SST_CAP_EXIT = 5,         /* process exit */
     SST_CAP_ERROR = 6,        /* CUPTI or I/O error */
     SST_CAP_SAMPLED = 7,      /* launch calls sampled: this step is (not) one of the 1 in N */
+    SST_CAP_SLOW = 8,         /* PY_STACKS: the sampler ticks at its rate outside GPU windows
+                                 (ENV pyshim.host_samples_outside_hz) from here on */
+    SST_CAP_FULL = 9,         /* PY_STACKS: the sampler ticks at its full rate from here on */
 };
 struct sst_rec_capture {
     struct sst_rec_header h;

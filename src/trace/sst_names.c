@@ -115,7 +115,8 @@ const char *sst_capture_reason_name(uint8_t reason)
         [SST_CAP_START] = "start",           [SST_CAP_WINDOW] = "window",
         [SST_CAP_CONFLICT] = "conflict",     [SST_CAP_TAKEN_OVER] = "taken_over",
         [SST_CAP_EXIT] = "exit",             [SST_CAP_ERROR] = "error",
-        [SST_CAP_SAMPLED] = "sampled"};
+        [SST_CAP_SAMPLED] = "sampled",       [SST_CAP_SLOW] = "slow_rate",
+        [SST_CAP_FULL] = "full_rate"};
     return lookup(names, COUNT_OF(names), reason);
 }
 

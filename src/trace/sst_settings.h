@@ -88,7 +88,8 @@ enum sst_setting_type {
       "kernel launch calls recorded in one step of N, 1 for every step (a window records "         \
       "every step unless this is given); the report reads the steps that have them")               \
     X(HOST_SAMPLES, "host-samples", 0, "HZ", SST_T_CHOICE, "off|1-1000", "100", NULL, SST_S_SHIM,  \
-      "the Python stacks sampled per second, in Python programs (through the shim)")               \
+      "the Python stacks sampled per second in GPU windows, a fifth of it between them, in "      \
+      "Python programs (through the shim)")                                                        \
     X(QUIET, "quiet", 'q', NULL, SST_T_SWITCH, "", "0", NULL, SST_S_COLLECTOR | SST_S_SHIM,        \
       "no summary and no report after the run; the collector and the shim say only errors")        \
     X(NO_REPORT, "no-report", 0, NULL, SST_T_SWITCH, "", "0", NULL, SST_S_NO_VAR,                  \

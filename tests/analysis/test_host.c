@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis/ssa.h"
+#include "analysis/ssa_host.h"
 #include "synth.h"
 
 #define TID 100
@@ -248,9 +249,86 @@ static void test_rate_bounds(void)
     }
 }
 
+/* The native sampler ticks at a fifth of its rate between GPU windows (issue #43) and says each
+ * change in a CAPTURE record before the samples it covers. A sample stands for the time to the
+ * thread's next one, capped at two mean intervals of the slower rate of its own and the next
+ * one's: at 20 Hz a 50 ms gap counts whole (under the 100 Hz cap it counted 20 ms), also the
+ * gap that ends at the full rate's first sample; at 100 Hz a 60 ms gap (the thread was out of
+ * Python) still counts 20 ms. */
+struct weighed {
+    uint64_t ns[8]; /* by the sample's order */
+    size_t n;
+};
+
+static void weigh(void *ctx, const struct ssa_pysample *ps)
+{
+    struct weighed *w = ctx;
+    if (w->n < 8) w->ns[w->n++] = ps->weight_ns;
+}
+
+static void synth_rate(struct synth *s, uint64_t ts, uint8_t reason)
+{
+    struct sst_rec_capture *c = sst_writer_reserve(s->w, SST_REC_CAPTURE, sizeof *c);
+    REQUIRE(c);
+    c->on = 1, c->reason = reason, c->what = SST_CAPTURE_PY_STACKS, c->ts_ns = ts;
+}
+
+static void weigh_trace(const char *path, const char *outside_hz, struct weighed *w)
+{
+    struct synth s;
+    synth_open(&s, path);
+    synth_env(&s, "pyshim.host_samples_hz", "100");
+    if (outside_hz) synth_env(&s, "pyshim.host_samples_outside_hz", outside_hz);
+    synth_pyframe(&s, 1, "train", "/home/u/train.py", 20);
+    const uint32_t one[] = {1};
+    synth_pystack(&s, 1, one, 1);
+    static const uint64_t at_ms[] = {0, 50, 100, 110, 170, 180};
+    synth_rate(&s, T0, SST_CAP_SLOW);
+    for (size_t i = 0; i < 6; i++) {
+        if (at_ms[i] == 100) synth_rate(&s, T0 + 100 * MS, SST_CAP_FULL);
+        synth_pysample(&s, TID, T0 + at_ms[i] * MS, 1);
+    }
+    synth_close(&s);
+    struct sst_reader *r;
+    struct ssa_env_record env = {0};
+    const char *k = "pyshim.host_samples_outside_hz";
+    if (outside_hz) CHECK_EQ(ssa_env_record_add(&env, k, strlen(k), outside_hz, strlen(outside_hz)), 0);
+    struct ssa_pyrate rate = ssa_py_rate(&env);
+    rate.hz = 100;
+    struct ssa_pystream *p;
+    REQUIRE(ssa_pystream_new(rate, &p) == 0);
+    REQUIRE(sst_reader_open(path, NULL, &r) == 0);
+    const struct sst_rec_header *h;
+    memset(w, 0, sizeof *w);
+    while (sst_reader_next(r, &h) == 1)
+        CHECK_EQ(ssa_pystream_feed(p, r, h, weigh, w), 0);
+    ssa_pystream_flush(p, weigh, w);
+    sst_reader_close(r);
+    ssa_pystream_free(p);
+    ssa_env_record_free(&env);
+}
+
+static void test_outside_rate(void)
+{
+    struct weighed w;
+    weigh_trace(ss_test_path("host_rate.sstrace"), "20", &w);
+    REQUIRE(w.n == 6);
+    CHECK_EQ_U64(w.ns[0], 50 * MS); /* 20 Hz: a 50 ms gap counts whole */
+    CHECK_EQ_U64(w.ns[1], 50 * MS); /* the gap that ends at the full rate's first sample */
+    CHECK_EQ_U64(w.ns[2], 10 * MS);
+    CHECK_EQ_U64(w.ns[3], 20 * MS); /* 60 ms at 100 Hz: capped at two 10 ms intervals */
+    CHECK_EQ_U64(w.ns[4], 10 * MS);
+    CHECK_EQ_U64(w.ns[5], 10 * MS); /* the last: one mean interval of the rate in effect */
+    weigh_trace(ss_test_path("host_rate_old.sstrace"), NULL, &w); /* no outside rate said */
+    REQUIRE(w.n == 6);
+    CHECK_EQ_U64(w.ns[0], 20 * MS); /* one rate, as every trace before: the 100 Hz cap */
+    CHECK_EQ_U64(w.ns[1], 20 * MS);
+}
+
 int main(void)
 {
     test_rate_bounds();
+    test_outside_rate();
     test_attribution();
     test_kinds();
     test_no_samples();
