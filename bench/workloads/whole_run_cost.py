@@ -4,9 +4,10 @@ runs just before and after it in the order they ran (the host drifts over minute
 neighbours cancel most of it), per configuration the median and range. Also the ratios of the
 steps after the GPU window alone (steps 200-2999, medians).
 
-    python3 bench/workloads/whole_run_cost.py DIR [--order fixed|rotated]
+    python3 bench/workloads/whole_run_cost.py DIR [--order fixed|rotated] [--cfgs plain,rec]
 
---order fixed reads runs made plain, rec, hsoff in every round (before the rotation).
+--order fixed reads runs made plain, rec, hsoff in every round (before the rotation); --cfgs
+the configurations the runs rotated through (whole_run_gpu.sh's CFGS; default all three).
 """
 import argparse
 import glob
@@ -30,11 +31,11 @@ def load(folder):
     return runs
 
 
-def run_order(runs, rotated):
-    order = []
+def run_order(runs, rotated, cfgs=CFGS):
+    order, n = [], len(cfgs)
     for r in sorted({k[1] for k in runs}):
-        for k in range(3):
-            cfg = CFGS[(r - 1 + k) % 3] if rotated else CFGS[k]
+        for k in range(n):
+            cfg = cfgs[(r - 1 + k) % n] if rotated else cfgs[k]
             if (cfg, r) in runs:
                 order.append((cfg, r))
     return order
@@ -64,13 +65,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("folder")
     ap.add_argument("--order", choices=("fixed", "rotated"), default="rotated")
+    ap.add_argument("--cfgs", default=",".join(CFGS))
     a = ap.parse_args()
+    cfgs = tuple(a.cfgs.split(","))
     runs = load(a.folder)
-    order = run_order(runs, a.order == "rotated")
+    order = run_order(runs, a.order == "rotated", cfgs)
     for key in order:
         whole, late = figures(runs[key])
         print("%-6s r%d  %.3f ms/step  (steps 200-: median %.3f)" % (key[0], key[1], whole, late))
-    for cfg in CFGS[1:]:
+    for cfg in cfgs[1:]:
         rat = neighbour_ratios(runs, order, cfg)
         if rat:
             w, l = [x[0] for x in rat], [x[1] for x in rat]

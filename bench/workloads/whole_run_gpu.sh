@@ -23,12 +23,13 @@ if [ "${CHECKS:-0}" = 1 ]; then
 fi
 # COST=1: plain, default and default without host samples over 3,000 steps, one process each,
 # the order rotated every round (the host drifts within a round: a fixed order biases the later
-# configurations); ratios against the plain runs around each one.
+# configurations); ratios against the plain runs around each one. CFGS="plain rec": those two
+# only (more rounds in a call). Resumable: a run whose result is there is not run again.
 if [ "${COST:-0}" = 1 ]; then
-  cfgs=(plain rec hsoff)
+  cfgs=(${CFGS:-plain rec hsoff}); n=${#cfgs[@]}
   for r in $(seq 1 ${ROUNDS:-6}); do
-    for k in 0 1 2; do
-      cfg=${cfgs[$(( (r - 1 + k) % 3 ))]}; f=$W/cost-$cfg-r$r.json
+    for k in $(seq 0 $(( n - 1 ))); do
+      cfg=${cfgs[$(( (r - 1 + k) % n ))]}; f=$W/cost-$cfg-r$r.json
       [ -s $f ] && continue
       [ $(left) -lt 50 ] && break 2
       case $cfg in
