@@ -308,7 +308,7 @@ static void complete(struct ssa_pystream *p, struct pythread *t, uint64_t next_d
     if (!t->pending) return;
     uint64_t lag = t->ts - t->due, planned = next_due > t->ts ? next_due - t->ts : 0;
     if (lag > SSA_PY_MAX_LAG_NS) lag = SSA_PY_MAX_LAG_NS;
-    uint64_t cap = p->cap_ns[t->slow] > p->cap_ns[p->slow] ? p->cap_ns[t->slow] : p->cap_ns[p->slow];
+    uint64_t then = p->cap_ns[t->slow], now = p->cap_ns[p->slow], cap = then > now ? then : now;
     if (planned > cap) planned = cap;
     struct ssa_pysample s = {t->tid, t->stack, t->ts, t->ts - lag, lag + planned};
     t->pending = 0;

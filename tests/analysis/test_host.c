@@ -292,7 +292,8 @@ static void weigh_trace(const char *path, const char *outside_hz, struct weighed
     struct sst_reader *r;
     struct ssa_env_record env = {0};
     const char *k = "pyshim.host_samples_outside_hz";
-    if (outside_hz) CHECK_EQ(ssa_env_record_add(&env, k, strlen(k), outside_hz, strlen(outside_hz)), 0);
+    if (outside_hz)
+        CHECK_EQ(ssa_env_record_add(&env, k, strlen(k), outside_hz, strlen(outside_hz)), 0);
     struct ssa_pyrate rate = ssa_py_rate(&env);
     rate.hz = 100;
     struct ssa_pystream *p;
