@@ -13,6 +13,7 @@
 #include "ssa_pipe.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/ss_error.h"
 
@@ -77,8 +78,12 @@ int ssa_pipe_start(struct ssa_pipe *p, size_t job_size, size_t n_slots, ssa_pipe
                    void *ctx)
 {
     *p = (struct ssa_pipe){.job_size = job_size, .n_slots = n_slots, .fn = fn, .ctx = ctx};
-    p->slots = calloc(n_slots, job_size);
+    /* each job on a cache line of its own when its size is a multiple of one: so the fields
+     * one side writes can be kept off the lines the other side writes (ssa_pipe.h) */
+    size_t bytes = (n_slots * job_size + 63) / 64 * 64;
+    p->slots = aligned_alloc(64, bytes);
     if (!p->slots) return SS_ENOMEM;
+    memset(p->slots, 0, bytes);
     ctr_init(&p->pushed), ctr_init(&p->swept);
     atomic_init(&p->quit, 0);
     pthread_mutex_init(&p->mu, NULL);

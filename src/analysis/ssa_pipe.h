@@ -25,16 +25,19 @@ struct ssa_pipe_ctr {
     pthread_cond_t cv;
 };
 
+/* Each side writes its own cache line (its counter; the caller its count of jobs retired too)
+ * and only reads the other's: a line both wrote would move between the cores at every job. */
 struct ssa_pipe {
-    unsigned char *slots;
+    unsigned char *slots; /* 64-byte aligned: a job of a multiple of 64 bytes starts a line */
     size_t job_size, n_slots;
-    size_t retired; /* the caller's only: jobs taken back */
-    struct ssa_pipe_ctr pushed, swept;
     atomic_int quit;
     pthread_mutex_t mu;
     pthread_t th;
     ssa_pipe_fn fn;
     void *ctx;
+    _Alignas(64) struct ssa_pipe_ctr pushed;
+    size_t retired; /* the caller's only: jobs taken back */
+    _Alignas(64) struct ssa_pipe_ctr swept;
 };
 
 /* Starts the worker, which calls fn(ctx, job) for each job pushed; n_slots jobs of job_size
