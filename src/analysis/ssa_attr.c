@@ -917,17 +917,20 @@ static int retire_one(struct attr *a, int wait)
     return 1;
 }
 
-/* Moves open step i (o) to the sweep thread, waiting for room when its ring is full. */
+/* Moves open step i (o) to the sweep thread's ring, waiting for room when it is full; the
+ * thread gets it at the next ssa_pipe_push (finalize_until: once for the steps a block closes). */
 static void hand_off(struct attr *a, size_t i, struct open_step *o)
 {
     struct sweep_job *j;
-    while (!(j = ssa_pipe_slot(&a->pipe)))
+    while (!(j = ssa_pipe_slot(&a->pipe))) {
+        ssa_pipe_push(&a->pipe);
         retire_one(a, 1);
+    }
     j->i = i, j->begin_ns = o->st.begin_ns, j->end_ns = o->st.end_ns, j->e = o->e;
     a->flight[i % SSA_SWEEP_AHEAD] = o->st; /* steps are handed off in order, 64 at most */
     note_closed(a, o);
     memset(o, 0, sizeof *o);
-    ssa_pipe_push(&a->pipe);
+    ssa_pipe_fill(&a->pipe);
 }
 
 /* Sweeps step fin_next (or hands it to the sweep thread), records its brief, and (compact
@@ -961,6 +964,7 @@ static void finalize_until(struct attr *a, uint64_t limit)
 {
     while (!a->err && a->fin_next < a->res->n_steps && a->res->briefs[a->fin_next].end_ns <= limit)
         finalize_next(a);
+    if (a->piped) ssa_pipe_push(&a->pipe);
     while (a->piped && retire_one(a, 0)) /* what the sweep thread has done meanwhile */
         ;
 }
@@ -1426,6 +1430,7 @@ static void pipe_start(struct attr *a)
 static void pipe_stop(struct attr *a)
 {
     if (!a->piped) return;
+    ssa_pipe_push(&a->pipe); /* steps handed off before an error */
     while (retire_one(a, 1))
         ;
     ssa_pipe_stop(&a->pipe);

@@ -97,13 +97,20 @@ int ssa_pipe_start(struct ssa_pipe *p, size_t job_size, size_t n_slots, ssa_pipe
 
 void *ssa_pipe_slot(struct ssa_pipe *p)
 {
-    size_t pushed = atomic_load_explicit(&p->pushed.n, memory_order_relaxed); /* ours */
-    return pushed - p->retired < p->n_slots ? slot_at(p, pushed) : NULL;
+    size_t next = atomic_load_explicit(&p->pushed.n, memory_order_relaxed) + p->filled; /* ours */
+    return next - p->retired < p->n_slots ? slot_at(p, next) : NULL;
+}
+
+void ssa_pipe_fill(struct ssa_pipe *p)
+{
+    p->filled++;
 }
 
 void ssa_pipe_push(struct ssa_pipe *p)
 {
-    pipe_post(p, &p->pushed, atomic_load_explicit(&p->pushed.n, memory_order_relaxed) + 1);
+    if (!p->filled) return;
+    pipe_post(p, &p->pushed, atomic_load_explicit(&p->pushed.n, memory_order_relaxed) + p->filled);
+    p->filled = 0;
 }
 
 void *ssa_pipe_done(struct ssa_pipe *p, int wait)
