@@ -26,8 +26,9 @@ struct ssa_pipe_ctr {
     pthread_cond_t cv;
 };
 
-/* Each side writes its own cache line (its counter; the caller its count of jobs retired too)
- * and only reads the other's: a line both wrote would move between the cores at every job. */
+/* Each side writes its own cache line (its counter; the caller its counts of jobs filled and
+ * retired too) and only reads the other's: a line both wrote would move between the cores at
+ * every job. */
 struct ssa_pipe {
     unsigned char *slots; /* 64-byte aligned: a job of a multiple of 64 bytes starts a line */
     size_t job_size, n_slots;
