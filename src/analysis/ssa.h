@@ -726,9 +726,10 @@ struct ssa_opts {
     /* Python samples and call sites of the steps that overlap [host_from_ns, host_to_ns]
      * only (`export --format folded --steps/--time`); both 0: of every step */
     uint64_t host_from_ns, host_to_ns;
-    /* threads that decode the trace's chunks ahead of the analysis (sst_ahead.h), which
-     * reads them in file order, and, when not 0, one more that sweeps pass 2's closed steps
-     * (compact mode without a timeline): the result is the same for any count; 0: none */
+    /* threads that decode the trace's chunks ahead of the analysis (sst_ahead.h; one for a
+     * raw trace, whose chunks are only summed), which reads them in file order, and, when not
+     * 0, one more that sweeps pass 2's closed steps (compact mode without a timeline): the
+     * result is the same for any count; 0: none */
     unsigned decode_threads;
 };
 

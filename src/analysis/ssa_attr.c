@@ -55,10 +55,13 @@ struct stepbuf {
  * ranges: one thread's calls follow each other) and the GPU's (kernels, copies, memsets: one
  * stream's work too), the GPU's lagging the host's by up to a queue's length. Each side has
  * its own buffer, sorted apart (sort_side) and merged by the sweep as it goes. */
-struct open_step {
+struct step_edges {
     struct stepbuf host, gpu;
     struct ssa_smpbuf smp; /* Python stack samples in the step (ssa_host.c) */
-    struct ssa_step st;    /* compact mode only: the step's full result while it is open */
+};
+struct open_step {
+    struct step_edges e;
+    struct ssa_step st; /* compact mode only: the step's full result while it is open */
 };
 
 /* What the sweep of one step takes from the step before: whether the last step swept ended
@@ -89,9 +92,12 @@ struct attr {
     uint64_t n_records;
     size_t buffered, peak;
     uint64_t late; /* intervals that reached an already final step (should stay 0) */
-    struct sweeper sw; /* the sweep thread's own while it runs (piped) */
-    int piped;         /* steps are swept on the sweep thread (pipe) */
+    /* the sweep thread's own while it runs (piped), written at every step: on a cache line of
+     * its own, not on one with the counters this thread writes at every record */
+    _Alignas(64) struct sweeper sw;
+    _Alignas(64) int piped; /* steps are swept on the sweep thread (pipe) */
     struct ssa_pipe pipe;
+    struct ssa_step *flight; /* piped: the results of the steps in the pipe, by index % 64 */
     uint64_t *launch_rel; /* a swept step's launch call starts, for its samples */
     uint64_t rate_span;   /* around a sample, where its launch rate is measured (ns) */
     size_t cap_launch;
@@ -273,7 +279,7 @@ static __attribute__((noinline)) size_t add_interval(struct attr *a, uint64_t s,
         }
         struct open_step *o = open_of(a, i);
         struct ssa_step *st = !o ? NULL : a->compact ? &o->st : &a->res->steps[i];
-        struct stepbuf *b = !o ? NULL : is_host_edge(cat) ? &o->host : &o->gpu;
+        struct stepbuf *b = !o ? NULL : is_host_edge(cat) ? &o->e.host : &o->e.gpu;
         if (!st || buf_push(a, b, cs - br->begin_ns, ce - br->begin_ns, cat)) {
             a->err = SS_ENOMEM;
             return first;
@@ -294,7 +300,7 @@ SSA_HOT struct ssa_step *add_record(struct attr *a, uint64_t s, uint64_t e, uint
     if (br && i >= a->fin_next && br->begin_ns <= s && s < e && e <= br->end_ns) {
         struct open_step *o = open_of(a, i);
         struct ssa_step *st = !o ? NULL : a->compact ? &o->st : &a->res->steps[i];
-        if (!st || buf_push(a, is_host_edge(cat) ? &o->host : &o->gpu, s - br->begin_ns,
+        if (!st || buf_push(a, is_host_edge(cat) ? &o->e.host : &o->e.gpu, s - br->begin_ns,
                             e - br->begin_ns, cat)) {
             a->err = SS_ENOMEM;
             return NULL;
@@ -407,6 +413,18 @@ struct sync_watch {
     int carried; /* the step before ended idle after a sync: a run from t = 0 follows it */
 };
 
+/* What the sweep of a step finds: the time of each category and the counters of its idle runs
+ * and GPU runs (struct ssa_step_counts' fields of the same names). Apart from the step's result
+ * so that the sweep thread writes these few cache lines only, not the step's kilobyte, which
+ * then stays on the analysis's thread; that thread adds them to the step (sweep_out_add). */
+struct sweep_out {
+    uint64_t cat_ns[SSA_CAT_COUNT];
+    uint64_t post_alloc_ns, short_gap_ns, pre_h2d_ns, post_sync_ns, post_sync_data_ns;
+    uint32_t post_alloc_runs, short_gaps, pre_h2d_runs, post_sync_runs;
+    uint64_t fusable_busy_ns, fusable_ns, opt_span_ns, opt_span_busy_ns;
+    uint32_t fusable_runs, fusable_kernels, opt_span_ops;
+};
+
 /* Only a sync that actually waited for queued GPU work drained the queue: after a sync that
  * returned at once (a host-bound loop) the GPU idles for the host's own reasons. */
 #define SSA_POST_SYNC_MIN_WAIT_NS 100000ull
@@ -423,7 +441,7 @@ static enum run_after run_follows(const struct sync_watch *w, int sync_open, uin
  * from pageable memory — the host was making on the CPU the tensor it then copies (what it
  * does right after a sync is then that, too: the more specific cause wins) — unless the run
  * loaded data: then the copy is the loader's batch, pageable_h2d's case. */
-static void close_run(struct ssa_step *st, struct idle_run *run, uint64_t t, int at_end,
+static void close_run(struct sweep_out *so, struct idle_run *run, uint64_t t, int at_end,
                       int pageable)
 {
     if (!run->open) return;
@@ -431,23 +449,23 @@ static void close_run(struct ssa_step *st, struct idle_run *run, uint64_t t, int
         /* A host delayed by d in an allocation has d less lead over the GPU: at most d of the
          * run's launch + host idle would have been hidden without it; the rest is the host's. */
         uint64_t lost = run->lh_ns < run->alloc_ns ? run->lh_ns : run->alloc_ns;
-        st->n.post_alloc_ns += lost;
-        st->n.post_alloc_runs++;
+        so->post_alloc_ns += lost;
+        so->post_alloc_runs++;
         run->lh_ns -= lost;
     }
     if (!run->at_edge && !at_end && run_len_short(run->start, t) && run->lh_ns) {
-        st->n.short_gap_ns += run->lh_ns; /* the launch-bound rule's: not counted twice */
-        st->n.short_gaps++;
+        so->short_gap_ns += run->lh_ns; /* the launch-bound rule's: not counted twice */
+        so->short_gaps++;
     } else if (pageable && !run->had_data && run->lh_ns) {
-        st->n.pre_h2d_ns += run->lh_ns;
-        st->n.pre_h2d_runs++;
+        so->pre_h2d_ns += run->lh_ns;
+        so->pre_h2d_runs++;
     } else if (run->after == AFTER_SYNC && run->lh_ns) {
-        st->n.post_sync_ns += run->lh_ns;
-        st->n.post_sync_runs++;
+        so->post_sync_ns += run->lh_ns;
+        so->post_sync_runs++;
     }
     /* loading after a sync that drained the queue: without the sync it would have run while
      * the GPU worked on the step before (what sync_points adds; data_loading prices it too) */
-    if (run->after == AFTER_SYNC && run->drained) st->n.post_sync_data_ns += run->data_ns;
+    if (run->after == AFTER_SYNC && run->drained) so->post_sync_data_ns += run->data_ns;
     run->open = 0;
 }
 
@@ -455,11 +473,11 @@ static void close_run(struct ssa_step *st, struct idle_run *run, uint64_t t, int
  * idle run (pageable: it is (also) a pageable H2D copy) and tells the sync watch the GPU's last
  * busy category and, while a sync is open, how long it waited. Idle: it opens a run (what the
  * run follows is only asked then) or extends it. */
-static inline void stretch(struct ssa_step *st, struct idle_run *run, struct sync_watch *sw,
+static inline void stretch(struct sweep_out *so, struct idle_run *run, struct sync_watch *sw,
                            uint32_t c, uint64_t t0, uint64_t t1, int sync_open, int pageable)
 {
     if (c < SSA_CAT_FIRST_IDLE) {
-        close_run(st, run, t0, 0, pageable && c == SSA_CAT_COPY_H2D);
+        close_run(so, run, t0, 0, pageable && c == SSA_CAT_COPY_H2D);
         sw->last_busy = c;
         if (sync_open) sw->wait_ns += t1 - t0;
         return;
@@ -503,23 +521,23 @@ static int is_pointwise(uint32_t c)
 /* Ends the elementwise run: k >= 2 kernels back to back would be one fused kernel, which
  * passes over the data once: as long as the run's longest kernel (the largest tensor's pass),
  * the rest of its busy time goes. A batch reduction cuts the run in parts, fused each. */
-static void pointwise_close(struct ssa_step *st, struct gpu_run *r)
+static void pointwise_close(struct sweep_out *so, struct gpu_run *r)
 {
     uint64_t fused = r->kept + r->longest;
     if (r->open && r->ops >= 2 && r->busy > fused) {
-        st->n.gpu.fusable_runs++;
-        st->n.gpu.fusable_kernels += r->ops;
-        st->n.gpu.fusable_busy_ns += r->busy;
-        st->n.gpu.fusable_ns += r->busy - fused;
+        so->fusable_runs++;
+        so->fusable_kernels += r->ops;
+        so->fusable_busy_ns += r->busy;
+        so->fusable_ns += r->busy - fused;
     }
     *r = (struct gpu_run){0};
 }
 
-static void optimizer_close(struct ssa_step *st, struct gpu_watch *g)
+static void optimizer_close(struct sweep_out *so, struct gpu_watch *g)
 {
-    st->n.gpu.opt_span_ns += g->opt_kept.span;
-    st->n.gpu.opt_span_busy_ns += g->opt_kept.busy;
-    st->n.gpu.opt_span_ops += g->opt_kept.ops;
+    so->opt_span_ns += g->opt_kept.span;
+    so->opt_span_busy_ns += g->opt_kept.busy;
+    so->opt_span_ops += g->opt_kept.ops;
     g->opt = g->opt_kept = (struct gpu_run){0};
 }
 
@@ -532,17 +550,17 @@ static int run_ends(uint32_t c, uint64_t len, int own)
 
 /* A stretch [t0, t1) of category c, for the elementwise run and the optimizer's phase;
  * compiled: a kernel compiled already runs in it (other GPU work to the elementwise run). */
-static void gpu_stretch(struct ssa_step *st, struct gpu_watch *g, uint32_t c, uint64_t t0,
+SSA_HOT void gpu_stretch(struct sweep_out *so, struct gpu_watch *g, uint32_t c, uint64_t t0,
                         uint64_t t1, int compiled)
 {
     uint64_t len = t1 - t0;
     if (run_ends(c, len, is_pointwise(c) && !compiled))
-        pointwise_close(st, &g->pw);
+        pointwise_close(so, &g->pw);
     else if (c < SSA_CAT_FIRST_IDLE)
         g->pw.busy += len;
     if (!g->opt.open) return;
     if (run_ends(c, len, c == SSA_CAT_OPTIMIZER || c == SSA_CAT_ELEMENTWISE)) {
-        optimizer_close(st, g);
+        optimizer_close(so, g);
         return;
     }
     g->opt.span += len;
@@ -643,17 +661,19 @@ static void bin_add(struct ssa_step_bins *b, size_t i, const struct ssa_step *st
         b->cat_ns[i / b->width][c] += st->cat_ns[c];
 }
 
-/* Sweeps the n edges of the two sorted sides hs and gs (each ends with a sentinel), merging
- * them as it goes. Times are relative to the step's begin, as in the edges. Each sample of sp
- * (sorted, ending with a sentinel) gets the category of the stretch its instant is in. Returns
- * whether the step ended GPU-idle after a sync that drained the queue (after_sync: the step
- * before did, and this one follows it). */
-static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t n,
-                 struct ssa_smp *sp, int after_sync, struct ssa_timeline *tl, struct gpu_watch *g)
+/* Sweeps the n edges of the two sorted sides hs and gs (each ends with a sentinel) of the step
+ * [begin, end), merging them as it goes, into so (zeroed). Times are relative to begin, as in
+ * the edges. Each sample of sp (sorted, ending with a sentinel) gets the category of the
+ * stretch its instant is in. Returns whether the step ended GPU-idle after a sync that drained
+ * the queue (after_sync: the step before did, and this one follows it). */
+static int sweep(struct sweep_out *so, uint64_t begin, uint64_t end, const edge_t *hs,
+                 const edge_t *gs, size_t n, struct ssa_smp *sp, int after_sync,
+                 struct ssa_timeline *tl)
 {
+    struct gpu_watch gw = {{0}, {0}, {0}}, *g = &gw;
     struct sweep_state s = {{0}, 0, 0, 0, 0};
-    uint64_t cat_ns[SSA_CAT_COUNT] = {0}; /* summed here, then into st: no aliasing with st */
-    uint64_t prev = 0, span = st->end_ns - st->begin_ns;
+    uint64_t cat_ns[SSA_CAT_COUNT] = {0}; /* summed here, then into so: no aliasing with it */
+    uint64_t prev = 0, span = end - begin;
     struct idle_run run = {0};
     struct sync_watch sw = {.last_busy = SSA_CAT_COUNT, .carried = after_sync};
     for (size_t i = 0; i < n; i++) {
@@ -664,9 +684,9 @@ static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t
         if (t > prev) {
             uint32_t c = top_cat(s.mask);
             cat_ns[c] += t - prev;
-            stretch(st, &run, &sw, c, prev, t, s.syncs > 0, s.pageable > 0);
-            gpu_stretch(st, g, c, prev, t, s.compiled > 0);
-            if (tl) tl_attr(tl, st->begin_ns + prev, st->begin_ns + t, c);
+            stretch(so, &run, &sw, c, prev, t, s.syncs > 0, s.pageable > 0);
+            gpu_stretch(so, g, c, prev, t, s.compiled > 0);
+            if (tl) tl_attr(tl, begin + prev, begin + t, c);
             for (; sp->rel < t; sp++)
                 sp->cat = (uint8_t)c;
             prev = t;
@@ -677,35 +697,44 @@ static int sweep(struct ssa_step *st, const edge_t *hs, const edge_t *gs, size_t
     }
     uint32_t c = top_cat(s.mask);
     cat_ns[c] += span - prev;
-    if (span > prev) stretch(st, &run, &sw, c, prev, span, s.syncs > 0, 0);
-    if (span > prev) gpu_stretch(st, g, c, prev, span, s.compiled > 0);
-    pointwise_close(st, &g->pw);
-    optimizer_close(st, g);
-    if (tl && span > prev) tl_attr(tl, st->begin_ns + prev, st->end_ns, c);
+    if (span > prev) stretch(so, &run, &sw, c, prev, span, s.syncs > 0, 0);
+    if (span > prev) gpu_stretch(so, g, c, prev, span, s.compiled > 0);
+    pointwise_close(so, &g->pw);
+    optimizer_close(so, g);
+    if (tl && span > prev) tl_attr(tl, begin + prev, end, c);
     int ends_after_sync = run.open && run.after == AFTER_SYNC && run.drained;
     for (; sp->rel != UINT64_MAX; sp++)
         sp->cat = (uint8_t)c;
-    close_run(st, &run, span, 1, 0);
-    for (c = 0; c < SSA_CAT_COUNT; c++)
-        st->cat_ns[c] += cat_ns[c];
+    close_run(so, &run, span, 1, 0);
+    memcpy(so->cat_ns, cat_ns, sizeof cat_ns);
     return ends_after_sync;
 }
 
-/* Sorts the step's edges, each side apart, and its samples, and sweeps them (after_sync and
- * *ends_after_sync: sweep's; tl: the timeline drawing the step, or NULL). Returns the host
- * side, sorted. */
-static const edge_t *sort_and_sweep(struct ssa_step *st, struct open_step *o, int after_sync,
-                                    int *ends_after_sync, struct ssa_timeline *tl)
+/* Sorts a step's edges, each side apart (into *hs and *gs, each ending with a sentinel), and
+ * its samples. */
+static void sort_edges(struct step_edges *e, const edge_t **hs, const edge_t **gs)
 {
     static const edge_t none = UINT64_MAX; /* a side without edges: its sentinel alone */
-    struct ssa_smp no_samples = {.rel = UINT64_MAX};
-    const edge_t *hs = o->host.n ? sort_side(o->host.v, o->host.n) : &none;
-    const edge_t *gs = o->gpu.n ? sort_side(o->gpu.v, o->gpu.n) : &none;
-    struct gpu_watch g = {{0}, {0}, {0}};
-    if (o->smp.n) ssa_smp_sort(&o->smp);
-    *ends_after_sync = sweep(st, hs, gs, o->host.n + o->gpu.n,
-                             o->smp.n ? o->smp.v : &no_samples, after_sync, tl, &g);
-    return hs;
+    *hs = e->host.n ? sort_side(e->host.v, e->host.n) : &none;
+    *gs = e->gpu.n ? sort_side(e->gpu.v, e->gpu.n) : &none;
+    if (e->smp.n) ssa_smp_sort(&e->smp);
+}
+
+/* Adds a step's sweep to its result st. */
+static void sweep_out_add(struct ssa_step *st, const struct sweep_out *so)
+{
+    for (int c = 0; c < SSA_CAT_COUNT; c++)
+        st->cat_ns[c] += so->cat_ns[c];
+    struct ssa_step_counts *n = &st->n;
+    n->post_alloc_ns += so->post_alloc_ns, n->post_alloc_runs += so->post_alloc_runs;
+    n->short_gap_ns += so->short_gap_ns, n->short_gaps += so->short_gaps;
+    n->pre_h2d_ns += so->pre_h2d_ns, n->pre_h2d_runs += so->pre_h2d_runs;
+    n->post_sync_ns += so->post_sync_ns, n->post_sync_runs += so->post_sync_runs;
+    n->post_sync_data_ns += so->post_sync_data_ns;
+    n->gpu.fusable_runs += so->fusable_runs, n->gpu.fusable_kernels += so->fusable_kernels;
+    n->gpu.fusable_busy_ns += so->fusable_busy_ns, n->gpu.fusable_ns += so->fusable_ns;
+    n->gpu.opt_span_ns += so->opt_span_ns, n->gpu.opt_span_busy_ns += so->opt_span_busy_ns;
+    n->gpu.opt_span_ops += so->opt_span_ops;
 }
 
 /* The number of the n sorted times v below t. */
@@ -765,12 +794,12 @@ static void place_sample(void *ctx, const struct ssa_pysample *s)
         return;
     }
     struct open_step *o = open_of(a, i);
-    if (!o || ssa_smp_room(&o->smp)) {
+    if (!o || ssa_smp_room(&o->e.smp)) {
         a->err = SS_ENOMEM;
         return;
     }
-    o->smp.v[o->smp.n++] = (struct ssa_smp){s->ts_ns - a->res->briefs[i].begin_ns, s->weight_ns,
-                                            0, s->stack - 1, 0};
+    o->e.smp.v[o->e.smp.n++] = (struct ssa_smp){s->ts_ns - a->res->briefs[i].begin_ns,
+                                                s->weight_ns, 0, s->stack - 1, 0};
 }
 
 /* Gives a finalised step's buffer back to the pool (or frees it). */
@@ -787,7 +816,7 @@ static void buf_release(struct attr *a, struct stepbuf *b)
 static void note_closed(struct attr *a, const struct open_step *o)
 {
     if (a->buffered > a->peak) a->peak = a->buffered;
-    a->buffered -= o->host.n + o->gpu.n;
+    a->buffered -= o->e.host.n + o->e.gpu.n;
 }
 
 /* The brief's GPU-busy time and top category. */
@@ -820,50 +849,59 @@ static int host_counts(const struct attr *a, size_t i)
     return b->begin_ns <= sc->host_to_ns && b->end_ns >= sc->host_from_ns;
 }
 
-/* Sorts and sweeps step i (o: its buffers and samples; st: its result; tl: the timeline
- * drawing it, or NULL). Besides its own buffers a sweep needs only whether the step before
- * ended idle after a sync (w): steps are swept in order, here or on the sweep thread. Returns
- * the host side, sorted. */
-static const edge_t *sweep_step(struct sweeper *w, size_t i, struct open_step *o,
-                                struct ssa_step *st, struct ssa_timeline *tl)
+/* Sweeps step i, [begin, end) (e: its buffers and samples, sorted by sort_edges into hs and
+ * gs) into so (tl: the timeline drawing it, or NULL). Besides its own buffers a sweep needs
+ * only whether the step before ended idle after a sync (w): steps are swept in order, here or
+ * on the sweep thread. */
+static void sweep_step(struct sweeper *w, size_t i, uint64_t begin, uint64_t end,
+                       const struct step_edges *e, const edge_t *hs, const edge_t *gs,
+                       struct sweep_out *so, struct ssa_timeline *tl)
 {
-    int carried = w->ended_after_sync && i > 0 && st->begin_ns == w->last_swept_end;
-    const edge_t *hs = sort_and_sweep(st, o, carried, &w->ended_after_sync, tl);
-    w->last_swept_end = st->end_ns;
-    return hs;
+    struct ssa_smp no_samples = {.rel = UINT64_MAX};
+    int carried = w->ended_after_sync && i > 0 && begin == w->last_swept_end;
+    memset(so, 0, sizeof *so);
+    w->ended_after_sync = sweep(so, begin, end, hs, gs, e->host.n + e->gpu.n,
+                                e->smp.n ? e->smp.v : &no_samples, carried, tl);
+    w->last_swept_end = end;
 }
 
-/* What follows step i's sweep, on the analysis's thread in step order: its host waits and
- * samples, brief, folds; its buffers back to the pool (hs: its host side, sorted). */
-static void finish_step(struct attr *a, size_t i, struct open_step *o, struct ssa_step *st,
+/* What follows step i's sweep (its result st, the sweep added), on the analysis's thread in
+ * step order: its host waits and samples, brief, folds; its buffers back to the pool (e: them;
+ * hs: its host side, sorted). */
+static void finish_step(struct attr *a, size_t i, struct step_edges *e, struct ssa_step *st,
                         const edge_t *hs, struct ssa_timeline *tl)
 {
     note_host_wait(st);
     if (tl) tl->whole = *st;
     if (a->res->bins.cat_ns) bin_add(&a->res->bins, i, st);
-    if (o->smp.n && host_counts(a, i) && (count_sample_launches(a, hs, o->host.n, a->rate_span,
-                                           st->end_ns - st->begin_ns, &o->smp) ||
-                     ssa_host_add(&a->sc->host, ssa_steps_group(a->sc, i), i, &o->smp)))
+    if (e->smp.n && host_counts(a, i) && (count_sample_launches(a, hs, e->host.n, a->rate_span,
+                                           st->end_ns - st->begin_ns, &e->smp) ||
+                     ssa_host_add(&a->sc->host, ssa_steps_group(a->sc, i), i, &e->smp)))
         a->err = SS_ENOMEM;
-    free(o->smp.v);
+    free(e->smp.v);
     brief_from(&a->res->briefs[i], st);
     if (a->compact) ssa_steps_fold(a->sc, a->res, i, st);
     ssa_run_fold(&a->res->run, st);
-    buf_release(a, &o->host);
-    buf_release(a, &o->gpu);
+    buf_release(a, &e->host);
+    buf_release(a, &e->gpu);
 }
 
-/* The sweep thread's job: step i, moved out of the ring (compact mode: o.st is its result). */
+/* The sweep thread's job: step i's edges, moved out of the ring, and what the sweep thread
+ * writes (its sorted sides, the sweep's answer) on cache lines of their own. The step's result
+ * waits on the analysis's thread (attr.flight). */
 struct sweep_job {
     size_t i;
-    struct open_step o;
-    const edge_t *hs; /* the sweep's answer */
+    uint64_t begin_ns, end_ns;
+    struct step_edges e;
+    _Alignas(64) struct sweep_out so;
+    const edge_t *hs, *gs;
 };
 
 static void sweep_job_run(void *ctx, void *job)
 {
     struct sweep_job *j = job;
-    j->hs = sweep_step(ctx, j->i, &j->o, &j->o.st, NULL);
+    sort_edges(&j->e, &j->hs, &j->gs);
+    sweep_step(ctx, j->i, j->begin_ns, j->end_ns, &j->e, j->hs, j->gs, &j->so, NULL);
 }
 
 /* Finishes the oldest step the sweep thread has swept (wait: also one not swept yet);
@@ -872,21 +910,27 @@ static int retire_one(struct attr *a, int wait)
 {
     struct sweep_job *j = ssa_pipe_done(&a->pipe, wait);
     if (!j) return 0;
-    finish_step(a, j->i, &j->o, &j->o.st, j->hs, NULL);
+    struct ssa_step *st = &a->flight[j->i % SSA_SWEEP_AHEAD];
+    sweep_out_add(st, &j->so);
+    finish_step(a, j->i, &j->e, st, j->hs, NULL);
     ssa_pipe_retire(&a->pipe);
     return 1;
 }
 
-/* Moves open step i (o) to the sweep thread, waiting for room when its ring is full. */
+/* Moves open step i (o) to the sweep thread's ring, waiting for room when it is full; the
+ * thread gets it at the next ssa_pipe_push (finalize_until: once for the steps a block closes). */
 static void hand_off(struct attr *a, size_t i, struct open_step *o)
 {
     struct sweep_job *j;
-    while (!(j = ssa_pipe_slot(&a->pipe)))
+    while (!(j = ssa_pipe_slot(&a->pipe))) {
+        ssa_pipe_push(&a->pipe);
         retire_one(a, 1);
-    j->i = i, j->o = *o;
+    }
+    j->i = i, j->begin_ns = o->st.begin_ns, j->end_ns = o->st.end_ns, j->e = o->e;
+    a->flight[i % SSA_SWEEP_AHEAD] = o->st; /* steps are handed off in order, 64 at most */
     note_closed(a, o);
     memset(o, 0, sizeof *o);
-    ssa_pipe_push(&a->pipe);
+    ssa_pipe_fill(&a->pipe);
 }
 
 /* Sweeps step fin_next (or hands it to the sweep thread), records its brief, and (compact
@@ -906,8 +950,12 @@ static void finalize_next(struct attr *a)
     }
     struct ssa_step *st = a->compact ? &o->st : &a->res->steps[i];
     struct ssa_timeline *tl = a->tl_on ? tl_of(a->res, i) : NULL;
-    const edge_t *hs = sweep_step(&a->sw, i, o, st, tl);
-    finish_step(a, i, o, st, hs, tl);
+    struct sweep_out so;
+    const edge_t *hs, *gs;
+    sort_edges(&o->e, &hs, &gs);
+    sweep_step(&a->sw, i, st->begin_ns, st->end_ns, &o->e, hs, gs, &so, tl);
+    sweep_out_add(st, &so);
+    finish_step(a, i, &o->e, st, hs, tl);
     note_closed(a, o);
     memset(o, 0, sizeof *o);
 }
@@ -916,6 +964,7 @@ static void finalize_until(struct attr *a, uint64_t limit)
 {
     while (!a->err && a->fin_next < a->res->n_steps && a->res->briefs[a->fin_next].end_ns <= limit)
         finalize_next(a);
+    if (a->piped) ssa_pipe_push(&a->pipe);
     while (a->piped && retire_one(a, 0)) /* what the sweep thread has done meanwhile */
         ;
 }
@@ -1372,14 +1421,16 @@ static int attr_setup(struct attr *a)
 static void pipe_start(struct attr *a)
 {
     if (!a->sc->sweep_thread || !a->compact || a->tl_on) return;
-    a->piped = ssa_pipe_start(&a->pipe, sizeof(struct sweep_job), SSA_SWEEP_AHEAD,
-                              sweep_job_run, &a->sw) == 0;
+    a->flight = malloc(SSA_SWEEP_AHEAD * sizeof *a->flight);
+    a->piped = a->flight && ssa_pipe_start(&a->pipe, sizeof(struct sweep_job), SSA_SWEEP_AHEAD,
+                                           sweep_job_run, &a->sw) == 0;
 }
 
 /* Finishes every step handed to the sweep thread, and stops it. */
 static void pipe_stop(struct attr *a)
 {
     if (!a->piped) return;
+    ssa_pipe_push(&a->pipe); /* steps handed off before an error */
     while (retire_one(a, 1))
         ;
     ssa_pipe_stop(&a->pipe);
@@ -1390,8 +1441,9 @@ static void attr_free(struct attr *a)
 {
     pipe_stop(a);
     for (size_t k = 0; k < a->ring_cap; k++)
-        free(a->ring[k].host.v), free(a->ring[k].gpu.v), free(a->ring[k].smp.v);
+        free(a->ring[k].e.host.v), free(a->ring[k].e.gpu.v), free(a->ring[k].e.smp.v);
     free(a->launch_rel);
+    free(a->flight);
     for (size_t i = 0; i < a->n_pool; i++)
         free(a->pool[i].v);
     free(a->ring);

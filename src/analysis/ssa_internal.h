@@ -103,9 +103,22 @@ struct ssa_stacks {
 /* The stack of tid, created on first use; NULL past SSA_NVTX_THREADS or out of memory. */
 struct ssa_stack *ssa_stack_of(struct ssa_stacks *st, uint32_t tid);
 void ssa_stacks_free(struct ssa_stacks *st);
+/* Push and pop, inline: both passes call them for every NVTX range (a call copied the range
+ * through memory the caller had just written field by field). */
+static inline void ssa_stack_push(struct ssa_stack *s, const struct ssa_open_range *r)
+{
+    if (s->depth < SSA_NVTX_DEPTH) s->r[s->depth] = *r;
+    if (s->depth < UINT32_MAX) s->depth++;
+}
 /* Pops: returns 1 and the range when the popped level was remembered, else 0. */
-int ssa_stack_pop(struct ssa_stack *s, struct ssa_open_range *out);
-void ssa_stack_push(struct ssa_stack *s, const struct ssa_open_range *r);
+static inline int ssa_stack_pop(struct ssa_stack *s, struct ssa_open_range *out)
+{
+    if (s->depth == 0) return 0; /* a pop without a push (recording started mid-range) */
+    s->depth--;
+    if (s->depth >= SSA_NVTX_DEPTH) return 0;
+    *out = s->r[s->depth];
+    return 1;
+}
 
 /* ---- pass 1 results ---- */
 struct ssa_cand {        /* a candidate step interval */

@@ -13,6 +13,7 @@
 #include "ssa_pipe.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/ss_error.h"
 
@@ -77,8 +78,12 @@ int ssa_pipe_start(struct ssa_pipe *p, size_t job_size, size_t n_slots, ssa_pipe
                    void *ctx)
 {
     *p = (struct ssa_pipe){.job_size = job_size, .n_slots = n_slots, .fn = fn, .ctx = ctx};
-    p->slots = calloc(n_slots, job_size);
+    /* each job on a cache line of its own when its size is a multiple of one: so the fields
+     * one side writes can be kept off the lines the other side writes (ssa_pipe.h) */
+    size_t bytes = (n_slots * job_size + 63) / 64 * 64;
+    p->slots = aligned_alloc(64, bytes);
     if (!p->slots) return SS_ENOMEM;
+    memset(p->slots, 0, bytes);
     ctr_init(&p->pushed), ctr_init(&p->swept);
     atomic_init(&p->quit, 0);
     pthread_mutex_init(&p->mu, NULL);
@@ -92,13 +97,20 @@ int ssa_pipe_start(struct ssa_pipe *p, size_t job_size, size_t n_slots, ssa_pipe
 
 void *ssa_pipe_slot(struct ssa_pipe *p)
 {
-    size_t pushed = atomic_load_explicit(&p->pushed.n, memory_order_relaxed); /* ours */
-    return pushed - p->retired < p->n_slots ? slot_at(p, pushed) : NULL;
+    size_t next = atomic_load_explicit(&p->pushed.n, memory_order_relaxed) + p->filled; /* ours */
+    return next - p->retired < p->n_slots ? slot_at(p, next) : NULL;
+}
+
+void ssa_pipe_fill(struct ssa_pipe *p)
+{
+    p->filled++;
 }
 
 void ssa_pipe_push(struct ssa_pipe *p)
 {
-    pipe_post(p, &p->pushed, atomic_load_explicit(&p->pushed.n, memory_order_relaxed) + 1);
+    if (!p->filled) return;
+    pipe_post(p, &p->pushed, atomic_load_explicit(&p->pushed.n, memory_order_relaxed) + p->filled);
+    p->filled = 0;
 }
 
 void *ssa_pipe_done(struct ssa_pipe *p, int wait)

@@ -233,21 +233,6 @@ void ssa_stacks_free(struct ssa_stacks *st)
     memset(st, 0, sizeof *st);
 }
 
-void ssa_stack_push(struct ssa_stack *s, const struct ssa_open_range *r)
-{
-    if (s->depth < SSA_NVTX_DEPTH) s->r[s->depth] = *r;
-    if (s->depth < UINT32_MAX) s->depth++;
-}
-
-int ssa_stack_pop(struct ssa_stack *s, struct ssa_open_range *out)
-{
-    if (s->depth == 0) return 0; /* a pop without a push (recording started mid-range) */
-    s->depth--;
-    if (s->depth >= SSA_NVTX_DEPTH) return 0;
-    *out = s->r[s->depth];
-    return 1;
-}
-
 /* ---- candidate steps ---- */
 
 int ssa_cand_add(struct ssa_candlist *l, const struct ssa_cand *c)
