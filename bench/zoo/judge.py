@@ -102,9 +102,9 @@ def verdict(price, m, step):
 def fails_anywhere(price, s, u):
     """Whether the price errs by more than WORST_MAX % against every saving within s +- u (s > u):
     a truth too noisy for a point error can still show a certain failure, never a pass."""
-    errs = [100 * (price - x) / x for x in (s - u, s + u)]
     if s - u <= 0:
         return False
+    errs = [100 * (price - x) / x for x in (s - u, s + u)]
     return min(abs(e) for e in errs) > WORST_MAX and (errs[0] > 0) == (errs[1] > 0)
 
 

@@ -371,8 +371,7 @@ static void *sampler_main(void *arg)
     prctl(PR_SET_NAME, THREAD_NAME, 0, 0, 0);
     uint64_t rng = sst_now_ns() | 1, due = sst_now_ns();
     int slow = -1; /* said at every (re)start: the stream may have seen another rate last */
-    for (;;) {
-        if (!recording()) break;
+    while (recording()) {
         double period = period_now(&slow);
         /* a random interval (0.5-1.5 periods): no aliasing with a periodic training step */
         due += (uint64_t)(period * (0.5 + (double)(next_random(&rng) >> 11) / 9007199254740992.0));
