@@ -8,9 +8,9 @@
  * saving is not known well enough to judge (re-measure). A rule with no row has no held-out
  * evidence (ssa_findings.c says so in the report). */
 SSA_EVIDENCE_ROW("allocator_churn",      0,    0,    0,  0,  1)
-SSA_EVIDENCE_ROW("data_loading",         0,    0,    0,  0,  1)
-SSA_EVIDENCE_ROW("launch_bound",         0,    0,    0,  0,  2)
+SSA_EVIDENCE_ROW("data_loading",         1,    0,    0,  0,  1)
+SSA_EVIDENCE_ROW("launch_bound",         1,   21,   21,  0,  3)
 SSA_EVIDENCE_ROW("no_mixed_precision",   4,  151,   12,  0,  1)
-SSA_EVIDENCE_ROW("sync_points",          0,    0,    0,  1,  0)
-SSA_EVIDENCE_ROW("unfused_elementwise",  5,   93,   58,  0,  2)
+SSA_EVIDENCE_ROW("sync_points",          0,    0,    0,  1,  2)
+SSA_EVIDENCE_ROW("unfused_elementwise",  6,   93,   64,  0,  2)
 SSA_EVIDENCE_ROW("unfused_optimizer",    1,   26,   26,  0,  0)
