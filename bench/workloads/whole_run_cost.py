@@ -5,6 +5,11 @@ neighbours cancel most of it), per configuration the median and range. Also the 
 steps after the GPU window alone (steps 200-2999, medians).
 
     python3 bench/workloads/whole_run_cost.py DIR [--order fixed|rotated] [--cfgs plain,rec]
+    python3 bench/workloads/whole_run_cost.py DIR --pairs plain,rec
+
+--pairs A,B reads whole_run_gpu.sh PAIR="A B"'s runs (the two run at the same time): per pair
+B's ms/step over A's, whole and after the window, and B's whole-run time less A's; median,
+range and the mean's 95 % interval over the pairs.
 
 --order fixed reads runs made plain, rec, hsoff in every round (before the rotation); --cfgs
 the configurations the runs rotated through (whole_run_gpu.sh's CFGS; default all three).
@@ -61,12 +66,60 @@ def neighbour_ratios(runs, order, cfg):
     return out
 
 
+T95 = {2: 12.71, 3: 4.30, 4: 3.18, 5: 2.78, 6: 2.57, 7: 2.45, 8: 2.36, 9: 2.31, 10: 2.26,
+       11: 2.23, 12: 2.20, 13: 2.18, 14: 2.16, 15: 2.14, 16: 2.13}
+
+
+def summary(values, fmt):
+    """median (range); mean +- the 95 % half-interval of the mean (Student's t)."""
+    n, m = len(values), st.mean(values)
+    half = T95.get(n, 2.0) * st.stdev(values) / n ** 0.5 if n > 1 else float("nan")
+    return ("%s (%s..%s); mean %s +- %s, %d pairs" % tuple(
+        [fmt % x for x in (st.median(values), min(values), max(values), m, half)] + [n]))
+
+
+def pairs(folder, a, b):
+    """[(round, A's result, B's result)] of the pair runs both of whose results are there."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(folder, "pair-%s-r*.json" % a))):
+        r = int(re.search(r"-r(\d+)\.json$", path).group(1))
+        try:
+            out.append((r, json.load(open(path)),
+                        json.load(open(os.path.join(folder, "pair-%s-r%d.json" % (b, r))))))
+        except (OSError, ValueError):
+            continue  # a run cut short, or its twin missing
+    return sorted(out, key=lambda x: x[0])
+
+
+def print_pairs(folder, a, b):
+    got = pairs(folder, a, b)
+    whole, late, diff = [], [], []
+    for r, da, db in got:
+        wa, la = figures(da)
+        wb, lb = figures(db)
+        whole.append(wb / wa)
+        late.append(lb / la)
+        diff.append((sum(db["step_ms_each"]) - sum(da["step_ms_each"])) / 1000)
+        print("r%-2d %s %.3f  %s %.3f ms/step  ratio %.4f  after the window %.4f  %+.2f s"
+              % (r, a, wa, b, wb, whole[-1], late[-1], diff[-1]))
+    if len(got) < 2:
+        print("fewer than 2 pairs: nothing to summarise")
+        return
+    print("%s / %s, whole run: %s" % (b, a, summary(whole, "%.3fx")))
+    print("%s / %s, after the window (steps 200-, medians): %s" % (b, a, summary(late, "%.3fx")))
+    print("%s - %s, whole-run time: %s" % (b, a, summary(diff, "%.2f s")))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("folder")
     ap.add_argument("--order", choices=("fixed", "rotated"), default="rotated")
     ap.add_argument("--cfgs", default=",".join(CFGS))
+    ap.add_argument("--pairs", metavar="A,B", help="PAIR runs: B against A, pair by pair")
     a = ap.parse_args()
+    if a.pairs:
+        print_pairs(a.folder, *a.pairs.split(",", 1))
+        return
     cfgs = tuple(a.cfgs.split(","))
     runs = load(a.folder)
     order = run_order(runs, a.order == "rotated", cfgs)

@@ -48,6 +48,33 @@ if [ "${COST:-0}" = 1 ]; then
   done
   exit 0
 fi
+# PAIR="A B": two configurations run at the same time, one process each, ROUNDS pairs (the
+# host's pace moves by +-15 % over minutes on the H100 hosts lent: started together, both runs
+# of a pair see the same host; which one starts first alternates). A configuration: plain, rec
+# (3,000 steps, --plant none; rec with default options), PLANT-bad / PLANT-fixed (plain, default
+# steps). Resumable like COST. whole_run_cost.py --pairs reads them.
+run_cfg() {  # run_cfg CFG OUT TAG
+  case $1 in
+    plain) plain --plant none --steps 3000 > $2 ;;
+    rec) $SS record -o $W/t-$3 -- python3 $P --plant none --steps 3000 2>$W/$3.log | grep '^{' > $2 ;;
+    *-bad) plain --plant ${1%-bad} > $2 ;;
+    *-fixed) plain --plant ${1%-fixed} --fix > $2 ;;
+  esac
+}
+if [ -n "${PAIR:-}" ]; then
+  set -- $PAIR
+  for r in $(seq 1 ${ROUNDS:-12}); do
+    fa=$W/pair-$1-r$r.json; fb=$W/pair-$2-r$r.json
+    [ -s $fa ] && [ -s $fb ] && continue
+    [ $(left) -lt ${RUN_S:-60} ] && break
+    if [ $((r % 2)) = 1 ]; then run_cfg $1 $fa $1-r$r & sleep 0.2; run_cfg $2 $fb $2-r$r &
+    else run_cfg $2 $fb $2-r$r & sleep 0.2; run_cfg $1 $fa $1-r$r & fi
+    wait
+    echo "pair r$r at $(( $(date +%s) - t0 )) s"
+    tar cf $OUT/pairs.tar -C $W --exclude='t-*' .
+  done
+  exit 0
+fi
 for plant in ${PLANTS:-save drift epochs}; do
   [ $(left) -lt 100 ] && { echo "out of time before $plant"; break; }
   $SS record -o $W/$plant-bad -- python3 $P --plant $plant 2>$W/$plant-bad.log | grep '^{' > $W/$plant-bad-rec.json
