@@ -51,12 +51,21 @@ fi
 # PAIR="A B": two configurations run at the same time, one process each, ROUNDS pairs (the
 # host's pace moves by +-15 % over minutes on the H100 hosts lent: started together, both runs
 # of a pair see the same host; which one starts first alternates). A configuration: plain, rec
-# (3,000 steps, --plant none; rec with default options), PLANT-bad / PLANT-fixed (plain, default
-# steps). Resumable like COST. whole_run_cost.py --pairs reads them.
+# (3,000 steps, --plant none; rec with default options), and to split rec's cost: hsoff
+# (--host-samples off), nowin (a window that never opens: marks, samplers and an idle CUPTI,
+# never attached to record), norewin (auto without its re-window); PLANT-bad / PLANT-fixed
+# (plain, default steps). Resumable like COST. whole_run_cost.py --pairs reads them.
+rec_cfg() {  # rec_cfg TAG OUT [record options]: the healthy 3,000-step run, recorded
+  local tag=$1 out=$2; shift 2
+  $SS record "$@" -o $W/t-$tag -- python3 $P --plant none --steps 3000 2>$W/$tag.log | grep '^{' > $out
+}
 run_cfg() {  # run_cfg CFG OUT TAG
   case $1 in
     plain) plain --plant none --steps 3000 > $2 ;;
-    rec) $SS record -o $W/t-$3 -- python3 $P --plant none --steps 3000 2>$W/$3.log | grep '^{' > $2 ;;
+    rec) rec_cfg $3 $2 ;;
+    hsoff) rec_cfg $3 $2 --host-samples off ;;
+    nowin) rec_cfg $3 $2 --capture steps:1000000-1000001 ;;
+    norewin) STEPSCOPE_AUTO_REWINDOW=0 rec_cfg $3 $2 ;;
     *-bad) plain --plant ${1%-bad} > $2 ;;
     *-fixed) plain --plant ${1%-fixed} --fix > $2 ;;
   esac
