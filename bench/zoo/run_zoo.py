@@ -291,6 +291,53 @@ def more_rounds(args, program, truth):
     return truth
 
 
+def propose(args, program, truth, fixtures):
+    """The fixes the current code's report of the committed recording proposes, and the
+    program's plants as the table has them now, that the truth never measured: added as
+    variants without runs, and their fix entries (proposed: the date), so that --more-rounds
+    measures them; the recording is not made again. A plant entry the table no longer has
+    keeps its runs as former_plant. Returns the variants added."""
+    rep = report(args.stepscope, os.path.join(fixtures, truth["record_before"]["trace"]))
+    if "error" in rep:
+        raise RuntimeError("%s: %s" % (program.name, rep["error"]))
+    fixes, _ = plan_fixes(program, findings_of(rep))
+    known = {tuple(v): n for n, v in truth["variants"].items()}
+    causes = {p["cause"] for p in program.plants}
+    for f in truth["fixes"]:
+        if "plant" in f and f["plant"] not in causes:
+            f["former_plant"] = f.pop("plant")
+    had = {f.get("plant") for f in truth["fixes"]}
+    added, nxt = [], 1 + max([int(n[1:]) for n in truth["variants"]] or [0])
+    for f in fixes:
+        key = tuple(Z.merge_flags(truth["argv"], f.get("flags") or []))
+        entry_known = key in known and ("plant" not in f or f["plant"] in had)
+        if "variant" not in f or entry_known:
+            continue
+        if key not in known:
+            known[key] = "F%d" % nxt
+            truth["variants"][known[key]], nxt = list(key), nxt + 1
+            added.append(known[key])
+        truth["fixes"].append(dict(f, variant=known[key],
+                                   proposed=datetime.date.today().isoformat()))
+    return added
+
+
+def run_propose(args, programs):
+    """--propose FIXTURES: writes WORK/truth/NAME.json, each with the variants propose adds."""
+    for p in programs:
+        src = os.path.join(args.propose, "truth", p.name + ".json")
+        if not os.path.exists(src):
+            continue
+        with open(src) as f:
+            truth = json.load(f)
+        added = propose(args, p, truth, args.propose)
+        RT.write_json(os.path.join(args.work, "truth", p.name + ".json"), truth)
+        log("%s: %s" % (p.name, "to measure: " + " ".join(
+            "%s (%s)" % (n, " ".join(truth["variants"][n])) for n in added) if added
+            else "nothing new to measure"))
+    return 0
+
+
 def truth_of(args, name):
     path = os.path.join(args.work, "truth", name + ".json")
     if not os.path.exists(path) and args.truth_from:
@@ -443,6 +490,10 @@ def parse_args(argv):
                     help="add N rounds to the programs' truth (the noisy variants only)")
     ap.add_argument("--truth-from", help="with --more-rounds: a folder of truth files "
                                          "(e.g. tests/fixtures/zoo/truth) to start from")
+    ap.add_argument("--propose", metavar="FIXTURES",
+                    help="no runs: copy FIXTURES/truth/*.json to WORK/truth with the fixes the "
+                         "current report of each recording proposes and no variant measured "
+                         "added as variants (for --more-rounds next)")
     args = ap.parse_args(argv)
     if args.rounds < 2:
         ap.error("--rounds must be >= 2 (interleaved before/after)")
@@ -459,6 +510,8 @@ def main(argv=None):
         sys.exit("run_zoo.py: %s" % exc)
     for sub in ("truth", "traces", "logs", "rec"):
         os.makedirs(os.path.join(args.work, sub), exist_ok=True)
+    if args.propose:
+        return run_propose(args, programs)
     resume(args)
     if args.more_rounds:
         return run_more_rounds(args, programs)

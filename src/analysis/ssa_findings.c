@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ssa_host.h"
 #include "ssa_internal.h"
 
 /* What the rules read: means per steady step, in ms unless named otherwise. */
@@ -392,6 +393,36 @@ static int rule_small_h2d(const struct fctx *c, struct ssa_finding *f)
     return 1;
 }
 
+/* Whether the step's syncs are Lightning reading its progress-bar values back: it turns every
+ * value logged with self.log(..., prog_bar=True) into a Python number at each batch's end
+ * (_ResultCollection.metrics -> convert_tensors_to_scalars, lightning 2.x), whatever the bar's
+ * refresh_rate, so a loop with no .item() of its own syncs every step. */
+static int syncs_in_lightning_bar(const struct fctx *c)
+{
+    struct ssa_hotspot h;
+    if (c->framework != SSA_FW_LIGHTNING) return 0;
+    if (ssa_host_hotspots(c->r, c->s, SSA_CAT_BIT(SSA_CAT_SYNC), &h, 1) != 1 || !h.lib) return 0;
+    return h.lib->function && strstr(h.lib->function, "convert_tensors_to_scalars") &&
+           h.lib->file && strstr(h.lib->file, "fabric/utilities/apply_func.py");
+}
+
+static const char *sync_fix(const struct fctx *c)
+{
+    if (syncs_in_lightning_bar(c))
+        return "self.log(..., prog_bar=True) makes Lightning read the value back every step "
+               "(whatever the bar's refresh_rate): log step values with prog_bar=False or "
+               "on_step=False, on_epoch=True";
+    return in_lang(c, "avoid .item(), .cpu(), print(tensor) and torch.cuda.synchronize() every "
+                      "step: accumulate on the GPU and log every N steps",
+                   "read scalars back (loss.item<float>(), tensor.cpu(), "
+                   "torch::cuda::synchronize()) every N steps, not every step: accumulate on "
+                   "the device",
+                   "read scalars back (a D2H copy, cudaStreamSynchronize, aoti_torch_item_* or a "
+                   "copy to the CPU) every N steps, not every step: accumulate on the device",
+                   "read results back (cudaMemcpy D2H, cudaStreamSynchronize) every N steps, not "
+                   "every step: accumulate on the device");
+}
+
 static int rule_sync(const struct fctx *c, struct ssa_finding *f)
 {
     double idle = c->s->cat_ms[SSA_CAT_SYNC], hidden = sync_hidden_data_ms(c);
@@ -415,16 +446,7 @@ static int rule_sync(const struct fctx *c, struct ssa_finding *f)
                      "most the GPU's busy time) that follows each sync while the GPU has nothing "
                      "queued, plus the exposed time of D2H copies made every step: syncs "
                      "removed, the host runs ahead");
-    SAY(f->fix, "%s",
-        in_lang(c, "avoid .item(), .cpu(), print(tensor) and torch.cuda.synchronize() every "
-                   "step: accumulate on the GPU and log every N steps",
-                "read scalars back (loss.item<float>(), tensor.cpu(), "
-                "torch::cuda::synchronize()) every N steps, not every step: accumulate on the "
-                "device",
-                "read scalars back (a D2H copy, cudaStreamSynchronize, aoti_torch_item_* or a "
-                "copy to the CPU) every N steps, not every step: accumulate on the device",
-                "read results back (cudaMemcpy D2H, cudaStreamSynchronize) every N steps, not "
-                "every step: accumulate on the device"));
+    SAY(f->fix, "%s", sync_fix(c));
     return 1;
 }
 

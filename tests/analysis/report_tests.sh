@@ -143,6 +143,17 @@ framework_fixes)
         fail "lightning: data fix: $out"
     out=$("$ss" report "$w0" | tr -s ' \n' ' ') || fail "w0: exit $?"
     grep -q "fix: DataLoader(num_workers=6, pin_memory=True, persistent_workers=True)" <<<"$out" || fail "w0: plain fix: $out"
+    # Lightning's own per-step read of its progress-bar values (the sync's library frame is
+    # lightning's convert_tensors_to_scalars: the H100 zoo recording, the bar refreshed every
+    # step) is told as self.log's prog_bar; a loop's own loss.item() keeps the generic words
+    out=$("$ss" report -v "$fx/zoo/traces/lightning_cnn_progress-before.sstrace" | tr -s ' \n' ' ') ||
+        fail "lightning sync: exit $?"
+    grep -q "fix: self.log(..., prog_bar=True) makes Lightning read the value back every step" <<<"$out" ||
+        fail "lightning sync: prog_bar fix: $out"
+    out=$("$ss" report -v "$fx/zoo/traces/hf_gpt2_loop_item_fp32-before.sstrace" | tr -s ' \n' ' ') ||
+        fail "loop sync: exit $?"
+    grep -q "fix: avoid .item(), .cpu(), print(tensor)" <<<"$out" && ! grep -q "prog_bar" <<<"$out" ||
+        fail "loop sync: generic fix: $out"
     ;;
 sampled)
     # Launch calls recorded in one step of 8 (real H200 runs, --capture all: a full recording

@@ -157,6 +157,29 @@ def test_more_rounds(stepscope, root):
     check(again == [], "the drift taken out, nothing left to re-measure: %s" % again)
 
 
+def test_propose(stepscope, root):
+    """run_zoo --propose: a fix the report proposes now that no variant measured is added as a
+    variant without runs (so --more-rounds measures it) with its fix entry; a plant the table
+    no longer has keeps its runs as former_plant; a second pass adds nothing."""
+    truth = with_runs(base_truth(stepscope), [10.0, 10.1], [6.0, 6.1])
+    truth["variants"] = {"F1": Z.merge_flags(truth["argv"], ["--workers", "3", "--pin"])}
+    truth["fixes"] = [dict(f, flags=["--workers", "3", "--pin"]) if f.get("variant") == "F1"
+                      else f for f in truth["fixes"]]
+    truth["fixes"].append({"plant": "a cause the table no longer has", "finding": "x",
+                           "flags": ["--pin"], "variant": "F1", "primary": True})
+    fx = write_case(root, "propose", truth)
+    args = argparse.Namespace(stepscope=stepscope)
+    added = R.propose(args, Z.BY_NAME[NAME], truth, fx)
+    new = [f for f in truth["fixes"] if f.get("proposed")]
+    check(added == ["F2"] and truth["variants"]["F2"] == Z.merge_flags(
+        truth["argv"], ["--workers", "6", "--pin"]), "the proposed fix added as F2: %s" % added)
+    check(len(new) == 1 and new[0]["finding"] == "data_loading" and new[0]["variant"] == "F2",
+          "its fix entry names the finding and the variant: %s" % new)
+    check(R.noisy_variants(truth) == ["F2"], "F2 has no runs: --more-rounds measures it")
+    check(any(f.get("former_plant") for f in truth["fixes"]), "the old plant kept as former")
+    check(R.propose(args, Z.BY_NAME[NAME], truth, fx) == [], "a second pass adds nothing")
+
+
 def test_table():
     rule = Z.split_rule(Z.PROGRAMS)
     check(all(rule[p.name] == p.split for p in Z.PROGRAMS), "the table's split is the rule's")
@@ -251,6 +274,7 @@ def main(argv):
     try:
         test_cases(argv[0], root)
         test_more_rounds(argv[0], root)
+        test_propose(argv[0], root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print("%d passed, %d failed" % (len(passed), len(failed)))

@@ -53,6 +53,8 @@ FLAGS = {
     "no_sync": lambda ap, d: _flag(ap, "no-sync", d, "loss read every %d steps" % READ_EVERY),
     "no_empty_cache": lambda ap, d: _flag(ap, "no-empty-cache", d, "no empty_cache() per step"),
     "fused_optim": lambda ap, d: _flag(ap, "fused-optim", d, "optimizer(fused=True)"),
+    "no_pbar_log": lambda ap, d: _flag(ap, "no-pbar-log", d,
+                                       "self.log(..., prog_bar=False) (Lightning)"),
     "device_tensors": lambda ap, d: _flag(ap, "device-tensors", d, "per-step tensors on the device"),
 }
 

@@ -11,8 +11,10 @@ the loss logged with self.log(..., prog_bar=True) as the Lightning docs show.
 The fixes in Lightning's terms: --workers N --pin: the DataLoader's num_workers=N,
 pin_memory=True, persistent_workers=True; --bf16: Trainer(precision="bf16-mixed") (else
 "32-true"); --no-sync: the progress bar refreshed every 50 steps (TQDMProgressBar(
-refresh_rate=50)), which reads the logged loss back to the host only then (refresh_rate=1
-otherwise: a .item() every step); --compile: the network compiled in the module
+refresh_rate=50); refresh_rate=1 otherwise), which does not stop the .item() every step:
+Lightning turns each value logged with prog_bar=True into a Python number at every batch's end
+(lightning 2.x, _ResultCollection.metrics), whatever the refresh rate; --no-pbar-log: the loss
+logged with prog_bar=False, which does; --compile: the network compiled in the module
 (torch.compile(net), the way Lightning's docs show). plugins=[LightningEnvironment()]: no MPI probe (see
 bench/workloads/README.md).
 """
@@ -27,7 +29,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import data as D  # noqa: E402
 
-FLAGS = ("workers", "pin", "bf16", "compile", "no_sync")
+FLAGS = ("workers", "pin", "bf16", "compile", "no_sync", "no_pbar_log")
 SIZES = {"resnet18": dict(batch=128, img=128, src=160, classes=1000),
          "cnn4": dict(batch=256, img=64, src=72, classes=100),
          "lm": dict(layers=6, d=512, heads=8, batch=16, seq=256, vocab=8192)}
@@ -63,7 +65,7 @@ def dataset(model, size, total):
     return [tokens[i % 64] for i in range(total)]
 
 
-def make_module(L, net, model):
+def make_module(L, net, model, prog_bar=True):
     class Module(L.LightningModule):
         def __init__(self):
             super().__init__()
@@ -76,7 +78,7 @@ def make_module(L, net, model):
             else:
                 x, y = batch
                 loss = F.cross_entropy(self.net(x), y)
-            self.log("train_loss", loss, prog_bar=True)
+            self.log("train_loss", loss, prog_bar=prog_bar)
             return loss
 
         def configure_optimizers(self):
@@ -118,11 +120,12 @@ def main():
         plugins=[LightningEnvironment()])
     loader = C.loader(dataset(args.model, size, total * size["batch"]), size["batch"], args)
     net = C.compile_model(make_net(args.model, size, args.tiny), args, dev)
-    module = make_module(L, net, args.model)
+    module = make_module(L, net, args.model, prog_bar=not args.no_pbar_log)
     trainer.fit(module, train_dataloaders=loader)
     losses = C.Losses(args, dev)
     C.finish(args, "lightning_train", clock, losses, planted=None, model=args.model,
              precision=trainer.precision, refresh_rate=bar.refresh_rate,
+             prog_bar=not args.no_pbar_log,
              lightning=L.__version__, sizes=size)
 
 
