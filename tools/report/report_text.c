@@ -52,7 +52,8 @@ static void text_hard_wrapped(FILE *out, int indent, const char *s);
  * TEXT_SCREEN lines at most. A section that would be longer gives detail up in this order,
  * the least telling first, until it fits (text_section): the outliers after the slowest, the
  * host lines after each category's first, the evidence and fix of the findings after the
- * first (their title and saving stay). -v shows it all. */
+ * first (their title and saving stay), the first one's evidence (its fix stays). -v shows it
+ * all. */
 #define TEXT_SCREEN 60
 enum text_detail {
     TEXT_VERBOSE,       /* -v */
@@ -60,6 +61,7 @@ enum text_detail {
     TEXT_ONE_OUTLIER,   /* ... the slowest outlier only */
     TEXT_ONE_HOST,      /* ... and one host line a category */
     TEXT_FIRST_FINDING, /* ... and the second finding by its title and saving */
+    TEXT_FIRST_FIX,     /* ... and the first finding without its evidence (saving, fix stay) */
     TEXT_DETAILS
 };
 
@@ -416,8 +418,9 @@ static void text_wrapped(FILE *out, const char *label, const char *text)
     fputc('\n', out);
 }
 
-/* One finding: title and saving, then (in full) its evidence and fix. */
-static void text_finding(FILE *out, const struct report_view *v, size_t i, int full, int verbose)
+/* One finding: title and saving, then (in full) its evidence (unless evidence is 0) and fix. */
+static void text_finding(FILE *out, const struct report_view *v, size_t i, int full, int verbose,
+                         int evidence)
 {
     const struct ssa_finding *x = &v->f.v[i];
     fprintf(out, "  %zu. [%s] %s\n", i + 1, ssa_level_name(x->severity), x->title);
@@ -430,7 +433,7 @@ static void text_finding(FILE *out, const struct report_view *v, size_t i, int f
     snprintf(saves, sizeof saves, "%s: %s", v->saves[i], v->held_out[i]);
     text_wrapped(out, "     ", saves);
     if (v->alt_of[i]) fprintf(out, "     %s\n", v->alt_said[i]);
-    text_wrapped(out, "     evidence: ", x->evidence);
+    if (evidence) text_wrapped(out, "     evidence: ", x->evidence);
     if (verbose) text_wrapped(out, "     estimate: ", x->estimate);
     text_wrapped(out, "     fix:      ", x->fix);
 }
@@ -447,12 +450,17 @@ static void text_findings(FILE *out, const struct report_view *v, int detail)
     fprintf(out, "\n  findings, ranked by estimated saving\n");
     int verbose = detail == TEXT_VERBOSE, first_only = detail >= TEXT_FIRST_FINDING;
     size_t shown = verbose || f->n <= TEXT_FINDINGS ? f->n : TEXT_FINDINGS;
+    int first_bare = detail >= TEXT_FIRST_FIX;
     for (size_t i = 0; i < shown; i++)
-        text_finding(out, v, i, i == 0 || !first_only, verbose);
+        text_finding(out, v, i, i == 0 || !first_only, verbose, !first_bare);
+    const char *of1 = first_bare ? "the evidence of 1., " : "";
     if (first_only && shown > 1 && shown < f->n)
-        fprintf(out, "  (the evidence and fix of 2., and %zu more, with -v)\n", f->n - shown);
+        fprintf(out, "  (%sthe evidence and fix of 2., and %zu more, with -v)\n", of1,
+                f->n - shown);
     else if (first_only && shown > 1)
-        fprintf(out, "  (the evidence and fix of 2. with -v)\n");
+        fprintf(out, "  (%sthe evidence and fix of 2. with -v)\n", of1);
+    else if (first_bare)
+        fprintf(out, "  (the evidence of 1. with -v)\n");
     else if (shown < f->n)
         fprintf(out, "  (%zu more with -v)\n", f->n - shown);
     if (v->has_all_fixed) text_wrapped(out, "  together   ", v->all_fixed);
