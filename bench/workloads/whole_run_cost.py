@@ -20,6 +20,10 @@ import json
 import os
 import re
 import statistics as st
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "zoo"))
+import zoo as Z  # noqa: E402  (Student's t: zoo.t975)
 
 CFGS = ("plain", "rec", "hsoff")
 
@@ -66,14 +70,10 @@ def neighbour_ratios(runs, order, cfg):
     return out
 
 
-T95 = {2: 12.71, 3: 4.30, 4: 3.18, 5: 2.78, 6: 2.57, 7: 2.45, 8: 2.36, 9: 2.31, 10: 2.26,
-       11: 2.23, 12: 2.20, 13: 2.18, 14: 2.16, 15: 2.14, 16: 2.13}
-
-
 def summary(values, fmt):
     """median (range); mean +- the 95 % half-interval of the mean (Student's t)."""
     n, m = len(values), st.mean(values)
-    half = T95.get(n, 2.0) * st.stdev(values) / n ** 0.5 if n > 1 else float("nan")
+    half = Z.t975(n - 1) * st.stdev(values) / n ** 0.5 if n > 1 else float("nan")
     return ("%s (%s..%s); mean %s +- %s, %d pairs" % tuple(
         [fmt % x for x in (st.median(values), min(values), max(values), m, half)] + [n]))
 

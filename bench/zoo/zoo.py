@@ -408,7 +408,13 @@ def side_se(runs):
 
 
 # Student's t at 97.5 % by degrees of freedom (rounds - 1); 2.0 past the table.
-T975 = {3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+# Student's t, two-sided 95 % (the 0.975 quantile) by degrees of freedom; 2.0 past the table
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
+        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131}
+
+
+def t975(df):
+    return T975.get(df, 2.0)
 PAIRED_MIN = 4  # rounds with both sides run before the paired estimate takes over
 
 
@@ -442,7 +448,7 @@ def paired_unc(diffs):
     n = len(diffs)
     mean = sum(diffs) / n
     sd = (sum((d - mean) ** 2 for d in diffs) / (n - 1)) ** 0.5
-    return T975.get(n - 1, 2.0) * 1.2533 * sd / n ** 0.5
+    return t975(n - 1) * 1.2533 * sd / n ** 0.5
 
 
 def ok_times(runs):
