@@ -327,6 +327,9 @@ def summary(cfg):
         "p90": rounded(percentile(vals, 0.9)), "min": rounded(min(vals) if vals else None),
         "max": rounded(max(vals) if vals else None),
         "runs": [rounded(v) for v in vals],
+        # the repetition of each run: bad and fixed of one repetition ran back to back, so
+        # their difference is one paired saving (tests/accuracy/accuracy.py's uncertainty)
+        "reps": [r["rep"] for r in cfg.runs if r.get("ms_per_step") is not None],
         "step_median_ms": [rounded(r.get("step_median_ms")) for r in cfg.runs
                            if r.get("ms_per_step") is not None],
         "n_ok": len(vals), "n_failed": sum(r["status"] == "failed" for r in cfg.runs),
@@ -360,8 +363,10 @@ def case_truth(case, keys, configs, single_threshold, combo_ratio):
     if len(planted) > 1:
         per = {}
         for c in planted:
-            m = summary(configs[keys["fix_" + c]])["median_ms"]
+            one = summary(configs[keys["fix_" + c]])
+            m = one["median_ms"]
             per[c] = {"config": keys["fix_" + c], "median_ms": m,
+                      "runs": one["runs"], "reps": one["reps"],
                       "saving_ms": rounded(b - m) if m is not None else None,
                       "speedup": rounded(b / m) if m else None}
         entry["per_cause"] = per

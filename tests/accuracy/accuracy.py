@@ -19,11 +19,22 @@ trace recorded of each case's bad configuration (tests/fixtures/workloads/traces
 A gate is "n/a" (exit 77, ctest skips it visibly) where the truth cannot judge it: the case's
 fixed twin was not measurably faster, the committed trace predates the workload's current
 definition (traces/stale.json), fewer than 3 runs of bad or fixed succeeded, or the
-truth's own uncertainty (half the p10..p90 width of the bad runs) is larger than the gate's
-tolerance (share: 5 points of the step; saving: 20 % of the measured saving).
+truth's own uncertainty is larger than the gate's tolerance (share: 5 points of the step;
+saving: 20 % of the measured saving). The uncertainty of a truth that kept its repetitions
+(run_truth.py's "reps": bad and fixed of one repetition ran back to back) is the 95 % interval
+of the mean paired saving (share: of the mean paired saving / bad), which more repetitions
+narrow; the truth is then that mean. An older truth has only its runs' spread (half the bad
+runs' p10..p90), which no number of runs narrows: re-measure such a case (a noisy truth is
+re-measured, never passed).
+
+Re-measured cases: FIXTURES/remeasured/NAME/ (truth.json and traces/, as run_truth.py --record
+writes them; one GPU job, so trace and truth share a card); the last NAME in sorted order that
+holds a case's truth and its bad trace replaces the case's entry of FIXTURES/truth.json.
 """
+import glob
 import json
 import os
+import statistics
 import sys
 
 import gatelib
@@ -37,6 +48,10 @@ FINDING = {"data": "data_loading", "pageable": "pageable_h2d", "sync": "sync_poi
 SHARE_PP = 5.0
 SAVING_REL = 0.20
 MIN_RUNS = 3
+MIN_PAIRS = 4  # repetitions with both sides before the paired interval is the uncertainty
+# Student's t, 97.5 % point by degrees of freedom (bench/zoo/zoo.py's table: same numbers)
+T975 = {3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+        11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131}
 
 
 def stale_reason(fixtures, config):
@@ -53,6 +68,9 @@ def trace_of(fixtures, config):
     if stale_reason(fixtures, config):
         return None
     path = os.path.join(fixtures, "traces", config + ".sstrace")
+    if not os.path.exists(path):  # run_truth.py --record: record/CONFIG/*.sstrace
+        found = sorted(glob.glob(os.path.join(fixtures, "record", config, "*.sstrace")))
+        path = found[0] if len(found) == 1 else path
     if os.path.exists(path):
         return path
     folder = os.path.join(fixtures, "traces", config)  # several processes (torchrun)
@@ -97,33 +115,81 @@ def judge(entry, rep, gate):
         return "n/a", "truth: the fixed twin is not measurably faster"
     if min(entry["bad"].get("n_ok", 0), entry["fixed"].get("n_ok", 0)) < MIN_RUNS:
         return "n/a", "truth: fewer than %d good runs of bad or fixed" % MIN_RUNS
-    spread = truth_spread_pct(entry.get("bad"))
     main = want[0]
     f = by_id.get(main)
-    truth_ms = entry["saving_ms"] if len(want) == 1 else \
-        entry["per_cause"][causes_by_saving(entry)[0]]["saving_ms"]
-    bad_ms = entry["bad"]["median_ms"]
+    t = truth_of(entry)
     if gate == "share":
-        truth_pct = 100.0 * truth_ms / bad_ms
-        if spread is not None and spread > 2 * SHARE_PP:
-            return "n/a", "truth too noisy: bad runs spread %.0f %% of the median" % spread
+        if t["half_pp"] > SHARE_PP:
+            return "n/a", "truth too noisy: %s +-%.1f points of the step, tolerance %.0f" % (
+                t["basis"], t["half_pp"], SHARE_PP)
         got = f["saving_pct"] if f else 0.0
-        ok = abs(got - truth_pct) <= SHARE_PP
-        return ("pass" if ok else "miss"), "%s share %.1f %% vs truth %.1f %%" % (main, got,
-                                                                                truth_pct)
-    half_ms = (entry["bad"]["p90"] - entry["bad"]["p10"]) / 2
-    if half_ms > SAVING_REL * truth_ms:
-        return "n/a", "truth too noisy: bad runs +-%.2f ms around the median, tolerance %.2f ms" % (
-            half_ms, SAVING_REL * truth_ms)
+        ok = abs(got - t["pct"]) <= SHARE_PP
+        return ("pass" if ok else "miss"), "%s share %.1f %% vs truth %.1f %% +-%.1f (%s)" % (
+            main, got, t["pct"], t["half_pp"], t["basis"])
+    if t["half_ms"] > SAVING_REL * t["ms"]:
+        return "n/a", "truth too noisy: %s +-%.2f ms, tolerance %.2f ms" % (
+            t["basis"], t["half_ms"], SAVING_REL * t["ms"])
     got = f["saving_ms_per_step"] if f else 0.0
-    ok = abs(got - truth_ms) <= SAVING_REL * truth_ms
-    return ("pass" if ok else "miss"), "%s saving %.2f ms vs truth %.2f ms (%+.0f %%)" % (
-        main, got, truth_ms, 100.0 * (got - truth_ms) / truth_ms)
+    ok = abs(got - t["ms"]) <= SAVING_REL * t["ms"]
+    return ("pass" if ok else "miss"), "%s saving %.2f ms vs truth %.2f +-%.2f ms (%+.0f %%; %s)" % (
+        main, got, t["ms"], t["half_ms"], 100.0 * (got - t["ms"]) / t["ms"], t["basis"])
+
+
+def fixed_side(entry):
+    """The runs whose difference from bad is the judged saving: the fixed twin, or for a
+    combined case the one with its largest cause fixed."""
+    if "per_cause" not in entry:
+        return entry["fixed"]
+    return entry["per_cause"][causes_by_saving(entry)[0]]
+
+
+def pairs_of(entry):
+    """[(bad_ms, fixed_ms)] of the repetitions both ran, or None for a truth without reps."""
+    bad, fixed = entry["bad"], fixed_side(entry)
+    if "reps" not in bad or "reps" not in fixed:
+        return None
+    by_rep = dict(zip(fixed["reps"], fixed["runs"]))
+    return [(b, by_rep[r]) for r, b in zip(bad["reps"], bad["runs"]) if r in by_rep]
+
+
+def interval(values):
+    """(mean, half width of its 95 % interval)."""
+    n = len(values)
+    return statistics.mean(values), T975.get(n - 1, 2.0) * statistics.stdev(values) / n ** 0.5
+
+
+def truth_of(entry):
+    """The judged truth: ms (saving per step), pct (of the bad step), their uncertainty
+    half_ms / half_pp and the basis they come from (module docstring)."""
+    pairs = pairs_of(entry)
+    if pairs and len(pairs) >= MIN_PAIRS:
+        ms, half_ms = interval([b - f for b, f in pairs])
+        pct, half_pct = interval([100.0 * (b - f) / b for b, f in pairs])
+        return {"ms": ms, "half_ms": half_ms, "pct": pct, "half_pp": half_pct,
+                "basis": "mean of %d paired repetitions" % len(pairs)}
+    bad = entry["bad"]
+    ms = entry["saving_ms"] if "per_cause" not in entry else fixed_side(entry)["saving_ms"]
+    spread = truth_spread_pct(bad)
+    return {"ms": ms, "half_ms": (bad["p90"] - bad["p10"]) / 2, "pct": 100.0 * ms / bad["median_ms"],
+            "half_pp": spread / 2 if spread is not None else 0.0,
+            "basis": "bad runs' spread, no repetitions kept"}
+
+
+def entries_of(folder):
+    """{case: entry} of folder/truth.json, each entry told its folder (entry["fixtures"])."""
+    with open(os.path.join(folder, "truth.json")) as f:
+        return {e["case"]: dict(e, fixtures=folder) for e in json.load(f) if "bad" in e}
 
 
 def load(fixtures):
-    with open(os.path.join(fixtures, "truth.json")) as f:
-        return {e["case"]: e for e in json.load(f) if "bad" in e}
+    """{case: entry}: FIXTURES/truth.json with the re-measured cases replaced (docstring)."""
+    cases = entries_of(fixtures)
+    root = os.path.join(fixtures, "remeasured")
+    for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        for case, entry in entries_of(os.path.join(root, name)).items():
+            if trace_of(entry["fixtures"], entry["bad"]["config"]):
+                cases[case] = entry
+    return cases
 
 
 def one_gate(stepscope, fixtures, spec, expect_miss=False):
@@ -132,9 +198,9 @@ def one_gate(stepscope, fixtures, spec, expect_miss=False):
     if entry is None or gate not in gates_of(entry):
         print("no such gate: %s" % spec)
         return 2
-    trace = trace_of(fixtures, entry["bad"]["config"])
+    trace = trace_of(entry["fixtures"], entry["bad"]["config"])
     if trace is None:
-        why = stale_reason(fixtures, entry["bad"]["config"])
+        why = stale_reason(entry["fixtures"], entry["bad"]["config"])
         print("n/a: %s" % ("stale trace of %s: %s" % (entry["bad"]["config"], why) if why
                            else "no trace of %s" % entry["bad"]["config"]))
         return N_A
@@ -145,10 +211,10 @@ def one_gate(stepscope, fixtures, spec, expect_miss=False):
 def table(stepscope, fixtures):
     rows = []
     for case, entry in load(fixtures).items():
-        trace = trace_of(fixtures, entry["bad"]["config"])
+        trace = trace_of(entry["fixtures"], entry["bad"]["config"])
         rep = report(stepscope, trace) if trace else None
         for gate in gates_of(entry):
-            why = stale_reason(fixtures, entry["bad"]["config"])
+            why = stale_reason(entry["fixtures"], entry["bad"]["config"])
             status, detail = judge(entry, rep, gate) if rep else (
                 "n/a", "stale trace: " + why if why else "no trace")
             rows.append((case, gate, status, detail))
