@@ -70,14 +70,25 @@ run_cfg() {  # run_cfg CFG OUT TAG
     *-fixed) plain --plant ${1%-fixed} --fix > $2 ;;
   esac
 }
+# PIN="0-7 8-15": each run of a pair on a CPU set of its own (taskset; its DataLoader workers
+# inherit it), so that the two processes do not take each other's cores; which configuration
+# gets which set alternates every two rounds (the start order every round), so neither set's
+# place next to the GPU favours a configuration.
+pinned() {  # pinned SET CFG OUT TAG: run_cfg on CPU set SET ("" none)
+  local set=$1; shift
+  [ -n "$set" ] && taskset -cp "$set" $BASHPID >/dev/null
+  run_cfg "$@"
+}
 if [ -n "${PAIR:-}" ]; then
   set -- $PAIR
+  pins=(${PIN:-} "" "")
   for r in $(seq 1 ${ROUNDS:-12}); do
     fa=$W/pair-$1-r$r.json; fb=$W/pair-$2-r$r.json
     [ -s $fa ] && [ -s $fb ] && continue
     [ $(left) -lt ${RUN_S:-60} ] && break
-    if [ $((r % 2)) = 1 ]; then run_cfg $1 $fa $1-r$r & sleep 0.2; run_cfg $2 $fb $2-r$r &
-    else run_cfg $2 $fb $2-r$r & sleep 0.2; run_cfg $1 $fa $1-r$r & fi
+    ca=${pins[$(( (r - 1) / 2 % 2 ))]}; cb=${pins[$(( 1 - (r - 1) / 2 % 2 ))]}
+    if [ $((r % 2)) = 1 ]; then (pinned "$ca" $1 $fa $1-r$r) & sleep 0.2; (pinned "$cb" $2 $fb $2-r$r) &
+    else (pinned "$cb" $2 $fb $2-r$r) & sleep 0.2; (pinned "$ca" $1 $fa $1-r$r) & fi
     wait
     echo "pair r$r at $(( $(date +%s) - t0 )) s"
     tar cf $OUT/pairs.tar -C $W --exclude='t-*' .
