@@ -40,6 +40,10 @@ import sys
 import gatelib
 from gatelib import N_A, report
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench",
+                                "zoo"))
+import zoo as Z  # noqa: E402  (Student's t: zoo.t975, the one table)
+
 # The finding each planted cause must produce (ssa_findings.c rule ids).
 FINDING = {"data": "data_loading", "pageable": "pageable_h2d", "sync": "sync_points",
            "fp32": "no_mixed_precision", "launch": "launch_bound",
@@ -49,9 +53,6 @@ SHARE_PP = 5.0
 SAVING_REL = 0.20
 MIN_RUNS = 3
 MIN_PAIRS = 4  # repetitions with both sides before the paired interval is the uncertainty
-# Student's t, 97.5 % point by degrees of freedom (bench/zoo/zoo.py's table: same numbers)
-T975 = {3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-        11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131}
 
 
 def stale_reason(fixtures, config):
@@ -155,7 +156,7 @@ def pairs_of(entry):
 def interval(values):
     """(mean, half width of its 95 % interval)."""
     n = len(values)
-    return statistics.mean(values), T975.get(n - 1, 2.0) * statistics.stdev(values) / n ** 0.5
+    return statistics.mean(values), Z.t975(n - 1) * statistics.stdev(values) / n ** 0.5
 
 
 def truth_of(entry):
