@@ -27,8 +27,9 @@ narrow; the truth is then that mean. An older truth has only its runs' spread (h
 runs' p10..p90), which no number of runs narrows: re-measure such a case (a noisy truth is
 re-measured, never passed).
 
-Re-measured cases: FIXTURES/remeasured/NAME/ (truth.json and traces/, as run_truth.py --record
-writes them; one GPU job, so trace and truth share a card); the last NAME in sorted order that
+Re-measured cases: FIXTURES/remeasured/NAME/ (truth.json, and each bad trace as
+record/CONFIG/ holding one .sstrace, as run_truth.py --record writes it; one GPU job, so trace
+and truth share a card: bench/workloads/remeasure_gpu.sh); the last NAME in sorted order that
 holds a case's truth and its bad trace replaces the case's entry of FIXTURES/truth.json.
 """
 import glob
