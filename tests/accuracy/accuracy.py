@@ -133,8 +133,9 @@ def judge(entry, rep, gate):
             t["basis"], t["half_ms"], SAVING_REL * t["ms"])
     got = f["saving_ms_per_step"] if f else 0.0
     ok = abs(got - t["ms"]) <= SAVING_REL * t["ms"]
-    return ("pass" if ok else "miss"), "%s saving %.2f ms vs truth %.2f +-%.2f ms (%+.0f %%; %s)" % (
+    detail = "%s saving %.2f ms vs truth %.2f +-%.2f ms (%+.0f %%; %s)" % (
         main, got, t["ms"], t["half_ms"], 100.0 * (got - t["ms"]) / t["ms"], t["basis"])
+    return ("pass" if ok else "miss"), detail
 
 
 def fixed_side(entry):
@@ -172,7 +173,8 @@ def truth_of(entry):
     bad = entry["bad"]
     ms = entry["saving_ms"] if "per_cause" not in entry else fixed_side(entry)["saving_ms"]
     spread = truth_spread_pct(bad)
-    return {"ms": ms, "half_ms": (bad["p90"] - bad["p10"]) / 2, "pct": 100.0 * ms / bad["median_ms"],
+    return {"ms": ms, "half_ms": (bad["p90"] - bad["p10"]) / 2,
+            "pct": 100.0 * ms / bad["median_ms"],
             "half_pp": spread / 2 if spread is not None else 0.0,
             "basis": "bad runs' spread, no repetitions kept"}
 

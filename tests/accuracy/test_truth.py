@@ -13,8 +13,8 @@ import accuracy as A  # noqa: E402
 
 
 def side(runs, reps=None, config="x"):
-    out = {"config": config, "runs": runs, "n_ok": len(runs), "median_ms": sorted(runs)[len(runs) // 2],
-           "p10": min(runs), "p90": max(runs)}
+    out = {"config": config, "runs": runs, "n_ok": len(runs), "p10": min(runs), "p90": max(runs),
+           "median_ms": sorted(runs)[len(runs) // 2]}
     if reps is not None:
         out["reps"] = reps
     return out
