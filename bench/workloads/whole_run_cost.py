@@ -23,7 +23,7 @@ import statistics as st
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "zoo"))
-import zoo as Z  # noqa: E402  (Student's t: zoo.t975)
+import zoo as Z  # noqa: E402  (zoo.mean_interval)
 
 CFGS = ("plain", "rec", "hsoff")
 
@@ -72,8 +72,8 @@ def neighbour_ratios(runs, order, cfg):
 
 def summary(values, fmt):
     """median (range); mean +- the 95 % half-interval of the mean (Student's t)."""
-    n, m = len(values), st.mean(values)
-    half = Z.t975(n - 1) * st.stdev(values) / n ** 0.5 if n > 1 else float("nan")
+    n = len(values)
+    m, half = Z.mean_interval(values) if n > 1 else (values[0], float("nan"))
     return ("%s (%s..%s); mean %s +- %s, %d pairs" % tuple(
         [fmt % x for x in (st.median(values), min(values), max(values), m, half)] + [n]))
 

@@ -407,7 +407,6 @@ def side_se(runs):
     return (sum(x * x for x in ses) / len(ses) / len(ses)) ** 0.5 if ses else 0.0
 
 
-# Student's t at 97.5 % by degrees of freedom (rounds - 1); 2.0 past the table.
 # Student's t, two-sided 95 % (the 0.975 quantile) by degrees of freedom; 2.0 past the table
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
         9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131}
@@ -415,6 +414,17 @@ T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8
 
 def t975(df):
     return T975.get(df, 2.0)
+
+
+def mean_interval(values):
+    """(mean, 95 % half-width of the mean: t x sd / sqrt(n)) of two or more values; the one
+    interval the zoo, the accuracy gates and the whole-run pairs use."""
+    n = len(values)
+    mean = sum(values) / n
+    sd = (sum((v - mean) ** 2 for v in values) / (n - 1)) ** 0.5
+    return mean, t975(n - 1) * sd / n ** 0.5
+
+
 PAIRED_MIN = 4  # rounds with both sides run before the paired estimate takes over
 
 
@@ -445,10 +455,7 @@ def paired_differences(before_runs, after_runs):
 def paired_unc(diffs):
     """95 % half-width of the median of the paired differences: t x sd / sqrt(n), x 1.2533
     (a median's standard error over a mean's, normal data)."""
-    n = len(diffs)
-    mean = sum(diffs) / n
-    sd = (sum((d - mean) ** 2 for d in diffs) / (n - 1)) ** 0.5
-    return t975(n - 1) * 1.2533 * sd / n ** 0.5
+    return 1.2533 * mean_interval(diffs)[1]
 
 
 def ok_times(runs):

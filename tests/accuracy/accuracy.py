@@ -35,7 +35,6 @@ holds a case's truth and its bad trace replaces the case's entry of FIXTURES/tru
 import glob
 import json
 import os
-import statistics
 import sys
 
 import gatelib
@@ -43,7 +42,7 @@ from gatelib import N_A, report
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench",
                                 "zoo"))
-import zoo as Z  # noqa: E402  (Student's t: zoo.t975, the one table)
+import zoo as Z  # noqa: E402  (zoo.mean_interval: the one interval)
 
 # The finding each planted cause must produce (ssa_findings.c rule ids).
 FINDING = {"data": "data_loading", "pageable": "pageable_h2d", "sync": "sync_points",
@@ -155,19 +154,13 @@ def pairs_of(entry):
     return [(b, by_rep[r]) for r, b in zip(bad["reps"], bad["runs"]) if r in by_rep]
 
 
-def interval(values):
-    """(mean, half width of its 95 % interval)."""
-    n = len(values)
-    return statistics.mean(values), Z.t975(n - 1) * statistics.stdev(values) / n ** 0.5
-
-
 def truth_of(entry):
     """The judged truth: ms (saving per step), pct (of the bad step), their uncertainty
     half_ms / half_pp and the basis they come from (module docstring)."""
     pairs = pairs_of(entry)
     if pairs and len(pairs) >= MIN_PAIRS:
-        ms, half_ms = interval([b - f for b, f in pairs])
-        pct, half_pct = interval([100.0 * (b - f) / b for b, f in pairs])
+        ms, half_ms = Z.mean_interval([b - f for b, f in pairs])
+        pct, half_pct = Z.mean_interval([100.0 * (b - f) / b for b, f in pairs])
         return {"ms": ms, "half_ms": half_ms, "pct": pct, "half_pp": half_pct,
                 "basis": "mean of %d paired repetitions" % len(pairs)}
     bad = entry["bad"]
