@@ -11,9 +11,8 @@
 #   CASES=sync,launch REPS=10 B=420 bash bench/workloads/remeasure_gpu.sh
 set -u
 export PYTHONUNBUFFERED=1
-[ -x .lab/prefix/bin/stepscope ] || tar xJf .lab/prefix.txz -C .lab
-SS=$PWD/.lab/prefix/bin/stepscope
-[ -x "$SS" ] || { echo "remeasure_gpu.sh: no $SS (carry .lab/prefix.txz)" >&2; exit 2; }
+. bench/gpu_prefix.sh
+[ -n "$SS" ] || { echo "remeasure_gpu.sh: no stepscope (carry .lab/prefix.txz)" >&2; exit 2; }
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader
 C=${CASES:?comma list of run_truth.py cases}
 python3 bench/workloads/run_truth.py --cases "$C" --reps 0 --record --stepscope "$SS" \

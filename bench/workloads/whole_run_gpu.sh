@@ -5,11 +5,10 @@
 set -u
 export PYTHONUNBUFFERED=1
 W=/tmp/w; mkdir -p $W; t0=$(date +%s)
-SS=$PWD/.lab/prefix/bin/stepscope
+. bench/gpu_prefix.sh
 # the installed prefix travels packed (carry .lab/prefix.txz); a missing binary stops here, not
 # as recorded runs that wrote nothing (2026-12-07: 8 of them, a GPU call lost)
-[ -x $SS ] || tar xJf .lab/prefix.txz -C .lab 2>/dev/null
-[ -x $SS ] || { echo "whole_run_gpu.sh: no $SS (carry .lab/prefix.txz)" >&2; exit 2; }
+[ -n "$SS" ] || { echo "whole_run_gpu.sh: no stepscope (carry .lab/prefix.txz)" >&2; exit 2; }
 P=bench/workloads/frameworks/whole_run.py
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader
 left() { echo $(( ${BUDGET:-560} - ($(date +%s) - t0) )); }

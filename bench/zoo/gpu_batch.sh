@@ -17,10 +17,8 @@
 set -u
 export PYTHONUNBUFFERED=1
 mode=${1:?new or more}; budget=${2:?budget in seconds}
-pack=${PREFIX_TXZ:-.lab/prefix.txz}
-SS=$PWD/.lab/prefix/bin/stepscope
-[ -x "$SS" ] || { [ -f "$pack" ] && mkdir -p .lab && tar xJf "$pack" -C .lab; }
-if [ ! -x "$SS" ]; then
+. bench/gpu_prefix.sh
+if [ -z "$SS" ]; then
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
     cmake --build build-gpu -j"$(nproc)" --target stepscope stepscope_collector >/dev/null &&
     SS=$PWD/build-gpu/stepscope || { echo "gpu_batch.sh: no stepscope" >&2; exit 2; }
