@@ -150,6 +150,14 @@ int ssa_kclass_cat(int kc);          /* the category its busy time falls in */
  * was compiled already (DONE: Triton kernels). */
 enum ssa_fusion { SSA_FUSE_OPEN, SSA_FUSE_OWN_PASS, SSA_FUSE_DONE };
 enum ssa_fusion ssa_kernel_fusion(const char *name);
+/* What a kernel says of its tensors' memory layout (the nchw_layout what-if), from its name:
+ * cuDNN's transposes around a convolution it runs in NHWC on NCHW tensors (TRANSPOSE);
+ * PyTorch's BatchNorm kernels for NCHW tensors (NCHW_NORM: their channels_last versions are
+ * other kernels); the native depthwise convolutions, which exist for NCHW only (DEPTHWISE:
+ * under channels_last cuDNN runs them, at a speed nothing in the trace tells). */
+enum ssa_layout { SSA_LAYOUT_NONE, SSA_LAYOUT_TRANSPOSE, SSA_LAYOUT_NCHW_NORM, SSA_LAYOUT_DEPTHWISE,
+                  SSA_LAYOUT_COUNT };
+enum ssa_layout ssa_kernel_layout(const char *name);
 /* The category of a copy's busy time by its enum sst_copy_kind (past the rows: COPY_OTHER). */
 int ssa_copy_cat(int kind);
 /* The category of a call's time by its class (the sweep's host state). */
@@ -800,6 +808,10 @@ struct ssa_summary {
     int rec_basis;            /* enum ssa_rec_basis */
     double rec_us_per_launch; /* the cost per launch used (0 with SSA_REC_NONE) */
     double rec_cost_ms;       /* per step, included in the step times above */
+    /* the recording's own time on the host per step: its calibrated cost per launch (the
+     * collector's mode, uncapped) or what it measured, the larger; in a GPU-bound step it does
+     * not lengthen the step, but the host's own time (the findings' host floor) holds it */
+    double rec_host_ms;
     double short_gap_ms;      /* mean idle per step in gaps < SSA_SHORT_GAP_NS between kernels */
     double gpu_busy_pct_unrecorded; /* GPU busy share of the step without rec_cost_ms */
     /* SSA_REC_MEASURED: the spread of rec_cost_ms (quartiles of the two step sets against

@@ -9,6 +9,7 @@
  * speed-up, drops rules whose saving is below SSA_FINDING_MIN_PCT of the step (except the
  * environment rules, which always speak), and ranks by saving.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ struct fctx {
     /* struct ssa_gpu_detail per step, ms for its times */
     double opt_kernels[SSA_OPT_KINDS], opt_adam, opt_span_ms, opt_span_busy_ms, opt_span_ops;
     double fusable_runs, fusable_kernels, fusable_busy_ms, fusable_ms;
+    double layout_ms[SSA_LAYOUT_COUNT], layout_kernels[SSA_LAYOUT_COUNT]; /* enum ssa_layout */
     double small_gemms, small_gemm_ms, gemm_idle_sm_ms;
     double d2d_copies, d2d_bytes, memsets;
     uint64_t fired; /* bit i: rules[i] fired (the rules judged before the one reading it) */
@@ -167,7 +169,11 @@ static double host_floor(const struct fctx *c)
 {
     const struct ssa_summary *s = c->s;
     if (s->launches_per_step <= 0 || c->r->gpu_paced) return 0;
-    double floor = c->step_ms - s->rec_cost_ms - c->host_wait_ms;
+    /* the recording's host time that did not lengthen the step was taken from the host's
+     * waits: it is no part of the plain run's own time (a host-bound step waited for nothing,
+     * and its recording's cost is all in rec_cost_ms) */
+    double hidden = fmin(fmax(s->rec_host_ms - s->rec_cost_ms, 0), c->host_wait_ms);
+    double floor = c->step_ms - s->rec_cost_ms - c->host_wait_ms - hidden;
     return floor > 0 ? floor : 0;
 }
 
@@ -191,6 +197,35 @@ static double gpu_saving(const struct fctx *c, double gpu_ms)
     return gpu_ms < most ? gpu_ms : most;
 }
 
+/* Kernel time per steady step by enum ssa_layout: each name's share of the trace's kernel
+ * time (its totals cover every step, warm-up included) of the steady steps' kernel time. */
+static void layout_times(struct fctx *c)
+{
+    const struct ssa_result *r = c->r;
+    double all = 0, by[SSA_LAYOUT_COUNT] = {0}, kernel_ms = 0, n = 0, n_by[SSA_LAYOUT_COUNT] = {0};
+    for (size_t i = 0; r->kname_text && i < r->n_knames; i++) {
+        enum ssa_layout l = ssa_kernel_layout(r->kname_text[i]);
+        all += (double)r->knames[i].total_ns, by[l] += (double)r->knames[i].total_ns;
+        n += (double)r->knames[i].count, n_by[l] += (double)r->knames[i].count;
+    }
+    for (int k = 0; k < SSA_KC_COUNT; k++)
+        kernel_ms += c->s->kclass_ms[k];
+    for (int l = 0; all > 0 && l < SSA_LAYOUT_COUNT; l++) {
+        c->layout_ms[l] = kernel_ms * by[l] / all;
+        c->layout_kernels[l] = c->s->kernels_per_step * n_by[l] / n;
+    }
+}
+
+/* gpu_saving of a fix that also takes `launches` launches per step off the host: the host's
+ * own time shrinks by their share of its launches. */
+static double gpu_saving_fewer(const struct fctx *c, double gpu_ms, double launches)
+{
+    struct fctx d = *c;
+    double all = c->s->launches_per_step;
+    if (all > 0 && launches > 0) d.host_floor_ms *= launches < all ? 1 - launches / all : 0;
+    return gpu_saving(&d, gpu_ms);
+}
+
 static void ctx_init(struct fctx *c, const struct ssa_result *r, const struct ssa_summary *s)
 {
     memset(c, 0, sizeof *c);
@@ -206,6 +241,7 @@ static void ctx_init(struct fctx *c, const struct ssa_result *r, const struct ss
     c->short_gap_ms = s->short_gap_ms;
     ctx_means(c);
     c->median_kernel_us = median_kernel_us(r);
+    layout_times(c);
     c->lang = r->program.kind == SSA_PROG_UNKNOWN ? SSA_PROG_PYTHON : r->program.kind;
     c->compiled = r->program.compiled;
     c->framework = c->lang == SSA_PROG_PYTHON ? ssa_program_framework(r) : SSA_FW_NONE;
@@ -230,6 +266,8 @@ static const char *in_lang(const struct fctx *c, const char *py, const char *cxx
 }
 
 #define SAY(buf, ...) snprintf((buf), sizeof(buf), __VA_ARGS__)
+
+static int fired(const struct fctx *c, const char *id); /* rules[] below */
 
 /* ---- the rules: each returns 1 when it fires, with saving, evidence, estimate, fix ---- */
 
@@ -812,6 +850,59 @@ static double hf_compile_tf32_ms(const struct fctx *c)
            (1 - SSA_BF16_OVER_TF32 / SSA_BF16_OVER_FP32_SIMT);
 }
 
+/* Of the NCHW BatchNorm kernels' time, the share channels_last takes off (the transposes go
+ * whole): set on the zoo's tune program tv_resnet34_nchw (ResNet-34, bf16, H100: channels_last
+ * saved 9.18 ms/step, 3.35 of it the transposes, the rest 0.66 of its 8.79 ms/step of NCHW
+ * BatchNorm kernels). PyTorch's NCHW BatchNorm kernels run a block per channel over the whole
+ * batch; its channels_last ones a grid over both. */
+#define SSA_NCHW_NORM_SAVED 0.66
+
+static const char *channels_last_fix(const struct fctx *c)
+{
+    if (c->framework == SSA_FW_LIGHTNING)
+        return "self.to(memory_format=torch.channels_last) in the LightningModule's __init__, "
+               "and x = x.to(memory_format=torch.channels_last) for each batch in "
+               "training_step";
+    return in_lang(c, "model = model.to(memory_format=torch.channels_last), and x = "
+                      "x.to(memory_format=torch.channels_last) for each batch",
+                   "keep the 4-D tensors channels_last: input.contiguous(torch::MemoryFormat::"
+                   "ChannelsLast), and each conv weight p.set_data(p.contiguous(torch::"
+                   "MemoryFormat::ChannelsLast))",
+                   "keep the 4-D activations and conv weights in channels_last (NHWC) strides",
+                   "keep the tensors in NHWC (CUDNN_TENSOR_NHWC descriptors)");
+}
+
+/* 4-D tensors in NCHW while cuDNN runs the convolutions in NHWC (bf16/fp16 tensor-core
+ * kernels): it transposes each convolution's tensors there and back, and the BatchNorm kernels
+ * PyTorch runs on NCHW are its slow ones. What-if "channels_last": the transposes go, the NCHW
+ * BatchNorm kernels take SSA_NCHW_NORM_SAVED less. Native depthwise convolutions exist for NCHW
+ * only: under channels_last cuDNN runs them at a speed the trace cannot tell (a note). */
+static int rule_nchw_layout(const struct fctx *c, struct ssa_finding *f)
+{
+    const double *l = c->layout_ms;
+    if (!gpu_bound(c) || c->compiled || l[SSA_LAYOUT_TRANSPOSE] <= 0) return 0;
+    double gpu = l[SSA_LAYOUT_TRANSPOSE] + SSA_NCHW_NORM_SAVED * l[SSA_LAYOUT_NCHW_NORM];
+    f->note = l[SSA_LAYOUT_DEPTHWISE] > 0;
+    f->saving_ms = f->note ? 0 : gpu_saving_fewer(c, gpu, c->layout_kernels[SSA_LAYOUT_TRANSPOSE]);
+    f->confidence = SSA_LOW; /* its constant comes from one tune program */
+    f->alternative_to = "unfused_elementwise"; /* torch.compile converts the layout too */
+    SAY(f->evidence,
+        "cuDNN's NCHW<->NHWC transposes %.2f ms/step, BatchNorm's NCHW kernels %.2f ms/step",
+        l[SSA_LAYOUT_TRANSPOSE], l[SSA_LAYOUT_NCHW_NORM]);
+    if (f->note) {
+        size_t n = strlen(f->evidence);
+        snprintf(f->evidence + n, sizeof f->evidence - n,
+                 "; native depthwise convolutions %.2f ms/step, which cuDNN runs under "
+                 "channels_last at a speed this trace cannot tell: try it and measure",
+                 l[SSA_LAYOUT_DEPTHWISE]);
+    }
+    SAY(f->estimate, "the transposes go, and the NCHW BatchNorm kernels take %.0f %% less (their "
+                     "channels_last kernels; set on one tune program)",
+        100 * SSA_NCHW_NORM_SAVED);
+    SAY(f->fix, "%s", channels_last_fix(c));
+    return 1;
+}
+
 /* Chains of elementwise and normalisation kernels (activation, dropout, residual add, layer
  * norm) each read and write the whole tensor; a compiler fuses a chain into one kernel that
  * does it once. What-if "compiled": each run of two or more such kernels back to back (short
@@ -823,12 +914,24 @@ static double hf_compile_tf32_ms(const struct fctx *c)
  * intermediates for backward, which fused kernels still write, so this was thought an upper
  * bound; on its recorded twin it came out under what torch.compile saved, since Inductor also
  * fuses into the GEMMs' epilogues (docs/performance.md, "What-if accuracy"). */
+/* Inductor lays convolutions' tensors out channels_last itself (its layout optimisation, on by
+ * default) where they are NCHW: what the nchw_layout what-if prices, when it prices one. */
+static double compile_layout_ms(const struct fctx *c)
+{
+    if (!fired(c, "nchw_layout") || c->layout_ms[SSA_LAYOUT_DEPTHWISE] > 0) return 0;
+    return c->layout_ms[SSA_LAYOUT_TRANSPOSE] +
+           SSA_NCHW_NORM_SAVED * c->layout_ms[SSA_LAYOUT_NCHW_NORM];
+}
+
 static int rule_unfused_elementwise(const struct fctx *c, struct ssa_finding *f)
 {
     if (!gpu_bound(c) || c->compiled || c->fusable_runs < SSA_PER_STEP || c->fusable_ms <= 0)
         return 0;
-    double tf32 = hf_compile_tf32_ms(c);
-    f->saving_ms = gpu_saving(c, c->fusable_ms + tf32);
+    double tf32 = hf_compile_tf32_ms(c), layout = compile_layout_ms(c);
+    /* one launch per run instead of one per kernel; the transposes go with the layout */
+    double fewer = c->fusable_kernels - c->fusable_runs +
+                   (layout > 0 ? c->layout_kernels[SSA_LAYOUT_TRANSPOSE] : 0);
+    f->saving_ms = gpu_saving_fewer(c, c->fusable_ms + tf32 + layout, fewer);
     f->confidence = SSA_MEDIUM; /* judged on one twin: what Inductor fuses varies */
     SAY(f->evidence,
         "elementwise %.2f and reduction/normalisation %.2f ms/step of kernels; %.1f runs/step "
@@ -1017,7 +1120,6 @@ static int rule_recompile(const struct fctx *c, struct ssa_finding *f)
 
 /* The catch-all, last in the table: a GPU mostly idle for reasons no rule above names (host
  * work on the training thread in long gaps: Python, the framework, CPU ops, logging). */
-static int fired(const struct fctx *c, const char *id);
 static void say_samples(struct ssa_finding *f, char *where0, size_t cap);
 
 /* The catch-all without a line to name (no Python samples: C and C++ programs, the sampler
@@ -1131,6 +1233,9 @@ static const struct rule rules[] = {
      rule_unfused_optimizer, 0, 0,
      BIT(SSA_CAT_OPTIMIZER) | BIT(SSA_CAT_ELEMENTWISE) | BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST),
      {0, NULL, NULL, 0}, 0, 0},
+    {"nchw_layout", "4-D tensors in NCHW: cuDNN transposes them for its NHWC convolutions",
+     rule_nchw_layout, 0, 0, BIT(SSA_CAT_ELEMENTWISE) | BIT(SSA_CAT_REDUCTION) |
+     BIT(SSA_CAT_COMPUTE_OTHER), {0, NULL, NULL, 0}, 0, 0},
     {"unfused_elementwise", "chains of elementwise/normalisation kernels a compiler would fuse",
      rule_unfused_elementwise, 0, 0, BIT(SSA_CAT_ELEMENTWISE) | BIT(SSA_CAT_REDUCTION),
      {0, NULL, NULL, 0}, 0, 0},

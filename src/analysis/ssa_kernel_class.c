@@ -134,13 +134,16 @@ enum ssa_kclass ssa_kernel_class(const char *name)
  * training BatchNorm (PyTorch's native kernels: collect_statistics, backward_reduce; cuDNN's
  * NCHW kernels do statistics and normalisation in one kernel and stay OPEN) and GroupNorm
  * (RowwiseMoments) are a reduction over the batch that must end before the normalisation
- * starts: Inductor emits a reduction kernel and a pointwise one for them too. */
+ * starts: Inductor emits a reduction kernel and a pointwise one for them too. cuDNN's
+ * transposes around an NHWC convolution on NCHW tensors are no part of a chain (DONE). */
 struct fusion_rule {
     const char *has;
     enum ssa_fusion fusion;
 };
 static const struct fusion_rule fusion_rules[] = {
     {"triton_", SSA_FUSE_DONE},
+    {"nchwToNhwcKernel", SSA_FUSE_DONE}, /* cuDNN's layout transposes: the nchw_layout    */
+    {"nhwcToNchwKernel", SSA_FUSE_DONE}, /* what-if prices them, and fusing keeps no part */
     {"collect_statistics", SSA_FUSE_OWN_PASS},
     {"batch_norm_backward_reduce", SSA_FUSE_OWN_PASS},
     {"RowwiseMoments", SSA_FUSE_OWN_PASS},
@@ -151,6 +154,31 @@ enum ssa_fusion ssa_kernel_fusion(const char *name)
     for (size_t i = 0; name && i < sizeof fusion_rules / sizeof fusion_rules[0]; i++)
         if (strstr(name, fusion_rules[i].has)) return fusion_rules[i].fusion;
     return SSA_FUSE_OPEN;
+}
+
+/* First match; the channels_last BatchNorm kernels name themselves "..._channels_last_kernel"
+ * and so match none of the NCHW rows. */
+struct layout_rule {
+    const char *has;
+    enum ssa_layout layout;
+};
+static const struct layout_rule layout_rules[] = {
+    {"nchwToNhwcKernel", SSA_LAYOUT_TRANSPOSE},
+    {"nhwcToNchwKernel", SSA_LAYOUT_TRANSPOSE},
+    {"batch_norm_collect_statistics_kernel", SSA_LAYOUT_NCHW_NORM},
+    {"batch_norm_transform_input_kernel", SSA_LAYOUT_NCHW_NORM},
+    {"batch_norm_backward_kernel", SSA_LAYOUT_NCHW_NORM},
+    {"batch_norm_backward_reduce_kernel", SSA_LAYOUT_NCHW_NORM},
+    {"batch_norm_backward_elemt_kernel", SSA_LAYOUT_NCHW_NORM},
+    {"conv_depthwise2d_", SSA_LAYOUT_DEPTHWISE},
+    {"conv_depthwise3d_", SSA_LAYOUT_DEPTHWISE},
+};
+
+enum ssa_layout ssa_kernel_layout(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof layout_rules / sizeof layout_rules[0]; i++)
+        if (strstr(name, layout_rules[i].has)) return layout_rules[i].layout;
+    return SSA_LAYOUT_NONE;
 }
 
 /* How an optimizer kernel was launched, first match: fused kernels name their functor

@@ -736,6 +736,14 @@ static void rec_at_least_measured(struct ssa_summary *s, double idle_ms)
     if (ssa_rec_has_range(s->rec_basis) && s->rec_cost_hi_ms < m) s->rec_cost_hi_ms = m;
 }
 
+static void rec_host(const struct ssa_result *r, struct ssa_summary *s)
+{
+    double mode_us = r->rec_cost_given ? r->rec_cost_us : rec_calibration(r, rec_basis_of(r)).us;
+    double m = s->launches_per_step * mode_us / 1e3 + rec_graph_nodes(s, SSA_REC_US_GRAPH_KERNEL);
+    m = fmax(m, fmax(s->rec_inline_ms, s->rec_launch_ms));
+    s->rec_host_ms = fmax(m, s->rec_cost_ms);
+}
+
 static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
 {
     s->rec_inline_ms = r->n_steps ? (double)r->collector_inline_ns / 1e6 / (double)r->n_steps : 0;
@@ -753,6 +761,7 @@ static void rec_cost(const struct ssa_result *r, struct ssa_summary *s)
         s->rec_cost_hi_ms = range ? rec_capped(s, k.hi) + rec_graph_nodes(s, SSA_REC_US_GRAPH_KERNEL_HI) : 0;
         rec_at_least_measured(s, idle_ms);
     }
+    rec_host(r, s);
     double step_ms = (double)s->mean_ns / 1e6, busy_ms = step_ms * s->gpu_busy_pct / 100;
     double rest = step_ms - s->rec_cost_ms;
     s->gpu_busy_pct_unrecorded = rest > 0 ? 100 * busy_ms / rest : s->gpu_busy_pct;
