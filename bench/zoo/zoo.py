@@ -99,7 +99,7 @@ SCRIPT_FLAGS = {
                                                 "--mark-dynamic", "--dynamic", "--bucket"},
     "mlp.py": COMMON | {"--cuda-graph", "--device-tensors"},
     "hf_train.py": COMMON,
-    "lightning_train.py": COMMON - {"--fused-optim"} | {"--no-pbar-log"},
+    "lightning_train.py": COMMON - {"--fused-optim"} | {"--no-pbar-log", "--channels-last"},
     "train_cxx": {"--data", "--workers", "--copy", "--sync-every", "--dtype"},
 }
 

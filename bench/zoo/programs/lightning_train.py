@@ -15,7 +15,9 @@ refresh_rate=50); refresh_rate=1 otherwise), which does not stop the .item() eve
 Lightning turns each value logged with prog_bar=True into a Python number at every batch's end
 (lightning 2.x, _ResultCollection.metrics), whatever the refresh rate; --no-pbar-log: the loss
 logged with prog_bar=False, which does; --compile: the network compiled in the module
-(torch.compile(net), the way Lightning's docs show). plugins=[LightningEnvironment()]: no MPI probe (see
+(torch.compile(net), the way Lightning's docs show); --channels-last: the network and each batch
+in torch.channels_last (net.to(memory_format=...), x.contiguous(memory_format=...) in
+training_step). plugins=[LightningEnvironment()]: no MPI probe (see
 bench/workloads/README.md).
 """
 import os
@@ -29,7 +31,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import data as D  # noqa: E402
 
-FLAGS = ("workers", "pin", "bf16", "compile", "no_sync", "no_pbar_log")
+FLAGS = ("workers", "pin", "bf16", "compile", "channels_last", "no_sync", "no_pbar_log")
 SIZES = {"resnet18": dict(batch=128, img=128, src=160, classes=1000),
          "cnn4": dict(batch=256, img=64, src=72, classes=100),
          "lm": dict(layers=6, d=512, heads=8, batch=16, seq=256, vocab=8192)}
@@ -65,7 +67,7 @@ def dataset(model, size, total):
     return [tokens[i % 64] for i in range(total)]
 
 
-def make_module(L, net, model, prog_bar=True):
+def make_module(L, net, model, prog_bar=True, channels_last=False):
     class Module(L.LightningModule):
         def __init__(self):
             super().__init__()
@@ -77,6 +79,8 @@ def make_module(L, net, model, prog_bar=True):
                 loss = F.cross_entropy(logits.flatten(0, 1), batch[:, 1:].flatten())
             else:
                 x, y = batch
+                if channels_last:
+                    x = x.contiguous(memory_format=torch.channels_last)
                 loss = F.cross_entropy(self.net(x), y)
             self.log("train_loss", loss, prog_bar=prog_bar)
             return loss
@@ -119,8 +123,12 @@ def main():
         limit_val_batches=0, callbacks=[window(L, clock, args), bar],
         plugins=[LightningEnvironment()])
     loader = C.loader(dataset(args.model, size, total * size["batch"]), size["batch"], args)
-    net = C.compile_model(make_net(args.model, size, args.tiny), args, dev)
-    module = make_module(L, net, args.model, prog_bar=not args.no_pbar_log)
+    net = make_net(args.model, size, args.tiny)
+    if args.channels_last:  # Lightning moves it to the GPU, preserving the format
+        net = net.to(memory_format=torch.channels_last)
+    net = C.compile_model(net, args, dev)
+    module = make_module(L, net, args.model, prog_bar=not args.no_pbar_log,
+                         channels_last=args.channels_last)
     trainer.fit(module, train_dataloaders=loader)
     losses = C.Losses(args, dev)
     C.finish(args, "lightning_train", clock, losses, planted=None, model=args.model,
