@@ -180,6 +180,9 @@ int ssa_is_kernel_launch(uint8_t domain, uint32_t cbid);
  * no kernel or GRAPH record names them): all of them are the steps. */
 #define SSA_GRAPH_UNTOLD UINT32_MAX
 
+/* A kernel that starts this soon after its launch call began found the launch queue empty
+ * (the call's own time and the GPU's pickup: 5-10 us; queued kernels wait milliseconds). */
+#define SSA_QLAT_PROMPT_NS 20000ull
 #define SSA_SHORT_GAP_NS 100000ull /* 100 us: longer idle gaps are host work, not launching */
 /* A GPU-idle run that starts within this of a synchronising call's return (or while one is
  * open) follows that sync: the GPU drained because the host waited, and the host work done
@@ -590,6 +593,10 @@ struct ssa_result {
     /* Launch calls inside steps by duration, 8 bins an octave (ssa_call_bin): their median
      * scales full mode's per-launch cost to this host's speed (rec_calibration) */
     uint32_t launch_call_bins[SSA_CALL_BINS];
+    /* Kernels inside steps whose launch call was found by correlation id (a sample of them
+     * in a large trace: ssa_qlat.c), and how many of those started within SSA_QLAT_PROMPT_NS
+     * of their call's start: the launch queue was empty, the GPU waited for the host */
+    uint64_t qlat_matched, qlat_prompt;
     uint64_t first_ns, last_ns;  /* span of timestamped records; 0/0 when none */
     uint32_t env_records;        /* ENV key/values read */
     uint32_t cpu_count;          /* "cpu_count" env record; 0 unknown */

@@ -102,6 +102,7 @@ struct attr {
     uint64_t rate_span;   /* around a sample, where its launch rate is measured (ns) */
     size_t cap_launch;
     int tl_on;                            /* some step is drawn on the timeline */
+    struct ssa_qlat qlat;                 /* launch-to-kernel latency (ssa_qlat.c) */
     uint32_t range_ids[SSA_TL_NAMES];     /* the message ids of res->tl_names */
     int err;
 };
@@ -1058,6 +1059,8 @@ static void on_kernel(struct attr *a, const struct sst_rec_kernel *k)
         st->n.gpu.opt_adam += kn->opt_adam;
     }
     if (kc == SSA_KC_GEMM_TC || kc == SSA_KC_GEMM_FP32) note_gemm_blocks(a->res, st, k, d);
+    if (!(k->flags & SST_KF_GRAPH) && ssa_qlat_kernel(&a->qlat, k->correlation, k->start_ns))
+        a->err = SS_ENOMEM;
     if (k->flags & SST_KF_GRAPH) {
         st->n.graph_kernels++;
         st->n.graph_kernel_ns += k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0;
@@ -1169,6 +1172,8 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
          * blocks for its whole graph, a copy for its transfer */
         launch = ssa_api_lut_launch(&a->sc->api, api->domain, api->cbid);
         if (launch & SSA_LUT_KERNEL) a->res->launch_call_bins[ssa_call_bin(d)]++;
+        if ((launch & SSA_LUT_KERNEL) && ssa_qlat_launch(&a->qlat, api->correlation, api->start_ns))
+            a->err = SS_ENOMEM;
         if (d >= SSA_LAUNCH_WAIT_NS) st->n.gpu.launch_wait_ns += d - SSA_LAUNCH_CALL_NS;
         st->n.graph_launches += (launch & SSA_LUT_GRAPH) != 0;
         break;
@@ -1444,6 +1449,7 @@ static void attr_free(struct attr *a)
         free(a->ring[k].e.host.v), free(a->ring[k].e.gpu.v), free(a->ring[k].e.smp.v);
     free(a->launch_rel);
     free(a->flight);
+    free(a->qlat.launch.v), free(a->qlat.kernel.v);
     for (size_t i = 0; i < a->n_pool; i++)
         free(a->pool[i].v);
     free(a->ring);
@@ -1470,6 +1476,7 @@ int ssa_attr_run(struct sst_reader *r, struct ssa_scan *sc, struct ssa_result *r
     if (rc == 0 && sc->host.py) ssa_pystream_flush(sc->host.py, place_sample, &a);
     if (rc == 0) rc = a.err;
     if (rc == 0) finalize_until(&a, UINT64_MAX); /* the end: every step is complete */
+    if (rc == 0) ssa_qlat_finish(&a.qlat, &res->qlat_matched, &res->qlat_prompt);
     pipe_stop(&a);
     if (rc == 0) rc = a.err;
     if (a.buffered > a.peak) a.peak = a.buffered; /* on an error, steps left open */

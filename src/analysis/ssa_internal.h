@@ -480,6 +480,24 @@ struct ssa_pass {
 int ssa_pass_begin(struct sst_reader *r, struct ssa_pass *ps); /* 0 or a negative ss_error */
 void ssa_pass_end(struct ssa_pass *ps);
 
+/* Launch-to-kernel latency (ssa_qlat.c): the kernel launch calls and kernels inside steps,
+ * joined by correlation id after pass 2. */
+struct ssa_qpair {
+    uint32_t corr;
+    uint64_t t;
+};
+struct ssa_qside {
+    struct ssa_qpair *v;
+    size_t n, cap;
+};
+struct ssa_qlat {
+    struct ssa_qside launch, kernel;
+    uint32_t stride; /* ids kept: multiples of it (1 until a side fills its cap) */
+};
+int ssa_qlat_launch(struct ssa_qlat *q, uint32_t corr, uint64_t call_start_ns); /* 0, SS_ENOMEM */
+int ssa_qlat_kernel(struct ssa_qlat *q, uint32_t corr, uint64_t start_ns);      /* 0, SS_ENOMEM */
+void ssa_qlat_finish(struct ssa_qlat *q, uint64_t *matched, uint64_t *prompt);
+
 /* Steps from CUDA graph replays when the markers miss them (ssa_pace.c): replaces the briefs
  * and the step source (SSA_STEPS_GRAPHS). 0 or a negative ss_error. */
 int ssa_graph_steps(struct ssa_scan *scan, struct ssa_result *res);

@@ -379,6 +379,49 @@ static void test_queued_at_open(int queued)
     ssa_result_free(r);
 }
 
+/* Per 10 ms step, 125 launches 80 us apart (a 10 us call each) and their 45 us kernels, the
+ * GPU 56 % busy: over the 50 % that makes a step GPU-bound. A kernel starting 15 us after its
+ * call's start found the queue empty (each waits for its launch): launch-bound all the same,
+ * priced at the short gaps, 35 us a kernel. Started 25 us after it: not prompt, quiet. The
+ * kernels' records come before the calls', as CUPTI's buffers may deliver them. */
+static void test_launch_queue(int prompt)
+{
+    const char *path = ss_test_path(prompt ? "qlat-prompt.sstrace" : "qlat-late.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    uint32_t corr = 1;
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS, lag = (prompt ? 15 : 25) * US;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        for (uint64_t i = 0; i < 125; i++) {
+            uint64_t p = o + i * 80 * US;
+            synth_kernel(&s, "vectorized_elementwise_kernel", p + lag, p + lag + 45 * US)
+                ->correlation = corr + (uint32_t)i;
+        }
+        for (uint64_t i = 0; i < 125; i++) {
+            uint64_t p = o + i * 80 * US;
+            synth_api(&s, SST_API_RUNTIME, SST_CBID_RT_cudaLaunchKernel_v7000, p, p + 10 * US,
+                      TID)->correlation = corr++;
+        }
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    struct ssa_result *r;
+    struct ssa_summary sum;
+    struct ssa_findings f;
+    analyse(path, &r, &sum, &f);
+    CHECK_EQ(r->qlat_matched, 500u);
+    CHECK_EQ(r->qlat_prompt, prompt ? 500u : 0u);
+    const struct ssa_finding *x = find_id(&f, "launch_bound");
+    if (prompt) {
+        REQUIRE(x != NULL);
+        CHECK_CONTAINS(x->evidence, "100 % of kernels started within 20 us");
+    } else {
+        CHECK(x == NULL);
+    }
+    ssa_result_free(r);
+}
+
 /* The window closes at step 7 (a detach); the kernel records flushed then can carry the
  * close's time as their end (seen on the H200: graph kernels of ~10 us with 90 ms ends). Step
  * 6 holds a second kernel [9, 9.01) ms whose end CUPTI wrote at 20 ms past the close: it counts
@@ -940,8 +983,9 @@ static void test_nchw_layout(int depthwise, int compiled)
         {NVJET, 0, 4000},         {NCHW2NHWC, 4000, 5000},   {"triton_poi_fused_0", 5000, 6000},
         {BN_NCHW_BWD, 6000, 8000}, {"triton_red_fused_1", 8000, 9500},
     };
-    const char *path = ss_test_path(depthwise ? "nchw-dw.sstrace" : compiled ? "nchw-compiled.sstrace"
-                                                                        : "nchw.sstrace");
+    const char *path = ss_test_path(depthwise  ? "nchw-dw.sstrace"
+                                    : compiled ? "nchw-compiled.sstrace"
+                                               : "nchw.sstrace");
     if (depthwise) write_chain(path, dw, sizeof dw / sizeof dw[0]);
     else if (compiled) write_chain(path, triton, sizeof triton / sizeof triton[0]);
     else write_chain(path, plain, sizeof plain / sizeof plain[0]);
@@ -1228,6 +1272,8 @@ int main(int argc, char **argv)
     test_ends_at_close();
     test_queued_at_open(1);
     test_queued_at_open(0);
+    test_launch_queue(1);
+    test_launch_queue(0);
     test_post_sync_host_work();
     test_cpu_tensors();
     test_sync_that_did_not_wait();
