@@ -1059,7 +1059,7 @@ static void on_kernel(struct attr *a, const struct sst_rec_kernel *k)
         st->n.gpu.opt_adam += kn->opt_adam;
     }
     if (kc == SSA_KC_GEMM_TC || kc == SSA_KC_GEMM_FP32) note_gemm_blocks(a->res, st, k, d);
-    if (!(k->flags & SST_KF_GRAPH) && ssa_qlat_kernel(&a->qlat, k->correlation, k->start_ns))
+    if (!(k->flags & SST_KF_GRAPH) && ssa_qlat_note(&a->qlat, 1, k->correlation, k->start_ns))
         a->err = SS_ENOMEM;
     if (k->flags & SST_KF_GRAPH) {
         st->n.graph_kernels++;
@@ -1172,7 +1172,8 @@ static void on_api(struct attr *a, const struct sst_rec_api *api)
          * blocks for its whole graph, a copy for its transfer */
         launch = ssa_api_lut_launch(&a->sc->api, api->domain, api->cbid);
         if (launch & SSA_LUT_KERNEL) a->res->launch_call_bins[ssa_call_bin(d)]++;
-        if ((launch & SSA_LUT_KERNEL) && ssa_qlat_launch(&a->qlat, api->correlation, api->start_ns))
+        if ((launch & SSA_LUT_KERNEL) &&
+            ssa_qlat_note(&a->qlat, 0, api->correlation, api->start_ns))
             a->err = SS_ENOMEM;
         if (d >= SSA_LAUNCH_WAIT_NS) st->n.gpu.launch_wait_ns += d - SSA_LAUNCH_CALL_NS;
         st->n.graph_launches += (launch & SSA_LUT_GRAPH) != 0;
@@ -1414,6 +1415,10 @@ static int attr_setup(struct attr *a)
     }
     a->use_sync_records = a->res->api_calls == 0;
     a->tl_on = a->res->n_tl > 0;
+    uint64_t kernels = 0;
+    for (size_t i = 0; i < sc->n_kn; i++)
+        kernels += sc->kn[i].count;
+    ssa_qlat_init(&a->qlat, kernels);
     double hz = ssa_py_rate_hz(&a->res->env);
     a->rate_span = (uint64_t)(SSA_PY_RATE_SPAN * 1e9 / (hz > 0 ? hz : SSA_PY_DEFAULT_HZ));
     return ssa_host_begin(&a->sc->host, a->res);

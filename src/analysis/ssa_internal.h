@@ -492,10 +492,22 @@ struct ssa_qside {
 };
 struct ssa_qlat {
     struct ssa_qside launch, kernel;
-    uint32_t stride; /* ids kept: multiples of it (1 until a side fills its cap) */
+    uint32_t mask; /* ids kept: those whose hash has these bits 0 (a power-of-two stride) */
 };
-int ssa_qlat_launch(struct ssa_qlat *q, uint32_t corr, uint64_t call_start_ns); /* 0, SS_ENOMEM */
-int ssa_qlat_kernel(struct ssa_qlat *q, uint32_t corr, uint64_t start_ns);      /* 0, SS_ENOMEM */
+/* The stride for a trace of `kernels` kernels (pass 1's count). */
+void ssa_qlat_init(struct ssa_qlat *q, uint64_t kernels);
+static inline uint32_t ssa_qlat_hash(uint32_t x) /* Fibonacci hashing: its high bits */
+{
+    return (x * 0x9e3779b1u) >> 12;
+}
+int ssa_qlat_add(struct ssa_qlat *q, int kernel, uint32_t corr, uint64_t t); /* 0, SS_ENOMEM */
+/* A launch call (call_start_ns) or a kernel (start_ns) of correlation id corr, if sampled. */
+static inline int ssa_qlat_note(struct ssa_qlat *q, int kernel, uint32_t corr, uint64_t t)
+{
+    return corr && !(ssa_qlat_hash(corr) & q->mask) ? ssa_qlat_add(q, kernel, corr, t) : 0;
+}
+/* Joins the sides (kernels found, and of them started within SSA_QLAT_PROMPT_NS of the call's
+ * start) and frees what q holds. */
 void ssa_qlat_finish(struct ssa_qlat *q, uint64_t *matched, uint64_t *prompt);
 
 /* Steps from CUDA graph replays when the markers miss them (ssa_pace.c): replaces the briefs

@@ -9,32 +9,44 @@
  * Pass 2 keeps (correlation id, time) of the kernel launch calls and of the kernels inside
  * steps; the two are joined by correlation id at the end (records come in file order, not in
  * time order: a kernel's record may come before its call's). Memory is bounded: past
- * SSA_QLAT_CAP entries a side, only ids divisible by a doubled stride are kept (both sides
- * alike, so the pairs kept are an unbiased sample).
+ * a sample: the ids whose hash a power-of-two stride divides (both sides alike, so the pairs
+ * kept are an unbiased sample of the kernels; a hash, not the id itself, so that a step that
+ * makes the same number of calls each time does not keep the same call of every step). The
+ * stride is chosen from pass 1's kernel count, and doubles if a side fills SSA_QLAT_CAP.
  */
 #include <stdlib.h>
 
 #include "ssa_internal.h"
 #include "util/ss_error.h"
 
-#define SSA_QLAT_CAP (1u << 20) /* entries a side before the stride doubles (16 MiB) */
+#define SSA_QLAT_CAP (1u << 17)    /* entries a side before the stride doubles (2 MiB) */
+#define SSA_QLAT_TARGET (1u << 13) /* kernels a side the first stride aims at */
+
+void ssa_qlat_init(struct ssa_qlat *q, uint64_t kernels)
+{
+    *q = (struct ssa_qlat){0};
+    q->mask = 0;
+    while ((kernels >> 1) > SSA_QLAT_TARGET) /* stride 2^k: kernels / stride <= 2 x target */
+        kernels >>= 1, q->mask = q->mask << 1 | 1;
+}
 
 /* Drops the entries whose id the (doubled) stride no longer keeps. */
-static void qside_thin(struct ssa_qside *s, uint32_t stride)
+static void qside_thin(struct ssa_qside *s, uint32_t mask)
 {
     size_t k = 0;
     for (size_t i = 0; i < s->n; i++)
-        if (s->v[i].corr % stride == 0) s->v[k++] = s->v[i];
+        if (!(ssa_qlat_hash(s->v[i].corr) & mask)) s->v[k++] = s->v[i];
     s->n = k;
 }
 
-static int qside_add(struct ssa_qlat *q, struct ssa_qside *s, uint32_t corr, uint64_t t)
+/* Past its cap a side keeps half the ids it kept, and the other side the same half. */
+int ssa_qlat_add(struct ssa_qlat *q, int kernel, uint32_t corr, uint64_t t)
 {
-    if (!corr || corr % q->stride) return 0;
+    struct ssa_qside *s = kernel ? &q->kernel : &q->launch;
     if (s->n == SSA_QLAT_CAP) {
-        q->stride *= 2;
-        qside_thin(&q->launch, q->stride), qside_thin(&q->kernel, q->stride);
-        if (corr % q->stride) return 0;
+        q->mask = q->mask << 1 | 1;
+        qside_thin(&q->launch, q->mask), qside_thin(&q->kernel, q->mask);
+        if (ssa_qlat_hash(corr) & q->mask) return 0;
     }
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 1024;
@@ -44,18 +56,6 @@ static int qside_add(struct ssa_qlat *q, struct ssa_qside *s, uint32_t corr, uin
     }
     s->v[s->n++] = (struct ssa_qpair){corr, t};
     return 0;
-}
-
-int ssa_qlat_launch(struct ssa_qlat *q, uint32_t corr, uint64_t call_start_ns)
-{
-    if (!q->stride) q->stride = 1;
-    return qside_add(q, &q->launch, corr, call_start_ns);
-}
-
-int ssa_qlat_kernel(struct ssa_qlat *q, uint32_t corr, uint64_t start_ns)
-{
-    if (!q->stride) q->stride = 1;
-    return qside_add(q, &q->kernel, corr, start_ns);
 }
 
 static int cmp_qpair(const void *a, const void *b)
@@ -69,8 +69,8 @@ static int cmp_qpair(const void *a, const void *b)
 void ssa_qlat_finish(struct ssa_qlat *q, uint64_t *matched, uint64_t *prompt)
 {
     *matched = *prompt = 0;
-    qsort(q->launch.v, q->launch.n, sizeof *q->launch.v, cmp_qpair);
-    qsort(q->kernel.v, q->kernel.n, sizeof *q->kernel.v, cmp_qpair);
+    if (q->launch.n) qsort(q->launch.v, q->launch.n, sizeof *q->launch.v, cmp_qpair);
+    if (q->kernel.n) qsort(q->kernel.v, q->kernel.n, sizeof *q->kernel.v, cmp_qpair);
     for (size_t i = 0, j = 0; i < q->kernel.n && j < q->launch.n;) {
         const struct ssa_qpair *k = &q->kernel.v[i], *l = &q->launch.v[j];
         if (l->corr < k->corr) {

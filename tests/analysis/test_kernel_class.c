@@ -288,6 +288,49 @@ static void check_names(const struct named *v, size_t n)
     }
 }
 
+/* What a kernel says of the tensors' layout (the nchw_layout what-if): real names of the zoo's
+ * NCHW and channels_last recordings (tv_resnet34_nchw, tv_resnet18_pageable, tv_mobilenet_nchw;
+ * mangled, as the collector records them). A channels_last BatchNorm kernel is none of them. */
+struct layout_named {
+    const char *name;
+    enum ssa_layout layout;
+};
+static const struct layout_named layout_names[] = {
+    {"_ZN5cudnn19engines_precompiled16nchwToNhwcKernelI13__nv_bfloat16S2_fLb0ELb1EL21cudnnKernelDat"
+     "aType_t0EEEvNS0_18nchw2nhwc_params_tIT1_EEPKT_PT0_", SSA_LAYOUT_TRANSPOSE},
+    {"_ZN5cudnn19engines_precompiled16nhwcToNchwKernelI13__nv_bfloat16S2_fLb1ELb0EL21cudnnKernelDat"
+     "aType_t0EEEvNS0_18nhwc2nchw_params_tIT1_EEPKT_PT0_", SSA_LAYOUT_TRANSPOSE},
+    {"_ZN2at6native26batch_norm_backward_kernelIN3c108BFloat16EffiEEvN5torch27GenericPackedTensor"
+     "AccessorIKT_Li3ENS_17RestrictPtrTraitsET2_EE", SSA_LAYOUT_NCHW_NORM},
+    {"_ZN2at6native36batch_norm_collect_statistics_kernelINS0_3VarEN3c108BFloat16EfiEEvN5torch27Gen"
+     "ericPackedTensorAccessorIKT0_Li3ENS_17RestrictPtrTraitsET2_EE", SSA_LAYOUT_NCHW_NORM},
+    {"_ZN2at6native33batch_norm_transform_input_kernelIN3c108BFloat16EffLb1EiEEvN5torch27Generic"
+     "PackedTensorAccessorIKT_Li3ENS_17RestrictPtrTraitsET3_EE", SSA_LAYOUT_NCHW_NORM},
+    {"_ZN2at6native50batch_norm_collect_statistics_channels_last_kernelINS0_3VarEN3c108BFloat16Ef"
+     "Li4EEEvPKT0_PT1_S9_PVS8_PiiiS8_", SSA_LAYOUT_NONE},
+    {"_ZN2at6native47batch_norm_transform_input_channels_last_kernelIN3c108BFloat16EffLi4EEEvPKT_"
+     "S6_PKT0_S9_PKT1_SC_PS4_iib", SSA_LAYOUT_NONE},
+    {"_ZN2at6native45batch_norm_backward_reduce_channels_last_kernelILi4EN3c108BFloat16EffEEvPKT0_"
+     "S6_PKT1_S9_PT2_SB_SB_SB_PViPiii", SSA_LAYOUT_NONE},
+    {"_ZN2at6native12_GLOBAL__N_130conv_depthwise2d_forward_kernelILi3EN3c108BFloat16EiEEvN5torch"
+     "27GenericPackedTensorAccessorIKT0_Li4ENS_17RestrictPtrTraitsET1_EE", SSA_LAYOUT_DEPTHWISE},
+    {"sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64",
+     SSA_LAYOUT_NONE},
+    {NULL, SSA_LAYOUT_NONE},
+};
+
+static void check_layouts(void)
+{
+    for (size_t i = 0; i < sizeof layout_names / sizeof layout_names[0]; i++) {
+        enum ssa_layout got = ssa_kernel_layout(layout_names[i].name);
+        const char *name = layout_names[i].name ? layout_names[i].name : "NULL";
+        if (got != layout_names[i].layout)
+            SS_FAIL_AT("%s: layout %d, want %d", name, (int)got, (int)layout_names[i].layout);
+    }
+    /* the transposes end a fusion run: the layout what-if prices them */
+    CHECK_EQ(ssa_kernel_fusion(layout_names[0].name), SSA_FUSE_DONE);
+}
+
 /* How an optimizer kernel was launched (issue #31): real names of the H200 fixtures
  * (h200-1201/fw: eager_mlp's per-tensor AdamW and fused AdamW, timm_vit's foreach AdamW with
  * its lerp, h200-gpubound-bf16's foreach SGD, clip_grad_norm_'s foreach norm). */
@@ -367,6 +410,7 @@ static void check_api_table(void)
 int main(void)
 {
     check_names(real_names, sizeof real_names / sizeof real_names[0]);
+    check_layouts();
     check_names(other_names, sizeof other_names / sizeof other_names[0]);
     check_api_table();
     check_optimizer_kinds();
