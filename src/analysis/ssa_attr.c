@@ -102,9 +102,9 @@ struct attr {
     uint64_t rate_span;   /* around a sample, where its launch rate is measured (ns) */
     size_t cap_launch;
     int tl_on;                            /* some step is drawn on the timeline */
-    struct ssa_qlat qlat;                 /* launch-to-kernel latency (ssa_qlat.c) */
     uint32_t range_ids[SSA_TL_NAMES];     /* the message ids of res->tl_names */
     int err;
+    struct ssa_qlat qlat; /* launch-to-kernel latency (ssa_qlat.c) */
 };
 
 /* Grows the ring until it holds step i; 0 or -1 when out of memory. */
