@@ -130,17 +130,28 @@ enum ssa_kclass ssa_kernel_class(const char *name)
     return SSA_KC_OTHER;
 }
 
+/* A name table's row: the first row whose text the kernel's name holds gives its value. */
+struct name_rule {
+    const char *has;
+    int value;
+};
+#define FIRST_RULE(rows, name, none)                                                          \
+    first_rule((rows), sizeof(rows) / sizeof(rows)[0], (name), (none))
+
+static int first_rule(const struct name_rule *rows, size_t n, const char *name, int none)
+{
+    for (size_t i = 0; name && i < n; i++)
+        if (strstr(name, rows[i].has)) return rows[i].value;
+    return none;
+}
+
 /* Kernels a compiler cannot fuse with their neighbours, first match. The statistics of a
  * training BatchNorm (PyTorch's native kernels: collect_statistics, backward_reduce; cuDNN's
  * NCHW kernels do statistics and normalisation in one kernel and stay OPEN) and GroupNorm
  * (RowwiseMoments) are a reduction over the batch that must end before the normalisation
  * starts: Inductor emits a reduction kernel and a pointwise one for them too. cuDNN's
  * transposes around an NHWC convolution on NCHW tensors are no part of a chain (DONE). */
-struct fusion_rule {
-    const char *has;
-    enum ssa_fusion fusion;
-};
-static const struct fusion_rule fusion_rules[] = {
+static const struct name_rule fusion_rules[] = {
     {"triton_", SSA_FUSE_DONE},
     {"nchwToNhwcKernel", SSA_FUSE_DONE}, /* cuDNN's layout transposes: the nchw_layout    */
     {"nhwcToNchwKernel", SSA_FUSE_DONE}, /* what-if prices them, and fusing keeps no part */
@@ -151,18 +162,12 @@ static const struct fusion_rule fusion_rules[] = {
 
 enum ssa_fusion ssa_kernel_fusion(const char *name)
 {
-    for (size_t i = 0; name && i < sizeof fusion_rules / sizeof fusion_rules[0]; i++)
-        if (strstr(name, fusion_rules[i].has)) return fusion_rules[i].fusion;
-    return SSA_FUSE_OPEN;
+    return (enum ssa_fusion)FIRST_RULE(fusion_rules, name, SSA_FUSE_OPEN);
 }
 
 /* First match; the channels_last BatchNorm kernels name themselves "..._channels_last_kernel"
  * and so match none of the NCHW rows. */
-struct layout_rule {
-    const char *has;
-    enum ssa_layout layout;
-};
-static const struct layout_rule layout_rules[] = {
+static const struct name_rule layout_rules[] = {
     {"nchwToNhwcKernel", SSA_LAYOUT_TRANSPOSE},
     {"nhwcToNchwKernel", SSA_LAYOUT_TRANSPOSE},
     {"batch_norm_collect_statistics_kernel", SSA_LAYOUT_NCHW_NORM},
@@ -176,9 +181,7 @@ static const struct layout_rule layout_rules[] = {
 
 enum ssa_layout ssa_kernel_layout(const char *name)
 {
-    for (size_t i = 0; name && i < sizeof layout_rules / sizeof layout_rules[0]; i++)
-        if (strstr(name, layout_rules[i].has)) return layout_rules[i].layout;
-    return SSA_LAYOUT_NONE;
+    return (enum ssa_layout)FIRST_RULE(layout_rules, name, SSA_LAYOUT_NONE);
 }
 
 /* How an optimizer kernel was launched, first match: fused kernels name their functor
@@ -186,11 +189,7 @@ enum ssa_layout ssa_kernel_layout(const char *name)
  * fused_adam); gradient clipping's norm and scaling (LpNormFunctor, BinaryOpScalarTensor) are
  * no part of the update; any other multi_tensor_apply kernel is a foreach op; an optimizer-class
  * kernel without it runs per parameter tensor. */
-struct opt_rule {
-    const char *has;
-    enum ssa_opt_kind kind;
-};
-static const struct opt_rule opt_rules[] = {
+static const struct name_rule opt_rules[] = {
     {"Fused", SSA_OPT_FUSED},         {"fused_adam", SSA_OPT_FUSED},
     {"fused_sgd", SSA_OPT_FUSED},     {"LpNorm", SSA_OPT_NONE},
     {"ScalarTensor", SSA_OPT_NONE},   {"multi_tensor_apply", SSA_OPT_FOREACH},
@@ -205,7 +204,5 @@ enum ssa_opt_kind ssa_optimizer_kind(const char *name, int *adam)
     if (!name || ssa_kernel_class(name) != SSA_KC_OPTIMIZER) return SSA_OPT_NONE;
     for (size_t i = 0; i < sizeof adam_ops / sizeof adam_ops[0]; i++)
         if (strstr(name, adam_ops[i])) *adam = 1;
-    for (size_t i = 0; i < sizeof opt_rules / sizeof opt_rules[0]; i++)
-        if (strstr(name, opt_rules[i].has)) return opt_rules[i].kind;
-    return SSA_OPT_SINGLE;
+    return (enum ssa_opt_kind)FIRST_RULE(opt_rules, name, SSA_OPT_SINGLE);
 }
