@@ -10,7 +10,7 @@
 SSA_EVIDENCE_ROW("allocator_churn",      0,    0,    0,  0,  1)
 SSA_EVIDENCE_ROW("data_loading",         1,    0,    0,  0,  1)
 SSA_EVIDENCE_ROW("launch_bound",         1,   21,   21,  0,  3)
-SSA_EVIDENCE_ROW("nchw_layout",          1,    8,    8,  0,  1)
+SSA_EVIDENCE_ROW("nchw_layout",          2,    8,    6,  0,  1)
 SSA_EVIDENCE_ROW("no_mixed_precision",   4,  151,   14,  0,  1)
 SSA_EVIDENCE_ROW("sync_points",          0,    0,    0,  1,  2)
 SSA_EVIDENCE_ROW("unfused_elementwise",  5,   58,    9,  0,  4)

@@ -896,28 +896,35 @@ static const char *channels_last_fix(const struct fctx *c)
                    "keep the tensors in NHWC (CUDNN_TENSOR_NHWC descriptors)");
 }
 
+/* The GPU time channels_last takes off (the nchw_layout what-if): the transposes, and
+ * SSA_NCHW_NORM_SAVED of the NCHW BatchNorm kernels. */
+static double layout_what_if_ms(const struct fctx *c)
+{
+    return c->layout_ms[SSA_LAYOUT_TRANSPOSE] +
+           SSA_NCHW_NORM_SAVED * c->layout_ms[SSA_LAYOUT_NCHW_NORM];
+}
+
 /* 4-D tensors in NCHW while cuDNN runs the convolutions in NHWC (bf16/fp16 tensor-core
  * kernels): it transposes each convolution's tensors there and back, and the BatchNorm kernels
- * PyTorch runs on NCHW are its slow ones. What-if "channels_last": the transposes go, the NCHW
- * BatchNorm kernels take SSA_NCHW_NORM_SAVED less. Native depthwise convolutions exist for NCHW
- * only: under channels_last cuDNN runs them at a speed the trace cannot tell (a note). */
+ * PyTorch runs on NCHW are its slow ones. What-if "channels_last": layout_what_if_ms. Native
+ * depthwise convolutions (NCHW only) move to cuDNN under channels_last: said, not priced (on
+ * the zoo's MobileNet-V3 channels_last saved -0.7 in two rounds and ~8 ms/step in three). */
 static int rule_nchw_layout(const struct fctx *c, struct ssa_finding *f)
 {
     const double *l = c->layout_ms;
     if (!gpu_bound(c) || c->compiled || l[SSA_LAYOUT_TRANSPOSE] <= 0) return 0;
-    double gpu = l[SSA_LAYOUT_TRANSPOSE] + SSA_NCHW_NORM_SAVED * l[SSA_LAYOUT_NCHW_NORM];
-    f->note = l[SSA_LAYOUT_DEPTHWISE] > 0;
-    f->saving_ms = f->note ? 0 : gpu_saving_fewer(c, gpu, c->layout_kernels[SSA_LAYOUT_TRANSPOSE]);
+    f->saving_ms =
+        gpu_saving_fewer(c, layout_what_if_ms(c), c->layout_kernels[SSA_LAYOUT_TRANSPOSE]);
     f->confidence = SSA_LOW; /* its constant comes from one tune program */
     f->alternative_to = "unfused_elementwise"; /* torch.compile converts the layout too */
     SAY(f->evidence,
         "cuDNN's NCHW<->NHWC transposes %.2f ms/step, BatchNorm's NCHW kernels %.2f ms/step",
         l[SSA_LAYOUT_TRANSPOSE], l[SSA_LAYOUT_NCHW_NORM]);
-    if (f->note) {
+    if (l[SSA_LAYOUT_DEPTHWISE] > 0) {
         size_t n = strlen(f->evidence);
         snprintf(f->evidence + n, sizeof f->evidence - n,
-                 "; native depthwise convolutions %.2f ms/step, which cuDNN runs under "
-                 "channels_last at a speed this trace cannot tell: try it and measure",
+                 "; native depthwise convolutions %.2f ms/step, which cuDNN runs instead under "
+                 "channels_last (not priced)",
                  l[SSA_LAYOUT_DEPTHWISE]);
     }
     SAY(f->estimate, "the transposes go, and the NCHW BatchNorm kernels take %.0f %% less (their "
@@ -937,21 +944,15 @@ static int rule_nchw_layout(const struct fctx *c, struct ssa_finding *f)
  * elementwise op is assumed to move into their epilogues). Autograd keeps some of the
  * intermediates for backward, which fused kernels still write, so this was thought an upper
  * bound; on its recorded twin it came out under what torch.compile saved, since Inductor also
- * fuses into the GEMMs' epilogues (docs/performance.md, "What-if accuracy"). */
-/* Inductor lays convolutions' tensors out channels_last itself (its layout optimisation, on by
- * default) where they are NCHW: what the nchw_layout what-if prices, when it prices one. */
-static double compile_layout_ms(const struct fctx *c)
-{
-    if (!fired(c, "nchw_layout") || c->layout_ms[SSA_LAYOUT_DEPTHWISE] > 0) return 0;
-    return c->layout_ms[SSA_LAYOUT_TRANSPOSE] +
-           SSA_NCHW_NORM_SAVED * c->layout_ms[SSA_LAYOUT_NCHW_NORM];
-}
-
+ * fuses into the GEMMs' epilogues (docs/performance.md, "What-if accuracy"). Inductor also lays
+ * NCHW convolutions' tensors out channels_last (its layout optimisation, on by default): where
+ * nchw_layout fired, its what-if is part of this one. */
 static int rule_unfused_elementwise(const struct fctx *c, struct ssa_finding *f)
 {
     if (!gpu_bound(c) || c->compiled || c->fusable_runs < SSA_PER_STEP || c->fusable_ms <= 0)
         return 0;
-    double tf32 = hf_compile_tf32_ms(c), layout = compile_layout_ms(c);
+    double tf32 = hf_compile_tf32_ms(c);
+    double layout = fired(c, "nchw_layout") ? layout_what_if_ms(c) : 0;
     /* one launch per run instead of one per kernel; the transposes go with the layout */
     double fewer = c->fusable_kernels - c->fusable_runs +
                    (layout > 0 ? c->layout_kernels[SSA_LAYOUT_TRANSPOSE] : 0);
@@ -1257,7 +1258,7 @@ static const struct rule rules[] = {
      rule_unfused_optimizer, 0, 0,
      BIT(SSA_CAT_OPTIMIZER) | BIT(SSA_CAT_ELEMENTWISE) | BIT(SSA_CAT_LAUNCH) | BIT(SSA_CAT_HOST),
      {0, NULL, NULL, 0}, 0, 0},
-    {"nchw_layout", "4-D tensors in NCHW: cuDNN transposes them for its NHWC convolutions",
+    {"nchw_layout", "NCHW tensors: cuDNN transposes them for its NHWC convolutions",
      rule_nchw_layout, 0, 0, BIT(SSA_CAT_ELEMENTWISE) | BIT(SSA_CAT_REDUCTION) |
      BIT(SSA_CAT_COMPUTE_OTHER), {0, NULL, NULL, 0}, 0, 0},
     {"unfused_elementwise", "chains of elementwise/normalisation kernels a compiler would fuse",
