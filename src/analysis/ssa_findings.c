@@ -970,6 +970,11 @@ static int rule_unfused_elementwise(const struct fctx *c, struct ssa_finding *f)
             "(%.1fx): the Trainer's torch_compile=True turns TF32 on when tf32 is left unset; "
             "at most down to the host's own time per step", tf32,
             SSA_BF16_OVER_FP32_SIMT / SSA_BF16_OVER_TF32);
+    else if (layout > 0)
+        SAY(f->estimate, "each run fused into one kernel as long as its longest (BatchNorm "
+                         "statistics kept), plus %.2f ms/step of nchw_layout's what-if: Inductor "
+                         "lays NCHW convolutions out channels_last; at most down to the host's "
+                         "own time per step, less the launches fusing removes", layout);
     else
         SAY(f->estimate, "each run fused into one kernel as long as its longest (a BatchNorm's "
                          "batch statistics kept as a pass of their own): the rest of its busy "
