@@ -177,8 +177,6 @@ static double host_floor(const struct fctx *c)
     return floor > 0 ? floor : 0;
 }
 
-/* What a saving of gpu_ms of GPU busy time gives the step: at most down to the larger of the
- * GPU's busy time after it and the host's own time (a launch-bound step gains nothing). */
 #define SSA_LAUNCHBOUND_BUSY_PCT 50.0
 
 /* The GPU-side rules speak of GPU-bound steps only: in a host-bound one the GPU's time is not
@@ -188,13 +186,21 @@ static int gpu_bound(const struct fctx *c)
     return c->s->gpu_busy_pct_unrecorded >= SSA_LAUNCHBOUND_BUSY_PCT;
 }
 
-static double gpu_saving(const struct fctx *c, double gpu_ms)
+/* What a saving of gpu_ms of GPU busy time gives the step: at most down to the larger of the
+ * GPU's busy time after it and host_floor_ms, the host's own time after the fix (a
+ * launch-bound step gains nothing). */
+static double gpu_saving_to(const struct fctx *c, double gpu_ms, double host_floor_ms)
 {
     double after = c->busy_ms - gpu_ms;
-    double bound = after > c->host_floor_ms ? after : c->host_floor_ms;
+    double bound = after > host_floor_ms ? after : host_floor_ms;
     double most = c->step_ms - c->s->rec_cost_ms - bound;
     if (most < 0) most = 0;
     return gpu_ms < most ? gpu_ms : most;
+}
+
+static double gpu_saving(const struct fctx *c, double gpu_ms)
+{
+    return gpu_saving_to(c, gpu_ms, c->host_floor_ms);
 }
 
 /* Kernel time per steady step by enum ssa_layout: each name's share of the trace's kernel
@@ -220,10 +226,9 @@ static void layout_times(struct fctx *c)
  * own time shrinks by their share of its launches. */
 static double gpu_saving_fewer(const struct fctx *c, double gpu_ms, double launches)
 {
-    struct fctx d = *c;
-    double all = c->s->launches_per_step;
-    if (all > 0 && launches > 0) d.host_floor_ms *= launches < all ? 1 - launches / all : 0;
-    return gpu_saving(&d, gpu_ms);
+    double all = c->s->launches_per_step, left = 1;
+    if (all > 0 && launches > 0) left = launches < all ? 1 - launches / all : 0;
+    return gpu_saving_to(c, gpu_ms, c->host_floor_ms * left);
 }
 
 static void ctx_init(struct fctx *c, const struct ssa_result *r, const struct ssa_summary *s)

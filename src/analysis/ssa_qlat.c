@@ -25,7 +25,6 @@
 void ssa_qlat_init(struct ssa_qlat *q, uint64_t kernels)
 {
     *q = (struct ssa_qlat){0};
-    q->mask = 0;
     while ((kernels >> 1) > SSA_QLAT_TARGET) /* stride 2^k: kernels / stride <= 2 x target */
         kernels >>= 1, q->mask = q->mask << 1 | 1;
 }
