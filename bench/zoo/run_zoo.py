@@ -258,11 +258,16 @@ def print_fixes(program, fixes):
 # ----------------------------------------------------------------------------- more rounds
 
 def noisy_variants(truth):
-    """The measured variants whose saving the judge cannot use yet (judge.verdict says
-    re-measure whatever the price), in name order."""
+    """The measured variants whose saving the judge cannot use yet, in name order: judge.verdict
+    says re-measure for a price equal to the saving (any other price could be decided by the
+    saving's interval alone, which is no reason to stop measuring)."""
     step = J.variant_saving(truth, "before").get("before_ms") or 0
     return [name for name in sorted(truth.get("variants", {}), key=lambda n: int(n[1:]))
-            if J.verdict(0.0, J.variant_saving(truth, name), step)[0] == "re-measure"]
+            if is_noisy(J.variant_saving(truth, name), step)]
+
+
+def is_noisy(m, step):
+    return J.verdict(m["saving_ms"] or 0.0, m, step)[0] == "re-measure"
 
 
 def last_round(truth):

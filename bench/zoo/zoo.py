@@ -48,7 +48,8 @@ def alt(when, *flags):
     return {"when": when, "flags": list(flags)}
 
 
-COMPILE_ALTS = [alt("torch.compile(model)", "--compile"),
+COMPILE_ALTS = [alt("is_causal=True", "--is-causal", "--compile"),
+                alt("torch.compile(model)", "--compile"),
                 alt('mode="reduce-overhead"', "--compile", "--compile-mode", "reduce-overhead")]
 WHY_BATCH = "its fix is a larger batch or batched GEMMs: a different program per step"
 
@@ -57,9 +58,12 @@ PY_FIXES = {
     "data_loading": [alt("num_workers=", "--workers", "{workers}", "--pin")],
     "pageable_h2d": [alt(None, "--pin")],
     # Lightning's own per-step read (its progress-bar values) is told apart by its text
-    "sync_points": [alt("prog_bar=False", "--no-pbar-log"), alt("avoid .item()", "--no-sync")],
+    "sync_points": [alt("prog_bar=False", "--no-pbar-log"), alt("is_causal=True", "--is-causal"),
+                    alt("avoid .item()", "--no-sync")],
     "no_mixed_precision": [alt(None, "--bf16")],
-    "unfused_elementwise": [alt(None, "--compile")],
+    # nn.TransformerEncoder's mask check first (lm.py), then compile
+    "unfused_elementwise": [alt("is_causal=True", "--is-causal", "--compile"),
+                            alt(None, "--compile")],
     "nchw_layout": [alt(None, "--channels-last")],
     "unfused_optimizer": [alt(None, "--fused-optim")],
     "allocator_churn": [alt(None, "--no-empty-cache")],
@@ -96,7 +100,8 @@ COMMON = {"--workers", "--pin", "--bf16", "--compile", "--compile-mode", "--no-s
 SCRIPT_FLAGS = {
     "vision.py": COMMON | {"--channels-last"},
     "lm.py": COMMON - {"--workers", "--pin"} | {"--cuda-graph", "--no-empty-cache",
-                                                "--mark-dynamic", "--dynamic", "--bucket"},
+                                                "--mark-dynamic", "--dynamic", "--bucket",
+                                                "--is-causal"},
     "mlp.py": COMMON | {"--cuda-graph", "--device-tensors"},
     "hf_train.py": COMMON,
     "lightning_train.py": COMMON - {"--fused-optim"} | {"--no-pbar-log", "--channels-last"},
@@ -355,7 +360,8 @@ def fix_choices(program, finding_id, fix_text):
     if isinstance(table, NoFix):
         return table
     text = fix_text or ""
-    found = [(0 if a["when"] is None else text.find(a["when"]), a) for a in table]
+    # an alternative taken always (when None) comes after those the text names
+    found = [(len(text) if a["when"] is None else text.find(a["when"]), a) for a in table]
     found = sorted((pos, i, a) for i, (pos, a) in enumerate(found) if pos >= 0)
     if not found:
         return NoFix("the fix text names none of %s" % [a["when"] for a in table])

@@ -17,6 +17,27 @@
 #include "ssa_host.h"
 #include "ssa_internal.h"
 
+/* A library call that syncs inside the model's forward, found by its frame in the syncs'
+ * stacks: what removes the sync, and what it does to torch.compile. Under compile a sync is a
+ * graph break, and one inside a library module's call leaves the whole call eager (dynamo does
+ * not resume inside torch.nn's frames): the zoo's plain_lm_bf16 with torch.compile ran the same
+ * eager encoder kernels, 0.31 of 24.85 ms/step saved. */
+struct lib_sync {
+    const char *function, *file; /* the frame: function name, a part of its file's path */
+    const char *fix;             /* sync_points' fix */
+    const char *before_compile;  /* what the compile fixes say to do first */
+};
+static const struct lib_sync lib_syncs[] = {
+    /* torch/nn/modules/transformer.py: with a mask and is_causal left None, every call of
+     * TransformerEncoder.forward compares the mask with a causal one (bool(tensor.all())) */
+    {"_detect_is_causal_mask", "torch/nn/modules/transformer.py",
+     "nn.TransformerEncoder compares the mask with a causal one on the host at every call "
+     "(_detect_is_causal_mask): pass is_causal=True with the causal mask, "
+     "encoder(x, mask=mask, is_causal=True)",
+     "pass is_causal=True with the mask to nn.TransformerEncoder first (its mask check syncs: "
+     "a graph break that leaves the encoder eager), then "},
+};
+
 /* What the rules read: means per steady step, in ms unless named otherwise. */
 struct fctx {
     const struct ssa_result *r;
@@ -37,6 +58,7 @@ struct fctx {
     int framework; /* enum ssa_framework: a Python program's trainer (its own settings) */
     int compiled; /* torch.compile in use (ssa_program) */
     int graphed;  /* the steady steps replay CUDA graphs */
+    const struct lib_sync *lib_sync; /* the steps' syncs are this library's (NULL: unknown) */
     double idle_claimed_ms; /* the savings of the findings so far that price GPU idle time
                              * (rules[].prices_idle), alternatives to another not counted */
     double host_wait_ms;    /* ssa_gpu_detail.host_wait_ns per step */
@@ -231,6 +253,26 @@ static double gpu_saving_fewer(const struct fctx *c, double gpu_ms, double launc
     return gpu_saving_to(c, gpu_ms, c->host_floor_ms * left);
 }
 
+/* The row of lib_syncs whose frame is beside the line where the steps' syncs block most. */
+static const struct lib_sync *syncing_library(const struct fctx *c)
+{
+    struct ssa_hotspot h;
+    if (c->lang != SSA_PROG_PYTHON) return NULL;
+    if (ssa_host_hotspots(c->r, c->s, SSA_CAT_BIT(SSA_CAT_SYNC), &h, 1) != 1 || !h.lib) return NULL;
+    if (!h.lib->function || !h.lib->file) return NULL;
+    for (size_t i = 0; i < sizeof lib_syncs / sizeof lib_syncs[0]; i++)
+        if (strcmp(h.lib->function, lib_syncs[i].function) == 0 &&
+            strstr(h.lib->file, lib_syncs[i].file))
+            return &lib_syncs[i];
+    return NULL;
+}
+
+/* What a fix that compiles the model says first: "" unless a library's sync would break it. */
+static const char *before_compile(const struct fctx *c)
+{
+    return c->lib_sync && !c->compiled ? c->lib_sync->before_compile : "";
+}
+
 static void ctx_init(struct fctx *c, const struct ssa_result *r, const struct ssa_summary *s)
 {
     memset(c, 0, sizeof *c);
@@ -252,6 +294,7 @@ static void ctx_init(struct fctx *c, const struct ssa_result *r, const struct ss
     c->framework = c->lang == SSA_PROG_PYTHON ? ssa_program_framework(r) : SSA_FW_NONE;
     c->graphed = s->graph_launches_per_step >= 0.5;
     c->host_floor_ms = host_floor(c);
+    c->lib_sync = syncing_library(c);
 }
 
 /* The fix in the program's language: Python (and programs of unknown kind: most are), C++
@@ -451,6 +494,7 @@ static int syncs_in_lightning_bar(const struct fctx *c)
 
 static const char *sync_fix(const struct fctx *c)
 {
+    if (c->lib_sync) return c->lib_sync->fix;
     if (syncs_in_lightning_bar(c))
         return "self.log(..., prog_bar=True) makes Lightning read the value back every step "
                "(whatever the bar's refresh_rate): log step values with prog_bar=False or "
@@ -720,7 +764,7 @@ static int rule_launch_bound(const struct fctx *c, struct ssa_finding *f)
     SAY(f->estimate, "launch/host idle in short gaps between kernels, less the recording's "
                      "cost: per-kernel host cost below kernel time closes them; longer host "
                      "gaps stay");
-    SAY(f->fix, "%s", launch_fix(c));
+    SAY(f->fix, "%s%s", c->graphed ? "" : before_compile(c), launch_fix(c));
     return 1;
 }
 
@@ -730,19 +774,82 @@ static int is_simt_fp32(const char *name)
     return !strstr(name, "tf32") && (strstr(name, "_ffma_") || strstr(name, "sgemm"));
 }
 
-/* The bf16 time of the trace's fp32/tf32 GEMM kernel time, per unit: each kernel at its own
- * ratio (CUDA-core fp32 or tf32), weighted by its share of the fp32 GEMM time. */
-static double bf16_time_factor(const struct ssa_result *r, double *simt_share)
+/* A bf16 tensor-core GEMM kernel takes no less than this, however small: the shortest kernels'
+ * median in the committed H100/H200 recordings runs 2.4-3.7 us (nvjet_sm90_tst_64x64...,
+ * cutlass_80_wmma_tensorop_bf16...), so a 10 us fp32 GEMM does not become 0.6 us. */
+#define SSA_BF16_GEMM_MIN_US 3.0
+/* autocast casts a GEMM's fp32 operands to bf16 each step (weights, activations from fp32
+ * ops, and the gradients back): bf16 copy kernels added per GEMM kernel, 2.2 beside linear
+ * layers (the H200 pair mlp_big-fp32 / mlp_big-none: 962 more copies for 442 GEMMs), 0.6
+ * beside convolutions (the zoo's tune ResNet-18s: 0.60 copies per conv kernel in bf16, 0.01 in
+ * fp32). Each costs what the trace's shortest elementwise kernel does: the weights' casts are
+ * the small ones, and on large GEMMs the casts are a few % that bf16's halved elementwise
+ * bytes win back. */
+#define SSA_AUTOCAST_CASTS_PER_GEMM 2.2
+#define SSA_AUTOCAST_CASTS_PER_CONV 0.6
+
+static int is_conv_kernel(const char *name)
 {
-    double simt = 0, all = 0;
+    return strstr(name, "conv") || strstr(name, "fprop") || strstr(name, "dgrad") ||
+           strstr(name, "wgrad") || strstr(name, "implicit") || strstr(name, "cudnn");
+}
+
+/* What bf16 does to the trace's fp32/tf32 GEMM kernels (their whole time as the unit). */
+struct bf16_model {
+    double factor;     /* the kernels' bf16 time: each at its ratio, none under the minimum */
+    double casts;      /* the casts autocast adds, per GEMM kernel launched */
+    double cast_us;    /* one cast's time */
+    double cast_share; /* the casts' time */
+    double simt_share; /* the fp32 GEMM time on CUDA cores (TF32 off) */
+};
+
+/* The shortest mean duration of the elementwise kernels launched at least once a step. */
+static double shortest_elementwise_us(const struct ssa_result *r, size_t steps)
+{
+    double best = 0;
     for (size_t i = 0; i < r->n_knames; i++) {
-        if (r->knames[i].kclass != SSA_KC_GEMM_FP32) continue;
-        double t = (double)r->knames[i].total_ns;
-        all += t;
-        if (r->kname_text && r->kname_text[i] && is_simt_fp32(r->kname_text[i])) simt += t;
+        const struct ssa_kname *k = &r->knames[i];
+        if (k->kclass != SSA_KC_ELEMENTWISE || k->count < steps || !k->count) continue;
+        double us = (double)k->total_ns / (double)k->count / 1e3;
+        if (best == 0 || us < best) best = us;
     }
-    *simt_share = all > 0 ? simt / all : 0;
-    return *simt_share / SSA_BF16_OVER_FP32_SIMT + (1 - *simt_share) / SSA_BF16_OVER_TF32;
+    return best;
+}
+
+static void bf16_kernel(struct bf16_model *m, const struct ssa_kname *k, const char *name,
+                        double *bf16_ns)
+{
+    double ratio = is_simt_fp32(name) ? SSA_BF16_OVER_FP32_SIMT : SSA_BF16_OVER_TF32;
+    double mean_ns = (double)k->total_ns / (double)k->count;
+    double floor_ns = fmin(mean_ns, SSA_BF16_GEMM_MIN_US * 1e3);
+    *bf16_ns += (double)k->count * fmax(mean_ns / ratio, floor_ns);
+    if (ratio == SSA_BF16_OVER_FP32_SIMT) m->simt_share += (double)k->total_ns;
+    if (!strstr(name, "splitKreduce")) /* cuBLAS's split-K epilogue: part of one GEMM */
+        m->casts += (double)k->count *
+                    (is_conv_kernel(name) ? SSA_AUTOCAST_CASTS_PER_CONV : SSA_AUTOCAST_CASTS_PER_GEMM);
+}
+
+/* The model over the trace's fp32 GEMM kernels by name (without their names: the ratios of
+ * the dense peaks alone, tf32's). */
+static void bf16_model(const struct ssa_result *r, size_t steps, struct bf16_model *m)
+{
+    double all = 0, bf16_ns = 0;
+    memset(m, 0, sizeof *m);
+    for (size_t i = 0; i < r->n_knames; i++) {
+        const struct ssa_kname *k = &r->knames[i];
+        if (k->kclass != SSA_KC_GEMM_FP32 || !k->count) continue;
+        all += (double)k->total_ns;
+        const char *name = r->kname_text ? r->kname_text[i] : NULL;
+        bf16_kernel(m, k, name ? name : "", &bf16_ns);
+    }
+    if (all <= 0) {
+        m->factor = 1 / SSA_BF16_OVER_TF32;
+        return;
+    }
+    m->cast_us = shortest_elementwise_us(r, steps);
+    m->factor = bf16_ns / all;
+    m->cast_share = m->casts * m->cast_us * 1e3 / all;
+    m->simt_share /= all;
 }
 
 /* bf16 in the program's own API; tf32: most of the fp32 time runs with TF32 off, so turning
@@ -782,25 +889,27 @@ static int rule_mixed_precision(const struct fctx *c, struct ssa_finding *f)
 {
     double fp32 = c->s->cat_ms[SSA_CAT_GEMM_FP32];
     if (fp32 <= 0) return 0;
-    double simt_share;
-    double factor = bf16_time_factor(c->r, &simt_share);
-    double gpu = fp32 * (1 - factor);
+    struct bf16_model m;
+    bf16_model(c->r, c->s->steps, &m);
+    double gpu = fp32 * fmax(1 - m.factor - m.cast_share, 0);
     f->saving_ms = gpu_saving(c, gpu);
     f->confidence = SSA_LOW;
     SAY(f->evidence,
         "fp32/tf32 GEMM/conv %.2f ms/step exposed (%.0f %% of the step; kernels %.2f ms/step, "
         "%.0f %% of it on CUDA cores with TF32 off), tensor-core bf16/fp16 %.2f ms/step",
-        fp32, c->s->cat_pct[SSA_CAT_GEMM_FP32], c->s->kclass_ms[SSA_KC_GEMM_FP32], 100 * simt_share,
-        c->s->kclass_ms[SSA_KC_GEMM_TC]);
+        fp32, c->s->cat_pct[SSA_CAT_GEMM_FP32], c->s->kclass_ms[SSA_KC_GEMM_FP32],
+        100 * m.simt_share, c->s->kclass_ms[SSA_KC_GEMM_TC]);
     char floor[96] = "";
     if (f->saving_ms < gpu - 1e-9)
         SAY(floor, "; %.2f of it, the host's own %.2f ms/step bounding the step", f->saving_ms,
             c->host_floor_ms);
     SAY(f->estimate,
-        "exposed fp32 GEMM time x (1 - %.3f): bf16 at %.1fx CUDA-core fp32 (measured on an "
-        "H200) and %.0fx tf32 = %.2f ms/step%s",
-        factor, SSA_BF16_OVER_FP32_SIMT, SSA_BF16_OVER_TF32, gpu, floor);
-    mixed_fix(c, f, simt_share > 0.5);
+        "exposed fp32 GEMM time x (1 - %.3f - %.3f): bf16 at %.1fx CUDA-core fp32 (measured on "
+        "an H200) and %.0fx tf32, no GEMM under %.0f us; autocast's casts %.1f per GEMM kernel "
+        "(%.1f per convolution) of %.1f us = %.2f ms/step%s",
+        m.factor, m.cast_share, SSA_BF16_OVER_FP32_SIMT, SSA_BF16_OVER_TF32, SSA_BF16_GEMM_MIN_US,
+        SSA_AUTOCAST_CASTS_PER_GEMM, SSA_AUTOCAST_CASTS_PER_CONV, m.cast_us, gpu, floor);
+    mixed_fix(c, f, m.simt_share > 0.5);
     return 1;
 }
 
@@ -873,9 +982,9 @@ static int rule_unfused_optimizer(const struct fctx *c, struct ssa_finding *f)
 static double hf_compile_tf32_ms(const struct fctx *c)
 {
     if (c->framework != SSA_FW_HF_TRAINER) return 0;
-    double simt_share;
-    bf16_time_factor(c->r, &simt_share);
-    return c->s->cat_ms[SSA_CAT_GEMM_FP32] * simt_share *
+    struct bf16_model m;
+    bf16_model(c->r, c->s->steps, &m);
+    return c->s->cat_ms[SSA_CAT_GEMM_FP32] * m.simt_share *
            (1 - SSA_BF16_OVER_TF32 / SSA_BF16_OVER_FP32_SIMT);
 }
 
@@ -985,9 +1094,9 @@ static int rule_unfused_elementwise(const struct fctx *c, struct ssa_finding *f)
                          "batch statistics kept as a pass of their own): the rest of its busy "
                          "time, at most down to the host's own time per step (on the H200 twin, "
                          "13 %% under what torch.compile saved)");
-    char plain[224];
-    SAY(plain, "%s: Inductor fuses each chain of elementwise and normalisation ops into one "
-               "kernel%s", compile_words(c),
+    char plain[384];
+    SAY(plain, "%s%s: Inductor fuses each chain of elementwise and normalisation ops into one "
+               "kernel%s", before_compile(c), compile_words(c),
         tf32 > 0 ? "; it also turns TF32 on while tf32 is left unset" : "");
     const char *py = c->graphed ? "compile what the CUDA graph captures (torch.compile of the "
                                   "step's function, mode=\"reduce-overhead\" keeps it in CUDA "

@@ -156,6 +156,17 @@ framework_fixes)
         fail "loop sync: exit $?"
     grep -q "fix: avoid .item(), .cpu(), print(tensor)" <<<"$out" && ! grep -q "prog_bar" <<<"$out" ||
         fail "loop sync: generic fix: $out"
+    # nn.TransformerEncoder's causal-mask check (the syncs' library frame, the H100 zoo
+    # recording): is_causal=True removes the sync, and comes before compiling (a graph break
+    # there left the encoder eager); a loop's own .item() gets neither
+    out=$("$ss" report -v "$fx/zoo/traces/plain_lm_bf16-before.sstrace" | tr -s ' \n' ' ') ||
+        fail "mask sync: exit $?"
+    grep -q "fix: nn.TransformerEncoder compares the mask with a causal one on the host at every call (_detect_is_causal_mask): pass is_causal=True" <<<"$out" ||
+        fail "mask sync: sync fix: $out"
+    grep -q "fix: pass is_causal=True with the mask to nn.TransformerEncoder first (its mask check syncs: a graph break that leaves the encoder eager), then torch.compile(model)" <<<"$out" ||
+        fail "mask sync: compile fix: $out"
+    out=$("$ss" report -v "$fx/zoo/traces/hf_gpt2_loop_item_fp32-before.sstrace" | tr -s ' \n' ' ')
+    ! grep -q "is_causal" <<<"$out" || fail "loop sync: mask advice: $out"
     ;;
 sampled)
     # Launch calls recorded in one step of 8 (real H200 runs, --capture all: a full recording

@@ -1222,6 +1222,34 @@ static void test_light_graph_steps(void)
     ssa_result_free(r);
 }
 
+/* Small fp32 GEMMs per 10 ms step: 50 on CUDA cores of 20 us [0, 1), 10 convolutions of
+ * 50 us [1, 1.5) (implicit_convolve_sgemm: CUDA cores too), 20 activations of 2 us. In bf16 a
+ * 20 us sgemm would take 1.27 us but no GEMM kernel runs under 3: 17 us saved each (850 us);
+ * the convolutions 50 - 50/15.7 each (468.15 us); autocast adds 2.2 casts per GEMM and 0.6
+ * per convolution (116), each as long as the shortest elementwise kernel (2 us): 232 us.
+ * Saving 1.0862 ms/step (one ratio for all said 1.5 x (1 - 1/15.7) = 1.404). */
+static void test_mixed_precision_small_gemms(void)
+{
+    const char *path = ss_test_path("mp-small.sstrace");
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 4; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        for (uint64_t i = 0; i < 50; i++)
+            synth_kernel(&s, "sgemm", o + i * 20 * US, o + (i + 1) * 20 * US);
+        for (uint64_t i = 0; i < 10; i++)
+            synth_kernel(&s, "implicit_convolve_sgemm", o + (1000 + i * 50) * US,
+                         o + (1050 + i * 50) * US);
+        for (uint64_t i = 0; i < 20; i++)
+            synth_kernel(&s, GELU, o + (1500 + i * 10) * US, o + (1502 + i * 10) * US);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+    expect_finding(path, "no_mixed_precision",
+                   (50 * (20 - 3.0) + 10 * (50 - 50 / 15.7) - 116 * 2.0) / 1e3, "torch.autocast");
+}
+
 /* The held-out evidence table (ssa_evidence.h): every row names a rule that exists, and a
  * finding's confidence is at most what its rule's row supports: no_mixed_precision judged
  * within +-151 % stays low whatever its own reasons; a rule with no row says none. */
@@ -1304,6 +1332,7 @@ int main(int argc, char **argv)
     test_cost_measured_before_late_window(0);
     test_cost_measured_before_late_window(1);
     test_light_graph_steps();
+    test_mixed_precision_small_gemms();
     test_held_out_evidence();
     test_fixture_gate(argv[1]);
     return ss_test_result();

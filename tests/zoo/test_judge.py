@@ -131,6 +131,10 @@ def test_more_rounds(stepscope, root):
     the saving recomputed from the pairs, the rounds noted; then nothing is left to measure."""
     truth = with_runs(base_truth(stepscope), [10.0, 14.0], [8.0, 12.1])
     check(R.noisy_variants(truth) == ["F1"], "a 1.95 +- 2.9 ms saving is to re-measure")
+    check(R.noisy_variants(with_runs(base_truth(stepscope), [10.0, 10.6, 10.0, 10.6],
+                                     [7.0, 7.0, 7.0, 7.0])) == ["F1"],
+          "a 3.3 +- 0.5 ms saving is to re-measure (a price could be judged on it only by its "
+          "interval)")
     calls = []
 
     def fake_run(args, program, argv, tag):
@@ -199,6 +203,15 @@ def test_table():
           Z.fix_number("torch.compile(model)") is None, "worker counts read from fix texts")
     check(Z.merge_flags(["--workers", "0", "--bf16"], ["--workers", "6", "--pin"]) ==
           ["--workers", "6", "--bf16", "--pin"], "merge_flags: the later value wins")
+    lm = Z.BY_NAME["plain_lm_bf16"]
+    mask = ("pass is_causal=True with the mask to nn.TransformerEncoder first (...), then "
+            "torch.compile(model): Inductor fuses ...")
+    check([c["flags"] for c in Z.fix_choices(lm, "unfused_elementwise", mask)] ==
+          [["--is-causal", "--compile"], ["--compile"]] and
+          Z.fix_choices(lm, "unfused_elementwise", "torch.compile(model): ...")[0]["flags"] ==
+          ["--compile"], "a named alternative comes before the one taken always")
+    check(Z.fix_choices(Z.BY_NAME["tv_resnet34_nchw"], "unfused_elementwise", mask)[0]["flags"]
+          == ["--compile"], "a flag the script lacks is no alternative")
 
 
 def test_decided_by_interval():

@@ -12,7 +12,9 @@ GPU, AdamW, a running loss.
 --vary-length draws a new sequence length every step (between half and all of --seq), as
 unpadded batches of varying text do. Its fixes under torch.compile: --mark-dynamic
 (torch._dynamo.mark_dynamic on the length), --dynamic (torch.compile(dynamic=True)), --bucket
-(pad every batch to one of two lengths; the pads are left out of the loss).
+(pad every batch to one of two lengths; the pads are left out of the loss). --is-causal tells
+the encoder its mask is causal (without it nn.TransformerEncoder checks the mask on the host at
+every call: a sync, and a graph break that leaves the encoder eager under torch.compile).
 """
 import os
 import sys
@@ -25,6 +27,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 FLAGS = ("bf16", "compile", "cuda_graph", "no_sync", "no_empty_cache", "fused_optim")
+CAUSAL = {}  # --is-causal: {"is_causal": True}, the encoder told the mask is causal
 TINY = dict(layers=2, d=32, heads=2, batch=2, seq=16, vocab=64)
 PAD = -100
 
@@ -44,7 +47,9 @@ class CausalLM(nn.Module):
         n = tokens.shape[1]
         mask = torch.triu(torch.full((n, n), float("-inf"), device=tokens.device), 1)
         h = self.embed(tokens) + self.pos[:n]
-        return self.head(self.norm(self.blocks(h, mask=mask)))
+        # is_causal left None: nn.TransformerEncoder compares the mask with a causal
+        # one on the host at every call (a sync; a graph break under torch.compile)
+        return self.head(self.norm(self.blocks(h, mask=mask, **CAUSAL)))
 
 
 def lengths(args, size):
@@ -94,7 +99,11 @@ def main():
     ap.add_argument("--mark-dynamic", action="store_true", help="mark the length dynamic")
     ap.add_argument("--dynamic", action="store_true", help="torch.compile(dynamic=True)")
     ap.add_argument("--bucket", action="store_true", help="pad batches to two lengths")
+    ap.add_argument("--is-causal", action="store_true",
+                    help="pass is_causal=True with the mask (no mask check on the host)")
     args, dev = C.setup(ap)
+    if args.is_causal:
+        CAUSAL["is_causal"] = True
     size = TINY if args.tiny else {k: getattr(args, k) for k in TINY}
     if args.cuda_graph and args.vary_length and not args.bucket:
         C.H.fail("--cuda-graph needs one shape: not with --vary-length (without --bucket)")
