@@ -78,7 +78,8 @@ def run_plain(args, program, argv, tag):
     res = TW.parse_result(read(path)) if rc == 0 else None
     run = {"tag": tag, "rc": rc, "wall_s": round(wall, 1), "log": rel(args, path)}
     if res:
-        run.update(status="ok", ms_per_step=res["ms_per_step"], step_se_ms=step_se(res))
+        run.update(status="ok", ms_per_step=res["ms_per_step"], step_se_ms=step_se(res),
+                   gpu=res.get("gpu"))
     else:
         run.update(status="skipped" if rc == 77 else "failed", error=RT.log_tail(path, 3))
     return run
@@ -221,7 +222,7 @@ def run_program(args, program):
     t0 = time.time()
     truth = {"program": program.name, "family": program.family, "split": program.split,
              "script": program.script, "argv": program.argv, "needs": list(program.needs),
-             "plants": program.plants, "device": args.device,
+             "plants": program.plants, "device": args.device, "card": this_card(args),
              "date": datetime.date.today().isoformat(), "host": platform.node()}
     truth["record_before"] = rb = record(args, program, program.argv, "before")
     rep = report(args.stepscope, os.path.join(args.work, rb["trace"])) if rb["trace"] else {}
@@ -356,7 +357,37 @@ def truth_of(args, name):
 
 
 def more_rounds_est(program, truth, n):
-    return program.est_s * n * (1 + len(noisy_variants(truth))) + 5
+    """N rounds of the before runs and the noisy variants, each as long as its runs took (a
+    compiled variant takes minutes where the program's est_s says seconds)."""
+    names = ["before"] + noisy_variants(truth)
+    return n * sum(run_wall_s(program, truth["runs"].get(name, [])) for name in names) + 5
+
+
+def run_wall_s(program, runs):
+    walls = sorted(r["wall_s"] for r in runs if r.get("wall_s"))
+    return max(walls[len(walls) // 2], program.est_s) if walls else program.est_s
+
+
+def this_card(args):
+    """This machine's GPU by name (None on the CPU or without nvidia-smi)."""
+    if args.device == "cpu":
+        return None
+    try:
+        p = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    names = p.stdout.strip().splitlines()
+    return names[0].strip() if p.returncode == 0 and names else None
+
+
+def other_card(args, truth):
+    """Why a truth's rounds cannot be added to here: measured on another card (savings of two
+    cards are not one measurement), or None."""
+    card = this_card(args)
+    if card and truth.get("card") and card != truth["card"]:
+        return "measured on %s, this machine has %s" % (truth["card"], card)
+    return None
 
 
 def run_more_rounds(args, programs):
@@ -367,6 +398,8 @@ def run_more_rounds(args, programs):
             log("%s: no truth to add rounds to" % p.name)
         elif "more-" + p.name in done_more(args):
             log("%s: rounds added already" % p.name)
+        elif other_card(args, truth):
+            log("%s: not measured here: %s" % (p.name, other_card(args, truth)))
         elif not budget.allows(p.name, more_rounds_est(p, truth, args.more_rounds)):
             log("%s: left for a later batch" % p.name)
         elif usable(args, p):

@@ -159,6 +159,19 @@ def test_more_rounds(stepscope, root):
           ["F1"], "the added rounds noted in the truth")
     check(os.path.exists(os.path.join(args.work, "truth", NAME + ".json")), "truth written")
     check(again == [], "the drift taken out, nothing left to re-measure: %s" % again)
+    est = R.more_rounds_est(Z.BY_NAME[NAME], dict(truth, runs={
+        "before": [{"wall_s": 100.0}] * 3, "F1": [{"wall_s": 300.0}, {"wall_s": 500.0}]}), 2)
+    check(est == 2 * (100 + 500) + 5, "rounds estimated from the runs' own walls: %s" % est)
+    real_card = R.this_card
+    try:
+        R.this_card = lambda args: "NVIDIA H200"
+        other = R.other_card(args, dict(truth, card="NVIDIA H100 80GB HBM3"))
+        same = R.other_card(args, dict(truth, card="NVIDIA H200"))
+        unknown = R.other_card(args, {k: v for k, v in truth.items() if k != "card"})
+    finally:
+        R.this_card = real_card
+    check(other and "H100" in other and same is None and unknown is None,
+          "rounds of another card are not added: %s" % other)
 
 
 def test_propose(stepscope, root):
