@@ -824,9 +824,9 @@ static void bf16_kernel(struct bf16_model *m, const struct ssa_kname *k, const c
     double floor_ns = fmin(mean_ns, SSA_BF16_GEMM_MIN_US * 1e3);
     *bf16_ns += (double)k->count * fmax(mean_ns / ratio, floor_ns);
     if (ratio == SSA_BF16_OVER_FP32_SIMT) m->simt_share += (double)k->total_ns;
+    double casts = is_conv_kernel(name) ? SSA_AUTOCAST_CASTS_PER_CONV : SSA_AUTOCAST_CASTS_PER_GEMM;
     if (!strstr(name, "splitKreduce")) /* cuBLAS's split-K epilogue: part of one GEMM */
-        m->casts += (double)k->count *
-                    (is_conv_kernel(name) ? SSA_AUTOCAST_CASTS_PER_CONV : SSA_AUTOCAST_CASTS_PER_GEMM);
+        m->casts += (double)k->count * casts;
 }
 
 /* The model over the trace's fp32 GEMM kernels by name (without their names: the ratios of
