@@ -1044,7 +1044,8 @@ const char *ssa_level_name(int level); /* "low", "medium", "high" */
 
 /* One rule's prices judged on the fix-truth zoo's held-out programs (bench/zoo/judge.py): the
  * programs whose measured saving judged its price, the worst and median |price error| over
- * them, the findings whose fix saved nothing measurable, those still to re-measure. */
+ * them, the findings whose fix saved nothing measurable or slowed the step, those still to
+ * re-measure. */
 struct ssa_held_out {
     const char *id;
     int judged, worst_pct, median_pct, nothing, remeasure;

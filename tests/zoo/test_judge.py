@@ -238,6 +238,10 @@ def test_decided_by_interval():
     check(J.verdict(3.4, m(2.37, 0.43), 8.2)[0] == "re-measure",
           "+19..+73 %: the worst gate passes at one end: re-measure")
     check(J.verdict(9.0, m(4.3, 9.7), 55.0)[0] == "re-measure", "S within U of 0: never judged")
+    check(J.verdict(7.26, m(-2.85, 0.67), 11.1)[0] == "hurts" and
+          J.verdict(11.8, m(-85.4, 13.6), 31.2)[0] == "hurts",
+          "a fix that slows the step beyond its spread hurts, however wide the spread")
+    check(J.verdict(2.4, m(-1.07, 1.76), 31.2)[0] == "re-measure", "-1.07 +- 1.76: re-measure")
 
 
 def test_cases(stepscope, root):

@@ -206,9 +206,11 @@ static void held_out_text(const struct ssa_held_out *h, char *buf, size_t size)
 {
     if (h->judged)
         snprintf(buf, size, "priced within +-%d %% on %d held-out program%s%s", h->worst_pct,
-                 h->judged, h->judged == 1 ? "" : "s", h->nothing ? "; saved nothing on" : "");
+                 h->judged, h->judged == 1 ? "" : "s",
+                 h->nothing ? "; saved nothing or slowed the step on" : "");
     else
-        snprintf(buf, size, h->nothing ? "its fix saved nothing on" : "no held-out evidence");
+        snprintf(buf, size, h->nothing ? "its fix saved nothing or slowed the step on"
+                                        : "no held-out evidence");
     if (h->nothing) {
         size_t n = strlen(buf);
         snprintf(buf + n, size - n, " %d held-out program%s", h->nothing,
