@@ -381,25 +381,25 @@ def this_card(args):
     return names[0].strip() if p.returncode == 0 and names else None
 
 
-def other_card(args, truth):
-    """Why a truth's rounds cannot be added to here: measured on another card (savings of two
-    cards are not one measurement), or None."""
-    card = this_card(args)
+def other_card(card, truth):
+    """Why a truth's rounds cannot be added to on this machine's card: measured on another
+    (savings of two cards are not one measurement), or None."""
     if card and truth.get("card") and card != truth["card"]:
         return "measured on %s, this machine has %s" % (truth["card"], card)
     return None
 
 
 def run_more_rounds(args, programs):
-    budget = RT.Budget(args.budget_s)
+    budget, card = RT.Budget(args.budget_s), this_card(args)
     for p in programs:
         truth = truth_of(args, p.name)
+        why_card = truth and other_card(card, truth)
         if truth is None:
             log("%s: no truth to add rounds to" % p.name)
         elif "more-" + p.name in done_more(args):
             log("%s: rounds added already" % p.name)
-        elif other_card(args, truth):
-            log("%s: not measured here: %s" % (p.name, other_card(args, truth)))
+        elif why_card:
+            log("%s: not measured here: %s" % (p.name, why_card))
         elif not budget.allows(p.name, more_rounds_est(p, truth, args.more_rounds)):
             log("%s: left for a later batch" % p.name)
         elif usable(args, p):

@@ -38,6 +38,16 @@ static const struct lib_sync lib_syncs[] = {
      "a graph break that leaves the encoder eager), then "},
 };
 
+/* What bf16 does to the trace's fp32/tf32 GEMM kernels (their whole time as the unit). */
+struct bf16_model {
+    double factor;     /* the kernels' bf16 time: each at its ratio, none under the minimum */
+    double casts;      /* the casts autocast adds, per GEMM kernel launched */
+    double cast_us;    /* one cast's time */
+    double cast_share; /* the casts' time */
+    double simt_share; /* the fp32 GEMM time on CUDA cores (TF32 off) */
+};
+static void bf16_model(const struct ssa_result *r, size_t steps, struct bf16_model *m);
+
 /* What the rules read: means per steady step, in ms unless named otherwise. */
 struct fctx {
     const struct ssa_result *r;
@@ -59,6 +69,7 @@ struct fctx {
     int compiled; /* torch.compile in use (ssa_program) */
     int graphed;  /* the steady steps replay CUDA graphs */
     const struct lib_sync *lib_sync; /* the steps' syncs are this library's (NULL: unknown) */
+    struct bf16_model bf16;          /* what bf16 does to the fp32 GEMM kernels */
     double idle_claimed_ms; /* the savings of the findings so far that price GPU idle time
                              * (rules[].prices_idle), alternatives to another not counted */
     double host_wait_ms;    /* ssa_gpu_detail.host_wait_ns per step */
@@ -295,6 +306,7 @@ static void ctx_init(struct fctx *c, const struct ssa_result *r, const struct ss
     c->graphed = s->graph_launches_per_step >= 0.5;
     c->host_floor_ms = host_floor(c);
     c->lib_sync = syncing_library(c);
+    bf16_model(r, s->steps, &c->bf16);
 }
 
 /* The fix in the program's language: Python (and programs of unknown kind: most are), C++
@@ -774,13 +786,14 @@ static int is_simt_fp32(const char *name)
     return !strstr(name, "tf32") && (strstr(name, "_ffma_") || strstr(name, "sgemm"));
 }
 
-/* A bf16 tensor-core GEMM kernel takes no less than this, however small: the shortest kernels'
- * median in the committed H100/H200 recordings runs 2.4-3.7 us (nvjet_sm90_tst_64x64...,
- * cutlass_80_wmma_tensorop_bf16...), so a 10 us fp32 GEMM does not become 0.6 us. */
+/* A bf16 tensor-core GEMM kernel takes no less than this, however small: each committed
+ * H100/H200 recording's shortest one (by its median) runs 2.4 us at least, 3.3 at the lower
+ * quartile, 4.1 at the median of 82 (nvjet_sm90_tst_64x64..., cutlass_80_wmma_tensorop_bf16...;
+ * bench/analysis/bf16_constants.py), so a 10 us fp32 GEMM does not become 0.6 us. */
 #define SSA_BF16_GEMM_MIN_US 3.0
 /* autocast casts a GEMM's fp32 operands to bf16 each step (weights, activations from fp32
  * ops, and the gradients back): bf16 copy kernels added per GEMM kernel, 2.2 beside linear
- * layers (the H200 pair mlp_big-fp32 / mlp_big-none: 962 more copies for 442 GEMMs), 0.6
+ * layers (the H200 pair mlp_big-fp32 / mlp_big-none: 0.06 and 2.24 copies per GEMM), 0.6
  * beside convolutions (the zoo's tune ResNet-18s: 0.60 copies per conv kernel in bf16, 0.01 in
  * fp32). Each costs what the trace's shortest elementwise kernel does: the weights' casts are
  * the small ones, and on large GEMMs the casts are a few % that bf16's halved elementwise
@@ -793,15 +806,6 @@ static int is_conv_kernel(const char *name)
     return strstr(name, "conv") || strstr(name, "fprop") || strstr(name, "dgrad") ||
            strstr(name, "wgrad") || strstr(name, "implicit") || strstr(name, "cudnn");
 }
-
-/* What bf16 does to the trace's fp32/tf32 GEMM kernels (their whole time as the unit). */
-struct bf16_model {
-    double factor;     /* the kernels' bf16 time: each at its ratio, none under the minimum */
-    double casts;      /* the casts autocast adds, per GEMM kernel launched */
-    double cast_us;    /* one cast's time */
-    double cast_share; /* the casts' time */
-    double simt_share; /* the fp32 GEMM time on CUDA cores (TF32 off) */
-};
 
 /* The shortest mean duration of the elementwise kernels launched at least once a step. */
 static double shortest_elementwise_us(const struct ssa_result *r, size_t steps)
@@ -889,8 +893,7 @@ static int rule_mixed_precision(const struct fctx *c, struct ssa_finding *f)
 {
     double fp32 = c->s->cat_ms[SSA_CAT_GEMM_FP32];
     if (fp32 <= 0) return 0;
-    struct bf16_model m;
-    bf16_model(c->r, c->s->steps, &m);
+    const struct bf16_model m = c->bf16;
     double gpu = fp32 * fmax(1 - m.factor - m.cast_share, 0);
     f->saving_ms = gpu_saving(c, gpu);
     f->confidence = SSA_LOW;
@@ -993,9 +996,7 @@ static int rule_unfused_optimizer(const struct fctx *c, struct ssa_finding *f)
 static double hf_compile_tf32_ms(const struct fctx *c)
 {
     if (c->framework != SSA_FW_HF_TRAINER) return 0;
-    struct bf16_model m;
-    bf16_model(c->r, c->s->steps, &m);
-    return c->s->cat_ms[SSA_CAT_GEMM_FP32] * m.simt_share *
+    return c->s->cat_ms[SSA_CAT_GEMM_FP32] * c->bf16.simt_share *
            (1 - SSA_BF16_OVER_TF32 / SSA_BF16_OVER_FP32_SIMT);
 }
 

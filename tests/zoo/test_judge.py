@@ -162,14 +162,9 @@ def test_more_rounds(stepscope, root):
     est = R.more_rounds_est(Z.BY_NAME[NAME], dict(truth, runs={
         "before": [{"wall_s": 100.0}] * 3, "F1": [{"wall_s": 300.0}, {"wall_s": 500.0}]}), 2)
     check(est == 2 * (100 + 500) + 5, "rounds estimated from the runs' own walls: %s" % est)
-    real_card = R.this_card
-    try:
-        R.this_card = lambda args: "NVIDIA H200"
-        other = R.other_card(args, dict(truth, card="NVIDIA H100 80GB HBM3"))
-        same = R.other_card(args, dict(truth, card="NVIDIA H200"))
-        unknown = R.other_card(args, {k: v for k, v in truth.items() if k != "card"})
-    finally:
-        R.this_card = real_card
+    other = R.other_card("NVIDIA H200", dict(truth, card="NVIDIA H100 80GB HBM3"))
+    same = R.other_card("NVIDIA H200", dict(truth, card="NVIDIA H200"))
+    unknown = R.other_card("NVIDIA H200", {k: v for k, v in truth.items() if k != "card"})
     check(other and "H100" in other and same is None and unknown is None,
           "rounds of another card are not added: %s" % other)
 

@@ -27,14 +27,15 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 FLAGS = ("bf16", "compile", "cuda_graph", "no_sync", "no_empty_cache", "fused_optim")
-CAUSAL = {}  # --is-causal: {"is_causal": True}, the encoder told the mask is causal
 TINY = dict(layers=2, d=32, heads=2, batch=2, seq=16, vocab=64)
 PAD = -100
 
 
 class CausalLM(nn.Module):
-    def __init__(self, s):
+    def __init__(self, s, is_causal=False):
         super().__init__()
+        # --is-causal: the encoder told its mask is causal (torch 1.13 has no such argument)
+        self.causal = {"is_causal": True} if is_causal else {}
         self.embed = nn.Embedding(s["vocab"], s["d"])
         self.pos = nn.Parameter(torch.zeros(s["seq"], s["d"]))
         layer = nn.TransformerEncoderLayer(s["d"], s["heads"], 4 * s["d"], dropout=0.1,
@@ -49,7 +50,7 @@ class CausalLM(nn.Module):
         h = self.embed(tokens) + self.pos[:n]
         # is_causal left None: nn.TransformerEncoder compares the mask with a causal
         # one on the host at every call (a sync; a graph break under torch.compile)
-        return self.head(self.norm(self.blocks(h, mask=mask, **CAUSAL)))
+        return self.head(self.norm(self.blocks(h, mask=mask, **self.causal)))
 
 
 def lengths(args, size):
@@ -102,12 +103,10 @@ def main():
     ap.add_argument("--is-causal", action="store_true",
                     help="pass is_causal=True with the mask (no mask check on the host)")
     args, dev = C.setup(ap)
-    if args.is_causal:
-        CAUSAL["is_causal"] = True
     size = TINY if args.tiny else {k: getattr(args, k) for k in TINY}
     if args.cuda_graph and args.vary_length and not args.bucket:
         C.H.fail("--cuda-graph needs one shape: not with --vary-length (without --bucket)")
-    model = C.prepare_model(CausalLM(size), args, dev)
+    model = C.prepare_model(CausalLM(size, args.is_causal), args, dev)
     opt = C.optimizer("AdamW", model.parameters(), args, dev, lr=3e-4)
     run = compile_lm(model, args, dev)
 
