@@ -50,7 +50,8 @@ def alt(when, *flags):
 
 COMPILE_ALTS = [alt("is_causal=True", "--is-causal", "--compile"),
                 alt("torch.compile(model)", "--compile"),
-                alt('mode="reduce-overhead"', "--compile", "--compile-mode", "reduce-overhead")]
+                alt('mode="reduce-overhead"', "--compile", "--compile-mode", "reduce-overhead"),
+                alt("torch.cuda.graph", "--cuda-graph")]
 WHY_BATCH = "its fix is a larger batch or batched GEMMs: a different program per step"
 
 # The fix of every finding in the Python programs of programs/ (their flags: common.py).

@@ -70,7 +70,7 @@ def check_graph_step_time(ss, fx, truth):
 
 def check_graph_advice(ss, fx, truth):
     r = report(ss, trace(fx, "fw/cuda_graph-fixed/*.sstrace"))
-    bad = [f for f in fixes(r) if "torch.compile(model)" in f or "CUDA graphs (torch.compile" in f]
+    bad = [f for f in fixes(r) if "torch.compile(model" in f or "CUDA graphs:" in f]
     return not bad and r["per_step"].get("graph_launches", 0) >= 0.9, "graph advice: %s" % bad
 
 
@@ -88,7 +88,11 @@ def check_graph_nomarkers(ss, fx, truth):
 def check_eager_advice(ss, fx, truth):
     r = report(ss, trace(fx, "fw/cuda_graph-bad/*.sstrace"))
     top = r["findings"][0] if r["findings"] else {}
-    ok = top.get("id") == "launch_bound" and "torch.compile(model)" in top.get("fix", "")
+    # CUDA graphs first: plain torch.compile still launches each kernel (the zoo's tune
+    # plain_mlp_per_param: it slowed the step, reduce-overhead saved 3.0 ms of 11)
+    ok = top.get("id") == "launch_bound" and \
+        top.get("fix", "").find('mode="reduce-overhead"') >= 0 and \
+        top.get("fix", "").find('mode="reduce-overhead"') < top.get("fix", "").find("plain")
     return ok, "top %s: %s" % (top.get("id"), top.get("fix", "")[:80])
 
 
