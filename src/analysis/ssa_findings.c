@@ -778,7 +778,7 @@ static int rule_launch_bound(const struct fctx *c, struct ssa_finding *f)
     f->saving_ms = gaps;
     f->confidence = SSA_MEDIUM;
     char rec[96] = "", graphs[64] = "", queue[96] = "", optim[64] = "";
-    if (opt > 0)
+    if (opt >= 0.05)
         SAY(optim, "; %.1f ms/step of them in the optimizer step, not counted", opt);
     if (s->rec_cost_ms > 0)
         SAY(rec, " (%.1f of them %s own recording cost, not counted)", s->rec_cost_ms,
@@ -796,7 +796,7 @@ static int rule_launch_bound(const struct fctx *c, struct ssa_finding *f)
         (double)SSA_SHORT_GAP_NS / 1e3, rec, queue, optim);
     SAY(f->estimate, "launch/host idle in short gaps between kernels, less the recording's "
                      "cost%s: per-kernel host cost below kernel time closes them; longer host "
-                     "gaps stay", opt > 0 ? " and the optimizer step's gaps" : "");
+                     "gaps stay", opt >= 0.05 ? " and the optimizer step's gaps" : "");
     SAY(f->fix, "%s%s", c->graphed ? "" : before_compile(c), launch_fix(c));
     return 1;
 }
