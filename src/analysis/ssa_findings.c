@@ -705,6 +705,10 @@ static const char *launch_fix(const struct fctx *c)
     if (c->framework == SSA_FW_HF_TRAINER)
         return "TrainingArguments(torch_compile=True, torch_compile_mode=\"reduce-overhead\") "
                "(CUDA graphs); larger per_device_train_batch_size";
+    if (c->framework == SSA_FW_LIGHTNING)
+        return "CUDA graphs: model = torch.compile(model, mode=\"reduce-overhead\") before "
+               "trainer.fit(model) (plain torch.compile fuses ops but still launches each "
+               "kernel from the host); a larger batch_size in train_dataloader()";
     return in_lang(c, "CUDA graphs: torch.compile(model, mode=\"reduce-overhead\") (plain "
                       "torch.compile(model) fuses ops but still launches each kernel from the "
                       "host); the whole step, optimizer included, in one torch.cuda.graph; fuse "
@@ -778,7 +782,8 @@ static int rule_launch_bound(const struct fctx *c, struct ssa_finding *f)
     f->saving_ms = gaps;
     f->confidence = SSA_MEDIUM;
     char rec[96] = "", graphs[64] = "", queue[96] = "", optim[64] = "";
-    if (opt >= 0.05)
+    int say_opt = opt >= 0.05; /* what rounds to 0.0 is not worth the words */
+    if (say_opt)
         SAY(optim, "; %.1f ms/step of them in the optimizer step, not counted", opt);
     if (s->rec_cost_ms > 0)
         SAY(rec, " (%.1f of them %s own recording cost, not counted)", s->rec_cost_ms,
@@ -796,7 +801,7 @@ static int rule_launch_bound(const struct fctx *c, struct ssa_finding *f)
         (double)SSA_SHORT_GAP_NS / 1e3, rec, queue, optim);
     SAY(f->estimate, "launch/host idle in short gaps between kernels, less the recording's "
                      "cost%s: per-kernel host cost below kernel time closes them; longer host "
-                     "gaps stay", opt >= 0.05 ? " and the optimizer step's gaps" : "");
+                     "gaps stay", say_opt ? " and the optimizer step's gaps" : "");
     SAY(f->fix, "%s%s", c->graphed ? "" : before_compile(c), launch_fix(c));
     return 1;
 }

@@ -928,6 +928,21 @@ static void write_chain(const char *path, const struct chain_kernel *chain, size
     write_chain_in(path, chain, n, NULL);
 }
 
+/* 40 small kernels of 10 us, 20 us apart, in a Lightning program (its trainer's frame in
+ * the samples): launch-bound by the 39 gaps (0.78 ms/step), and told in Lightning's terms. */
+static void test_launch_fix_lightning(void)
+{
+    struct chain_kernel chain[40];
+    for (uint64_t i = 0; i < 40; i++)
+        chain[i] = (struct chain_kernel){ADD, i * 30, i * 30 + 10};
+    const char *path = ss_test_path("launch-lightning.sstrace");
+    write_chain_in(path, chain, 40, "/v/lib/python3.12/site-packages/lightning/pytorch/trainer/"
+                                    "trainer.py");
+    expect_finding(path, "launch_bound", 0.78,
+                   "model = torch.compile(model, mode=\"reduce-overhead\") before "
+                   "trainer.fit(model)");
+}
+
 /* A training BatchNorm and its ReLU after a convolution [0, 5): a tiny add [5, 5.1), the
  * batch statistics [5.1, 6.1), the normalisation [6.1, 6.7), the ReLU [6.7, 7); a GEMM
  * [7, 9.5). The statistics are a reduction over the batch that must end before the
@@ -1341,6 +1356,7 @@ int main(int argc, char **argv)
     test_unfused_optimizer_foreach(1);
     test_unfused_optimizer_per_parameter();
     test_launch_bound_leaves_optimizer();
+    test_launch_fix_lightning();
     test_unfused_elementwise(1, 0);
     test_unfused_elementwise(1, 1);
     test_unfused_elementwise(0, 0);
