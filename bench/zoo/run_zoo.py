@@ -71,7 +71,8 @@ def command(args, program, argv):
 
 
 def run_plain(args, program, argv, tag):
-    """One plain run: {status, ms_per_step, step_se_ms, wall_s, log}."""
+    """One plain run: {status, ms_per_step, step_se_ms, step_ms_each, wall_s, log}
+    (step_ms_each: the timed steps one by one, to tell a run's early steps from its steady ones)."""
     path = os.path.join(args.work, "logs", "%s-%s.log" % (program.name, tag))
     env = dict(os.environ, PYTHONHASHSEED="0", PYTHONUNBUFFERED="1")
     rc, wall = RT.run_process(command(args, program, argv), path, args.timeout, env)
@@ -79,7 +80,7 @@ def run_plain(args, program, argv, tag):
     run = {"tag": tag, "rc": rc, "wall_s": round(wall, 1), "log": rel(args, path)}
     if res:
         run.update(status="ok", ms_per_step=res["ms_per_step"], step_se_ms=step_se(res),
-                   gpu=res.get("gpu"))
+                   step_ms_each=res.get("step_ms_each"), gpu=res.get("gpu"))
     else:
         run.update(status="skipped" if rc == 77 else "failed", error=RT.log_tail(path, 3))
     return run
