@@ -743,6 +743,13 @@ static double prompt_pct(const struct ssa_result *r)
 
 static double rec_us_per_op(const struct fctx *c);
 
+/* The optimizer phase's idle gaps, less the recording's cost of the launches in it. */
+static double optimizer_idle_ms(const struct fctx *c)
+{
+    double g = c->opt_span_ms - c->opt_span_busy_ms - c->opt_span_ops * rec_us_per_op(c) / 1e3;
+    return g > 0 ? g : 0;
+}
+
 /* The optimizer step's idle gaps (less the recording's cost of its launches) where the fix is
  * torch.compile(model, mode="reduce-overhead"): that graphs the model's forward and backward,
  * and the optimizer step stays outside, launched one op at a time as before (unfused_optimizer
@@ -752,9 +759,7 @@ static double rec_us_per_op(const struct fctx *c);
  * replays CUDA graphs already (its fix: capture the optimizer too), C, C++ and CUDA ones. */
 static double optimizer_gaps_ms(const struct fctx *c)
 {
-    if (c->lang != SSA_PROG_PYTHON || c->graphed) return 0;
-    double g = c->opt_span_ms - c->opt_span_busy_ms - c->opt_span_ops * rec_us_per_op(c) / 1e3;
-    return g > 0 ? g : 0;
+    return c->lang != SSA_PROG_PYTHON || c->graphed ? 0 : optimizer_idle_ms(c);
 }
 
 /* The recording's own per-launch cost lands in the same short gaps this rule prices: without
@@ -997,9 +1002,8 @@ static int rule_unfused_optimizer(const struct fctx *c, struct ssa_finding *f)
         return 0;
     int adam = c->opt_adam > 0;
     double share = adam ? SSA_FUSED_SHARE_ADAM : SSA_FUSED_SHARE_SGD;
-    double busy = c->opt_span_busy_ms, rec = c->opt_span_ops * rec_us_per_op(c) / 1e3;
-    double gaps = c->opt_span_ms - busy - rec;
-    f->saving_ms = gpu_saving(c, busy * (1 - share)) + (gaps > 0 ? gaps : 0);
+    double busy = c->opt_span_busy_ms;
+    f->saving_ms = gpu_saving(c, busy * (1 - share)) + optimizer_idle_ms(c);
     f->confidence = SSA_MEDIUM; /* judged on one recorded twin (foreach -> fused) only */
     SAY(f->evidence,
         "%.0f optimizer kernels/step (%.0f one per parameter tensor, %.0f foreach), no fused "
