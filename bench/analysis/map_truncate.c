@@ -5,7 +5,8 @@
  *   cut:      read part of a mapped trace, truncate the file, read on: the child must end with
  *             exit status 1 and the reader's one line on stderr, not die of SIGBUS;
  *   cut_pool: the same with a decoding pool (sst_ahead.h), whose threads read the raw chunks
- *             through mappings of their own: the same line and status;
+ *             through the reader's mapping of the whole file (sst_reader_map_whole): the same
+ *             line and status;
  *   kill:     a SIGBUS sent with kill(2) to a process whose reader installed its handler must
  *             still kill it with SIGBUS (the handler only takes faults inside its windows);
  *   handler:  a program with its own SIGBUS handler: the reader must not map (pread), so a cut

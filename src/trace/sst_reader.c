@@ -99,6 +99,7 @@ struct sst_reader {
     const uint8_t *map;    /* a window of the file mapped read-only, or NULL */
     uint64_t map_off;      /* its file offset (page-aligned) */
     size_t map_len;
+    int map_whole;         /* sst_reader_map_whole: the map is the whole file, kept to the end */
     void *zctx;
     struct seen_chunk *seen; /* fd mode: chunks checked on the first read, by offset */
     size_t n_seen, seen_cap, seen_next; /* seen_next: a re-read's place in seen */
@@ -186,6 +187,11 @@ static size_t pread_full(int fd, uint64_t offset, uint8_t *dst, size_t len)
  * is a file cut (or an I/O error) under a reader. Lock-free, so the handler may read them. */
 #define MAP_SLOTS 64
 #define MAP_WINDOW (8u << 20) /* bytes mapped at once: bounds what the mapping adds to RSS */
+/* sst_reader_map_whole: at most this share of the machine's memory, and this many bytes. Its
+ * pages are the page cache's (clean, shared, given back under memory pressure) but count in
+ * the process's RSS. */
+#define MAP_WHOLE_RAM_SHARE 4
+#define MAP_WHOLE_MAX ((uint64_t)4 << 30)
 
 struct map_slot {
     atomic_uintptr_t lo, hi; /* the window [lo, hi); hi 0: none */
@@ -267,7 +273,9 @@ static const uint8_t *map_at(struct sst_reader *r, uint64_t off, size_t len)
     map_drop(r);
     uint64_t base = off & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
     uint64_t n = off + len - base; /* <= the file's rest, so never past its end */
-    if (n < MAP_WINDOW)
+    if (r->map_whole)
+        base = 0, n = r->file_size;
+    else if (n < MAP_WINDOW)
         n = r->file_size - base < MAP_WINDOW ? r->file_size - base : MAP_WINDOW;
     /* Not MAP_POPULATE: faults map 16 pages each (fault-around) for less than populating
      * costs; MADV_SEQUENTIAL asks for read-ahead when the file is not in the page cache. */
@@ -282,6 +290,24 @@ static const uint8_t *map_at(struct sst_reader *r, uint64_t off, size_t len)
     atomic_store(&r->slot->lo, (uintptr_t)m);
     atomic_store(&r->slot->hi, (uintptr_t)m + (size_t)n);
     return r->map + (off - base);
+}
+
+/* Whether a file of size bytes may be mapped whole (MAP_WHOLE_RAM_SHARE, MAP_WHOLE_MAX). */
+static int whole_fits(uint64_t size)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0 || size == 0 || size > MAP_WHOLE_MAX) return 0;
+    return size <= (uint64_t)pages * (uint64_t)page / MAP_WHOLE_RAM_SHARE;
+}
+
+const uint8_t *sst_reader_map_whole(struct sst_reader *r)
+{
+    if (!r->slot || r->file_size == NO_OFFSET || !whole_fits(r->file_size)) return NULL;
+    if (!r->map_whole) map_drop(r); /* a window mapped before: the whole file replaces it */
+    r->map_whole = 1;
+    if (map_at(r, 0, (size_t)r->file_size)) return r->map;
+    r->map_whole = 0;
+    return NULL;
 }
 
 int sst_reader_maps(const struct sst_reader *r)
