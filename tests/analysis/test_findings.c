@@ -671,6 +671,46 @@ static void write_sync_exposes_data(const char *path, const char *kind)
     synth_close(&s);
 }
 
+/* Syncs every `every` steps of a 10 ms loop: two kernels [0.1, 3) and [7, 9.9), the host
+ * blocked in a sync from 0.2 to 9.95 in the steps that have one; the GPU idles 4 ms between
+ * the kernels while the host waits there (1.3 % of the time with one in 12 steps). */
+static void write_syncs_every(const char *path, uint64_t every)
+{
+    struct synth s;
+    synth_open(&s, path);
+    for (uint64_t k = 0; k < 24; k++) {
+        uint64_t o = T0 + k * STEP_NS;
+        synth_step(&s, SST_STEP_BEGIN, o, k, TID);
+        synth_kernel(&s, "sm90_xmma_gemm_bf16bf16_bf16f32", o + 100 * US, o + 3 * MS);
+        synth_kernel(&s, "sm90_xmma_gemm_bf16bf16_bf16f32", o + 7 * MS, o + 9900 * US);
+        if (k % every == 0) synth_api(&s, SST_API_RUNTIME, 131, o + 200 * US, o + 9950 * US, TID);
+        synth_step(&s, SST_STEP_END, o + STEP_NS, k, TID);
+    }
+    synth_close(&s);
+}
+
+/* sync_points names read-backs made every step or so: syncs in every other step are priced,
+ * one in 12 steps (a timer's, a log's every N steps: what its fix asks for already) is not. */
+static void test_rare_syncs(void)
+{
+    static const struct {
+        uint64_t every;
+        int fires;
+        const char *file;
+    } cases[] = {{2, 1, "syncs_every2.sstrace"}, {12, 0, "syncs_every12.sstrace"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *path = ss_test_path(cases[i].file);
+        write_syncs_every(path, cases[i].every);
+        struct ssa_result *r;
+        struct ssa_summary sum;
+        struct ssa_findings f;
+        analyse(path, &r, &sum, &f);
+        CHECK(sum.cat_ms[SSA_CAT_SYNC] > 0);
+        CHECK_EQ(find_id(&f, "sync_points") != NULL, cases[i].fires);
+        ssa_result_free(r);
+    }
+}
+
 static int names_python(const char *fix)
 {
     return strstr(fix, "DataLoader") || strstr(fix, ".item()") || strstr(fix, "torch.");
@@ -1351,6 +1391,7 @@ int main(int argc, char **argv)
     test_data_parallel();
     test_small_h2d();
     test_sync_exposes_data();
+    test_rare_syncs();
     test_recompiles();
     test_unfused_optimizer_foreach(0);
     test_unfused_optimizer_foreach(1);
