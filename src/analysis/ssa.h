@@ -838,6 +838,7 @@ struct ssa_summary {
     int rec_baseline_verdict;
     size_t rec_unrecorded_steps;
     double rec_unrecorded_ms, rec_recorded_ms; /* medians of the two sets */
+    double rec_measured_ms, rec_measured_half_ms; /* SSA_BASELINE_IMPRECISE: what they said */
 };
 /* Whether the steps a window left unrecorded measure the recording's cost (ssa_capture.c). */
 enum ssa_baseline_verdict {
@@ -845,6 +846,10 @@ enum ssa_baseline_verdict {
     SSA_BASELINE_USED,     /* steady: the cost is measured against them */
     SSA_BASELINE_UNSTEADY, /* too few left once the unsteady ones were out (warm-up, stalls) */
     SSA_BASELINE_SLOWER,   /* the recorded steps ran faster than them beyond noise (drift) */
+    /* their measure's 95 % range (the medians' notches) is over twice as wide as the spread
+     * of the calibration over other programs: too few or too noisy steps to tell the cost
+     * better than the calibration does (rec_measured_ms, rec_measured_half_ms) */
+    SSA_BASELINE_IMPRECISE,
 };
 enum ssa_rec_basis {
     SSA_REC_NONE,  /* not a stepscope recording (an import, a synthetic trace) or turned off */
@@ -1061,7 +1066,7 @@ struct ssa_finding {
     int severity;       /* high: saving >= 10 % of the step, medium >= 3 %, else low */
     int confidence;     /* enum ssa_level: own_confidence, at most what held_out supports */
     int own_confidence; /* the rule's own (a constant instead of a measurement lowers it) */
-    char evidence[512]; /* numbers from this trace */
+    char evidence[640]; /* numbers from this trace */
     char estimate[320]; /* how the saving was estimated */
     char fix[400];      /* in the program's terms (struct ssa_program) */
     /* The id of a finding ranked above whose fix removes the same time (a sync that

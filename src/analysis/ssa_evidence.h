@@ -9,7 +9,7 @@
  * row has no held-out evidence (ssa_findings.c says so in the report). */
 SSA_EVIDENCE_ROW("allocator_churn",      0,    0,    0,  0,  1)
 SSA_EVIDENCE_ROW("data_loading",         1,    0,    0,  0,  1)
-SSA_EVIDENCE_ROW("launch_bound",         2,   73,   47,  0,  2)
+SSA_EVIDENCE_ROW("launch_bound",         2,   35,   19,  0,  2)
 SSA_EVIDENCE_ROW("nchw_layout",          2,    8,    6,  0,  1)
 SSA_EVIDENCE_ROW("no_mixed_precision",   4,   20,   15,  1,  0)
 SSA_EVIDENCE_ROW("sync_points",          0,    0,    0,  0,  2)

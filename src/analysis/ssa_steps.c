@@ -646,11 +646,34 @@ static double median_notch_ms(double q1, double q3, size_t n)
     return 1.57 * (q3 - q1) / 1e6 / sqrt((double)n);
 }
 
+/* 2 % of a step: the recorded steps may run faster than the baseline by this much before the
+ * host's speed is said to have drifted (rec_measured), and a measure this close is precise
+ * enough (rec_imprecise) */
+#define SSA_BASELINE_DRIFT 0.02
+
+/* Whether a measure of half-width half_ms (ms per step) is less precise than the calibration
+ * of r's mode: its 95 % range over twice as wide as the calibration's spread over other
+ * programs (SSA_REC_IMPRECISE), and over 2 % of a step. Five steps before auto's window are the whole baseline of a
+ * default recording, and host-bound steps swing by 10-20 % from one to the next: the zoo's
+ * EfficientNet read 18.9 ms/step (9.5 to 28.4) from a part of its recording cut to 7 recorded
+ * steps, 7.0 (5.0 to 8.9) from another recording's 62, where plain runs put it near 5 and the
+ * calibration at 4.6 (3.5 to 6.9). */
+#define SSA_REC_IMPRECISE 2.0
+
+static int rec_imprecise(const struct ssa_result *r, const struct ssa_summary *s, double half_ms)
+{
+    struct rec_calib cal = rec_calibration(r, rec_basis_of(r));
+    double spread_ms = (cal.hi - cal.lo) / 2 * s->launches_per_step / 1e3;
+    /* and loose against the step too (a measure within 2 % of a step is close enough,
+     * whatever the calibration's range; no launches: no calibration to prefer) */
+    double base_ms = (double)r->base_q[1] / 1e6;
+    return spread_ms > 0 && half_ms > SSA_REC_IMPRECISE * spread_ms &&
+           half_ms > SSA_BASELINE_DRIFT * base_ms;
+}
+
 /* Measured in the trace: the recorded steps' median against the unrecorded ones' (host-marked
  * both), its spread from their quartiles; the cost lands in the GPU-idle time the host
  * leaves, so it is at most that. */
-#define SSA_BASELINE_DRIFT 0.02
-
 static int rec_measured(const struct ssa_result *r, struct ssa_summary *s, double idle_ms)
 {
     const uint64_t *b = r->base_q, *k = r->rec_q;
@@ -663,6 +686,11 @@ static int rec_measured(const struct ssa_result *r, struct ssa_summary *s, doubl
     double tolerance = fmax(half, SSA_BASELINE_DRIFT * (double)b[1] / 1e6);
     if (cost < -tolerance) {
         s->rec_baseline_verdict = SSA_BASELINE_SLOWER;
+        return 0;
+    }
+    if (rec_imprecise(r, s, half)) {
+        s->rec_baseline_verdict = SSA_BASELINE_IMPRECISE;
+        s->rec_measured_ms = cost, s->rec_measured_half_ms = half;
         return 0;
     }
     s->rec_basis = SSA_REC_MEASURED;
@@ -681,7 +709,8 @@ static void rec_no_baseline(const struct ssa_result *r, struct ssa_summary *s)
 {
     if (!s->rec_baseline_verdict) s->rec_baseline_verdict = r->baseline_verdict;
     if (s->rec_baseline_verdict != SSA_BASELINE_UNSTEADY &&
-        s->rec_baseline_verdict != SSA_BASELINE_SLOWER) {
+        s->rec_baseline_verdict != SSA_BASELINE_SLOWER &&
+        s->rec_baseline_verdict != SSA_BASELINE_IMPRECISE) {
         s->rec_baseline_verdict = SSA_BASELINE_NONE;
         return;
     }

@@ -259,11 +259,11 @@ PYEOF
         fail "exit $?"
     "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==2' \
         "$work/two.json" || fail "two traces give an array of two"
-    # no finding's text fills its buffer (struct ssa_finding: evidence 512, estimate 320, fix
+    # no finding's text fills its buffer (struct ssa_finding: evidence 640, estimate 320, fix
     # 400 bytes): snprintf would have cut it mid-number (the zoo's EfficientNet once did)
     for t in "$fx"/zoo/traces/*.sstrace "$fx"/h200-1201/fw/*/*.sstrace; do
         "$ss" report --format json "$t" >"$work/cut.json" || fail "$t: exit $?"
-        "$py" -c 'import json,sys; f=json.load(open(sys.argv[1]))["findings"]; cut=[(x["id"],k) for x in f for k,n in (("evidence",511),("estimate",319),("fix",399)) if len(x[k].encode())>=n]; assert not cut, cut' \
+        "$py" -c 'import json,sys; f=json.load(open(sys.argv[1]))["findings"]; cut=[(x["id"],k) for x in f for k,n in (("evidence",639),("estimate",319),("fix",399)) if len(x[k].encode())>=n]; assert not cut, cut' \
             "$work/cut.json" || fail "$t: a finding's text cut at its buffer's end"
     done
     ;;

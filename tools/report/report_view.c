@@ -99,6 +99,15 @@ static void rec_measured_parts(const struct ssa_summary *s, char *buf, size_t si
 /* Why the steps without recording measured nothing: appended to an estimate. */
 static void rec_baseline_why(const struct ssa_summary *s, char *buf, size_t size)
 {
+    if (s->rec_baseline_verdict == SSA_BASELINE_IMPRECISE) {
+        snprintf(buf, size,
+                 "; the %zu steps without recording (median %.2f ms against %.2f recorded) "
+                 "put it at %.2f +- %.2f ms/step, too uncertain to use: too few steps or too "
+                 "noisy",
+                 s->rec_unrecorded_steps, s->rec_unrecorded_ms, s->rec_recorded_ms,
+                 s->rec_measured_ms, s->rec_measured_half_ms);
+        return;
+    }
     if (s->rec_baseline_verdict != SSA_BASELINE_UNSTEADY &&
         s->rec_baseline_verdict != SSA_BASELINE_SLOWER)
         return;
