@@ -12,7 +12,9 @@
 # new: a pack of an earlier call (bench/zoo/out/zoo.tar.gz in the tree) is resumed too; the
 # programs' truth, logs and traces come back under $OUT/new (zoo.tar.gz, traces-K.tar) after
 # every program. more: TRUTH (default .lab/ztruth, carried: a copy of tests/fixtures/zoo/truth
-# plus any truth of this machine's /tmp/zoo) -> $OUT/more/truth. Each call stays under
+# plus any truth of this machine's /tmp/zoo) -> $OUT/more-truth.tgz (one archive: the device
+# tool brings back at most 8 files, and a batch's truths were more: 2026-12-08 lost 5 so,
+# fetched by a second call). Each call stays under
 # BUDGET_S (the runner skips a program whose estimate does not fit).
 set -u
 export PYTHONUNBUFFERED=1
@@ -34,6 +36,6 @@ case $mode in
     python3 bench/zoo/run_zoo.py --stepscope "$SS" --work /tmp/zoom --pack /tmp/zoom-pack/zoo.tar.gz \
       --more-rounds "${N:-4}" --truth-from "$PWD/${TRUTH:-.lab/ztruth}" --only "${ONLY:?names}" \
       --budget-s "$budget" 2>&1 | tail -40
-    mkdir -p "$OUT/more" && cp -r /tmp/zoom/truth "$OUT/more/" ;;
+    tar czf "$OUT/more-truth.tgz" -C /tmp/zoom truth ;;
   *) echo "gpu_batch.sh: new or more, not $mode" >&2; exit 2 ;;
 esac
