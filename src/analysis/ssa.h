@@ -848,9 +848,14 @@ enum ssa_baseline_verdict {
     SSA_BASELINE_SLOWER,   /* the recorded steps ran faster than them beyond noise (drift) */
     /* their measure's 95 % range (the medians' notches) is over twice as wide as the spread
      * of the calibration over other programs: too few or too noisy steps to tell the cost
-     * better than the calibration does (rec_measured_ms, rec_measured_half_ms) */
+     * better than the calibration does, and over 2 % of a step (rec_measured_ms,
+     * rec_measured_half_ms) */
     SSA_BASELINE_IMPRECISE,
+    SSA_BASELINE_COUNT
 };
+/* Why unrecorded steps were no baseline, as the JSON says it ("unsteady", "slower",
+ * "imprecise"), or NULL where they were one or there were none to judge. */
+const char *ssa_baseline_unusable(int verdict);
 enum ssa_rec_basis {
     SSA_REC_NONE,  /* not a stepscope recording (an import, a synthetic trace) or turned off */
     SSA_REC_FULL,  /* calibrated: --mode full */

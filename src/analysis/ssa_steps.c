@@ -571,6 +571,16 @@ const char *ssa_rec_basis_name(int basis)
     return basis >= 0 && basis <= SSA_REC_NSYS ? names[basis] : "none";
 }
 
+const char *ssa_baseline_unusable(int verdict)
+{
+    static const char *const names[SSA_BASELINE_COUNT] = {
+        [SSA_BASELINE_UNSTEADY] = "unsteady",
+        [SSA_BASELINE_SLOWER] = "slower",
+        [SSA_BASELINE_IMPRECISE] = "imprecise",
+    };
+    return verdict >= 0 && verdict < SSA_BASELINE_COUNT ? names[verdict] : NULL;
+}
+
 const char *ssa_rec_recorder(int basis)
 {
     return basis == SSA_REC_KINETO ? "torch.profiler's"
@@ -708,9 +718,7 @@ static int rec_measured(const struct ssa_result *r, struct ssa_summary *s, doubl
 static void rec_no_baseline(const struct ssa_result *r, struct ssa_summary *s)
 {
     if (!s->rec_baseline_verdict) s->rec_baseline_verdict = r->baseline_verdict;
-    if (s->rec_baseline_verdict != SSA_BASELINE_UNSTEADY &&
-        s->rec_baseline_verdict != SSA_BASELINE_SLOWER &&
-        s->rec_baseline_verdict != SSA_BASELINE_IMPRECISE) {
+    if (!ssa_baseline_unusable(s->rec_baseline_verdict)) {
         s->rec_baseline_verdict = SSA_BASELINE_NONE;
         return;
     }

@@ -305,6 +305,7 @@ static void whole_mapping(void)
     sst_reader_close(r);
     REQUIRE(sst_reader_open_ex(path, NULL, SST_READ_MAP, &r) == 0);
     if (!sst_reader_maps(r)) { /* no guard here (a sanitizer's handler): nothing to check */
+        printf("whole_mapping: skipped, the reader does not map here (SIGBUS taken)\n");
         sst_reader_close(r);
         return;
     }

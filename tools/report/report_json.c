@@ -182,17 +182,14 @@ static void json_recording_cost(struct json_out *j, const struct ssa_summary *s)
         json_kv_double(j, "baseline_ms", s->rec_baseline_ms);
         json_kv_u64(j, "baseline_steps", s->rec_baseline_steps);
     }
-    static const char *const unusable[] = {[SSA_BASELINE_UNSTEADY] = "unsteady",
-                                            [SSA_BASELINE_SLOWER] = "slower",
-                                            [SSA_BASELINE_IMPRECISE] = "imprecise"};
-    int v = s->rec_baseline_verdict;
-    if (v >= 0 && v < (int)(sizeof unusable / sizeof *unusable) && unusable[v]) {
-        json_kv_string(j, "baseline_unusable", unusable[v]);
+    const char *unusable = ssa_baseline_unusable(s->rec_baseline_verdict);
+    if (unusable) {
+        json_kv_string(j, "baseline_unusable", unusable);
         json_kv_u64(j, "unrecorded_steps", s->rec_unrecorded_steps);
         json_kv_double(j, "unrecorded_ms", s->rec_unrecorded_ms);
         json_kv_double(j, "recorded_ms", s->rec_recorded_ms);
     }
-    if (v == SSA_BASELINE_IMPRECISE) {
+    if (s->rec_baseline_verdict == SSA_BASELINE_IMPRECISE) {
         json_kv_double(j, "baseline_measured_ms", s->rec_measured_ms);
         json_kv_double(j, "baseline_measured_half_ms", s->rec_measured_half_ms);
     }

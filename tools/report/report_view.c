@@ -99,6 +99,7 @@ static void rec_measured_parts(const struct ssa_summary *s, char *buf, size_t si
 /* Why the steps without recording measured nothing: appended to an estimate. */
 static void rec_baseline_why(const struct ssa_summary *s, char *buf, size_t size)
 {
+    if (!ssa_baseline_unusable(s->rec_baseline_verdict)) return;
     if (s->rec_baseline_verdict == SSA_BASELINE_IMPRECISE) {
         snprintf(buf, size,
                  "; the %zu steps without recording (median %.2f ms against %.2f recorded) "
@@ -108,9 +109,6 @@ static void rec_baseline_why(const struct ssa_summary *s, char *buf, size_t size
                  s->rec_measured_ms, s->rec_measured_half_ms);
         return;
     }
-    if (s->rec_baseline_verdict != SSA_BASELINE_UNSTEADY &&
-        s->rec_baseline_verdict != SSA_BASELINE_SLOWER)
-        return;
     snprintf(buf, size,
              "; not measured: the %zu steps without recording ran at a median %.2f ms against "
              "%.2f recorded (%s)",
